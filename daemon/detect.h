@@ -1,0 +1,39 @@
+/* What a file is, by content: magic bytes first (fast, exact), libmagic for the rest.
+ * Called on worker threads: libmagic handles are per thread (see detect_thread_magic). */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+  DETECT_UNKNOWN = 0, /* no signature: maybe text, decided by the text reader */
+  DETECT_PNG,
+  DETECT_JPEG,
+  DETECT_GIF,
+  DETECT_WEBP,
+  DETECT_PDF,
+  DETECT_BMP,
+  DETECT_TIFF,
+  DETECT_ICO,
+} DetectKind;
+
+/* Classifies the first n bytes of a file by signature alone. Pure. */
+DetectKind detect_magic(const uint8_t *head, size_t n);
+
+/* The media type of a signature kind ("image/png", "application/pdf"), NULL for UNKNOWN. */
+const char *detect_media_type(DetectKind k);
+
+/* 1 for the kinds sent to the model as they are (PNG, JPEG, GIF, WebP). */
+int detect_is_web_image(DetectKind k);
+
+/* libmagic's MIME type of a buffer ("application/zip"), written into buf (NUL-terminated,
+ * cut to size). Uses this thread's libmagic handle, created on first use. Returns 0, or a
+ * negative errno when libmagic is not usable (buf then holds "application/octet-stream"). */
+int detect_mime(const uint8_t *head, size_t n, char *buf, size_t size);
+
+/* libmagic's guess of the character set of a buffer that is not valid UTF-8: "iso-8859-1",
+ * "unknown-8bit", "utf-16le", "ebcdic", "binary"... written into buf like detect_mime. */
+int detect_charset(const uint8_t *head, size_t n, char *buf, size_t size);
+
+/* Closes this thread's libmagic handle, if any. Safe to call on any thread, any number of times. */
+void detect_thread_cleanup(void);

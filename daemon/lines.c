@@ -1,0 +1,2 @@
+/* Pure line engine: to be written. */
+#include "daemon/text.h"

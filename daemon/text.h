@@ -1,0 +1,31 @@
+/* The text reader: decoding, line numbering, limits. Runs on a worker thread.
+ *
+ * Streams the file in chunks: lines are counted over the whole file, but only the shown
+ * lines are kept, so memory stays bounded whatever the file's size. */
+#pragma once
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "formatters/result.h"
+
+#define TEXT_MAX_LINE_CHARS 2000          /* characters shown of one line */
+#define TEXT_MAX_CONTENT ((size_t)100 * 1024) /* bytes of content per file */
+
+typedef struct {
+  int64_t offset;          /* 1-based first line to show (>= 1) */
+  int64_t limit;           /* lines to show at most (>= 1) */
+  bool line_numbers;       /* cat -n: printf("%6d\t%s") */
+  const atomic_bool *cancelled; /* may be NULL; checked between chunks */
+} TextOptions;
+
+/* Reads a text file into res (type, content, lines, encoding, eol, truncated, shown_*).
+ * `head` holds the file's first head_len bytes, already read from fd, and fd is positioned
+ * right after them; `eof` says head is the whole file. On a file that is not text
+ * (NUL bytes, no character set), res gets CODE_UNSUPPORTED_FORMAT; on a read error
+ * CODE_READ_ERROR; when cancelled CODE_CANCELLED. res->bytes and res->modified_ms are the
+ * caller's. Returns 0 when the file was read, else a negative errno-style value. */
+int text_read(int fd, const uint8_t *head, size_t head_len, bool eof, const TextOptions *opt,
+              FileResult *res);

@@ -1,0 +1,1 @@
+#include "formatters/result-json.h"

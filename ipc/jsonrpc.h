@@ -1,0 +1,54 @@
+/* JSON-RPC 2.0 messages: parsing and validation of one line, and formatting of responses.
+ * Pure, no I/O; json-glib for the JSON. */
+#pragma once
+
+#include <stddef.h>
+
+#include <json-glib/json-glib.h>
+
+enum {
+  JSONRPC_PARSE_ERROR = -32700,
+  JSONRPC_INVALID_REQUEST = -32600,
+  JSONRPC_METHOD_NOT_FOUND = -32601,
+  JSONRPC_INVALID_PARAMS = -32602,
+  JSONRPC_INTERNAL_ERROR = -32603,
+  JSONRPC_REQUEST_CANCELLED = -32800,
+};
+
+typedef enum {
+  JSONRPC_KIND_REQUEST,      /* has id and method: must be answered */
+  JSONRPC_KIND_NOTIFICATION, /* method, no id: never answered */
+  JSONRPC_KIND_RESPONSE,     /* result or error, no method: a client's answer; ignored */
+} JsonrpcKind;
+
+typedef struct {
+  JsonrpcKind kind;
+  const char *method;  /* points into root; NULL for a response */
+  JsonNode *id;        /* points into root: a number or string node; NULL for a notification */
+  JsonNode *params;    /* points into root: object or array, NULL when absent */
+  JsonNode *root;      /* owned */
+} JsonrpcMessage;
+
+/* Parses and validates one line. On success returns 0 and fills *ret_msg (clear it with
+ * jsonrpc_message_clear). On failure returns JSONRPC_PARSE_ERROR or JSONRPC_INVALID_REQUEST,
+ * sets *ret_error to a g_malloc'd message, and sets *ret_id to a copy of the request's id when
+ * one could be read (else NULL; free with json_node_unref). Batches (arrays) are refused as
+ * JSONRPC_INVALID_REQUEST. `line` need not be NUL-terminated. */
+int jsonrpc_parse(const char *line, size_t len, JsonrpcMessage *ret_msg, JsonNode **ret_id,
+                  char **ret_error);
+
+/* Releases what the message owns and zeroes it; NULL is fine. */
+void jsonrpc_message_clear(JsonrpcMessage *msg);
+
+/* A canonical key for an id, so that 7 and "7" differ: "n:7", "s:7". g_malloc'd; NULL id or
+ * an id that is neither number nor string gives NULL. */
+char *jsonrpc_id_key(JsonNode *id);
+
+/* One error response line, '\n'-terminated: {"jsonrpc":"2.0","id":ID|null,"error":{code,message}}.
+ * id may be NULL (written as null). g_malloc'd; length in *ret_len when not NULL. */
+char *jsonrpc_format_error(JsonNode *id, int code, const char *message, size_t *ret_len);
+
+/* One result response line, '\n'-terminated, embedding result_json (already serialized JSON,
+ * e.g. "null" or an object) verbatim, without copying it through a JSON tree. g_malloc'd. */
+char *jsonrpc_format_result(JsonNode *id, const char *result_json, size_t result_len,
+                            size_t *ret_len);

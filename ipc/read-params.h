@@ -1,0 +1,45 @@
+/* Validation of the `read` method's params into plain C: pure, no I/O. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <json-glib/json-glib.h>
+
+#define READ_MAX_PATHS 10000          /* paths per request */
+#define READ_DEFAULT_LIMIT 2000       /* lines shown per file */
+#define READ_DEFAULT_MAX_DIMENSION 1568
+#define READ_MAX_MAX_DIMENSION 8000
+#define READ_MIN_MAX_DIMENSION 16
+
+typedef struct {
+  char *path;      /* as given, never empty; owned */
+  int64_t offset;  /* 1-based first line; 0 = the request's */
+  int64_t limit;   /* lines; 0 = the request's */
+  char *pages;     /* PDF page selection as given, NULL when absent; owned */
+  bool render;     /* render PDF pages */
+  char *password;  /* PDF password, NULL when absent; owned */
+} PathSpec;
+
+typedef struct {
+  PathSpec *paths;
+  size_t n_paths;
+  char *cwd;           /* NULL when absent; owned */
+  int64_t offset;      /* default 1 */
+  int64_t limit;       /* default READ_DEFAULT_LIMIT */
+  bool line_numbers;   /* default true */
+  int max_dimension;   /* default READ_DEFAULT_MAX_DIMENSION */
+} ReadParams;
+
+/* Fills *ret with defaults. */
+void read_params_init(ReadParams *ret);
+
+/* Validates `params` (a JSON object; NULL is invalid since paths is required) and fills *ret,
+ * which must have been read_params_init'ed. Returns 0, or -EINVAL with *ret_error a g_malloc'd
+ * message naming the offending field (e.g. "paths[3]: offset must be an integer >= 1").
+ * On failure *ret is left cleared. */
+int read_params_parse(JsonNode *params, ReadParams *ret, char **ret_error);
+
+/* Releases what the params own and re-initializes them; NULL is fine. */
+void read_params_clear(ReadParams *p);
