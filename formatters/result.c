@@ -1,1 +1,147 @@
 #include "formatters/result.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#include <glib.h>
+
+/* Releases everything an ImageOut owns; the struct itself is not freed. NULL is fine. */
+void image_out_clear(ImageOut *img) {
+  if (img == NULL)
+    return;
+  g_free(img->media_type);
+  g_free(img->data);
+  memset(img, 0, sizeof(*img));
+}
+
+/* Releases everything a FileResult owns and zeroes it; NULL is fine. */
+void file_result_clear(FileResult *f) {
+  if (f == NULL)
+    return;
+  g_free(f->path);
+  g_free(f->error);
+  g_free(f->content);
+  for (size_t i = 0; i < f->n_images; i++)
+    image_out_clear(&f->images[i]);
+  g_free(f->images);
+  memset(f, 0, sizeof(*f));
+}
+
+/* Sets f->code and a printf-formatted f->error (replacing any earlier ones). */
+void file_result_fail(FileResult *f, const char *code, const char *fmt, ...) {
+  va_list ap;
+  char *msg;
+
+  va_start(ap, fmt);
+  msg = g_strdup_vprintf(fmt, ap);
+  va_end(ap);
+
+  g_free(f->error);
+  f->error = msg;
+  f->code = code;
+}
+
+/* Appends one zeroed image to f->images and returns it; the caller fills it in and f owns
+ * whatever it puts there. Earlier entries may move, so pointers to them become stale. */
+ImageOut *file_result_add_image(FileResult *f) {
+  ImageOut *img;
+
+  f->images = g_renew(ImageOut, f->images, f->n_images + 1);
+  img = &f->images[f->n_images++];
+  memset(img, 0, sizeof(*img));
+  return img;
+}
+
+/* Frees every file and the array; the ReadResult itself is zeroed, not freed. NULL is fine. */
+void read_result_clear(ReadResult *r) {
+  if (r == NULL)
+    return;
+  for (size_t i = 0; i < r->n_files; i++)
+    file_result_clear(&r->files[i]);
+  g_free(r->files);
+  memset(r, 0, sizeof(*r));
+}
+
+/* Sums bytes and lines over the files that were read (code NULL); unknown sizes (negative)
+ * count as nothing and only text files have lines. Either output pointer may be NULL. */
+void read_result_totals(const ReadResult *r, int64_t *ret_bytes, int64_t *ret_lines) {
+  int64_t bytes = 0, lines = 0;
+
+  for (size_t i = 0; r != NULL && i < r->n_files; i++) {
+    const FileResult *f = &r->files[i];
+
+    if (f->code != NULL)
+      continue;
+    if (f->bytes > 0)
+      bytes += f->bytes;
+    if (f->type == FILE_TYPE_TEXT && f->lines > 0)
+      lines += f->lines;
+  }
+  if (ret_bytes != NULL)
+    *ret_bytes = bytes;
+  if (ret_lines != NULL)
+    *ret_lines = lines;
+}
+
+/* The contract's lowercase name of a type: "text", "image", "pdf"; NULL for FILE_TYPE_UNKNOWN. */
+const char *file_type_name(FileType t) {
+  switch (t) {
+  case FILE_TYPE_TEXT:
+    return "text";
+  case FILE_TYPE_IMAGE:
+    return "image";
+  case FILE_TYPE_PDF:
+    return "pdf";
+  case FILE_TYPE_UNKNOWN:
+  default:
+    return NULL;
+  }
+}
+
+/* Decodes one UTF-8 character (RFC 3629, strict); returns its length, or 0 when invalid. */
+size_t result_utf8_decode(const char *s, size_t len, uint32_t *ret_cp) {
+  const unsigned char *u = (const unsigned char *)s;
+  unsigned char lo = 0x80, hi = 0xBF;
+  uint32_t cp;
+  size_t n;
+
+  if (u[0] < 0x80) {
+    n = 1;
+    cp = u[0];
+    goto done;
+  }
+  /* The second byte's range depends on the lead byte: that is what rules out overlong forms,
+   * surrogates (U+D800-U+DFFF) and anything above U+10FFFF. */
+  if (u[0] >= 0xC2 && u[0] <= 0xDF) {
+    n = 2;
+    cp = u[0] & 0x1F;
+  } else if (u[0] >= 0xE0 && u[0] <= 0xEF) {
+    n = 3;
+    cp = u[0] & 0x0F;
+    if (u[0] == 0xE0)
+      lo = 0xA0;
+    else if (u[0] == 0xED)
+      hi = 0x9F;
+  } else if (u[0] >= 0xF0 && u[0] <= 0xF4) {
+    n = 4;
+    cp = u[0] & 0x07;
+    if (u[0] == 0xF0)
+      lo = 0x90;
+    else if (u[0] == 0xF4)
+      hi = 0x8F;
+  } else {
+    return 0;
+  }
+  if (len < n || u[1] < lo || u[1] > hi)
+    return 0;
+  cp = (cp << 6) | (u[1] & 0x3F);
+  for (size_t i = 2; i < n; i++) {
+    if ((u[i] & 0xC0) != 0x80)
+      return 0;
+    cp = (cp << 6) | (u[i] & 0x3F);
+  }
+done:
+  if (ret_cp != NULL)
+    *ret_cp = cp;
+  return n;
+}

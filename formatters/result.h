@@ -53,7 +53,8 @@ typedef struct {
   char *content;       /* valid UTF-8 as shown (numbered or raw, with any notice); owned */
   size_t content_len;
   int64_t lines;       /* lines in the whole file */
-  const char *encoding;/* static: "utf-8", "utf-8-bom", "utf-16le", "utf-16be", "iso-8859-1", ... */
+  const char *encoding;/* static: "utf-8", "utf-16le", "utf-16be", "iso-8859-1", ... */
+  bool bom;            /* a UTF-8 file that started with a byte-order mark (dropped) */
   const char *eol;     /* static: "lf", "crlf", "mixed"; NULL when the file has no line break */
   bool truncated;      /* not the whole file is shown (text and pdf) */
   int64_t shown_first; /* first and last line shown, 1-based; both 0 when none is shown */
@@ -91,3 +92,8 @@ void read_result_totals(const ReadResult *r, int64_t *ret_bytes, int64_t *ret_li
 
 /* The contract's lowercase name of a type: "text", "image", "pdf"; NULL for FILE_TYPE_UNKNOWN. */
 const char *file_type_name(FileType t);
+
+/* Decodes the UTF-8 character at the start of s[0..len): returns its length in bytes (1-4) and
+ * its code point in *ret_cp (may be NULL), or 0 when s does not start with a complete, valid
+ * sequence (overlong forms, surrogates and code points above U+10FFFF are invalid). len > 0. */
+size_t result_utf8_decode(const char *s, size_t len, uint32_t *ret_cp);

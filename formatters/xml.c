@@ -1,1 +1,368 @@
 #include "formatters/xml.h"
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <glib.h>
+#include <libxml/xmlwriter.h>
+
+/* U+FFFD REPLACEMENT CHARACTER, for whatever XML 1.0 cannot carry. */
+#define REPLACEMENT "\xEF\xBF\xBD"
+
+/* xmlTextWriterWriteRawLen takes an int length; bigger buffers go in pieces. */
+#define RAW_CHUNK_MAX (1 << 30)
+
+/* The writer plus a sticky failure flag, so that the formatting code can write everything and
+ * check once at the end instead of after every call. */
+typedef struct {
+  xmlTextWriterPtr w;
+  bool failed;
+  bool in_cdata;
+} XmlOut;
+
+static void out_check(XmlOut *x, int rc) {
+  if (rc < 0)
+    x->failed = true;
+}
+
+static void out_raw(XmlOut *x, const char *s, size_t len) {
+  while (!x->failed && len > 0) {
+    int n = len > RAW_CHUNK_MAX ? RAW_CHUNK_MAX : (int)len;
+
+    out_check(x, xmlTextWriterWriteRawLen(x->w, (const xmlChar *)s, n));
+    s += n;
+    len -= (size_t)n;
+  }
+}
+
+/* For the non-ASCII character at s: its length when it is valid UTF-8 that XML 1.0 allows;
+ * otherwise 0, and *ret_skip says how many bytes one U+FFFD replaces. */
+static size_t xml_multibyte(const char *s, size_t len, size_t *ret_skip) {
+  uint32_t cp;
+  size_t n = result_utf8_decode(s, len, &cp);
+
+  if (n == 0) {
+    *ret_skip = 1;
+    return 0;
+  }
+  if (cp == 0xFFFE || cp == 0xFFFF) {
+    *ret_skip = n;
+    return 0;
+  }
+  return n;
+}
+
+static void cdata_put(XmlOut *x, const char *s, size_t len) {
+  if (len == 0 || x->failed)
+    return;
+  if (!x->in_cdata) {
+    out_check(x, xmlTextWriterStartCDATA(x->w));
+    x->in_cdata = true;
+  }
+  out_raw(x, s, len);
+}
+
+static void cdata_close(XmlOut *x) {
+  if (!x->in_cdata)
+    return;
+  out_check(x, xmlTextWriterEndCDATA(x->w));
+  x->in_cdata = false;
+}
+
+/* Writes s as CDATA sections in one pass, copying runs of acceptable bytes straight through.
+ * A section ends after "]]" whenever ">" follows, so "]]>" never appears inside one; a CR goes
+ * between sections as &#13; because a parser would turn a CR inside CDATA into LF. */
+static void put_cdata(XmlOut *x, const char *s, size_t len) {
+  size_t run = 0, i = 0;
+
+  while (i < len && !x->failed) {
+    unsigned char c = (unsigned char)s[i];
+    size_t skip = 1;
+
+    if ((c >= 0x20 && c < 0x80 && c != '>') || c == '\n' || c == '\t') {
+      i++;
+      continue;
+    }
+    if (c == '>') {
+      if (i >= 2 && s[i - 1] == ']' && s[i - 2] == ']') {
+        cdata_put(x, s + run, i - run);
+        cdata_close(x);
+        run = i;
+      }
+      i++;
+      continue;
+    }
+    if (c >= 0x80) {
+      size_t n = xml_multibyte(s + i, len - i, &skip);
+
+      if (n > 0) {
+        i += n;
+        continue;
+      }
+    }
+    cdata_put(x, s + run, i - run);
+    if (c == '\r') {
+      cdata_close(x);
+      out_raw(x, "&#13;", 5);
+    } else {
+      cdata_put(x, REPLACEMENT, strlen(REPLACEMENT));
+    }
+    i += skip;
+    run = i;
+  }
+  cdata_put(x, s + run, i - run);
+  cdata_close(x);
+}
+
+/* The reference an attribute value needs for an ASCII byte, or NULL when it goes as is.
+ * Tab, LF and CR are referenced so that attribute-value normalization keeps them. */
+static const char *attr_escape(unsigned char c) {
+  switch (c) {
+  case '&':
+    return "&amp;";
+  case '<':
+    return "&lt;";
+  case '>':
+    return "&gt;";
+  case '\'':
+    return "&apos;";
+  case '\t':
+    return "&#9;";
+  case '\n':
+    return "&#10;";
+  case '\r':
+    return "&#13;";
+  default:
+    return c < 0x20 ? REPLACEMENT : NULL;
+  }
+}
+
+/* Writes one attribute. libxml2's own escaping leaves the quote character alone when it is
+ * '\'', and passes invalid UTF-8 on, so the value is escaped here and written raw. */
+static void put_attr_len(XmlOut *x, const char *name, const char *s, size_t len) {
+  size_t run = 0, i = 0;
+
+  if (x->failed)
+    return;
+  out_check(x, xmlTextWriterStartAttribute(x->w, (const xmlChar *)name));
+  while (i < len && !x->failed) {
+    unsigned char c = (unsigned char)s[i];
+    const char *esc = NULL;
+    size_t skip = 1;
+
+    if (c < 0x80) {
+      esc = attr_escape(c);
+      if (esc == NULL) {
+        i++;
+        continue;
+      }
+    } else {
+      size_t n = xml_multibyte(s + i, len - i, &skip);
+
+      if (n > 0) {
+        i += n;
+        continue;
+      }
+      esc = REPLACEMENT;
+    }
+    out_raw(x, s + run, i - run);
+    out_raw(x, esc, strlen(esc));
+    i += skip;
+    run = i;
+  }
+  out_raw(x, s + run, i - run);
+  out_check(x, xmlTextWriterEndAttribute(x->w));
+}
+
+static void put_attr(XmlOut *x, const char *name, const char *value) {
+  if (value == NULL)
+    value = "";
+  put_attr_len(x, name, value, strlen(value));
+}
+
+static void put_attr_int(XmlOut *x, const char *name, int64_t v) {
+  char buf[24];
+  int n = snprintf(buf, sizeof(buf), "%" PRId64, v);
+
+  put_attr_len(x, name, buf, (size_t)n);
+}
+
+/* Text, failure, pdf and image attributes after path, type, code and error, in the order the
+ * contract shows them. Each is written only when it is set. */
+static void put_fields(XmlOut *x, const FileResult *f, int64_t image_index) {
+  bool ok = f->code == NULL;
+  char buf[XML_TIME_MAX > 24 ? XML_TIME_MAX : 24];
+
+  if (f->bytes >= 0)
+    put_attr_int(x, "bytes", f->bytes);
+  if (ok && f->type == FILE_TYPE_TEXT)
+    put_attr_int(x, "lines", f->lines);
+  if (f->modified_ms >= 0)
+    put_attr_len(x, "modified", buf, xml_format_time(f->modified_ms, buf));
+  if (!ok)
+    return;
+  if (f->encoding != NULL)
+    put_attr(x, "encoding", f->encoding);
+  if (f->bom)
+    put_attr(x, "bom", "true");
+  if (f->eol != NULL)
+    put_attr(x, "eol", f->eol);
+  if (f->truncated)
+    put_attr(x, "truncated", "true");
+  if (f->shown_first > 0) {
+    int n = snprintf(buf, sizeof(buf), "%" PRId64 "-%" PRId64, f->shown_first, f->shown_last);
+
+    put_attr_len(x, "shown", buf, (size_t)n);
+  }
+  if (f->type == FILE_TYPE_IMAGE && f->n_images > 0) {
+    const ImageOut *img = &f->images[0];
+
+    put_attr(x, "mediaType", img->media_type);
+    put_attr_int(x, "width", img->width);
+    put_attr_int(x, "height", img->height);
+    if (img->original_width > 0) {
+      put_attr_int(x, "originalWidth", img->original_width);
+      put_attr_int(x, "originalHeight", img->original_height);
+    }
+    if (f->animated)
+      put_attr(x, "animated", "true");
+    put_attr_int(x, "image", image_index);
+  }
+}
+
+/* One <Content> element and the newline after it. */
+static void put_content(XmlOut *x, const FileResult *f, int64_t image_index) {
+  const char *type = file_type_name(f->type);
+
+  if (x->failed)
+    return;
+  out_check(x, xmlTextWriterStartElement(x->w, (const xmlChar *)"Content"));
+  put_attr(x, "path", f->path);
+  if (type != NULL)
+    put_attr(x, "type", type);
+  if (f->code != NULL) {
+    put_attr(x, "code", f->code);
+    put_attr(x, "error", f->error);
+  }
+  put_fields(x, f, image_index);
+  if (f->code == NULL && f->content != NULL && f->content_len > 0) {
+    out_raw(x, "\n", 1);
+    put_cdata(x, f->content, f->content_len);
+    if (f->content[f->content_len - 1] != '\n')
+      out_raw(x, "\n", 1);
+  }
+  if (!x->failed)
+    out_check(x, xmlTextWriterEndElement(x->w));
+  out_raw(x, "\n", 1);
+}
+
+static void put_results(XmlOut *x, const ReadResult *r) {
+  int64_t bytes, lines, image_index = 0;
+
+  read_result_totals(r, &bytes, &lines);
+  out_check(x, xmlTextWriterStartElement(x->w, (const xmlChar *)"ReadResults"));
+  put_attr_int(x, "bytes", bytes);
+  put_attr_int(x, "lines", lines);
+  out_raw(x, "\n", 1);
+  for (size_t i = 0; i < r->n_files; i++) {
+    const FileResult *f = &r->files[i];
+
+    put_content(x, f, image_index);
+    if (f->code == NULL)
+      image_index += (int64_t)f->n_images;
+  }
+  if (!x->failed)
+    out_check(x, xmlTextWriterEndElement(x->w));
+}
+
+static int gstring_write_cb(void *ctx, const char *buf, int len) {
+  g_string_append_len(ctx, buf, len);
+  return len;
+}
+
+static int gstring_close_cb(void *ctx) {
+  return 0;
+}
+
+/* What the document will roughly take, so the string is allocated once in the usual case. */
+static size_t xml_estimate(const ReadResult *r) {
+  size_t n = 64;
+
+  for (size_t i = 0; i < r->n_files; i++) {
+    const FileResult *f = &r->files[i];
+
+    n += 256 + f->content_len + f->content_len / 64;
+    n += f->path != NULL ? strlen(f->path) : 0;
+    n += f->error != NULL ? strlen(f->error) : 0;
+  }
+  return n;
+}
+
+/* Formats r as the contract's XML document; see xml.h. */
+char *xml_format(const ReadResult *r, size_t *ret_len) {
+  static const ReadResult empty = {0};
+  xmlOutputBufferPtr out;
+  XmlOut x = {0};
+  GString *gs;
+
+  if (r == NULL)
+    r = &empty;
+  gs = g_string_sized_new(xml_estimate(r));
+  out = xmlOutputBufferCreateIO(gstring_write_cb, gstring_close_cb, gs, NULL);
+  if (out == NULL)
+    goto fail;
+  /* On success the writer owns out and closes it when freed. */
+  x.w = xmlNewTextWriter(out);
+  if (x.w == NULL) {
+    xmlOutputBufferClose(out);
+    goto fail;
+  }
+  out_check(&x, xmlTextWriterSetQuoteChar(x.w, '\''));
+  put_results(&x, r);
+  out_check(&x, xmlTextWriterFlush(x.w));
+  xmlFreeTextWriter(x.w);
+  if (x.failed)
+    goto fail;
+  if (ret_len != NULL)
+    *ret_len = gs->len;
+  return g_string_free(gs, FALSE);
+
+fail:
+  g_string_free(gs, TRUE);
+  return NULL;
+}
+
+/* Writes ms as ISO-8601 UTC with milliseconds; see xml.h. */
+size_t xml_format_time(int64_t ms, char *buf) {
+  int64_t secs = ms / 1000, milli = ms % 1000, days, sod, era, doe, yoe, doy, mp, year;
+  int month, day;
+
+  /* C division truncates toward zero; times before 1970 need floor division. */
+  if (milli < 0) {
+    milli += 1000;
+    secs--;
+  }
+  days = secs / 86400;
+  sod = secs % 86400;
+  if (sod < 0) {
+    sod += 86400;
+    days--;
+  }
+  /* Civil date from days since 1970-01-01 in the proleptic Gregorian calendar, counted in
+   * 400-year eras that start on March 1st so that the leap day ends each year. */
+  days += 719468;
+  era = (days >= 0 ? days : days - 146096) / 146097;
+  doe = days - era * 146097;
+  yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  mp = (5 * doy + 2) / 153;
+  day = (int)(doy - (153 * mp + 2) / 5 + 1);
+  month = (int)(mp < 10 ? mp + 3 : mp - 9);
+  year = yoe + era * 400 + (month <= 2);
+
+  return (size_t)snprintf(buf, XML_TIME_MAX, "%04" PRId64 "-%02d-%02dT%02d:%02d:%02d.%03dZ", year,
+                          month, day, (int)(sod / 3600), (int)(sod / 60 % 60), (int)(sod % 60),
+                          (int)milli);
+}

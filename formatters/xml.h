@@ -2,12 +2,24 @@
 #pragma once
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "formatters/result.h"
 
 /* Formats r as the contract's XML document (no XML declaration), one <Content> per file in
- * order. The output is always well-formed: text goes in CDATA sections split around "]]>",
+ * order. Attributes mirror the result's fields; image='k' is the index of the file's first
+ * image, counting images over the files that were read, in order (failed files' images are
+ * left out). The output is always well-formed: text goes in CDATA sections split around "]]>",
  * carriage returns are written as character references, and characters XML 1.0 forbids are
- * replaced with U+FFFD. Returns a g_malloc'd NUL-terminated string (length in *ret_len when
- * ret_len is not NULL), or NULL only when libxml2 fails to allocate. */
+ * replaced with U+FFFD, in text and attribute values alike. Returns a g_malloc'd
+ * NUL-terminated string (length in *ret_len when ret_len is not NULL), or NULL only when
+ * libxml2 fails to allocate. */
 char *xml_format(const ReadResult *r, size_t *ret_len);
+
+/* Room xml_format_time needs, with the terminating NUL. */
+#define XML_TIME_MAX 32
+
+/* Writes ms (epoch milliseconds; negative is before 1970) as ISO-8601 UTC with milliseconds,
+ * e.g. "2023-11-14T22:13:20.123Z", NUL-terminated into buf (XML_TIME_MAX bytes at least).
+ * Returns the length written. */
+size_t xml_format_time(int64_t ms, char *buf);

@@ -1,0 +1,706 @@
+/* formatters/result-json.c and formatters/result.c: the `read` result object and the helpers
+ * of the internal result. Output is parsed back with json-glib and compared field by field. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+#include "formatters/result-json.h"
+#include "formatters/result.h"
+#include "formatters/xml.h"
+
+#define FFFD "\xEF\xBF\xBD"
+
+/* ---- building results ---- */
+
+static FileResult *add_file(ReadResult *r, const char *path) {
+  FileResult *f;
+
+  r->files = g_renew(FileResult, r->files, r->n_files + 1);
+  f = &r->files[r->n_files++];
+  memset(f, 0, sizeof(*f));
+  f->path = g_strdup(path);
+  f->bytes = -1;
+  f->modified_ms = -1;
+  return f;
+}
+
+static FileResult *add_text(ReadResult *r, const char *path, const char *content) {
+  FileResult *f = add_file(r, path);
+
+  f->type = FILE_TYPE_TEXT;
+  f->content = g_strdup(content);
+  f->content_len = strlen(content);
+  f->bytes = (int64_t)f->content_len;
+  f->lines = 1;
+  f->encoding = "utf-8";
+  f->eol = "lf";
+  return f;
+}
+
+static ImageOut *add_image_out(FileResult *f, const char *media_type, const char *data, int w,
+                               int h) {
+  ImageOut *img = file_result_add_image(f);
+
+  img->media_type = g_strdup(media_type);
+  img->data = g_strdup(data);
+  img->data_len = strlen(data);
+  img->width = w;
+  img->height = h;
+  return img;
+}
+
+static FileResult *add_image(ReadResult *r, const char *path, const char *data) {
+  FileResult *f = add_file(r, path);
+
+  f->type = FILE_TYPE_IMAGE;
+  f->bytes = 4096;
+  f->modified_ms = 1700000000123;
+  add_image_out(f, "image/png", data, 16, 9);
+  return f;
+}
+
+static FileResult *add_failed(ReadResult *r, const char *path, const char *code, const char *msg) {
+  FileResult *f = add_file(r, path);
+
+  file_result_fail(f, code, "%s", msg);
+  return f;
+}
+
+/* ---- what a parser must read back, written independently of result-json.c ---- */
+
+/* s with each byte of invalid UTF-8 replaced by U+FFFD; everything else unchanged. */
+static char *expected_string(const char *s, size_t len) {
+  GString *out = g_string_new(NULL);
+  size_t i = 0;
+
+  while (i < len) {
+    size_t n = 0;
+
+    for (size_t k = 1; k <= 4 && i + k <= len; k++) {
+      if (g_utf8_validate_len(s + i, k, NULL)) {
+        n = k;
+        break;
+      }
+    }
+    if (n == 0) {
+      g_string_append(out, FFFD);
+      i++;
+    } else {
+      g_string_append_len(out, s + i, (gssize)n);
+      i += n;
+    }
+  }
+  return g_string_free(out, FALSE);
+}
+
+static char *random_string(GRand *rand) {
+  static const char *const pieces[] = {"\"",
+                                       "\\",
+                                       "\\u0000",
+                                       "/",
+                                       "\n",
+                                       "\r",
+                                       "\t",
+                                       "\b",
+                                       "\f",
+                                       "\x01",
+                                       "\x1F",
+                                       "\x7F",
+                                       "\xEF\xBF\xBE",
+                                       "\xEF\xBF\xBD",
+                                       "\xC3\xA9",
+                                       "\xE2\x80\xA8",
+                                       "\xF0\x9F\x98\x80",
+                                       "\xED\xA0\x80",
+                                       "\xC0\x80",
+                                       "\xE2\x82",
+                                       "\xF4\x90\x80\x80",
+                                       "{\"a\":1}",
+                                       "]",
+                                       "a"};
+  GString *s = g_string_new(NULL);
+  int steps = g_rand_int_range(rand, 0, 40);
+
+  for (int i = 0; i < steps; i++) {
+    if (g_rand_boolean(rand))
+      g_string_append_c(s, (char)g_rand_int_range(rand, 1, 256));
+    else
+      g_string_append(s, pieces[g_rand_int_range(rand, 0, G_N_ELEMENTS(pieces))]);
+  }
+  return g_string_free(s, FALSE);
+}
+
+/* ---- comparing ---- */
+
+static char *member_names(JsonObject *o) {
+  GList *names = json_object_get_members(o);
+  GString *s = g_string_new(NULL);
+
+  for (GList *l = names; l != NULL; l = l->next)
+    g_string_append_printf(s, "%s%s", s->len > 0 ? " " : "", (const char *)l->data);
+  g_list_free(names);
+  return g_string_free(s, FALSE);
+}
+
+static void assert_members(JsonObject *o, const char *expected) {
+  char *names = member_names(o);
+
+  ck_assert_str_eq(names, expected);
+  g_free(names);
+}
+
+static void assert_string_member(JsonObject *o, const char *key, const char *raw) {
+  char *want = expected_string(raw != NULL ? raw : "", raw != NULL ? strlen(raw) : 0);
+
+  ck_assert_msg(json_object_has_member(o, key), "no %s", key);
+  ck_assert_str_eq(json_object_get_string_member(o, key), want);
+  g_free(want);
+}
+
+static void assert_int_member(JsonObject *o, const char *key, int64_t want) {
+  JsonNode *n = json_object_get_member(o, key);
+
+  ck_assert_msg(n != NULL, "no %s", key);
+  ck_assert_int_eq(json_node_get_value_type(n), G_TYPE_INT64);
+  ck_assert_int_eq(json_node_get_int(n), want);
+}
+
+static void assert_true_member(JsonObject *o, const char *key, bool want) {
+  JsonNode *n = json_object_get_member(o, key);
+
+  ck_assert_msg(n != NULL, "no %s", key);
+  ck_assert_int_eq(json_node_get_value_type(n), G_TYPE_BOOLEAN);
+  ck_assert_int_eq(json_node_get_boolean(n), want);
+}
+
+/* The keys files[i] must have, in order, from the contract's rules. */
+static char *expected_file_keys(const FileResult *f) {
+  GString *k = g_string_new("path");
+  bool ok = f->code == NULL;
+
+  if (f->type != FILE_TYPE_UNKNOWN)
+    g_string_append(k, " type");
+  if (!ok)
+    g_string_append(k, " code error");
+  if (f->bytes >= 0)
+    g_string_append(k, " bytes");
+  if (f->modified_ms >= 0)
+    g_string_append(k, " modified");
+  if (ok && f->type == FILE_TYPE_TEXT) {
+    g_string_append(k, " lines");
+    g_string_append(k, f->encoding != NULL ? " encoding" : "");
+    g_string_append(k, f->bom ? " bom" : "");
+    g_string_append(k, f->eol != NULL ? " eol" : "");
+    g_string_append(k, " truncated");
+    g_string_append(k, f->shown_first > 0 ? " shown" : "");
+  }
+  if (ok && f->type == FILE_TYPE_IMAGE && f->n_images > 0) {
+    g_string_append(k, " mediaType image width height");
+    g_string_append(k, f->images[0].original_width > 0 ? " originalWidth originalHeight" : "");
+    g_string_append(k, f->animated ? " animated" : "");
+  }
+  return g_string_free(k, FALSE);
+}
+
+static void check_file(JsonObject *o, const FileResult *f, int64_t image_index) {
+  char *keys = expected_file_keys(f);
+
+  assert_members(o, keys);
+  g_free(keys);
+  assert_string_member(o, "path", f->path);
+  if (f->type != FILE_TYPE_UNKNOWN)
+    assert_string_member(o, "type", file_type_name(f->type));
+  if (f->code != NULL) {
+    assert_string_member(o, "code", f->code);
+    assert_string_member(o, "error", f->error);
+  }
+  if (f->bytes >= 0)
+    assert_int_member(o, "bytes", f->bytes);
+  if (f->modified_ms >= 0)
+    assert_int_member(o, "modified", f->modified_ms);
+  if (f->code == NULL && f->type == FILE_TYPE_TEXT) {
+    assert_int_member(o, "lines", f->lines);
+    if (f->encoding != NULL)
+      assert_string_member(o, "encoding", f->encoding);
+    if (f->bom)
+      assert_true_member(o, "bom", true);
+    if (f->eol != NULL)
+      assert_string_member(o, "eol", f->eol);
+    assert_true_member(o, "truncated", f->truncated);
+    if (f->shown_first > 0) {
+      JsonArray *a = json_object_get_array_member(o, "shown");
+
+      ck_assert_uint_eq(json_array_get_length(a), 2);
+      ck_assert_int_eq(json_array_get_int_element(a, 0), f->shown_first);
+      ck_assert_int_eq(json_array_get_int_element(a, 1), f->shown_last);
+    }
+  }
+  if (f->code == NULL && f->type == FILE_TYPE_IMAGE && f->n_images > 0) {
+    const ImageOut *img = &f->images[0];
+
+    assert_string_member(o, "mediaType", img->media_type);
+    assert_int_member(o, "image", image_index);
+    assert_int_member(o, "width", img->width);
+    assert_int_member(o, "height", img->height);
+    if (img->original_width > 0) {
+      assert_int_member(o, "originalWidth", img->original_width);
+      assert_int_member(o, "originalHeight", img->original_height);
+    }
+    if (f->animated)
+      assert_true_member(o, "animated", true);
+  }
+}
+
+static void check_image(JsonObject *o, const char *path, const ImageOut *img) {
+  GString *keys = g_string_new("path mediaType data width height");
+
+  if (img->original_width > 0)
+    g_string_append(keys, " originalWidth originalHeight");
+  if (img->page > 0)
+    g_string_append(keys, " page");
+  assert_members(o, keys->str);
+  g_string_free(keys, TRUE);
+  assert_string_member(o, "path", path);
+  assert_string_member(o, "mediaType", img->media_type);
+  assert_string_member(o, "data", img->data);
+  assert_int_member(o, "width", img->width);
+  assert_int_member(o, "height", img->height);
+  if (img->original_width > 0) {
+    assert_int_member(o, "originalWidth", img->original_width);
+    assert_int_member(o, "originalHeight", img->original_height);
+  }
+  if (img->page > 0)
+    assert_int_member(o, "page", img->page);
+}
+
+/* Formats r with xml, parses the output and compares everything with r. */
+static void check_result(const ReadResult *r, const char *xml) {
+  size_t len = 0, k = 0;
+  char *json = result_json_format(r, xml, &len);
+  JsonParser *parser = json_parser_new();
+  GError *error = NULL;
+  JsonObject *root;
+  JsonArray *images, *files;
+  int64_t bytes = 0, lines = 0, image_index = 0;
+
+  ck_assert_ptr_nonnull(json);
+  ck_assert_uint_eq(len, strlen(json));
+  ck_assert_msg(g_utf8_validate(json, (gssize)len, NULL), "output is not UTF-8");
+  ck_assert_msg(json_parser_load_from_data(parser, json, (gssize)len, &error), "bad JSON: %s\n%s",
+                error != NULL ? error->message : "", json);
+  root = json_node_get_object(json_parser_get_root(parser));
+  assert_members(root, "xml images files bytes lines");
+  assert_string_member(root, "xml", xml);
+
+  images = json_object_get_array_member(root, "images");
+  files = json_object_get_array_member(root, "files");
+  ck_assert_uint_eq(json_array_get_length(files), r->n_files);
+  for (size_t i = 0; i < r->n_files; i++) {
+    const FileResult *f = &r->files[i];
+
+    check_file(json_array_get_object_element(files, (guint)i), f, image_index);
+    if (f->code != NULL)
+      continue;
+    for (size_t j = 0; j < f->n_images; j++, k++) {
+      ck_assert_uint_lt(k, json_array_get_length(images));
+      check_image(json_array_get_object_element(images, (guint)k), f->path, &f->images[j]);
+    }
+    image_index += (int64_t)f->n_images;
+    bytes += f->bytes > 0 ? f->bytes : 0;
+    lines += f->type == FILE_TYPE_TEXT ? f->lines : 0;
+  }
+  ck_assert_uint_eq(json_array_get_length(images), k);
+  assert_int_member(root, "bytes", bytes);
+  assert_int_member(root, "lines", lines);
+  g_object_unref(parser);
+  g_free(json);
+}
+
+static void check_with_xml(const ReadResult *r) {
+  char *xml = xml_format(r, NULL);
+
+  ck_assert_ptr_nonnull(xml);
+  check_result(r, xml);
+  g_free(xml);
+}
+
+/* ---- result-json ---- */
+
+START_TEST(result_json_fields_match) {
+  ReadResult r = {0};
+  FileResult *f;
+  ImageOut *img;
+
+  f = add_text(&r, "src/a.c", "     1\thello\n");
+  f->lines = 2;
+  f->modified_ms = 1700000000123;
+  f->bom = true;
+  f->eol = "crlf";
+  f->truncated = true;
+  f->shown_first = 10;
+  f->shown_last = 14;
+  f = add_text(&r, "one-line", "x");
+  f->eol = NULL;
+  f->encoding = NULL;
+  f->modified_ms = 0;
+  f = add_image(&r, "shot.png", "iVBORw0KGgo=");
+  f = add_image(&r, "x.gif", "R0lGODlh");
+  f->animated = true;
+  f->images[0].original_width = 4000;
+  f->images[0].original_height = 3000;
+  f = add_failed(&r, "gone.txt", CODE_FILE_NOT_FOUND, "No such file or directory");
+  f = add_failed(&r, "bin.dat", CODE_UNSUPPORTED_FORMAT, "binary");
+  f->type = FILE_TYPE_TEXT;
+  f->bytes = 2048;
+  f->modified_ms = 1;
+  f->lines = 99;
+  f = add_image(&r, "broken.png", "AAAA"); /* failed: its image is not sent */
+  file_result_fail(f, CODE_CORRUPTED_FILE, "bad %s", "header");
+  f = add_image(&r, "pages", "QUJD"); /* several images: the file shows the first */
+  img = add_image_out(f, "image/jpeg", "/9j/", 8, 6);
+  img->page = 2;
+  add_image(&r, "last.png", "iVBO");
+  check_with_xml(&r);
+  read_result_clear(&r);
+}
+END_TEST
+
+START_TEST(result_json_escapes_every_control) {
+  ReadResult r = {0};
+  GString *path = g_string_new(NULL), *escaped = g_string_new("\"path\":\"");
+  size_t len;
+  char *json;
+
+  /* Expected escapes, per the JSON grammar: short forms where they exist, else \u00XX. */
+  for (int c = 1; c < 0x20; c++) {
+    g_string_append_c(path, (char)c);
+    switch (c) {
+    case '\b':
+      g_string_append(escaped, "\\b");
+      break;
+    case '\t':
+      g_string_append(escaped, "\\t");
+      break;
+    case '\n':
+      g_string_append(escaped, "\\n");
+      break;
+    case '\f':
+      g_string_append(escaped, "\\f");
+      break;
+    case '\r':
+      g_string_append(escaped, "\\r");
+      break;
+    default:
+      g_string_append_printf(escaped, "\\u%04x", c);
+      break;
+    }
+  }
+  g_string_append(path, "\"\\/\x7F\xC3\xA9\xE2\x80\xA8\xEF\xBF\xBE");
+  g_string_append(escaped, "\\\"\\\\/\x7F\xC3\xA9\xE2\x80\xA8\xEF\xBF\xBE\"");
+  add_failed(&r, path->str, CODE_ACCESS_DENIED, path->str);
+  add_text(&r, path->str, "x\n");
+  check_result(&r, path->str);
+
+  json = result_json_format(&r, "", &len);
+  for (size_t i = 0; i < len; i++)
+    ck_assert_msg((unsigned char)json[i] >= 0x20, "raw control byte at %zu", i);
+  ck_assert_ptr_nonnull(strstr(json, escaped->str));
+  g_free(json);
+  g_string_free(path, TRUE);
+  g_string_free(escaped, TRUE);
+  read_result_clear(&r);
+}
+END_TEST
+
+START_TEST(result_json_invalid_utf8_replaced) {
+  static const char bad[] = "bad\xC3(\xED\xA0\x80)\xF5\x80|\xC0\xAF|\xE2\x82";
+  ReadResult r = {0};
+  char *want = expected_string(bad, strlen(bad));
+
+  /* The test's model first: one U+FFFD per byte of an invalid sequence. */
+  ck_assert_str_eq(want, "bad" FFFD "(" FFFD FFFD FFFD ")" FFFD FFFD "|" FFFD FFFD "|" FFFD FFFD);
+  add_failed(&r, bad, CODE_READ_ERROR, bad);
+  check_result(&r, bad);
+  g_free(want);
+  read_result_clear(&r);
+}
+END_TEST
+
+START_TEST(result_json_random_strings) {
+  GRand *rand = g_rand_new_with_seed(424242);
+
+  for (int iter = 0; iter < 2000; iter++) {
+    ReadResult r = {0};
+    char *path = random_string(rand);
+    char *msg = random_string(rand);
+    char *xml = random_string(rand);
+    FileResult *f;
+
+    add_failed(&r, path, CODE_READ_ERROR, msg);
+    f = add_text(&r, msg, "text\n");
+    f->eol = iter % 2 ? "lf" : NULL;
+    add_image(&r, path, xml);
+    check_result(&r, xml);
+    read_result_clear(&r);
+    g_free(path);
+    g_free(msg);
+    g_free(xml);
+  }
+  g_rand_free(rand);
+}
+END_TEST
+
+START_TEST(result_json_hundreds_of_files) {
+  GRand *rand = g_rand_new_with_seed(99);
+  ReadResult r = {0};
+
+  for (int i = 0; i < 600; i++) {
+    char path[64];
+    FileResult *f;
+
+    g_snprintf(path, sizeof(path), "dir %d/\"file\"\t%d", i / 50, i);
+    switch (i % 4) {
+    case 0: {
+      guchar raw[300];
+      char *b64;
+
+      for (size_t j = 0; j < sizeof(raw); j++)
+        raw[j] = (guchar)g_rand_int_range(rand, 0, 256);
+      b64 = g_base64_encode(raw, sizeof(raw));
+      f = add_image(&r, path, b64);
+      f->images[0].width = g_rand_int_range(rand, 1, 5000);
+      g_free(b64);
+      break;
+    }
+    case 1:
+      f = add_text(&r, path, "line\r\n\"quoted\"\n");
+      f->lines = g_rand_int_range(rand, 0, 100000);
+      f->truncated = g_rand_boolean(rand);
+      f->shown_first = 1;
+      f->shown_last = f->lines;
+      break;
+    case 2:
+      f = add_failed(&r, path, CODE_FILE_TOO_LARGE, "too large");
+      f->bytes = g_rand_int_range(rand, 0, 1 << 30);
+      break;
+    default:
+      f = add_text(&r, path, "");
+      f->lines = 0;
+      f->bytes = (int64_t)g_rand_int_range(rand, 0, 1 << 30) << 8;
+      f->modified_ms = -(int64_t)i;
+      break;
+    }
+  }
+  check_with_xml(&r);
+  read_result_clear(&r);
+  g_rand_free(rand);
+}
+END_TEST
+
+START_TEST(result_json_empty_and_compact) {
+  ReadResult r = {0};
+  char *json = result_json_format(&r, "", NULL);
+  bool in_string = false;
+  size_t len;
+
+  ck_assert_str_eq(json, "{\"xml\":\"\",\"images\":[],\"files\":[],\"bytes\":0,\"lines\":0}");
+  g_free(json);
+  json = result_json_format(NULL, NULL, &len);
+  ck_assert_str_eq(json, "{\"xml\":\"\",\"images\":[],\"files\":[],\"bytes\":0,\"lines\":0}");
+  ck_assert_uint_eq(len, strlen(json));
+  g_free(json);
+
+  add_text(&r, "a b.c", "x y\n");
+  add_image(&r, "i j.png", "QQ==");
+  add_failed(&r, "g h", CODE_IS_DIRECTORY, "is a directory");
+  json = result_json_format(&r, "<ReadResults bytes='1' lines='1'>\n</ReadResults>", &len);
+  /* Compact: no whitespace outside strings, and no trailing newline. */
+  for (size_t i = 0; i < len; i++) {
+    if (json[i] == '\\' && in_string) {
+      i++;
+      continue;
+    }
+    if (json[i] == '"')
+      in_string = !in_string;
+    ck_assert_msg(in_string || !g_ascii_isspace(json[i]), "whitespace at %zu: %s", i, json);
+  }
+  ck_assert_int_eq(json[len - 1], '}');
+  g_free(json);
+  read_result_clear(&r);
+}
+END_TEST
+
+/* ---- result.c ---- */
+
+START_TEST(result_fail_replaces_message) {
+  FileResult f = {0};
+
+  file_result_fail(&f, CODE_FILE_NOT_FOUND, "%s: %d", "first", 1);
+  ck_assert_str_eq(f.code, CODE_FILE_NOT_FOUND);
+  ck_assert_str_eq(f.error, "first: 1");
+  file_result_fail(&f, CODE_READ_ERROR, "second %s", "try");
+  ck_assert_str_eq(f.code, CODE_READ_ERROR);
+  ck_assert_str_eq(f.error, "second try");
+  file_result_clear(&f);
+  ck_assert_ptr_null(f.error);
+  ck_assert_ptr_null(f.code);
+}
+END_TEST
+
+START_TEST(result_add_image_zeroed_and_grows) {
+  FileResult f = {0};
+
+  for (int i = 0; i < 50; i++) {
+    ImageOut *img = file_result_add_image(&f);
+    ImageOut zero = {0};
+
+    ck_assert_uint_eq(f.n_images, (size_t)i + 1);
+    ck_assert_ptr_eq(img, &f.images[i]);
+    ck_assert_int_eq(memcmp(img, &zero, sizeof(zero)), 0);
+    img->media_type = g_strdup("image/png");
+    img->data = g_strdup_printf("%d", i);
+    img->data_len = strlen(img->data);
+    img->width = i;
+  }
+  for (int i = 0; i < 50; i++)
+    ck_assert_int_eq(f.images[i].width, i);
+  file_result_clear(&f);
+  ck_assert_ptr_null(f.images);
+  ck_assert_uint_eq(f.n_images, 0);
+}
+END_TEST
+
+START_TEST(result_clear_accepts_null) {
+  ReadResult r = {0};
+  ImageOut img = {0};
+
+  image_out_clear(NULL);
+  file_result_clear(NULL);
+  read_result_clear(NULL);
+  read_result_clear(&r);
+  img.media_type = g_strdup("image/png");
+  img.data = g_strdup("QQ==");
+  image_out_clear(&img);
+  ck_assert_ptr_null(img.media_type);
+  ck_assert_ptr_null(img.data);
+  add_text(&r, "a", "b");
+  add_image(&r, "c", "QQ==");
+  read_result_clear(&r);
+  ck_assert_ptr_null(r.files);
+  ck_assert_uint_eq(r.n_files, 0);
+}
+END_TEST
+
+START_TEST(result_totals_sum_read_files) {
+  ReadResult r = {0};
+  FileResult *f;
+  int64_t bytes = -5, lines = -5;
+
+  read_result_totals(&r, &bytes, &lines);
+  ck_assert_int_eq(bytes, 0);
+  ck_assert_int_eq(lines, 0);
+  f = add_text(&r, "a", "x");
+  f->bytes = 10;
+  f->lines = 3;
+  f = add_image(&r, "b", "QQ==");
+  f->bytes = 200;
+  f->lines = 1000; /* not a text file: its lines do not count */
+  f = add_failed(&r, "c", CODE_FILE_TOO_LARGE, "big");
+  f->bytes = 1 << 30;
+  f->lines = 7;
+  f = add_text(&r, "d", "x");
+  f->bytes = -1;
+  f->lines = 4;
+  read_result_totals(&r, &bytes, &lines);
+  ck_assert_int_eq(bytes, 210);
+  ck_assert_int_eq(lines, 7);
+  read_result_totals(&r, NULL, &lines);
+  read_result_totals(&r, &bytes, NULL);
+  read_result_clear(&r);
+}
+END_TEST
+
+START_TEST(result_file_type_names) {
+  ck_assert_str_eq(file_type_name(FILE_TYPE_TEXT), "text");
+  ck_assert_str_eq(file_type_name(FILE_TYPE_IMAGE), "image");
+  ck_assert_str_eq(file_type_name(FILE_TYPE_PDF), "pdf");
+  ck_assert_ptr_null(file_type_name(FILE_TYPE_UNKNOWN));
+}
+END_TEST
+
+START_TEST(result_utf8_decode_matches_glib) {
+  GRand *rand = g_rand_new_with_seed(5);
+  char buf[8];
+  uint32_t cp;
+
+  /* Every code point GLib can encode: surrogates must be refused, the rest decoded. */
+  for (gunichar c = 1; c <= 0x10FFFF; c++) {
+    int n = g_unichar_to_utf8(c, buf);
+    size_t got = result_utf8_decode(buf, (size_t)n, &cp);
+
+    if (c >= 0xD800 && c <= 0xDFFF) {
+      ck_assert_uint_eq(got, 0);
+      continue;
+    }
+    ck_assert_uint_eq(got, (size_t)n);
+    ck_assert_uint_eq(cp, c);
+    /* Cut short, it is incomplete. */
+    if (n > 1)
+      ck_assert_uint_eq(result_utf8_decode(buf, (size_t)n - 1, NULL), 0);
+  }
+  /* Random bytes: the length is the shortest prefix GLib accepts, or 0. */
+  for (int i = 0; i < 300000; i++) {
+    size_t want = 0;
+
+    for (int j = 0; j < 4; j++)
+      buf[j] = (char)g_rand_int_range(rand, 1, 256);
+    for (size_t k = 1; k <= 4; k++) {
+      if (g_utf8_validate_len(buf, k, NULL)) {
+        want = k;
+        break;
+      }
+    }
+    ck_assert_uint_eq(result_utf8_decode(buf, 4, NULL), want);
+  }
+  ck_assert_uint_eq(result_utf8_decode("\xC0\x80", 2, NULL), 0);
+  ck_assert_uint_eq(result_utf8_decode("\xE0\x80\x80", 3, NULL), 0);
+  ck_assert_uint_eq(result_utf8_decode("\xF4\x90\x80\x80", 4, NULL), 0);
+  ck_assert_uint_eq(result_utf8_decode("\0", 1, &cp), 1);
+  ck_assert_uint_eq(cp, 0);
+  g_rand_free(rand);
+}
+END_TEST
+
+static Suite *result_json_suite(void) {
+  Suite *s = suite_create("result-json");
+  TCase *tc = tcase_create("result-json");
+
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, result_json_fields_match);
+  tcase_add_test(tc, result_json_escapes_every_control);
+  tcase_add_test(tc, result_json_invalid_utf8_replaced);
+  tcase_add_test(tc, result_json_random_strings);
+  tcase_add_test(tc, result_json_hundreds_of_files);
+  tcase_add_test(tc, result_json_empty_and_compact);
+  tcase_add_test(tc, result_fail_replaces_message);
+  tcase_add_test(tc, result_add_image_zeroed_and_grows);
+  tcase_add_test(tc, result_clear_accepts_null);
+  tcase_add_test(tc, result_totals_sum_read_files);
+  tcase_add_test(tc, result_file_type_names);
+  tcase_add_test(tc, result_utf8_decode_matches_glib);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(result_json_suite());
+  int failed;
+
+  srunner_run_all(sr, CK_NORMAL);
+  failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
