@@ -1,0 +1,77 @@
+/* The line engine: turns a stream of UTF-8 into the content shown for a text file.
+ *
+ * Pure: no I/O, no decoding. The caller feeds valid UTF-8 in pieces of any size (one byte at
+ * a time gives the same result as the whole file at once); the engine counts every line of
+ * the stream, keeps only the lines in the requested window, numbers them (cat -n), cuts
+ * over-long lines after a number of characters, stops before a content cap, notes the line
+ * ending style, and at the end appends a notice saying how to continue.
+ *
+ * Memory stays bounded by the content cap (plus one line) whatever the stream's size. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+  int64_t offset;        /* 1-based first line to show; values < 1 mean 1 */
+  int64_t limit;         /* lines to show at most; values < 1 mean 1 */
+  bool line_numbers;     /* prefix each shown line with printf("%6d\t") */
+  size_t max_line_chars; /* characters (code points) shown of one line; 0 means no cut */
+  size_t max_content;    /* bytes of content, numbers and notice included; 0 means no cap */
+  size_t size_hint;      /* expected input size, to size the first allocation; may be 0 */
+} LinesOptions;
+
+/* What lines_finish hands over. */
+typedef struct {
+  char *content; /* NUL-terminated valid UTF-8; owned by the receiver, g_free() */
+  size_t content_len;
+  int64_t lines;       /* lines in the whole stream ("\n" count, +1 for an unterminated last) */
+  const char *eol;     /* static: "lf", "crlf", "mixed"; NULL when no line ended */
+  bool truncated;      /* not everything is shown: offset > 1, lines after, or a line was cut */
+  int64_t shown_first; /* first and last line shown, both 0 when none is */
+  int64_t shown_last;
+} LinesResult;
+
+/* Engine state. Embed it (e.g. on the stack); the fields are private. */
+typedef struct {
+  LinesOptions opt;
+  int64_t end;    /* first line number past the window: offset + limit, saturated */
+  size_t reserve; /* bytes kept free under the cap for the final notice */
+
+  int64_t lines;     /* "\n" seen so far */
+  bool in_line;      /* bytes of an unterminated line have been fed */
+  bool last_cr;      /* the last byte fed was '\r' */
+  unsigned eol_seen; /* bit 0: a bare LF ended a line, bit 1: a CRLF did */
+
+  bool cur_shown;   /* the current line goes into the content */
+  size_t cur_start; /* content length before the current line, to take it back */
+  size_t cur_body;  /* content offset where the current line's text starts */
+  size_t cur_chars; /* characters of it appended so far; only bytes until cur_exact */
+  bool cur_exact;   /* cur_chars counts characters (the line got near the cut) */
+  int64_t cur_cut;  /* characters of the current line cut so far */
+
+  bool capped;  /* the content cap stopped adding lines */
+  bool any_cut; /* a shown line was cut */
+  int64_t shown_first;
+  int64_t shown_last;
+
+  char *buf; /* the content being built */
+  size_t len;
+  size_t cap;
+} Lines;
+
+/* Prepares l for a new stream. o is copied. Never fails (allocations abort on OOM). */
+void lines_init(Lines *l, const LinesOptions *o);
+
+/* Feeds the next n bytes of the stream, which must be valid UTF-8 as a whole (a piece may
+ * end or start inside a multi-byte character). p may be NULL when n is 0. */
+void lines_feed(Lines *l, const char *p, size_t n);
+
+/* Ends the stream: counts an unterminated last line, appends the notice when lines were
+ * left out, and moves the content into ret (the engine is then empty; lines_clear is still
+ * fine to call). */
+void lines_finish(Lines *l, LinesResult *ret);
+
+/* Frees what the engine holds. NULL is fine; safe to call more than once. */
+void lines_clear(Lines *l);

@@ -1,0 +1,570 @@
+/* The pure line engine: counting, windows, cat -n, CRLF, cuts, the byte cap, and the same
+ * answer whatever the pieces the stream arrives in. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "daemon/lines.h"
+#include "daemon/text.h"
+
+/* Like ck_assert_str_eq, for strings too long for check's message: reports where they differ. */
+#define assert_long_str_eq(a, b)                                                                   \
+  do {                                                                                             \
+    const char *a_ = (a), *b_ = (b);                                                               \
+    size_t at_ = 0;                                                                                \
+    while (a_[at_] != '\0' && a_[at_] == b_[at_])                                                  \
+      at_++;                                                                                       \
+    ck_assert_msg(a_[at_] == b_[at_], "strings differ at byte %zu of %zu/%zu: %.40s | %.40s", at_, \
+                  strlen(a_), strlen(b_), a_ + at_, b_ + at_);                                     \
+  } while (0)
+
+static LinesOptions opts(int64_t offset, int64_t limit, bool numbers) {
+  LinesOptions o = {
+      .offset = offset,
+      .limit = limit,
+      .line_numbers = numbers,
+      .max_line_chars = TEXT_MAX_LINE_CHARS,
+      .max_content = TEXT_MAX_CONTENT,
+  };
+  return o;
+}
+
+/* Runs the engine over s (len bytes) fed in pieces of `piece` bytes (0: all at once). */
+static LinesResult run_pieces(const char *s, size_t len, const LinesOptions *o, size_t piece) {
+  Lines l;
+  LinesResult r;
+
+  lines_init(&l, o);
+  if (piece == 0) {
+    lines_feed(&l, s, len);
+  } else {
+    for (size_t i = 0; i < len; i += piece)
+      lines_feed(&l, s + i, MIN(piece, len - i));
+  }
+  lines_finish(&l, &r);
+  lines_clear(&l);
+  ck_assert_uint_eq(strlen(r.content), r.content_len);
+  ck_assert(g_utf8_validate(r.content, (gssize)r.content_len, NULL));
+  return r;
+}
+
+static LinesResult run(const char *s, const LinesOptions *o) {
+  return run_pieces(s, strlen(s), o, 0);
+}
+
+/* cat -n of the given lines, as the contract's clients compute it. */
+static char *numbered(const char *const *lines, int first) {
+  GString *g = g_string_new(NULL);
+
+  for (int i = 0; lines[i] != NULL; i++)
+    g_string_append_printf(g, "%6d\t%s\n", first + i, lines[i]);
+  return g_string_free(g, FALSE);
+}
+
+/* "line 1\nline 2\n...line n\n" */
+static char *numbered_file(int n) {
+  GString *g = g_string_new(NULL);
+
+  for (int i = 1; i <= n; i++)
+    g_string_append_printf(g, "line %d\n", i);
+  return g_string_free(g, FALSE);
+}
+
+static void assert_same(const LinesResult *a, const LinesResult *b) {
+  ck_assert_uint_eq(a->content_len, b->content_len);
+  ck_assert_mem_eq(a->content, b->content, a->content_len);
+  ck_assert_int_eq(a->lines, b->lines);
+  ck_assert_pstr_eq(a->eol, b->eol);
+  ck_assert_int_eq(a->truncated, b->truncated);
+  ck_assert_int_eq(a->shown_first, b->shown_first);
+  ck_assert_int_eq(a->shown_last, b->shown_last);
+}
+
+START_TEST(lines_cat_n_format) {
+  LinesOptions o = opts(1, 2000, true);
+  LinesResult r = run("hello\nworld\n", &o);
+  const char *want[] = {"hello", "world", NULL};
+  g_autofree char *exp = numbered(want, 1);
+
+  ck_assert_str_eq(r.content, exp);
+  ck_assert_int_eq(r.lines, 2);
+  ck_assert_str_eq(r.eol, "lf");
+  ck_assert(!r.truncated);
+  ck_assert_int_eq(r.shown_first, 1);
+  ck_assert_int_eq(r.shown_last, 2);
+  g_free(r.content);
+}
+END_TEST
+
+START_TEST(lines_raw_without_numbers) {
+  LinesOptions o = opts(1, 2000, false);
+  LinesResult r = run("hello\n\nworld\n", &o);
+
+  ck_assert_str_eq(r.content, "hello\n\nworld\n");
+  ck_assert_int_eq(r.lines, 3);
+  g_free(r.content);
+}
+END_TEST
+
+START_TEST(lines_last_line_without_newline) {
+  LinesOptions o = opts(1, 2000, true);
+  LinesResult r = run("a\nb", &o);
+  const char *want[] = {"a", "b", NULL};
+  g_autofree char *exp = numbered(want, 1);
+
+  ck_assert_str_eq(r.content, exp);
+  ck_assert_int_eq(r.lines, 2);
+  ck_assert_str_eq(r.eol, "lf");
+  ck_assert_int_eq(r.shown_last, 2);
+  g_free(r.content);
+
+  r = run("no newline at all", &o);
+  ck_assert_int_eq(r.lines, 1);
+  ck_assert_ptr_null(r.eol);
+  ck_assert_str_eq(r.content, "     1\tno newline at all\n");
+  g_free(r.content);
+}
+END_TEST
+
+START_TEST(lines_empty_stream) {
+  LinesOptions o = opts(1, 2000, true);
+  LinesResult r = run("", &o);
+
+  ck_assert_str_eq(r.content, "");
+  ck_assert_int_eq(r.lines, 0);
+  ck_assert_ptr_null(r.eol);
+  ck_assert(!r.truncated);
+  ck_assert_int_eq(r.shown_first, 0);
+  ck_assert_int_eq(r.shown_last, 0);
+  g_free(r.content);
+}
+END_TEST
+
+START_TEST(lines_only_newlines) {
+  LinesOptions o = opts(1, 2000, true);
+  LinesResult r = run("\n\n\n", &o);
+  const char *want[] = {"", "", "", NULL};
+  g_autofree char *exp = numbered(want, 1);
+
+  ck_assert_int_eq(r.lines, 3);
+  ck_assert_str_eq(r.content, exp);
+  g_free(r.content);
+}
+END_TEST
+
+START_TEST(lines_crlf_shown_as_lf) {
+  LinesOptions o = opts(1, 2000, false);
+  LinesResult r = run("first\r\nsecond\r\n", &o);
+
+  ck_assert_str_eq(r.content, "first\nsecond\n");
+  ck_assert_int_eq(r.lines, 2);
+  ck_assert_str_eq(r.eol, "crlf");
+  g_free(r.content);
+
+  r = run("a\r\nb\nc", &o);
+  ck_assert_str_eq(r.content, "a\nb\nc\n");
+  ck_assert_int_eq(r.lines, 3);
+  ck_assert_str_eq(r.eol, "mixed");
+  g_free(r.content);
+
+  /* A CRLF on a line that is not shown still counts for the style. */
+  o = opts(1, 1, false);
+  r = run("a\nb\r\nc\n", &o);
+  ck_assert_str_eq(r.eol, "mixed");
+  g_free(r.content);
+}
+END_TEST
+
+START_TEST(lines_lone_cr_stays) {
+  LinesOptions o = opts(1, 2000, false);
+  LinesResult r = run("a\rb\nc\r\r\nend\r", &o);
+
+  ck_assert_str_eq(r.content, "a\rb\nc\r\nend\r\n");
+  ck_assert_int_eq(r.lines, 3);
+  ck_assert_str_eq(r.eol, "mixed");
+  g_free(r.content);
+}
+END_TEST
+
+START_TEST(lines_offset_and_limit) {
+  g_autofree char *file = numbered_file(100);
+  LinesOptions o = opts(10, 5, true);
+  LinesResult r = run(file, &o);
+  const char *want[] = {"line 10", "line 11", "line 12", "line 13", "line 14", NULL};
+  g_autofree char *exp = numbered(want, 10);
+  g_autofree char *exp_all =
+      g_strconcat(exp, "\u2026 86 more lines not shown; continue with offset=15\n", NULL);
+
+  ck_assert_str_eq(r.content, exp_all);
+  ck_assert_int_eq(r.lines, 100);
+  ck_assert(r.truncated);
+  ck_assert_int_eq(r.shown_first, 10);
+  ck_assert_int_eq(r.shown_last, 14);
+  g_free(r.content);
+}
+END_TEST
+
+START_TEST(lines_window_to_the_end) {
+  g_autofree char *file = numbered_file(100);
+  LinesOptions o = opts(96, 10, false);
+  LinesResult r = run(file, &o);
+
+  ck_assert_str_eq(r.content, "line 96\nline 97\nline 98\nline 99\nline 100\n");
+  ck_assert(r.truncated); /* lines 1-95 are not shown */
+  ck_assert_int_eq(r.shown_first, 96);
+  ck_assert_int_eq(r.shown_last, 100);
+  g_free(r.content);
+
+  o = opts(1, 100, false);
+  r = run(file, &o);
+  ck_assert(!r.truncated);
+  ck_assert(strstr(r.content, "more lines not shown") == NULL);
+  ck_assert_int_eq(r.shown_last, 100);
+  g_free(r.content);
+
+  o = opts(1, 99, false);
+  r = run(file, &o);
+  ck_assert(r.truncated);
+  ck_assert(g_str_has_suffix(r.content,
+                             "line 99\n\u2026 1 more lines not shown; continue with offset=100\n"));
+  g_free(r.content);
+
+  /* A huge limit must not overflow offset + limit. */
+  o = opts(50, INT64_MAX, false);
+  r = run(file, &o);
+  ck_assert_int_eq(r.shown_first, 50);
+  ck_assert_int_eq(r.shown_last, 100);
+  g_free(r.content);
+}
+END_TEST
+
+START_TEST(lines_offset_past_end) {
+  g_autofree char *file = numbered_file(100);
+  LinesOptions o = opts(101, 5, true);
+  LinesResult r = run(file, &o);
+
+  ck_assert_str_eq(r.content, "\u2026 offset 101 is past the end of the file (100 lines)\n");
+  ck_assert_int_eq(r.lines, 100);
+  ck_assert(r.truncated);
+  ck_assert_int_eq(r.shown_first, 0);
+  ck_assert_int_eq(r.shown_last, 0);
+  g_free(r.content);
+
+  o = opts(3, 5, true);
+  r = run("", &o);
+  ck_assert_str_eq(r.content, "\u2026 offset 3 is past the end of the file (0 lines)\n");
+  ck_assert_int_eq(r.lines, 0);
+  g_free(r.content);
+}
+END_TEST
+
+START_TEST(lines_wide_line_numbers) {
+  LinesOptions o = opts(999998, 3, true);
+  GString *file = g_string_new(NULL);
+  g_autofree char *exp = NULL;
+  LinesResult r;
+
+  for (int i = 1; i <= 1000001; i++)
+    g_string_append(file, "x\n");
+  r = run_pieces(file->str, file->len, &o, 4096);
+  exp = g_strdup_printf(
+      "%6d\t%s\n%6d\t%s\n%6d\t%s\n\u2026 1 more lines not shown; continue with offset=1000001\n",
+      999998, "x", 999999, "x", 1000000, "x");
+  ck_assert_str_eq(r.content, exp);
+  ck_assert_int_eq(r.lines, 1000001);
+  g_free(r.content);
+  g_string_free(file, TRUE);
+}
+END_TEST
+
+/* The shown part of one line: what is between the tab and the newline. */
+static char *first_line_body(const char *content) {
+  const char *tab = strchr(content, '\t');
+  const char *nl = strchr(content, '\n');
+
+  ck_assert_ptr_nonnull(tab);
+  ck_assert_ptr_nonnull(nl);
+  return g_strndup(tab + 1, (size_t)(nl - tab - 1));
+}
+
+START_TEST(lines_long_ascii_line_cut) {
+  g_autofree char *x = g_strnfill(5000, 'x');
+  g_autofree char *file = g_strconcat(x, "\nshort\n", NULL);
+  g_autofree char *want = g_strconcat(x + 3000, " \u2026 [3000 more characters cut]", NULL);
+  LinesOptions o = opts(1, 2000, true);
+  LinesResult r = run(file, &o);
+  g_autofree char *body = first_line_body(r.content);
+
+  assert_long_str_eq(body, want);
+  ck_assert(strstr(r.content, "\n     2\tshort\n") != NULL);
+  ck_assert_int_eq(r.lines, 2);
+  ck_assert(r.truncated); /* part of line 1 is not shown */
+  ck_assert_int_eq(r.shown_last, 2);
+  g_free(r.content);
+}
+END_TEST
+
+START_TEST(lines_long_multibyte_line_cut_at_code_points) {
+  /* 1, 2, 3 and 4-byte characters in turn: byte counts and character counts differ. */
+  static const char *const chars[] = {"a", "\u00e9", "\u20ac", "\U0001F600"};
+  GString *line = g_string_new(NULL);
+  LinesOptions o = opts(1, 2000, false);
+  g_autofree char *body = NULL, *want = NULL, *marker = NULL;
+  LinesResult r;
+
+  for (int i = 0; i < 2999; i++)
+    g_string_append(line, chars[i % 4]);
+  g_string_append_c(line, '\n');
+  for (size_t piece = 0; piece <= 7; piece += 7) {
+    r = run_pieces(line->str, line->len, &o, piece);
+    want = g_utf8_substring(line->str, 0, TEXT_MAX_LINE_CHARS);
+    marker = g_strdup_printf(" \u2026 [%d more characters cut]\n", 2999 - TEXT_MAX_LINE_CHARS);
+    ck_assert(g_str_has_prefix(r.content, want));
+    assert_long_str_eq(r.content + strlen(want), marker);
+    ck_assert_int_eq(g_utf8_strlen(r.content, (gssize)strlen(want)), TEXT_MAX_LINE_CHARS);
+    g_free(r.content);
+    g_clear_pointer(&want, g_free);
+    g_clear_pointer(&marker, g_free);
+  }
+
+  /* The contract's example: 3000 'é' are cut after 2000 of them. */
+  g_string_truncate(line, 0);
+  for (int i = 0; i < 3000; i++)
+    g_string_append(line, "\u00e9");
+  r = run(line->str, &o);
+  body = g_strndup(r.content, strlen(r.content) - 1);
+  want = g_strdup_printf("%s \u2026 [1000 more characters cut]", line->str + 2000);
+  assert_long_str_eq(body, want);
+  g_free(r.content);
+  g_string_free(line, TRUE);
+}
+END_TEST
+
+START_TEST(lines_exactly_at_the_char_limit) {
+  g_autofree char *x2000 = g_strnfill(2000, 'x');
+  g_autofree char *x2001 = g_strnfill(2001, 'x');
+  g_autofree char *f1 = g_strconcat(x2000, "\n", NULL);
+  g_autofree char *f2 = g_strconcat(x2001, "\n", NULL);
+  g_autofree char *f3 = g_strconcat(x2000, "\r\n", NULL);
+  g_autofree char *f4 = g_strconcat(x2000, "\r", NULL); /* a lone CR is a character */
+  g_autofree char *w2 = g_strconcat(x2000, " \u2026 [1 more characters cut]\n", NULL);
+  LinesOptions o = opts(1, 2000, false);
+  LinesResult r;
+
+  r = run(f1, &o);
+  assert_long_str_eq(r.content, f1);
+  ck_assert(!r.truncated);
+  g_free(r.content);
+  r = run(f2, &o);
+  assert_long_str_eq(r.content, w2);
+  ck_assert(r.truncated);
+  g_free(r.content);
+  for (size_t piece = 0; piece <= 1; piece++) {
+    r = run_pieces(f3, strlen(f3), &o, piece);
+    assert_long_str_eq(r.content, f1);
+    assert_long_str_eq(r.eol, "crlf");
+    g_free(r.content);
+    r = run_pieces(f4, strlen(f4), &o, piece);
+    assert_long_str_eq(r.content, w2);
+    g_free(r.content);
+  }
+}
+END_TEST
+
+START_TEST(lines_huge_line_counts_what_is_cut) {
+  const size_t total = (size_t)32 * 1024 * 1024;
+  char *piece = g_malloc(64 * 1024);
+  LinesOptions o = opts(1, 2000, true);
+  g_autofree char *marker = NULL;
+  LinesResult r;
+  Lines l;
+
+  memset(piece, 'y', 64 * 1024);
+  lines_init(&l, &o);
+  for (size_t done = 0; done < total; done += 64 * 1024)
+    lines_feed(&l, piece, 64 * 1024);
+  lines_feed(&l, "\nafter\n", 7);
+  ck_assert_uint_lt(l.cap, 64 * 1024); /* the rest of the line was never kept */
+  lines_finish(&l, &r);
+  lines_clear(&l);
+  marker = g_strdup_printf(" \u2026 [%zu more characters cut]\n", total - TEXT_MAX_LINE_CHARS);
+  ck_assert(strstr(r.content, marker) != NULL);
+  ck_assert(g_str_has_suffix(r.content, "     2\tafter\n"));
+  ck_assert_int_eq(r.lines, 2);
+  g_free(r.content);
+  g_free(piece);
+}
+END_TEST
+
+START_TEST(lines_byte_cap) {
+  /* 3000 lines of 100 characters: 2000 of them would be about 210 KiB with numbers. */
+  GString *file = g_string_new(NULL);
+  LinesOptions o = opts(1, 2000, true);
+  g_autofree char *w = g_strnfill(94, 'w');
+  g_autofree char *tail = NULL;
+  const char *notice;
+  LinesResult r;
+
+  for (int i = 1; i <= 3000; i++)
+    g_string_append_printf(file, "%05d %s\n", i, w);
+  r = run(file->str, &o);
+  ck_assert_uint_le(r.content_len, TEXT_MAX_CONTENT);
+  /* Lines are kept until the cap is nearly reached: 108 bytes each with their number. */
+  ck_assert_int_ge(r.shown_last, (int64_t)(TEXT_MAX_CONTENT - 400) / 108);
+  ck_assert_int_lt(r.shown_last, 2000);
+  ck_assert_int_eq(r.lines, 3000);
+  ck_assert(r.truncated);
+  notice = strstr(r.content, "\u2026 ");
+  ck_assert_ptr_nonnull(notice);
+  tail = g_strdup_printf(
+      "\u2026 %" G_GINT64_FORMAT
+      " more lines not shown (100 KiB content limit); continue with offset=%" G_GINT64_FORMAT "\n",
+      3000 - r.shown_last, r.shown_last + 1);
+  ck_assert_str_eq(notice, tail);
+  /* Whole lines only: the last one shown is complete. */
+  ck_assert_uint_eq((size_t)(notice - r.content), (size_t)r.shown_last * 108);
+  g_free(r.content);
+  g_string_free(file, TRUE);
+}
+END_TEST
+
+START_TEST(lines_first_line_shown_over_the_cap) {
+  g_autofree char *x = g_strnfill(300, 'x');
+  g_autofree char *file = g_strconcat(x, "\n", x, "\n", NULL);
+  LinesOptions o = opts(1, 2000, false);
+  LinesResult r;
+
+  o.max_content = 100;
+  r = run(file, &o);
+  ck_assert(g_str_has_prefix(r.content, x));
+  ck_assert_int_eq(r.shown_first, 1);
+  ck_assert_int_eq(r.shown_last, 1);
+  ck_assert(strstr(r.content,
+                   "1 more lines not shown (100 bytes content limit); continue with offset=2") !=
+            NULL);
+  g_free(r.content);
+}
+END_TEST
+
+static const char *const split_inputs[] = {
+    "",
+    "a",
+    "\n",
+    "\r\n",
+    "\r",
+    "one\ntwo\r\nthree\rfour\n\n\r\n",
+    "caf\u00e9\r\n\u20ac\U0001F600\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\r\nx\r\r\n\u00e9\u00e9\u00e9"
+    "\u00e9\u00e9\r",
+    "abcdefgh\r\n12345\r\n1234\r\n123456\r\r\n\U0001F600\U0001F600\U0001F600\U0001F600\U0001F600"
+    "\U0001F600\n",
+};
+
+/* The same stream in any two pieces, or one byte at a time, gives the same answer. Short
+ * line and content limits make every rule fire on small inputs. */
+START_TEST(lines_any_split_same_result) {
+  const char *s = split_inputs[_i];
+  size_t len = strlen(s);
+
+  for (int variant = 0; variant < 4; variant++) {
+    LinesOptions o = opts(variant == 2 ? 2 : 1, variant == 3 ? 2 : 2000, variant != 1);
+    LinesResult whole, r;
+    Lines l;
+
+    o.max_line_chars = 5;
+    o.max_content = variant == 3 ? 200 : TEXT_MAX_CONTENT;
+    whole = run_pieces(s, len, &o, 0);
+    r = run_pieces(s, len, &o, 1);
+    assert_same(&whole, &r);
+    g_free(r.content);
+    for (size_t cut = 0; cut <= len; cut++) {
+      lines_init(&l, &o);
+      lines_feed(&l, s, cut);
+      lines_feed(&l, NULL, 0);
+      lines_feed(&l, s + cut, len - cut);
+      lines_finish(&l, &r);
+      lines_clear(&l);
+      assert_same(&whole, &r);
+      g_free(r.content);
+    }
+    g_free(whole.content);
+  }
+}
+END_TEST
+
+START_TEST(lines_one_byte_feeds_real_limits) {
+  GString *file = g_string_new(NULL);
+  LinesResult whole, r;
+
+  /* Long multi-byte lines, CRLF, and enough to hit the byte cap. */
+  for (int i = 0; i < 60; i++) {
+    for (int j = 0; j < 2100 + i; j++)
+      g_string_append(file, j % 3 == 0 ? "\u20ac" : "b");
+    g_string_append(file, i % 2 ? "\r\n" : "\n");
+  }
+  for (int numbers = 0; numbers <= 1; numbers++) {
+    LinesOptions o = opts(2, 2000, numbers);
+
+    whole = run_pieces(file->str, file->len, &o, 0);
+    r = run_pieces(file->str, file->len, &o, 1);
+    assert_same(&whole, &r);
+    ck_assert(strstr(r.content, "100 KiB content limit") != NULL);
+    ck_assert_str_eq(r.eol, "mixed");
+    g_free(r.content);
+    g_free(whole.content);
+  }
+  g_string_free(file, TRUE);
+}
+END_TEST
+
+START_TEST(lines_clear_twice_and_null) {
+  Lines l;
+  LinesOptions o = opts(1, 1, true);
+
+  lines_init(&l, &o);
+  lines_feed(&l, "abc\n", 4);
+  lines_clear(&l);
+  lines_clear(&l);
+  lines_clear(NULL);
+}
+END_TEST
+
+static Suite *lines_suite(void) {
+  Suite *s = suite_create("lines");
+  TCase *tc = tcase_create("core");
+
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, lines_cat_n_format);
+  tcase_add_test(tc, lines_raw_without_numbers);
+  tcase_add_test(tc, lines_last_line_without_newline);
+  tcase_add_test(tc, lines_empty_stream);
+  tcase_add_test(tc, lines_only_newlines);
+  tcase_add_test(tc, lines_crlf_shown_as_lf);
+  tcase_add_test(tc, lines_lone_cr_stays);
+  tcase_add_test(tc, lines_offset_and_limit);
+  tcase_add_test(tc, lines_window_to_the_end);
+  tcase_add_test(tc, lines_offset_past_end);
+  tcase_add_test(tc, lines_wide_line_numbers);
+  tcase_add_test(tc, lines_long_ascii_line_cut);
+  tcase_add_test(tc, lines_long_multibyte_line_cut_at_code_points);
+  tcase_add_test(tc, lines_exactly_at_the_char_limit);
+  tcase_add_test(tc, lines_huge_line_counts_what_is_cut);
+  tcase_add_test(tc, lines_byte_cap);
+  tcase_add_test(tc, lines_first_line_shown_over_the_cap);
+  tcase_add_loop_test(tc, lines_any_split_same_result, 0, G_N_ELEMENTS(split_inputs));
+  tcase_add_test(tc, lines_one_byte_feeds_real_limits);
+  tcase_add_test(tc, lines_clear_twice_and_null);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(lines_suite());
+  int failed;
+
+  srunner_run_all(sr, CK_NORMAL);
+  failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,574 @@
+/* The text reader on real files: encodings, binary refusal, streaming, cancellation. */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include "daemon/text.h"
+#include "formatters/result.h"
+
+#define HEAD_SIZE ((size_t)64 * 1024)
+#define B(s) (s), (sizeof(s) - 1)
+
+static char *tmpdir;
+
+static void setup(void) {
+  GError *err = NULL;
+
+  tmpdir = g_dir_make_tmp("readerd-test-text-XXXXXX", &err);
+  ck_assert_msg(tmpdir != NULL, "g_dir_make_tmp: %s", err != NULL ? err->message : "?");
+}
+
+static void teardown(void) {
+  GDir *d = g_dir_open(tmpdir, 0, NULL);
+  const char *name;
+
+  while (d != NULL && (name = g_dir_read_name(d)) != NULL) {
+    g_autofree char *p = g_build_filename(tmpdir, name, NULL);
+    g_unlink(p);
+  }
+  if (d != NULL)
+    g_dir_close(d);
+  g_rmdir(tmpdir);
+  g_clear_pointer(&tmpdir, g_free);
+}
+
+/* Writes a file into the test folder; returns its path (g_free). */
+static char *put(const char *name, const void *data, size_t len) {
+  char *path = g_build_filename(tmpdir, name, NULL);
+  GError *err = NULL;
+
+  ck_assert_msg(g_file_set_contents(path, data, (gssize)len, &err), "write %s: %s", name,
+                err != NULL ? err->message : "?");
+  return path;
+}
+
+static TextOptions topts(int64_t offset, int64_t limit, bool numbers) {
+  TextOptions o = {.offset = offset, .limit = limit, .line_numbers = numbers, .cancelled = NULL};
+  return o;
+}
+
+/* Opens path and reads its head the way the reader does, then calls text_read. */
+static int read_path(const char *path, const TextOptions *o, FileResult *res) {
+  static uint8_t head[HEAD_SIZE];
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  size_t len = 0;
+  bool eof = false;
+  int r;
+
+  ck_assert_msg(fd >= 0, "open %s: %s", path, g_strerror(errno));
+  while (len < HEAD_SIZE) {
+    ssize_t n = read(fd, head + len, HEAD_SIZE - len);
+
+    ck_assert_int_ge(n, 0);
+    if (n == 0) {
+      eof = true;
+      break;
+    }
+    len += (size_t)n;
+  }
+  memset(res, 0, sizeof *res);
+  r = text_read(fd, head, len, eof, o, res);
+  close(fd);
+  if (res->content != NULL) {
+    ck_assert_uint_eq(strlen(res->content), res->content_len);
+    ck_assert(g_utf8_validate(res->content, (gssize)res->content_len, NULL));
+  }
+  return r;
+}
+
+/* Writes data to a file and reads it as raw text, whole. */
+static int read_data(const char *name, const void *data, size_t len, FileResult *res) {
+  g_autofree char *path = put(name, data, len);
+  TextOptions o = topts(1, 1000000, false);
+
+  return read_path(path, &o, res);
+}
+
+static void assert_text(const FileResult *res, const char *content, const char *encoding) {
+  ck_assert_msg(res->code == NULL, "failed: %s: %s", res->code, res->error);
+  ck_assert_int_eq(res->type, FILE_TYPE_TEXT);
+  ck_assert_str_eq(res->content, content);
+  ck_assert_str_eq(res->encoding, encoding);
+}
+
+static char *convert(const char *s, gssize len, const char *to, const char *from, gsize *ret_len) {
+  GError *err = NULL;
+  char *out = g_convert(s, len, to, from, NULL, ret_len, &err);
+
+  ck_assert_msg(out != NULL, "g_convert %s: %s", to, err != NULL ? err->message : "?");
+  return out;
+}
+
+START_TEST(text_utf8_numbered) {
+  g_autofree char *path = put("small.txt", B("hello\nworld\n"));
+  TextOptions o = topts(1, 2000, true);
+  FileResult res;
+
+  ck_assert_int_eq(read_path(path, &o, &res), 0);
+  assert_text(&res, "     1\thello\n     2\tworld\n", "utf-8");
+  ck_assert(!res.bom);
+  ck_assert_int_eq(res.lines, 2);
+  ck_assert_str_eq(res.eol, "lf");
+  ck_assert(!res.truncated);
+  ck_assert_int_eq(res.shown_first, 1);
+  ck_assert_int_eq(res.shown_last, 2);
+  file_result_clear(&res);
+}
+END_TEST
+
+START_TEST(text_empty_file) {
+  FileResult res;
+
+  ck_assert_int_eq(read_data("empty.txt", "", 0, &res), 0);
+  assert_text(&res, "", "utf-8");
+  ck_assert_int_eq(res.lines, 0);
+  ck_assert_ptr_null(res.eol);
+  ck_assert(!res.truncated);
+  file_result_clear(&res);
+}
+END_TEST
+
+START_TEST(text_crlf_and_no_final_newline) {
+  FileResult res;
+
+  ck_assert_int_eq(read_data("crlf.txt", B("first\r\nsecond\r\nthird"), &res), 0);
+  assert_text(&res, "first\nsecond\nthird\n", "utf-8");
+  ck_assert_int_eq(res.lines, 3);
+  ck_assert_str_eq(res.eol, "crlf");
+  file_result_clear(&res);
+}
+END_TEST
+
+START_TEST(text_utf8_bom_dropped) {
+  FileResult res;
+
+  ck_assert_int_eq(read_data("bom8.txt",
+                             B("\xEF\xBB\xBF"
+                               "bom line\nsecond\n"),
+                             &res),
+                   0);
+  assert_text(&res, "bom line\nsecond\n", "utf-8");
+  ck_assert(res.bom);
+  ck_assert_int_eq(res.lines, 2);
+  file_result_clear(&res);
+}
+END_TEST
+
+/* A BOM and text in a UTF-16 or UTF-32 flavour, read back as UTF-8. */
+static void check_wide(const char *bom, size_t bom_len, const char *charset, const char *name) {
+  static const char text[] = "h\u00e9llo\nw\u00f6rld \U0001F600\n";
+  gsize len;
+  g_autofree char *body = convert(text, -1, charset, "UTF-8", &len);
+  g_autofree char *data = g_malloc(bom_len + len);
+  FileResult res;
+
+  memcpy(data, bom, bom_len);
+  memcpy(data + bom_len, body, len);
+  ck_assert_int_eq(read_data(name, data, bom_len + len, &res), 0);
+  assert_text(&res, text, name);
+  ck_assert(!res.bom);
+  ck_assert_int_eq(res.lines, 2);
+  file_result_clear(&res);
+}
+
+START_TEST(text_utf16_and_utf32_with_bom) {
+  check_wide("\xFF\xFE", 2, "UTF-16LE", "utf-16le");
+  check_wide("\xFE\xFF", 2, "UTF-16BE", "utf-16be");
+  check_wide("\xFF\xFE\0\0", 4, "UTF-32LE", "utf-32le");
+  check_wide("\0\0\xFE\xFF", 4, "UTF-32BE", "utf-32be");
+}
+END_TEST
+
+START_TEST(text_utf16_nul_character_replaced) {
+  FileResult res;
+
+  /* "a", U+0000, "b", "\n" in UTF-16LE. */
+  ck_assert_int_eq(read_data("nul16.txt",
+                             B("\xFF\xFE"
+                               "a\0\0\0b\0\n\0"),
+                             &res),
+                   0);
+  assert_text(&res, "a\uFFFDb\n", "utf-16le");
+  file_result_clear(&res);
+}
+END_TEST
+
+/* UTF-16 over several chunks, with a surrogate pair cut by the end of the head: the line
+ * count and the window must match an independent conversion of the whole file. */
+START_TEST(text_utf16_streamed_across_chunks) {
+  GString *text = g_string_new(NULL);
+  gsize len;
+  g_autofree char *body = NULL, *data = NULL, *path = NULL, *want = NULL;
+  TextOptions o = topts(2, 3, false);
+  FileResult res;
+
+  /* BOM (2) + 32765 'a' (65530) + "\n" (2): the first emoji starts at byte 65534. */
+  for (int i = 0; i < 32765; i++)
+    g_string_append_c(text, 'a');
+  g_string_append_c(text, '\n');
+  for (int i = 0; i < 30000; i++)
+    g_string_append_printf(text, "\U0001F600%d\u00e9\n", i);
+  body = convert(text->str, (gssize)text->len, "UTF-16LE", "UTF-8", &len);
+  data = g_malloc(len + 2);
+  memcpy(data, "\xFF\xFE", 2);
+  memcpy(data + 2, body, len);
+  ck_assert(len + 2 > 3 * HEAD_SIZE);
+  path = put("big16.txt", data, len + 2);
+  ck_assert_int_eq(read_path(path, &o, &res), 0);
+  want = g_strdup_printf("\U0001F6000\u00e9\n\U0001F6001\u00e9\n\U0001F6002\u00e9\n"
+                         "\u2026 29997 more lines not shown; continue with offset=5\n");
+  assert_text(&res, want, "utf-16le");
+  ck_assert_int_eq(res.lines, 30001);
+  ck_assert(res.truncated);
+  file_result_clear(&res);
+
+  o = topts(30000, 10, false);
+  ck_assert_int_eq(read_path(path, &o, &res), 0);
+  assert_text(&res, "\U0001F60029998\u00e9\n\U0001F60029999\u00e9\n", "utf-16le");
+  file_result_clear(&res);
+  g_string_free(text, TRUE);
+}
+END_TEST
+
+START_TEST(text_latin1) {
+  FileResult res;
+
+  ck_assert_int_eq(read_data("latin1.txt", B("caf\xe9 cr\xe8me br\xfbl\xe9\x65\nna\xefve\n"), &res),
+                   0);
+  assert_text(&res, "caf\u00e9 cr\u00e8me br\u00fbl\u00e9\x65\nna\u00efve\n", "iso-8859-1");
+  ck_assert_int_eq(res.lines, 2);
+  file_result_clear(&res);
+}
+END_TEST
+
+START_TEST(text_windows1252_smart_quotes) {
+  FileResult res;
+
+  ck_assert_int_eq(
+      read_data("cp1252.txt",
+                B("He said \x93quoted\x94 and \x91single\x92 \x96 caf\xe9 costs \x80 5\x85\n"),
+                &res),
+      0);
+  assert_text(
+      &res,
+      "He said \u201cquoted\u201d and \u2018single\u2019 \u2013 caf\u00e9 costs \u20ac 5\u2026\n",
+      "windows-1252");
+  file_result_clear(&res);
+}
+END_TEST
+
+/* A UTF-8 file cut in the middle of its last character stays UTF-8; a short Latin-1 file
+ * whose last byte looks like the start of a UTF-8 character does not become UTF-8. */
+START_TEST(text_cut_last_character) {
+  FileResult res;
+
+  ck_assert_int_eq(read_data("cut8.txt", B("na\u00efve caf\xc3"), &res), 0);
+  assert_text(&res, "na\u00efve caf\uFFFD\n", "utf-8");
+  file_result_clear(&res);
+  ck_assert_int_eq(read_data("cafe1.txt", B("un caf\xe9"), &res), 0);
+  assert_text(&res, "un caf\u00e9\n", "iso-8859-1");
+  file_result_clear(&res);
+}
+END_TEST
+
+START_TEST(text_unknown_8bit_falls_back_to_latin1) {
+  FileResult res;
+
+  /* 0x81, 0x8D and 0x90 have no Windows-1252 meaning: the file is read as ISO-8859-1. */
+  ck_assert_int_eq(read_data("odd.txt", B("abc \x81\x8d\x90 def \xe9\n"), &res), 0);
+  assert_text(&res, "abc \xc2\x81\xc2\x8d\xc2\x90 def \u00e9\n", "iso-8859-1");
+  file_result_clear(&res);
+}
+END_TEST
+
+/* A byte Windows-1252 leaves undefined after the head does not fail the file. */
+START_TEST(text_windows1252_undefined_byte_later) {
+  GString *g = g_string_new(NULL);
+  FileResult res;
+
+  g_string_append(g, "\x93quoted\x94 caf\xe9\n");
+  while (g->len < 70000)
+    g_string_append(g, "filler line\n");
+  g_string_append(g, "odd \x81 byte \x80\n");
+  ck_assert_int_eq(read_data("late1252.txt", g->str, g->len, &res), 0);
+  ck_assert_msg(res.code == NULL, "%s", res.error);
+  ck_assert_str_eq(res.encoding, "windows-1252");
+  ck_assert(g_str_has_prefix(res.content, "\u201cquoted\u201d caf\u00e9\n"));
+  ck_assert(g_str_has_suffix(res.content, "\nodd \xc2\x81 byte \u20ac\n"));
+  file_result_clear(&res);
+  g_string_free(g, TRUE);
+}
+END_TEST
+
+START_TEST(text_conversion_failure_midway) {
+  FileResult res;
+
+  /* UTF-16LE: "ok\n", then a high surrogate followed by "a" instead of a low one. */
+  ck_assert_int_eq(read_data("bad16.txt",
+                             B("\xFF\xFEo\0k\0\n\0\x00\xD8"
+                               "a\0\n\0"),
+                             &res),
+                   -EILSEQ);
+  ck_assert_str_eq(res.code, CODE_CONVERSION_FAILED);
+  ck_assert_msg(strstr(res.error, "utf-16le") != NULL, "error: %s", res.error);
+  ck_assert_ptr_null(res.content);
+  file_result_clear(&res);
+}
+END_TEST
+
+START_TEST(text_binary_with_nul) {
+  uint8_t data[256 * 8];
+  FileResult res;
+
+  for (size_t i = 0; i < sizeof data; i++)
+    data[i] = (uint8_t)i;
+  ck_assert_int_lt(read_data("binary.dat", data, sizeof data, &res), 0);
+  ck_assert_str_eq(res.code, CODE_UNSUPPORTED_FORMAT);
+  ck_assert_msg(strstr(res.error, "binary") != NULL, "error: %s", res.error);
+  ck_assert_ptr_null(res.content);
+  file_result_clear(&res);
+}
+END_TEST
+
+START_TEST(text_elf_binary) {
+  g_autofree char *elf = NULL;
+  g_autofree char *path = NULL;
+  gsize len;
+  TextOptions o = topts(1, 2000, true);
+  FileResult res;
+
+  ck_assert(g_file_get_contents("/bin/true", &elf, &len, NULL));
+  path = put("tool", elf, len);
+  ck_assert_int_lt(read_path(path, &o, &res), 0);
+  ck_assert_str_eq(res.code, CODE_UNSUPPORTED_FORMAT);
+  ck_assert_msg(g_str_has_prefix(res.error, "binary file (application/x-"), "error: %s", res.error);
+  ck_assert_ptr_null(res.content);
+  file_result_clear(&res);
+}
+END_TEST
+
+START_TEST(text_nul_after_the_head) {
+  GString *g = g_string_new(NULL);
+  FileResult res;
+
+  while (g->len < 100 * 1024)
+    g_string_append(g, "plain text line\n");
+  g_string_append_len(g, "x\0y\n", 4);
+  ck_assert_int_lt(read_data("late-nul.txt", g->str, g->len, &res), 0);
+  ck_assert_str_eq(res.code, CODE_UNSUPPORTED_FORMAT);
+  ck_assert_ptr_null(res.content);
+  ck_assert_int_eq(res.lines, 0);
+  file_result_clear(&res);
+  g_string_free(g, TRUE);
+}
+END_TEST
+
+/* Bad bytes after a valid UTF-8 head become U+FFFD; a character cut by the end of the head
+ * or of a chunk is kept whole. */
+START_TEST(text_invalid_utf8_later_replaced) {
+  GString *g = g_string_new(NULL);
+  TextOptions o = topts(1, 1000000, false);
+  g_autofree char *path = NULL;
+  FileResult res;
+  const char *tail;
+
+  for (int i = 0; i < 65535; i++)
+    g_string_append_c(g, i % 64 == 63 ? '\n' : 'a');
+  g_string_append(g, "\u00e9\u20ac\n");                       /* é straddles byte 65536 */
+  g_string_append(g, "bad \xff \xe2\x82 \xed\xa0\x80 end\n"); /* invalid, cut, surrogate */
+  while (g->len < 131069)
+    g_string_append_c(g, 'b');
+  g_string_append(g, "\n\U0001F600\nlast\n"); /* the emoji straddles the next chunk */
+  path = put("mixed.txt", g->str, g->len);
+  ck_assert_int_eq(read_path(path, &o, &res), 0);
+  ck_assert_msg(res.code == NULL, "%s", res.error);
+  ck_assert_str_eq(res.encoding, "utf-8");
+  ck_assert(strstr(res.content, "\u00e9\u20ac\n") != NULL);
+  ck_assert(strstr(res.content, "\nbad \uFFFD \uFFFD \uFFFD\uFFFD\uFFFD end\n") != NULL);
+  tail = strstr(res.content, "\n\U0001F600\nlast\n");
+  ck_assert_ptr_nonnull(tail);
+  file_result_clear(&res);
+  g_string_free(g, TRUE);
+}
+END_TEST
+
+/* 53 MB, 1,000,000 lines: every line is counted, only the window is kept. */
+START_TEST(text_fifty_megabytes_streamed) {
+  g_autofree char *path = g_build_filename(tmpdir, "big.txt", NULL);
+  FILE *f = fopen(path, "w");
+  struct rusage before, after;
+  TextOptions o = topts(1, 2000, true);
+  FileResult res;
+
+  ck_assert_ptr_nonnull(f);
+  for (int i = 1; i <= 1000000; i++)
+    fprintf(f, "%07d the quick brown fox jumps over the lazy dog.\n", i); /* 53 bytes */
+  ck_assert_int_eq(fclose(f), 0);
+
+  getrusage(RUSAGE_SELF, &before);
+  ck_assert_int_eq(read_path(path, &o, &res), 0);
+  getrusage(RUSAGE_SELF, &after);
+  ck_assert_msg(res.code == NULL, "%s", res.error);
+  ck_assert_int_eq(res.lines, 1000000);
+  ck_assert_uint_le(res.content_len, TEXT_MAX_CONTENT);
+  ck_assert(res.truncated);
+  ck_assert_int_eq(res.shown_first, 1);
+  ck_assert(g_str_has_prefix(res.content, "     1\t0000001 the quick"));
+  ck_assert(strstr(res.content, "more lines not shown") != NULL);
+  /* Peak memory grew by far less than the file's size. */
+  ck_assert_int_lt(after.ru_maxrss - before.ru_maxrss, 16 * 1024);
+  file_result_clear(&res);
+
+  o = topts(999999, 5, true);
+  ck_assert_int_eq(read_path(path, &o, &res), 0);
+  ck_assert_str_eq(res.content, "999999\t0999999 the quick brown fox jumps over the lazy dog.\n"
+                                "1000000\t1000000 the quick brown fox jumps over the lazy dog.\n");
+  ck_assert_int_eq(res.shown_first, 999999);
+  ck_assert_int_eq(res.shown_last, 1000000);
+  file_result_clear(&res);
+}
+END_TEST
+
+START_TEST(text_cancelled_between_chunks) {
+  GString *g = g_string_new(NULL);
+  g_autofree char *path = NULL;
+  atomic_bool cancelled = true;
+  TextOptions o = topts(1, 2000, true);
+  FileResult res;
+
+  while (g->len < 3 * HEAD_SIZE)
+    g_string_append(g, "some line\n");
+  path = put("cancel.txt", g->str, g->len);
+  o.cancelled = &cancelled;
+  ck_assert_int_eq(read_path(path, &o, &res), -ECANCELED);
+  ck_assert_str_eq(res.code, CODE_CANCELLED);
+  ck_assert_ptr_null(res.content);
+  file_result_clear(&res);
+  g_string_free(g, TRUE);
+}
+END_TEST
+
+/* Go's sources as shipped: the line count and the shown lines against the file itself. */
+START_TEST(text_real_go_sources) {
+  static const char *const names[] = {"fmt/print.go", "fmt/format.go", "strings/strings.go",
+                                      "unicode/tables.go", "go/build/build.go"};
+  int checked = 0;
+
+  for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+    g_autofree char *path = g_build_filename("/usr/share/go-1.19/src", names[i], NULL);
+    g_autofree char *data = NULL;
+    g_auto(GStrv) want = NULL;
+    gsize len;
+    int64_t nl = 0;
+    TextOptions o = topts(1, 2000, true);
+    FileResult res;
+    const char *p;
+
+    if (!g_file_get_contents(path, &data, &len, NULL))
+      continue;
+    for (gsize k = 0; k < len; k++)
+      nl += data[k] == '\n';
+    nl += len > 0 && data[len - 1] != '\n';
+    ck_assert_int_eq(read_path(path, &o, &res), 0);
+    ck_assert_int_eq(res.lines, nl);
+    ck_assert_str_eq(res.encoding, "utf-8");
+    ck_assert_uint_le(res.content_len, TEXT_MAX_CONTENT);
+    /* The first shown lines are the file's, in cat -n form. */
+    want = g_strsplit(data, "\n", 21);
+    p = res.content;
+    for (int k = 0; k < 20 && want[k + 1] != NULL; k++) {
+      g_autofree char *line = g_strdup_printf("%6d\t%s\n", k + 1, want[k]);
+
+      ck_assert_msg(strncmp(p, line, strlen(line)) == 0, "%s line %d", names[i], k + 1);
+      p += strlen(line);
+    }
+    ck_assert_int_eq(res.truncated, nl > res.shown_last);
+    file_result_clear(&res);
+    checked++;
+  }
+  if (checked == 0) {
+    fprintf(stderr, "SKIP text_real_go_sources: /usr/share/go-1.19/src not found\n");
+    return;
+  }
+}
+END_TEST
+
+/* Vim's tutor ships in Latin-1 beside its UTF-8 translation: decoding one must give the other. */
+START_TEST(text_real_latin1_file) {
+  static const char *const langs[] = {"de", "fr", "es", "nl"};
+  int checked = 0;
+
+  for (size_t i = 0; i < G_N_ELEMENTS(langs); i++) {
+    g_autofree char *latin = g_strdup_printf("/usr/share/vim/vim90/tutor/tutor.%s", langs[i]);
+    g_autofree char *utf8 = g_strconcat(latin, ".utf-8", NULL);
+    g_autofree char *raw = NULL, *want = NULL;
+    gsize raw_len, want_len;
+    TextOptions o = topts(1, 100000, false);
+    FileResult res;
+
+    if (!g_file_get_contents(latin, &raw, &raw_len, NULL) ||
+        !g_file_get_contents(utf8, &want, &want_len, NULL) ||
+        g_utf8_validate(raw, (gssize)raw_len, NULL) || want_len > TEXT_MAX_CONTENT - 1024)
+      continue;
+    ck_assert_int_eq(read_path(latin, &o, &res), 0);
+    ck_assert_msg(res.code == NULL, "%s: %s", latin, res.error);
+    ck_assert_msg(strcmp(res.encoding, "iso-8859-1") == 0 ||
+                      strcmp(res.encoding, "windows-1252") == 0,
+                  "%s: encoding %s", latin, res.encoding);
+    ck_assert_msg(res.content_len == want_len && memcmp(res.content, want, want_len) == 0,
+                  "%s decodes differently from %s", latin, utf8);
+    file_result_clear(&res);
+    checked++;
+  }
+  if (checked == 0)
+    fprintf(stderr, "SKIP text_real_latin1_file: no Latin-1 vim tutor with a UTF-8 twin found\n");
+}
+END_TEST
+
+static Suite *text_suite(void) {
+  Suite *s = suite_create("text");
+  TCase *tc = tcase_create("core");
+
+  tcase_set_timeout(tc, 100);
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_test(tc, text_utf8_numbered);
+  tcase_add_test(tc, text_empty_file);
+  tcase_add_test(tc, text_crlf_and_no_final_newline);
+  tcase_add_test(tc, text_utf8_bom_dropped);
+  tcase_add_test(tc, text_utf16_and_utf32_with_bom);
+  tcase_add_test(tc, text_utf16_nul_character_replaced);
+  tcase_add_test(tc, text_utf16_streamed_across_chunks);
+  tcase_add_test(tc, text_latin1);
+  tcase_add_test(tc, text_windows1252_smart_quotes);
+  tcase_add_test(tc, text_cut_last_character);
+  tcase_add_test(tc, text_unknown_8bit_falls_back_to_latin1);
+  tcase_add_test(tc, text_windows1252_undefined_byte_later);
+  tcase_add_test(tc, text_conversion_failure_midway);
+  tcase_add_test(tc, text_binary_with_nul);
+  tcase_add_test(tc, text_elf_binary);
+  tcase_add_test(tc, text_nul_after_the_head);
+  tcase_add_test(tc, text_invalid_utf8_later_replaced);
+  tcase_add_test(tc, text_fifty_megabytes_streamed);
+  tcase_add_test(tc, text_cancelled_between_chunks);
+  tcase_add_test(tc, text_real_go_sources);
+  tcase_add_test(tc, text_real_latin1_file);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(text_suite());
+  int failed;
+
+  srunner_run_all(sr, CK_NORMAL);
+  failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
