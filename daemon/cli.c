@@ -1,2 +1,175 @@
-/* to be written */
-#include <stddef.h>
+#include "daemon/cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib.h>
+#include <uv.h>
+
+#include "daemon/request.h"
+#include "daemon/server.h"
+#include "ipc/read-params.h"
+
+static const char usage_text[] =
+    "Usage:\n"
+    "  readerd read [--json] [--offset N] [--limit N] [--no-line-numbers]\n"
+    "               [--max-dimension N] PATH...\n"
+    "      Read files once, without a daemon; print the <ReadResults> XML (or, with --json,\n"
+    "      the whole result object). Exit 0 when every file was read, 1 when any file has\n"
+    "      a per-file error, 2 on a usage error.\n"
+    "  readerd serve [--socket PATH]\n"
+    "      Serve line-delimited JSON-RPC on a Unix socket (mode 0600). The default socket is\n"
+    "      $XDG_RUNTIME_DIR/readerd.sock, else /tmp/readerd-UID/readerd.sock.\n"
+    "  readerd serve --stdio\n"
+    "      Serve one client on stdin/stdout.\n"
+    "  readerd --version | --help\n"
+    "\n"
+    "The protocol is described in docs/protocol.md.\n";
+
+void cli_usage(int to_stderr) {
+  fputs(usage_text, to_stderr ? stderr : stdout);
+}
+
+typedef struct {
+  int exit_status;
+  bool json;
+} CliRun;
+
+static void cli_done_cb(Request *req, int status) {
+  CliRun *run = request_get_data(req);
+  size_t len = 0;
+  char *out = request_take_output(req, &len);
+
+  if (out == NULL) {
+    fprintf(stderr, "readerd: formatting the result failed\n");
+    run->exit_status = 1;
+  } else {
+    fwrite(out, 1, len, stdout);
+    fputc('\n', stdout);
+    run->exit_status = request_failed_count(req) > 0 ? 1 : 0;
+  }
+  g_free(out);
+  request_free(req);
+}
+
+/* Parses a whole decimal number in [min, max]. Returns 0 or -EINVAL. */
+static int parse_number(const char *s, int64_t min, int64_t max, int64_t *ret) {
+  char *end;
+  long long v;
+
+  errno = 0;
+  v = strtoll(s, &end, 10);
+  if (errno != 0 || end == s || *end != '\0' || v < min || v > max)
+    return -EINVAL;
+  *ret = v;
+  return 0;
+}
+
+static int usage_error(const char *what, const char *arg) {
+  fprintf(stderr, "readerd read: %s%s%s\n", what, arg != NULL ? ": " : "", arg != NULL ? arg : "");
+  cli_usage(1);
+  return 2;
+}
+
+int cli_read(int argc, char **argv) {
+  static const struct option opts[] = {
+      {"json", no_argument, NULL, 'j'},         {"offset", required_argument, NULL, 'o'},
+      {"limit", required_argument, NULL, 'l'},  {"no-line-numbers", no_argument, NULL, 'n'},
+      {"max-dimension", required_argument, NULL, 'm'}, {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0},
+  };
+  ReadParams params;
+  CliRun run = {.exit_status = 1};
+  int64_t v;
+  int c;
+
+  read_params_init(&params);
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+    switch (c) {
+    case 'j':
+      run.json = true;
+      break;
+    case 'o':
+    case 'l':
+      if (parse_number(optarg, 1, INT64_MAX, &v) < 0)
+        return usage_error("--offset and --limit take a whole number >= 1", optarg);
+      *(c == 'o' ? &params.offset : &params.limit) = v;
+      break;
+    case 'n':
+      params.line_numbers = false;
+      break;
+    case 'm':
+      if (parse_number(optarg, READ_MIN_MAX_DIMENSION, READ_MAX_MAX_DIMENSION, &v) < 0)
+        return usage_error("--max-dimension takes a number of pixels from 16 to 8000", optarg);
+      params.max_dimension = (int)v;
+      break;
+    case 'h':
+      cli_usage(0);
+      return 0;
+    default:
+      cli_usage(1);
+      return 2;
+    }
+  }
+  if (optind >= argc)
+    return usage_error("no PATH given", NULL);
+  params.n_paths = (size_t)(argc - optind);
+  params.paths = g_new0(PathSpec, params.n_paths);
+  for (size_t i = 0; i < params.n_paths; i++)
+    params.paths[i].path = g_strdup(argv[optind + (int)i]);
+  request_start(uv_default_loop(), &params, NULL,
+                run.json ? REQUEST_OUTPUT_RESULT_JSON : REQUEST_OUTPUT_XML, cli_done_cb, &run);
+  uv_run(uv_default_loop(), UV_RUN_DEFAULT);
+  uv_loop_close(uv_default_loop());
+  fflush(stdout);
+  return run.exit_status;
+}
+
+int cli_serve(int argc, char **argv) {
+  static const struct option opts[] = {
+      {"socket", required_argument, NULL, 's'},
+      {"stdio", no_argument, NULL, 'i'},
+      {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0},
+  };
+  g_autofree char *path = NULL;
+  bool stdio = false;
+  int c, err = 0;
+
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+    switch (c) {
+    case 's':
+      g_free(path);
+      path = g_strdup(optarg);
+      break;
+    case 'i':
+      stdio = true;
+      break;
+    case 'h':
+      cli_usage(0);
+      return 0;
+    default:
+      cli_usage(1);
+      return 2;
+    }
+  }
+  if (optind < argc || (stdio && path != NULL)) {
+    fprintf(stderr, "readerd serve: give either --socket PATH or --stdio\n");
+    return 2;
+  }
+  if (stdio)
+    return server_run_stdio();
+  if (path == NULL) {
+    path = server_default_socket_path(&err);
+    if (path == NULL) {
+      fprintf(stderr, "readerd serve: no usable default socket folder: %s\n", g_strerror(-err));
+      return 1;
+    }
+  }
+  return server_run_socket(path);
+}

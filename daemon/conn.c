@@ -1,2 +1,515 @@
-/* to be written */
-#include <stddef.h>
+#include "daemon/conn.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+#include "daemon/log.h"
+#include "daemon/macro.h"
+#include "daemon/request.h"
+#include "ipc/frame.h"
+#include "ipc/jsonrpc.h"
+#include "ipc/read-params.h"
+
+#define CONN_READ_BUF ((size_t)64 * 1024)
+#define CONN_MAX_CALLS 256                        /* requests in flight before reading pauses */
+#define CONN_MAX_QUEUED ((size_t)64 * 1024 * 1024) /* unsent output before reading pauses */
+
+typedef union {
+  uv_handle_t handle;
+  uv_stream_t stream;
+  uv_pipe_t pipe;
+  uv_tty_t tty;
+} StreamHandle;
+
+/* A request of this connection being served. */
+typedef struct {
+  Conn *conn;    /* NULL once the connection closed: the request is then only freed */
+  JsonNode *id;
+  char *key;
+  Request *req;
+} Call;
+
+typedef struct {
+  uv_write_t req;
+  Conn *conn;
+  uv_buf_t bufs[1];
+} WriteReq;
+
+struct Conn {
+  uv_loop_t *loop;
+  StreamHandle in;
+  StreamHandle out;   /* stdio mode only; otherwise `in` is used both ways */
+  uv_stream_t *out_stream;
+  bool stdio;
+  int handles_open;
+
+  Framer *framer;
+  char *root;
+  GPtrArray *calls;   /* Call*, in flight */
+  size_t writes;      /* uv_write requests not yet completed */
+
+  bool reading;
+  bool eof;
+  bool closing;
+  bool shutdown_received;
+  bool exit_received;
+
+  ConnClosedCb closed_cb;
+  void *data;
+  char rbuf[CONN_READ_BUF];
+};
+
+static void conn_finish(Conn *c);
+static void maybe_resume(Conn *c);
+static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf);
+
+static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
+  Conn *c = h->data;
+
+  buf->base = c->rbuf;
+  buf->len = sizeof(c->rbuf);
+}
+
+static void conn_free(Conn *c) {
+  if (c->closed_cb != NULL)
+    c->closed_cb(c, c->data);
+  framer_free(c->framer);
+  g_ptr_array_free(c->calls, TRUE);
+  g_free(c->root);
+  g_free(c);
+}
+
+static void close_cb(uv_handle_t *h) {
+  Conn *c = h->data;
+
+  if (--c->handles_open == 0)
+    conn_free(c);
+}
+
+static void write_cb(uv_write_t *w, int status) {
+  WriteReq *wr = container_of(w, WriteReq, req);
+  Conn *c = wr->conn;
+
+  g_free(wr->bufs[0].base);
+  g_free(wr);
+  c->writes--;
+  if (status < 0 && status != UV_ECANCELED && !c->closing) {
+    log_debug("write failed: %s", uv_strerror(status));
+    conn_close(c);
+    return;
+  }
+  if (c->closing)
+    return;
+  if (c->exit_received || c->eof)
+    conn_finish(c);
+  else
+    maybe_resume(c);
+}
+
+/* Queues one response line; takes ownership of buf, even on failure. */
+static void conn_write(Conn *c, char *buf, size_t len) {
+  WriteReq *wr;
+  int r;
+
+  if (c->closing) {
+    g_free(buf);
+    return;
+  }
+  wr = g_new0(WriteReq, 1);
+  wr->conn = c;
+  wr->bufs[0] = uv_buf_init(buf, (unsigned int)len);
+  r = uv_write(&wr->req, c->out_stream, wr->bufs, 1, write_cb);
+  if (r < 0) {
+    log_debug("write failed: %s", uv_strerror(r));
+    g_free(buf);
+    g_free(wr);
+    conn_close(c);
+    return;
+  }
+  c->writes++;
+}
+
+static void send_error(Conn *c, JsonNode *id, int code, const char *message) {
+  size_t len;
+  char *line = jsonrpc_format_error(id, code, message, &len);
+
+  conn_write(c, line, len);
+}
+
+static void send_result(Conn *c, JsonNode *id, const char *result, size_t result_len) {
+  size_t len;
+  char *line = jsonrpc_format_result(id, result, result_len, &len);
+
+  conn_write(c, line, len);
+}
+
+static void call_free(Call *call) {
+  if (call->id != NULL)
+    json_node_unref(call->id);
+  g_free(call->key);
+  g_free(call);
+}
+
+static void call_done_cb(Request *req, int status) {
+  Call *call = request_get_data(req);
+  Conn *c = call->conn;
+
+  if (c != NULL) {
+    g_ptr_array_remove_fast(c->calls, call);
+    if (status == 0) {
+      size_t len;
+      char *out = request_take_output(req, &len);
+
+      send_result(c, call->id, out, len);
+      g_free(out);
+    } else {
+      send_error(c, call->id, JSONRPC_REQUEST_CANCELLED, "request cancelled");
+    }
+  }
+  request_free(req);
+  call_free(call);
+  if (c != NULL && !c->closing) {
+    if (c->eof || c->exit_received)
+      conn_finish(c);
+    else
+      maybe_resume(c);
+  }
+}
+
+static char *initialize_result(void) {
+  g_autoptr(JsonBuilder) b = json_builder_new();
+  g_autoptr(JsonGenerator) gen = json_generator_new();
+  g_autoptr(JsonNode) root = NULL;
+
+  json_builder_begin_object(b);
+  json_builder_set_member_name(b, "serverInfo");
+  json_builder_begin_object(b);
+  json_builder_set_member_name(b, "name");
+  json_builder_add_string_value(b, "readerd");
+  json_builder_set_member_name(b, "version");
+  json_builder_add_string_value(b, READERD_VERSION);
+  json_builder_end_object(b);
+  json_builder_set_member_name(b, "capabilities");
+  json_builder_begin_object(b);
+  json_builder_set_member_name(b, "read");
+  json_builder_begin_object(b);
+  json_builder_set_member_name(b, "types");
+  json_builder_begin_array(b);
+  json_builder_add_string_value(b, "text");
+  json_builder_add_string_value(b, "image");
+  json_builder_end_array(b);
+  json_builder_set_member_name(b, "maxPaths");
+  json_builder_add_int_value(b, READ_MAX_PATHS);
+  json_builder_set_member_name(b, "defaultLimit");
+  json_builder_add_int_value(b, READ_DEFAULT_LIMIT);
+  json_builder_end_object(b);
+  json_builder_set_member_name(b, "cancelRequest");
+  json_builder_add_boolean_value(b, TRUE);
+  json_builder_end_object(b);
+  json_builder_end_object(b);
+  root = json_builder_get_root(b);
+  json_generator_set_root(gen, root);
+  return json_generator_to_data(gen, NULL);
+}
+
+static void handle_initialize(Conn *c, const JsonrpcMessage *msg) {
+  g_autofree char *result = NULL;
+
+  if (msg->params != NULL && JSON_NODE_HOLDS_OBJECT(msg->params)) {
+    JsonObject *o = json_node_get_object(msg->params);
+    JsonNode *root = json_object_get_member(o, "rootPath");
+
+    if (root != NULL && !JSON_NODE_HOLDS_NULL(root)) {
+      if (json_node_get_value_type(root) != G_TYPE_STRING) {
+        send_error(c, msg->id, JSONRPC_INVALID_PARAMS, "rootPath must be a string");
+        return;
+      }
+      g_free(c->root);
+      c->root = g_strdup(json_node_get_string(root));
+    }
+  }
+  result = initialize_result();
+  send_result(c, msg->id, result, strlen(result));
+}
+
+static void handle_read(Conn *c, const JsonrpcMessage *msg) {
+  ReadParams params;
+  g_autofree char *err = NULL;
+  Call *call;
+
+  read_params_init(&params);
+  if (read_params_parse(msg->params, &params, &err) < 0) {
+    send_error(c, msg->id, JSONRPC_INVALID_PARAMS, err);
+    return;
+  }
+  call = g_new0(Call, 1);
+  call->conn = c;
+  call->id = json_node_copy(msg->id);
+  call->key = jsonrpc_id_key(msg->id);
+  g_ptr_array_add(c->calls, call);
+  call->req = request_start(c->loop, &params, c->root, REQUEST_OUTPUT_RESULT_JSON, call_done_cb, call);
+}
+
+static void handle_cancel(Conn *c, const JsonrpcMessage *msg) {
+  JsonNode *id;
+  g_autofree char *key = NULL;
+
+  if (msg->params == NULL || !JSON_NODE_HOLDS_OBJECT(msg->params))
+    return;
+  id = json_object_get_member(json_node_get_object(msg->params), "id");
+  key = id != NULL ? jsonrpc_id_key(id) : NULL;
+  if (key == NULL)
+    return;
+  for (size_t i = 0; i < c->calls->len; i++) {
+    Call *call = g_ptr_array_index(c->calls, i);
+
+    if (strcmp(call->key, key) == 0)
+      request_cancel(call->req);
+  }
+}
+
+static void handle_request(Conn *c, const JsonrpcMessage *msg) {
+  const char *m = msg->method;
+
+  if (strcmp(m, "initialize") == 0) {
+    handle_initialize(c, msg);
+  } else if (strcmp(m, "read") == 0) {
+    if (c->shutdown_received)
+      send_error(c, msg->id, JSONRPC_INVALID_REQUEST, "the client asked for shutdown");
+    else
+      handle_read(c, msg);
+  } else if (strcmp(m, "shutdown") == 0) {
+    c->shutdown_received = true;
+    send_result(c, msg->id, "null", 4);
+  } else if (strcmp(m, "$/cancelRequest") == 0) {
+    handle_cancel(c, msg);
+    send_result(c, msg->id, "null", 4);
+  } else {
+    g_autofree char *text = g_strdup_printf("unknown method: %s", m);
+
+    send_error(c, msg->id, JSONRPC_METHOD_NOT_FOUND, text);
+  }
+}
+
+static void handle_notification(Conn *c, const JsonrpcMessage *msg) {
+  if (strcmp(msg->method, "$/cancelRequest") == 0) {
+    handle_cancel(c, msg);
+  } else if (strcmp(msg->method, "exit") == 0) {
+    c->exit_received = true;
+    conn_finish(c);
+  }
+  /* Other notifications are never answered. */
+}
+
+static void handle_line(Conn *c, const char *line, size_t len) {
+  JsonrpcMessage msg = {0};
+  JsonNode *id = NULL;
+  g_autofree char *err = NULL;
+  int r = jsonrpc_parse(line, len, &msg, &id, &err);
+
+  if (r < 0) {
+    send_error(c, id, r, err);
+    if (id != NULL)
+      json_node_unref(id);
+    return;
+  }
+  if (msg.kind == JSONRPC_KIND_REQUEST)
+    handle_request(c, &msg);
+  else if (msg.kind == JSONRPC_KIND_NOTIFICATION)
+    handle_notification(c, &msg);
+  jsonrpc_message_clear(&msg);
+}
+
+static void drain_lines(Conn *c) {
+  const char *line;
+  size_t len;
+  int r;
+
+  while (!c->closing && !c->exit_received && (r = framer_next(c->framer, &line, &len)) != 0) {
+    if (r == -E2BIG) {
+      send_error(c, NULL, JSONRPC_INVALID_REQUEST, "message line exceeds 16 MiB");
+      continue;
+    }
+    if (len > 0)
+      handle_line(c, line, len);
+  }
+}
+
+static bool overloaded(const Conn *c) {
+  return c->calls->len >= CONN_MAX_CALLS || c->out_stream->write_queue_size > CONN_MAX_QUEUED;
+}
+
+static void pause_reading(Conn *c) {
+  if (c->reading) {
+    uv_read_stop(&c->in.stream);
+    c->reading = false;
+  }
+}
+
+/* Reading resumes once the client has taken its answers and few requests are in flight. */
+static void maybe_resume(Conn *c) {
+  if (c->reading || c->closing || c->eof || c->exit_received || overloaded(c))
+    return;
+  if (uv_read_start(&c->in.stream, alloc_cb, read_cb) == 0)
+    c->reading = true;
+}
+
+static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
+  Conn *c = s->data;
+
+  if (nread > 0) {
+    framer_feed(c->framer, buf->base, (size_t)nread);
+    drain_lines(c);
+    if (!c->closing && overloaded(c))
+      pause_reading(c);
+    return;
+  }
+  if (nread == 0)
+    return;
+  if (nread != UV_EOF)
+    log_debug("read failed: %s", uv_strerror((int)nread));
+  pause_reading(c);
+  if (c->stdio && nread == UV_EOF) {
+    /* A client that closes stdin still gets the answers to what it asked. */
+    c->eof = true;
+    conn_finish(c);
+  } else {
+    conn_close(c);
+  }
+}
+
+/* Closes once nothing is left to answer or to write. */
+static void conn_finish(Conn *c) {
+  pause_reading(c);
+  if (c->closing)
+    return;
+  if (c->exit_received) {
+    /* After exit, nothing more is answered; requests still running are cancelled. */
+    for (size_t i = 0; i < c->calls->len; i++)
+      request_cancel(((Call *)g_ptr_array_index(c->calls, i))->req);
+  }
+  if (c->calls->len == 0 && c->writes == 0)
+    conn_close(c);
+}
+
+void conn_close(Conn *c) {
+  if (c->closing)
+    return;
+  c->closing = true;
+  pause_reading(c);
+  /* Requests in flight go on on the pool; detach them so they free themselves. */
+  for (size_t i = 0; i < c->calls->len; i++) {
+    Call *call = g_ptr_array_index(c->calls, i);
+
+    call->conn = NULL;
+    request_cancel(call->req);
+  }
+  g_ptr_array_set_size(c->calls, 0);
+  uv_close(&c->in.handle, close_cb);
+  if (c->stdio)
+    uv_close(&c->out.handle, close_cb);
+}
+
+int conn_exit_status(const Conn *c) {
+  /* As in LSP: exit without shutdown first is a failure; end of input is not. */
+  if (c->exit_received)
+    return c->shutdown_received ? 0 : 1;
+  return 0;
+}
+
+static Conn *conn_new(uv_loop_t *loop, ConnClosedCb closed_cb, void *data) {
+  Conn *c = g_new0(Conn, 1);
+
+  c->loop = loop;
+  c->framer = framer_new(FRAME_MAX_LINE);
+  c->calls = g_ptr_array_new();
+  c->closed_cb = closed_cb;
+  c->data = data;
+  c->in.handle.data = c;
+  c->out.handle.data = c;
+  c->out_stream = &c->in.stream;
+  return c;
+}
+
+static int conn_start(Conn *c) {
+  int r = uv_read_start(&c->in.stream, alloc_cb, read_cb);
+
+  if (r == 0)
+    c->reading = true;
+  return r;
+}
+
+Conn *conn_accept(uv_loop_t *loop, uv_stream_t *server, ConnClosedCb closed_cb, void *data,
+                  int *ret_err) {
+  Conn *c = conn_new(loop, closed_cb, data);
+  int r;
+
+  uv_pipe_init(loop, &c->in.pipe, 0);
+  c->in.handle.data = c;
+  c->handles_open = 1;
+  r = uv_accept(server, &c->in.stream);
+  if (r == 0)
+    r = conn_start(c);
+  if (r < 0) {
+    c->closed_cb = NULL;
+    conn_close(c);
+    *ret_err = r;
+    return NULL;
+  }
+  return c;
+}
+
+/* Opens fd as a libuv stream: a pipe or socket, or a terminal. *ret_inited tells whether the
+ * handle was initialized (and so must be closed), even when opening failed. */
+static int open_stream(uv_loop_t *loop, StreamHandle *h, int fd, bool readable, bool *ret_inited) {
+  int r;
+
+  *ret_inited = false;
+  switch (uv_guess_handle(fd)) {
+  case UV_NAMED_PIPE:
+    uv_pipe_init(loop, &h->pipe, 0);
+    *ret_inited = true;
+    return uv_pipe_open(&h->pipe, fd);
+  case UV_TTY:
+    r = uv_tty_init(loop, &h->tty, fd, readable);
+    *ret_inited = r == 0;
+    return r;
+  default:
+    return UV_EINVAL;
+  }
+}
+
+Conn *conn_open_stdio(uv_loop_t *loop, int in_fd, int out_fd, ConnClosedCb closed_cb, void *data,
+                      int *ret_err) {
+  Conn *c = conn_new(loop, closed_cb, data);
+  bool in_inited = false, out_inited = false;
+  int r;
+
+  c->stdio = true;
+  r = open_stream(loop, &c->in, in_fd, true, &in_inited);
+  if (r == 0)
+    r = open_stream(loop, &c->out, out_fd, false, &out_inited);
+  c->handles_open = (int)in_inited + (int)out_inited;
+  c->in.handle.data = c;
+  c->out.handle.data = c;
+  c->out_stream = &c->out.stream;
+  if (r == 0)
+    r = conn_start(c);
+  if (r == 0)
+    return c;
+  *ret_err = r;
+  c->closed_cb = NULL;
+  c->closing = true;
+  if (c->handles_open == 0) {
+    conn_free(c);
+    return NULL;
+  }
+  if (in_inited)
+    uv_close(&c->in.handle, close_cb);
+  if (out_inited)
+    uv_close(&c->out.handle, close_cb);
+  return NULL;
+}

@@ -1,1 +1,43 @@
-int main(void) { return 0; }
+/* readerd: reads many files at once for coding agents and editor extensions. */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <libxml/parser.h>
+
+#include "daemon/cli.h"
+#include "daemon/detect.h"
+#include "daemon/log.h"
+
+int main(int argc, char **argv) {
+  int r;
+
+  if (argc < 2) {
+    cli_usage(1);
+    return 2;
+  }
+  if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+    printf("readerd %s\n", READERD_VERSION);
+    return 0;
+  }
+  if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+    cli_usage(0);
+    return 0;
+  }
+  /* A client that goes away must not kill the daemon: writes then fail with EPIPE. */
+  signal(SIGPIPE, SIG_IGN);
+  log_init_from_env();
+  /* libxml2 initializes global state lazily; do it before worker threads format XML. */
+  xmlInitParser();
+  if (strcmp(argv[1], "read") == 0) {
+    r = cli_read(argc - 1, argv + 1);
+  } else if (strcmp(argv[1], "serve") == 0) {
+    r = cli_serve(argc - 1, argv + 1);
+  } else {
+    fprintf(stderr, "readerd: unknown command '%s'\n", argv[1]);
+    cli_usage(1);
+    r = 2;
+  }
+  xmlCleanupParser();
+  return r;
+}

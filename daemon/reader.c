@@ -1,1 +1,165 @@
 #include "daemon/reader.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <glib.h>
+
+#include "daemon/detect.h"
+#include "daemon/image.h"
+#include "daemon/text.h"
+
+#define HEAD_SIZE ((size_t)64 * 1024)
+
+/* One head buffer per worker thread: a file is read by one thread from start to end. */
+static __thread uint8_t head_buf[HEAD_SIZE];
+
+static void fail_errno(FileResult *res, int err, const char *what) {
+  switch (err) {
+  case ENOENT:
+  case ENOTDIR:
+    file_result_fail(res, CODE_FILE_NOT_FOUND, "no such file");
+    break;
+  case ELOOP:
+    file_result_fail(res, CODE_FILE_NOT_FOUND, "too many levels of symbolic links");
+    break;
+  case ENAMETOOLONG:
+    file_result_fail(res, CODE_FILE_NOT_FOUND, "file name too long");
+    break;
+  case EACCES:
+  case EPERM:
+    file_result_fail(res, CODE_ACCESS_DENIED, "permission denied");
+    break;
+  default:
+    file_result_fail(res, CODE_READ_ERROR, "%s failed: %s", what, g_strerror(err));
+    break;
+  }
+}
+
+static const char *file_kind_name(mode_t mode) {
+  if (S_ISFIFO(mode))
+    return "a FIFO";
+  if (S_ISSOCK(mode))
+    return "a socket";
+  if (S_ISCHR(mode))
+    return "a character device";
+  if (S_ISBLK(mode))
+    return "a block device";
+  return "not a regular file";
+}
+
+/* Refuses what is not a regular file, from its mode. Returns true when it may be read. */
+static bool check_mode(FileResult *res, const struct stat *st) {
+  if (S_ISDIR(st->st_mode)) {
+    file_result_fail(res, CODE_IS_DIRECTORY, "is a directory");
+    return false;
+  }
+  if (!S_ISREG(st->st_mode)) {
+    file_result_fail(res, CODE_NOT_REGULAR_FILE, "%s, not a regular file", file_kind_name(st->st_mode));
+    return false;
+  }
+  return true;
+}
+
+static char *resolve(const ReadParams *params, const char *path, const char *root) {
+  const char *base = params->cwd != NULL ? params->cwd : root;
+
+  if (g_path_is_absolute(path) || base == NULL)
+    return g_strdup(path);
+  return g_build_filename(base, path, NULL);
+}
+
+/* Reads up to HEAD_SIZE bytes. Returns the count, or a negative errno. */
+static ssize_t read_head(int fd, bool *ret_eof) {
+  size_t len = 0;
+
+  while (len < HEAD_SIZE) {
+    ssize_t n = read(fd, head_buf + len, HEAD_SIZE - len);
+
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return -errno;
+    if (n == 0) {
+      *ret_eof = true;
+      return (ssize_t)len;
+    }
+    len += (size_t)n;
+  }
+  *ret_eof = false;
+  return (ssize_t)len;
+}
+
+static void read_open_file(const ReadParams *params, const PathSpec *spec, int fd,
+                           const struct stat *st, const atomic_bool *cancelled, FileResult *res) {
+  bool eof = false;
+  ssize_t n = read_head(fd, &eof);
+  DetectKind kind;
+
+  if (n < 0) {
+    fail_errno(res, (int)-n, "read");
+    return;
+  }
+  kind = detect_magic(head_buf, (size_t)n);
+  if (kind == DETECT_UNKNOWN) {
+    TextOptions topt = {
+        .offset = spec->offset > 0 ? spec->offset : params->offset,
+        .limit = spec->limit > 0 ? spec->limit : params->limit,
+        .line_numbers = params->line_numbers,
+        .cancelled = cancelled,
+    };
+    text_read(fd, head_buf, (size_t)n, eof, &topt, res);
+  } else if (kind == DETECT_PDF) {
+    res->type = FILE_TYPE_PDF;
+    file_result_fail(res, CODE_UNSUPPORTED_FORMAT, "PDF files are not supported yet");
+  } else {
+    ImageOptions iopt = {.max_dimension = params->max_dimension};
+
+    image_read(fd, st, kind, head_buf, (size_t)n, &iopt, res);
+  }
+}
+
+void reader_read(const ReadParams *params, size_t i, const char *root,
+                 const atomic_bool *cancelled, FileResult *res) {
+  const PathSpec *spec = &params->paths[i];
+  g_autofree char *full = NULL;
+  struct stat st;
+  int fd = -1;
+
+  res->path = g_strdup(spec->path);
+  res->bytes = -1;
+  res->modified_ms = -1;
+  if (cancelled != NULL && atomic_load(cancelled)) {
+    file_result_fail(res, CODE_CANCELLED, "request cancelled");
+    return;
+  }
+  full = resolve(params, spec->path, root);
+  /* stat before open: a FIFO or a device is refused without ever being opened. */
+  if (stat(full, &st) < 0) {
+    fail_errno(res, errno, "stat");
+    return;
+  }
+  if (!check_mode(res, &st))
+    return;
+  fd = open(full, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) {
+    fail_errno(res, errno, "open");
+    return;
+  }
+  /* The path may have been swapped between stat and open: trust only the descriptor. */
+  if (fstat(fd, &st) < 0) {
+    fail_errno(res, errno, "fstat");
+    goto finish;
+  }
+  if (!check_mode(res, &st))
+    goto finish;
+  res->bytes = (int64_t)st.st_size;
+  res->modified_ms = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
+  read_open_file(params, spec, fd, &st, cancelled, res);
+
+finish:
+  close(fd);
+}

@@ -1,2 +1,214 @@
-/* to be written */
-#include <stddef.h>
+#include "daemon/server.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <glib.h>
+#include <uv.h>
+
+#include "daemon/conn.h"
+#include "daemon/log.h"
+
+typedef struct {
+  uv_loop_t *loop;
+  uv_pipe_t listener;
+  uv_signal_t sigint;
+  uv_signal_t sigterm;
+  GPtrArray *conns;   /* Conn*, open */
+  Conn *stdio_conn;
+  char *path;         /* socket file to remove at the end, or NULL */
+  bool stopping;
+  int exit_status;
+} Server;
+
+static void handle_close_noop(uv_handle_t *h) {
+}
+
+static void stop(Server *s) {
+  if (s->stopping)
+    return;
+  s->stopping = true;
+  if (s->path != NULL) {
+    uv_close((uv_handle_t *)&s->listener, handle_close_noop);
+    unlink(s->path);
+  }
+  uv_close((uv_handle_t *)&s->sigint, handle_close_noop);
+  uv_close((uv_handle_t *)&s->sigterm, handle_close_noop);
+  /* conn_close re-enters conn_closed_cb later, never now: iterate over a copy anyway. */
+  for (guint i = s->conns->len; i > 0; i--)
+    conn_close(g_ptr_array_index(s->conns, i - 1));
+}
+
+static void signal_cb(uv_signal_t *h, int signum) {
+  Server *s = h->data;
+
+  log_info("%s: shutting down", strsignal(signum));
+  stop(s);
+}
+
+static void conn_closed_cb(Conn *c, void *data) {
+  Server *s = data;
+
+  g_ptr_array_remove_fast(s->conns, c);
+  if (c == s->stdio_conn) {
+    s->exit_status = conn_exit_status(c);
+    s->stdio_conn = NULL;
+    stop(s);
+  }
+}
+
+static void connection_cb(uv_stream_t *listener, int status) {
+  Server *s = listener->data;
+  Conn *c;
+  int err = 0;
+
+  if (status < 0) {
+    log_warning("accept: %s", uv_strerror(status));
+    return;
+  }
+  c = conn_accept(s->loop, listener, conn_closed_cb, s, &err);
+  if (c == NULL) {
+    log_warning("accept: %s", uv_strerror(err));
+    return;
+  }
+  g_ptr_array_add(s->conns, c);
+}
+
+char *server_default_socket_path(int *ret_err) {
+  const char *rt = g_getenv("XDG_RUNTIME_DIR");
+  g_autofree char *dir = NULL;
+  struct stat st;
+
+  if (rt != NULL && *rt == '/')
+    return g_build_filename(rt, "readerd.sock", NULL);
+  dir = g_strdup_printf("/tmp/readerd-%u", (unsigned)getuid());
+  if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+    *ret_err = -errno;
+    return NULL;
+  }
+  /* Someone else's folder, or a link planted there, is not ours to listen in. */
+  if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
+      (st.st_mode & 0077) != 0) {
+    *ret_err = -EPERM;
+    return NULL;
+  }
+  return g_build_filename(dir, "readerd.sock", NULL);
+}
+
+/* 1 when a daemon answers on path, 0 when nothing listens there, negative errno otherwise. */
+static int socket_alive(const char *path) {
+  struct sockaddr_un sa = {.sun_family = AF_UNIX};
+  int fd, r;
+
+  fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    return -errno;
+  memcpy(sa.sun_path, path, strlen(path) + 1);
+  r = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+  r = r == 0 ? 1 : (errno == ECONNREFUSED ? 0 : -errno);
+  close(fd);
+  return r;
+}
+
+static int bind_socket(Server *s, const char *path) {
+  struct sockaddr_un sa;
+  struct stat st;
+  mode_t old_mask;
+  int r;
+
+  if (strlen(path) >= sizeof(sa.sun_path)) {
+    log_error("socket path is longer than %zu bytes: %s", sizeof(sa.sun_path) - 1, path);
+    return UV_ENAMETOOLONG;
+  }
+  if (lstat(path, &st) == 0) {
+    if (!S_ISSOCK(st.st_mode)) {
+      log_error("%s exists and is not a socket", path);
+      return UV_EEXIST;
+    }
+    r = socket_alive(path);
+    if (r == 1) {
+      log_error("another readerd is listening on %s", path);
+      return UV_EADDRINUSE;
+    }
+    /* A socket file nobody listens on is what a killed daemon leaves behind. */
+    log_info("removing stale socket %s", path);
+    unlink(path);
+  }
+  uv_pipe_init(s->loop, &s->listener, 0);
+  s->listener.data = s;
+  /* Created 0600 from the start: no window in which others may connect. */
+  old_mask = umask(0177);
+  r = uv_pipe_bind(&s->listener, path);
+  umask(old_mask);
+  if (r == 0)
+    r = uv_listen((uv_stream_t *)&s->listener, 128, connection_cb);
+  if (r < 0) {
+    log_error("listen on %s: %s", path, uv_strerror(r));
+    uv_close((uv_handle_t *)&s->listener, handle_close_noop);
+    return r;
+  }
+  chmod(path, 0600);
+  s->path = g_strdup(path);
+  return 0;
+}
+
+static void server_init(Server *s) {
+  memset(s, 0, sizeof(*s));
+  s->loop = uv_default_loop();
+  s->conns = g_ptr_array_new();
+  uv_signal_init(s->loop, &s->sigint);
+  uv_signal_init(s->loop, &s->sigterm);
+  s->sigint.data = s;
+  s->sigterm.data = s;
+  uv_signal_start(&s->sigint, signal_cb, SIGINT);
+  uv_signal_start(&s->sigterm, signal_cb, SIGTERM);
+}
+
+/* Runs the loop to the end and releases the server. */
+static int server_finish(Server *s) {
+  int r;
+
+  uv_run(s->loop, UV_RUN_DEFAULT);
+  r = uv_loop_close(s->loop);
+  if (r < 0)
+    log_warning("loop closed with handles still open: %s", uv_strerror(r));
+  g_ptr_array_free(s->conns, TRUE);
+  g_free(s->path);
+  return s->exit_status;
+}
+
+int server_run_socket(const char *path) {
+  Server s;
+  int r;
+
+  server_init(&s);
+  r = bind_socket(&s, path);
+  if (r < 0) {
+    stop(&s);
+    server_finish(&s);
+    return 1;
+  }
+  log_info("listening on %s", path);
+  return server_finish(&s);
+}
+
+int server_run_stdio(void) {
+  Server s;
+  int err = 0;
+
+  server_init(&s);
+  s.exit_status = 1;
+  s.stdio_conn = conn_open_stdio(s.loop, STDIN_FILENO, STDOUT_FILENO, conn_closed_cb, &s, &err);
+  if (s.stdio_conn == NULL) {
+    log_error("stdin and stdout must be pipes or a terminal: %s", uv_strerror(err));
+    stop(&s);
+    server_finish(&s);
+    return 1;
+  }
+  g_ptr_array_add(s.conns, s.stdio_conn);
+  return server_finish(&s);
+}

@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""readerd benchmarks: ratios against a floor (cat) and a peer, measured in one run.
+
+Usage: bench/bench.py [--readerd build/daemon/readerd] [--files 2000] [--runs 7] [--requests 1000]
+
+1. One `read` of N real source files (golang-1.19-src) over the socket, against `cat` of the
+   same files to /dev/null, and against a Node.js reader that does what the JavaScript peers do
+   (read every file, number its lines, wrap it in XML, JSON-encode the answer).
+2. M sequential single-file requests on one connection: round-trip time per request.
+Wall time is the median of --runs runs with warm caches; peak memory is the peak RSS of the
+process that did the work (for readerd, the daemon, reset before each measure).
+Prints a Markdown report on stdout.
+"""
+import argparse, json, os, socket, statistics, subprocess, sys, tempfile, time
+
+GO_SRC = '/usr/share/go-1.19/src'
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def pick_files(n):
+    out = []
+    for root, dirs, files in os.walk(GO_SRC):
+        dirs.sort()
+        for f in sorted(files):
+            if f.endswith('.go'):
+                out.append(os.path.join(root, f))
+                if len(out) == n:
+                    return out
+    sys.exit('only %d .go files under %s (install golang-1.19-src)' % (len(out), GO_SRC))
+
+
+def run_child(argv, stdout=subprocess.DEVNULL):
+    """Runs argv; returns (seconds, peak RSS in KiB) of that child alone."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(argv, stdout=stdout, stderr=subprocess.DEVNULL)
+    _, status, ru = os.wait4(p.pid, 0)
+    dt = time.perf_counter() - t0
+    if os.waitstatus_to_exitcode(status) not in (0, 1):
+        sys.exit('%s failed with status %d' % (argv[0], status))
+    return dt, ru.ru_maxrss
+
+
+class Client:
+    def __init__(self, path):
+        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.s.connect(path)
+        self.buf = b''
+        self.id = 0
+
+    def call(self, method, params):
+        self.id += 1
+        self.s.sendall(json.dumps({'jsonrpc': '2.0', 'id': self.id, 'method': method, 'params': params}).encode() + b'\n')
+        while b'\n' not in self.buf:
+            chunk = self.s.recv(1 << 22)
+            if not chunk:
+                sys.exit('daemon closed the connection')
+            self.buf += chunk
+        line, self.buf = self.buf.split(b'\n', 1)
+        return line
+
+
+def vm_hwm_kib(pid):
+    with open('/proc/%d/status' % pid) as fh:
+        for line in fh:
+            if line.startswith('VmHWM:'):
+                return int(line.split()[1])
+    return 0
+
+
+def reset_peak(pid):
+    try:
+        with open('/proc/%d/clear_refs' % pid, 'w') as fh:
+            fh.write('5')
+        return True
+    except OSError:
+        return False
+
+
+def median_of(runs, fn):
+    times, mems = [], []
+    for _ in range(runs):
+        t, m = fn()
+        times.append(t)
+        mems.append(m)
+    return statistics.median(times), max(mems)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--readerd', default='build/daemon/readerd')
+    ap.add_argument('--files', type=int, default=2000)
+    ap.add_argument('--runs', type=int, default=7)
+    ap.add_argument('--requests', type=int, default=1000)
+    a = ap.parse_args()
+    readerd = os.path.abspath(a.readerd)
+    files = pick_files(a.files)
+    total = sum(os.path.getsize(f) for f in files)
+    for f in files:  # warm the page cache for everyone
+        with open(f, 'rb') as fh:
+            fh.read()
+
+    tmp = tempfile.mkdtemp(prefix='readerd-bench-')
+    sock = os.path.join(tmp, 's.sock')
+    daemon = subprocess.Popen([readerd, 'serve', '--socket', sock], stderr=subprocess.DEVNULL)
+    for _ in range(200):
+        if os.path.exists(sock):
+            break
+        time.sleep(0.02)
+    c = Client(sock)
+    can_reset = reset_peak(daemon.pid)
+
+    def cat():
+        return run_child(['cat'] + files)
+
+    def readerd_socket():
+        reset_peak(daemon.pid)
+        t0 = time.perf_counter()
+        resp = c.call('read', {'paths': files})
+        dt = time.perf_counter() - t0
+        r = json.loads(resp)['result']
+        assert len(r['files']) == len(files) and not any(f.get('code') for f in r['files']), 'read failed'
+        return dt, vm_hwm_kib(daemon.pid)
+
+    def readerd_cli():
+        return run_child([readerd, 'read'] + files)
+
+    node = None
+    for cand in ('node', 'nodejs'):
+        if subprocess.run(['sh', '-c', 'command -v ' + cand], capture_output=True).returncode == 0:
+            node = cand
+            break
+
+    def node_peer():
+        return run_child([node, os.path.join(HERE, 'peer-read-many.js')] + files)
+
+    rows = []
+    cat_t, cat_m = median_of(a.runs, cat)
+    rows.append(('cat (floor)', cat_t, cat_m))
+    rows.append(('readerd, one read over the socket', *median_of(a.runs, readerd_socket)))
+    rows.append(('readerd read (one-shot CLI, process start included)', *median_of(a.runs, readerd_cli)))
+    if node:
+        rows.append(('Node.js peer reader (process start included)', *median_of(a.runs, node_peer)))
+
+    # Sequential single-file round trips.
+    small = files[:50]
+    rtts = []
+    for i in range(a.requests):
+        t0 = time.perf_counter()
+        c.call('read', {'paths': [small[i % len(small)]]})
+        rtts.append(time.perf_counter() - t0)
+    rtts.sort()
+    daemon.terminate()
+    daemon.wait(5)
+
+    print('## %d files, %.1f MiB (golang-1.19-src .go files), median of %d runs' % (len(files), total / 2**20, a.runs))
+    print()
+    print('| what | wall time | x cat | peak RSS | x cat |')
+    print('|---|---|---|---|---|')
+    for name, t, m in rows:
+        print('| %s | %.1f ms | %.2f | %.1f MiB | %.1f |' % (name, t * 1e3, t / cat_t, m / 1024, m / cat_m))
+    if not can_reset:
+        print('\n(peak RSS of the daemon could not be reset between runs: it is the peak since start)')
+    print()
+    print('## %d sequential single-file requests on one connection' % a.requests)
+    print()
+    print('| median | p90 | p99 | max |')
+    print('|---|---|---|---|')
+    q = lambda p: rtts[min(len(rtts) - 1, int(p * len(rtts)))] * 1e6
+    print('| %.0f µs | %.0f µs | %.0f µs | %.0f µs |' % (q(0.5), q(0.9), q(0.99), rtts[-1] * 1e6))
+    print()
+    print('Machine: %d cores; %s' % (os.cpu_count(), subprocess.run(['uname', '-srm'], capture_output=True, text=True).stdout.strip()))
+
+
+if __name__ == '__main__':
+    main()

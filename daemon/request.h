@@ -1,0 +1,48 @@
+/* One `read` request fanned out over libuv's thread pool: one task per file, a bounded number
+ * in flight so that other requests interleave, results gathered in request order, then
+ * formatted on the pool too. Only the loop thread calls these functions. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <uv.h>
+
+#include "ipc/read-params.h"
+
+typedef enum {
+  REQUEST_OUTPUT_RESULT_JSON, /* the contract's result object */
+  REQUEST_OUTPUT_XML,         /* the XML alone (the one-shot CLI) */
+} RequestOutput;
+
+typedef struct Request Request;
+
+/* Called once on the loop thread when the request has finished. status is 0 with the
+ * formatted output available through request_take_output(), or UV_ECANCELED when it was
+ * cancelled before every file was read. The callback must eventually call request_free(). */
+typedef void (*RequestDoneCb)(Request *req, int status);
+
+/* Starts reading. Takes ownership of *params (which is reset); copies root (may be NULL).
+ * Never fails. */
+Request *request_start(uv_loop_t *loop, ReadParams *params, const char *root, RequestOutput output,
+                       RequestDoneCb done_cb, void *data);
+
+/* Stops starting new files; files being read stop at their next chunk. Safe to call more than
+ * once and after the request finished (it then does nothing). */
+void request_cancel(Request *req);
+
+/* The formatted output (g_malloc'd, the caller frees it) and its length; NULL after the first
+ * call or when the request was cancelled. */
+char *request_take_output(Request *req, size_t *ret_len);
+
+/* Number of files that ended with a per-file error. */
+size_t request_failed_count(const Request *req);
+
+void *request_get_data(const Request *req);
+void request_set_data(Request *req, void *data);
+
+/* Frees a finished request (from the done callback or later). NULL is fine. */
+void request_free(Request *req);
+
+/* How many file tasks one request keeps on the thread pool at once. */
+#define REQUEST_MAX_IN_FLIGHT 8

@@ -1,0 +1,16 @@
+/* The daemon's two modes: a listener on a Unix socket for many clients, or one client on
+ * stdin/stdout. Both run the loop until done. */
+#pragma once
+
+/* The default socket: $XDG_RUNTIME_DIR/readerd.sock, else /tmp/readerd-UID/readerd.sock (the
+ * folder created 0700 when missing). g_malloc'd; NULL with *ret_err on failure. */
+char *server_default_socket_path(int *ret_err);
+
+/* Listens on `path` (mode 0600; a stale socket file left by a dead daemon is replaced, a live
+ * daemon's is not) and serves until SIGINT or SIGTERM, then removes the socket file. Returns
+ * the process exit status. */
+int server_run_socket(const char *path);
+
+/* Serves one client on stdin/stdout until it sends exit or closes stdin. Returns the exit
+ * status: 1 when exit came without shutdown first, else 0. */
+int server_run_stdio(void);

@@ -1,0 +1,36 @@
+# Package lists and an installer, sourced by setup.sh and test.sh. Installs only what is missing.
+
+# Needed to build and run readerd.
+READERD_BUILD_PKGS="build-essential pkg-config meson ninja-build libuv1-dev libxml2-dev libxml2-utils
+libmagic-dev libglib2.0-dev libjson-glib-dev libpoppler-glib-dev libgdk-pixbuf-2.0-dev
+webp-pixbuf-loader check python3"
+
+# Real files written by other people, used by the tests (see tests/README.md).
+READERD_TEST_PKGS="golang-1.19-src gdk-pixbuf-tests python-reportlab-doc lomiri-wallpapers-20.04
+libtasn1-doc shared-mime-info qpdf"
+
+# Prints the packages of the list that are not installed.
+readerd_missing() {
+  local p missing=""
+  for p in $*; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+      missing="$missing $p"
+    fi
+  done
+  echo $missing
+}
+
+# Installs the missing packages of the given lists, with sudo when not root.
+readerd_install() {
+  local missing sudo=""
+  missing=$(readerd_missing "$@")
+  [ -z "$missing" ] && return 0
+  echo "Installing:$missing" | fmt -w 100
+  if [ "$(id -u)" != 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then sudo="sudo"; else
+      echo "error: not root and no sudo; install these packages:$missing" >&2
+      return 1
+    fi
+  fi
+  $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
+}
