@@ -22,7 +22,7 @@ void framer_free(Framer *f);
 void framer_feed(Framer *f, const char *data, size_t len);
 
 /* Takes the next complete line, without its '\n' (nor a '\r' just before it).
- * Returns 1 and sets *ret_line/*ret_len (valid until the next framer_* call; the line is
+ * Returns 1 and sets *ret_line and *ret_len (valid until the next framer_* call; the line is
  * NUL-terminated at ret_line[ret_len]), 0 when no complete line is buffered, or -E2BIG once
  * for each line longer than the cap (its bytes are dropped, up to and including its '\n'). */
 int framer_next(Framer *f, const char **ret_line, size_t *ret_len);

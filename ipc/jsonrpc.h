@@ -15,6 +15,9 @@ enum {
   JSONRPC_REQUEST_CANCELLED = -32800,
 };
 
+/* Deepest nesting of arrays and objects accepted in a message; deeper is a parse error. */
+#define JSONRPC_MAX_DEPTH 128
+
 typedef enum {
   JSONRPC_KIND_REQUEST,      /* has id and method: must be answered */
   JSONRPC_KIND_NOTIFICATION, /* method, no id: never answered */
@@ -33,7 +36,9 @@ typedef struct {
  * jsonrpc_message_clear). On failure returns JSONRPC_PARSE_ERROR or JSONRPC_INVALID_REQUEST,
  * sets *ret_error to a g_malloc'd message, and sets *ret_id to a copy of the request's id when
  * one could be read (else NULL; free with json_node_unref). Batches (arrays) are refused as
- * JSONRPC_INVALID_REQUEST. `line` need not be NUL-terminated. */
+ * JSONRPC_INVALID_REQUEST. `line` need not be NUL-terminated. Only strict JSON is accepted (no
+ * comments, no nesting deeper than JSONRPC_MAX_DEPTH); strings with \u0000 or unpaired
+ * surrogates and integers beyond 64 bits make an invalid request. A null "params" is absent. */
 int jsonrpc_parse(const char *line, size_t len, JsonrpcMessage *ret_msg, JsonNode **ret_id,
                   char **ret_error);
 

@@ -1,1 +1,270 @@
+/* The `read` method's params, checked field by field into a ReadParams.
+ *
+ * Optional members set to null are taken as absent, and unknown members are ignored so that
+ * newer clients keep working. Strings with U+0000 never get here: json-glib would cut them,
+ * so jsonrpc_parse() refuses such messages before. */
 #include "ipc/read-params.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include <glib.h>
+
+#define PATH_ITEM_ERROR "paths[%zu] must be a non-empty string or an object with a \"path\""
+#define PAGES_ERROR "paths[%zu].pages must be a page selection like \"3\", \"2-5\" or \"1,28-\""
+
+static int read_params_fail(char **ret_error, const char *format, ...) G_GNUC_PRINTF(2, 3);
+
+/* Sets *ret_error (when wanted) and returns -EINVAL. */
+static int read_params_fail(char **ret_error, const char *format, ...) {
+  va_list ap;
+
+  if (ret_error) {
+    va_start(ap, format);
+    *ret_error = g_strdup_vprintf(format, ap);
+    va_end(ap);
+  }
+  return -EINVAL;
+}
+
+/* The member, or NULL when it is absent or null. */
+static JsonNode *read_params_member(JsonObject *obj, const char *name) {
+  JsonNode *node = json_object_get_member(obj, name);
+
+  return node && JSON_NODE_HOLDS_NULL(node) ? NULL : node;
+}
+
+static bool read_params_get_int(JsonNode *node, int64_t min, int64_t max, int64_t *ret) {
+  int64_t v;
+
+  if (!JSON_NODE_HOLDS_VALUE(node) || json_node_get_value_type(node) != G_TYPE_INT64)
+    return false;
+  v = json_node_get_int(node);
+  if (v < min || v > max)
+    return false;
+  *ret = v;
+  return true;
+}
+
+/* A UTF-8 string, and a non-empty one when nonempty is set. */
+static bool read_params_get_string(JsonNode *node, bool nonempty, const char **ret) {
+  const char *s;
+
+  if (!JSON_NODE_HOLDS_VALUE(node) || json_node_get_value_type(node) != G_TYPE_STRING)
+    return false;
+  s = json_node_get_string(node);
+  if ((nonempty && *s == '\0') || !g_utf8_validate(s, -1, NULL))
+    return false;
+  *ret = s;
+  return true;
+}
+
+static bool read_params_get_bool(JsonNode *node, bool *ret) {
+  if (!JSON_NODE_HOLDS_VALUE(node) || json_node_get_value_type(node) != G_TYPE_BOOLEAN)
+    return false;
+  *ret = json_node_get_boolean(node);
+  return true;
+}
+
+/* The PDF members of a path object: pages, render, password. */
+static int read_params_path_pdf(JsonObject *obj, size_t i, PathSpec *spec, char **ret_error) {
+  JsonNode *node;
+  const char *s;
+
+  if ((node = read_params_member(obj, "pages"))) {
+    if (!read_params_get_string(node, false, &s))
+      return read_params_fail(ret_error, "paths[%zu].pages must be a string", i);
+    if (!read_params_pages_valid(s))
+      return read_params_fail(ret_error, PAGES_ERROR, i);
+    spec->pages = g_strdup(s);
+  }
+  if ((node = read_params_member(obj, "render")) && !read_params_get_bool(node, &spec->render))
+    return read_params_fail(ret_error, "paths[%zu].render must be a boolean", i);
+  if ((node = read_params_member(obj, "password"))) {
+    if (!read_params_get_string(node, false, &s))
+      return read_params_fail(ret_error, "paths[%zu].password must be a string", i);
+    spec->password = g_strdup(s);
+  }
+  return 0;
+}
+
+/* One item of paths: a string, or an object with path and per-path options. */
+static int read_params_path(JsonNode *item, size_t i, PathSpec *spec, char **ret_error) {
+  JsonObject *obj;
+  JsonNode *node;
+  const char *s;
+
+  if (JSON_NODE_HOLDS_VALUE(item)) {
+    if (!read_params_get_string(item, true, &s))
+      return read_params_fail(ret_error, PATH_ITEM_ERROR, i);
+    spec->path = g_strdup(s);
+    return 0;
+  }
+  if (!JSON_NODE_HOLDS_OBJECT(item))
+    return read_params_fail(ret_error, PATH_ITEM_ERROR, i);
+
+  obj = json_node_get_object(item);
+  node = read_params_member(obj, "path");
+  if (!node || !read_params_get_string(node, true, &s))
+    return read_params_fail(ret_error, "paths[%zu].path must be a non-empty string", i);
+  spec->path = g_strdup(s);
+
+  if ((node = read_params_member(obj, "offset")) &&
+      !read_params_get_int(node, 1, INT64_MAX, &spec->offset))
+    return read_params_fail(ret_error, "paths[%zu].offset must be an integer >= 1", i);
+  if ((node = read_params_member(obj, "limit")) &&
+      !read_params_get_int(node, 1, INT64_MAX, &spec->limit))
+    return read_params_fail(ret_error, "paths[%zu].limit must be an integer >= 1", i);
+  return read_params_path_pdf(obj, i, spec, ret_error);
+}
+
+static int read_params_paths(JsonNode *node, ReadParams *ret, char **ret_error) {
+  JsonArray *array;
+  size_t n;
+  int r;
+
+  if (!node)
+    return read_params_fail(ret_error, "paths is required");
+  if (!JSON_NODE_HOLDS_ARRAY(node) || json_array_get_length(json_node_get_array(node)) == 0)
+    return read_params_fail(ret_error, "paths must be a non-empty array");
+  array = json_node_get_array(node);
+  n = json_array_get_length(array);
+  if (n > READ_MAX_PATHS)
+    return read_params_fail(ret_error, "paths must have at most %d items", READ_MAX_PATHS);
+
+  ret->paths = g_new0(PathSpec, n);
+  ret->n_paths = n;
+  for (size_t i = 0; i < n; i++) {
+    r = read_params_path(json_array_get_element(array, (guint)i), i, &ret->paths[i], ret_error);
+    if (r < 0)
+      return r;
+  }
+  return 0;
+}
+
+static int read_params_images(JsonNode *node, ReadParams *ret, char **ret_error) {
+  JsonNode *dim;
+  int64_t v;
+
+  if (!JSON_NODE_HOLDS_OBJECT(node))
+    return read_params_fail(ret_error, "images must be an object");
+  dim = read_params_member(json_node_get_object(node), "maxDimension");
+  if (!dim)
+    return 0;
+  if (!read_params_get_int(dim, READ_MIN_MAX_DIMENSION, READ_MAX_MAX_DIMENSION, &v))
+    return read_params_fail(ret_error, "images.maxDimension must be an integer from %d to %d",
+                            READ_MIN_MAX_DIMENSION, READ_MAX_MAX_DIMENSION);
+  ret->max_dimension = (int)v;
+  return 0;
+}
+
+void read_params_init(ReadParams *ret) {
+  memset(ret, 0, sizeof *ret);
+  ret->offset = 1;
+  ret->limit = READ_DEFAULT_LIMIT;
+  ret->line_numbers = true;
+  ret->max_dimension = READ_DEFAULT_MAX_DIMENSION;
+}
+
+/* The members of the params object; paths first, so that its errors come first. */
+static int read_params_members(JsonObject *obj, ReadParams *ret, char **ret_error) {
+  JsonNode *node;
+  const char *s;
+  int r;
+
+  r = read_params_paths(read_params_member(obj, "paths"), ret, ret_error);
+  if (r < 0)
+    return r;
+  if ((node = read_params_member(obj, "cwd"))) {
+    if (!read_params_get_string(node, true, &s))
+      return read_params_fail(ret_error, "cwd must be a non-empty string");
+    ret->cwd = g_strdup(s);
+  }
+  if ((node = read_params_member(obj, "offset")) &&
+      !read_params_get_int(node, 1, INT64_MAX, &ret->offset))
+    return read_params_fail(ret_error, "offset must be an integer >= 1");
+  if ((node = read_params_member(obj, "limit")) &&
+      !read_params_get_int(node, 1, INT64_MAX, &ret->limit))
+    return read_params_fail(ret_error, "limit must be an integer >= 1");
+  if ((node = read_params_member(obj, "lineNumbers")) &&
+      !read_params_get_bool(node, &ret->line_numbers))
+    return read_params_fail(ret_error, "lineNumbers must be a boolean");
+  if ((node = read_params_member(obj, "images")))
+    return read_params_images(node, ret, ret_error);
+  return 0;
+}
+
+int read_params_parse(JsonNode *params, ReadParams *ret, char **ret_error) {
+  int r;
+
+  if (ret_error)
+    *ret_error = NULL;
+  if (!params || !JSON_NODE_HOLDS_OBJECT(params)) {
+    r = read_params_fail(ret_error, "params must be an object");
+    goto fail;
+  }
+  r = read_params_members(json_node_get_object(params), ret, ret_error);
+  if (r < 0)
+    goto fail;
+  return 0;
+
+fail:
+  read_params_clear(ret);
+  return r;
+}
+
+/* Reads a page number (1..INT_MAX) at *s and moves *s past it. */
+static bool read_params_page_number(const char **s, long *ret) {
+  long v = 0;
+
+  if (!g_ascii_isdigit(**s))
+    return false;
+  for (; g_ascii_isdigit(**s); (*s)++) {
+    v = v * 10 + (**s - '0');
+    if (v > INT_MAX)
+      return false;
+  }
+  *ret = v;
+  return v >= 1;
+}
+
+bool read_params_pages_valid(const char *spec) {
+  const char *s = spec;
+  long first, last;
+
+  if (!s)
+    return false;
+  for (;;) {
+    while (*s == ' ')
+      s++;
+    if (!read_params_page_number(&s, &first))
+      return false;
+    if (*s == '-') {
+      s++;
+      if (g_ascii_isdigit(*s) && (!read_params_page_number(&s, &last) || last < first))
+        return false;
+    }
+    while (*s == ' ')
+      s++;
+    if (*s == '\0')
+      return true;
+    if (*s != ',')
+      return false;
+    s++;
+  }
+}
+
+void read_params_clear(ReadParams *p) {
+  if (!p)
+    return;
+  for (size_t i = 0; i < p->n_paths; i++) {
+    g_free(p->paths[i].path);
+    g_free(p->paths[i].pages);
+    g_free(p->paths[i].password);
+  }
+  g_free(p->paths);
+  g_free(p->cwd);
+  read_params_init(p);
+}

@@ -37,9 +37,14 @@ void read_params_init(ReadParams *ret);
 
 /* Validates `params` (a JSON object; NULL is invalid since paths is required) and fills *ret,
  * which must have been read_params_init'ed. Returns 0, or -EINVAL with *ret_error a g_malloc'd
- * message naming the offending field (e.g. "paths[3]: offset must be an integer >= 1").
+ * message naming the offending field (e.g. "paths[3].offset must be an integer >= 1").
  * On failure *ret is left cleared. */
 int read_params_parse(JsonNode *params, ReadParams *ret, char **ret_error);
+
+/* True when spec is a valid PDF page selection: comma-separated items, each "N", "N-M" with
+ * N <= M, or "N-" (N to the last page), page numbers from 1 to INT_MAX, spaces allowed around
+ * items. NULL and "" are not valid. */
+bool read_params_pages_valid(const char *spec);
 
 /* Releases what the params own and re-initializes them; NULL is fine. */
 void read_params_clear(ReadParams *p);

@@ -1,0 +1,201 @@
+/* Fuzz target for the ipc module: the input is a byte stream from a client.
+ *
+ * It goes through a Framer in pieces of 1 to 143 bytes (the cuts and the line cap derived from
+ * the input), and the lines that come out are checked against a plain reference split. Every
+ * line goes through jsonrpc_parse(); its answer is formatted and must parse back as JSON; the
+ * params of `read` requests go through read_params_parse(). Any broken invariant aborts. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+#include "ipc/frame.h"
+#include "ipc/jsonrpc.h"
+#include "ipc/read-params.h"
+
+#define FUZZ_MAX_PIECE 143
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define fuzz_assert(cond)                                                                      \
+  do {                                                                                         \
+    if (!(cond)) {                                                                             \
+      fprintf(stderr, "%s:%d: assertion failed: %s\n", __FILE__, __LINE__, #cond);            \
+      abort();                                                                                 \
+    }                                                                                          \
+  } while (0)
+
+/* What the framer must produce, computed the simple way: one entry per line or per line over
+ * the cap (len SIZE_MAX). */
+typedef struct {
+  const char *line;
+  size_t len;
+} FuzzLine;
+
+static uint32_t fuzz_hash(const uint8_t *data, size_t size) {
+  uint32_t h = 2166136261u;
+
+  for (size_t i = 0; i < size; i++)
+    h = (h ^ data[i]) * 16777619u;
+  return h;
+}
+
+static uint32_t fuzz_next_random(uint32_t *state) {
+  uint32_t x = *state ? *state : 0x9e3779b9u;
+
+  x ^= x << 13;
+  x ^= x >> 17;
+  x ^= x << 5;
+  *state = x;
+  return x;
+}
+
+static GArray *fuzz_reference_lines(const char *data, size_t size, size_t cap) {
+  GArray *want = g_array_new(FALSE, FALSE, sizeof(FuzzLine));
+  size_t start = 0;
+
+  for (size_t i = 0; i < size; i++) {
+    FuzzLine l = {data + start, i - start};
+
+    if (data[i] != '\n')
+      continue;
+    if (l.len > 0 && l.line[l.len - 1] == '\r')
+      l.len--;
+    if (l.len > cap)
+      l.len = SIZE_MAX;
+    g_array_append_val(want, l);
+    start = i + 1;
+  }
+  /* An unterminated tail is reported when it can no longer fit (a last '\r' may still be the
+   * start of "\r\n"). */
+  if (size - start > cap + 1 || (size - start == cap + 1 && data[size - 1] != '\r')) {
+    FuzzLine l = {NULL, SIZE_MAX};
+
+    g_array_append_val(want, l);
+  }
+  return want;
+}
+
+/* The line must be one JSON-RPC 2.0 object ending in its only '\n'. */
+static void fuzz_check_output(const char *out, size_t len) {
+  g_autoptr(JsonParser) parser = json_parser_new();
+  JsonNode *root;
+
+  fuzz_assert(len >= 2 && len == strlen(out));
+  fuzz_assert(out[len - 1] == '\n' && memchr(out, '\n', len) == out + len - 1);
+  fuzz_assert(g_utf8_validate(out, (gssize)len, NULL));
+  fuzz_assert(json_parser_load_from_data(parser, out, (gssize)len, NULL));
+  root = json_parser_get_root(parser);
+  fuzz_assert(root && JSON_NODE_HOLDS_OBJECT(root));
+  fuzz_assert(json_object_has_member(json_node_get_object(root), "id"));
+}
+
+static void fuzz_read_params(JsonNode *params) {
+  ReadParams p;
+  char *error = NULL;
+  int r;
+
+  read_params_init(&p);
+  r = read_params_parse(params, &p, &error);
+  if (r < 0) {
+    fuzz_assert(r == -EINVAL && error && *error);
+    fuzz_assert(!p.paths && p.n_paths == 0 && !p.cwd);
+  } else {
+    fuzz_assert(!error);
+    fuzz_assert(p.n_paths >= 1 && p.n_paths <= READ_MAX_PATHS);
+    fuzz_assert(p.offset >= 1 && p.limit >= 1);
+    fuzz_assert(p.max_dimension >= READ_MIN_MAX_DIMENSION &&
+                p.max_dimension <= READ_MAX_MAX_DIMENSION);
+    for (size_t i = 0; i < p.n_paths; i++) {
+      fuzz_assert(p.paths[i].path && p.paths[i].path[0]);
+      fuzz_assert(p.paths[i].offset >= 0 && p.paths[i].limit >= 0);
+      fuzz_assert(!p.paths[i].pages || read_params_pages_valid(p.paths[i].pages));
+    }
+  }
+  g_free(error);
+  read_params_clear(&p);
+}
+
+static void fuzz_line(const char *line, size_t len) {
+  JsonrpcMessage msg;
+  JsonNode *id = NULL;
+  char *error = NULL;
+  char *out, *key;
+  size_t out_len;
+  int r = jsonrpc_parse(line, len, &msg, &id, &error);
+
+  if (r < 0) {
+    fuzz_assert(r == JSONRPC_PARSE_ERROR || r == JSONRPC_INVALID_REQUEST);
+    fuzz_assert(error && *error && !msg.root);
+    fuzz_assert(r == JSONRPC_INVALID_REQUEST || !id);
+    key = jsonrpc_id_key(id);
+    fuzz_assert(!id || key);
+    out = jsonrpc_format_error(id, r, error, &out_len);
+    fuzz_check_output(out, out_len);
+    g_free(out);
+    g_free(key);
+    g_free(error);
+    if (id)
+      json_node_unref(id);
+    return;
+  }
+
+  fuzz_assert(!id && !error && msg.root);
+  if (msg.kind == JSONRPC_KIND_REQUEST) {
+    key = jsonrpc_id_key(msg.id);
+    fuzz_assert(key && msg.method);
+    out = jsonrpc_format_result(msg.id, "{\"ok\":true}", 11, &out_len);
+    fuzz_check_output(out, out_len);
+    g_free(out);
+    g_free(key);
+  }
+  if (msg.kind == JSONRPC_KIND_NOTIFICATION)
+    fuzz_assert(!msg.id && msg.method);
+  if (msg.kind == JSONRPC_KIND_RESPONSE)
+    fuzz_assert(!msg.method);
+  if (msg.method && strcmp(msg.method, "read") == 0)
+    fuzz_read_params(msg.params);
+  jsonrpc_message_clear(&msg);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  const char *bytes = (const char *)data;
+  uint32_t state = fuzz_hash(data, size);
+  size_t cap = state & 1 ? FRAME_MAX_LINE : (state >> 1) % 2048;
+  GArray *want = fuzz_reference_lines(bytes, size, cap);
+  Framer *f = framer_new(cap);
+  size_t at = 0, got = 0;
+
+  while (at < size) {
+    size_t piece = 1 + fuzz_next_random(&state) % FUZZ_MAX_PIECE;
+    const char *line;
+    size_t len;
+    int r;
+
+    piece = MIN(piece, size - at);
+    framer_feed(f, bytes + at, piece);
+    at += piece;
+    while ((r = framer_next(f, &line, &len)) != 0) {
+      FuzzLine *w;
+
+      fuzz_assert(got < want->len);
+      w = &g_array_index(want, FuzzLine, got++);
+      if (r == -E2BIG) {
+        fuzz_assert(w->len == SIZE_MAX);
+        continue;
+      }
+      fuzz_assert(r == 1 && len == w->len && memcmp(line, w->line, len) == 0);
+      fuzz_assert(line[len] == '\0');
+      fuzz_line(line, len);
+    }
+    fuzz_assert(framer_pending(f) <= cap + 1);
+  }
+  fuzz_assert(got == want->len);
+  framer_free(f);
+  g_array_unref(want);
+  return 0;
+}

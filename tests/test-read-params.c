@@ -1,0 +1,393 @@
+/* The `read` params: defaults, every field's good and bad values, limits, page selections. */
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+#include "ipc/read-params.h"
+
+/* Parses params given as JSON text. */
+static int parse_json(const char *json, ReadParams *p, char **error) {
+  g_autoptr(GError) gerror = NULL;
+  g_autoptr(JsonNode) node = json_from_string(json, &gerror);
+
+  ck_assert_msg(node != NULL, "bad test JSON %s: %s", json, gerror ? gerror->message : "");
+  read_params_init(p);
+  return read_params_parse(node, p, error);
+}
+
+static void parse_ok(const char *json, ReadParams *p) {
+  char *error = NULL;
+  int r = parse_json(json, p, &error);
+
+  ck_assert_msg(r == 0, "%s: %s", json, error ? error : "?");
+  ck_assert_ptr_null(error);
+}
+
+static void assert_cleared(const ReadParams *p) {
+  ck_assert_ptr_null(p->paths);
+  ck_assert_uint_eq(p->n_paths, 0);
+  ck_assert_ptr_null(p->cwd);
+  ck_assert_int_eq(p->offset, 1);
+  ck_assert_int_eq(p->limit, READ_DEFAULT_LIMIT);
+  ck_assert(p->line_numbers);
+  ck_assert_int_eq(p->max_dimension, READ_DEFAULT_MAX_DIMENSION);
+}
+
+/* Expects -EINVAL with a message starting with want_prefix, and the params left cleared. */
+static void expect_invalid(const char *json, const char *want_prefix) {
+  ReadParams p;
+  char *error = NULL;
+  int r = parse_json(json, &p, &error);
+
+  ck_assert_msg(r == -EINVAL, "%s: accepted", json);
+  ck_assert_msg(error && g_str_has_prefix(error, want_prefix), "%s: message \"%s\", want \"%s...\"",
+                json, error ? error : "(null)", want_prefix);
+  assert_cleared(&p);
+  g_free(error);
+}
+
+/* {"paths":[{"path":"f", <member>}]}, expected invalid with "paths[0].<field>". */
+static void expect_item_invalid(const char *member, const char *field) {
+  g_autofree char *json = g_strdup_printf("{\"paths\":[{\"path\":\"f\",%s}]}", member);
+  g_autofree char *prefix = g_strdup_printf("paths[0].%s ", field);
+
+  expect_invalid(json, prefix);
+}
+
+static void expect_top_invalid(const char *member, const char *prefix) {
+  g_autofree char *json = g_strdup_printf("{\"paths\":[\"f\"],%s}", member);
+
+  expect_invalid(json, prefix);
+}
+
+START_TEST(read_params_defaults) {
+  ReadParams p;
+
+  memset(&p, 0x5a, sizeof p);
+  read_params_init(&p);
+  assert_cleared(&p);
+  ck_assert_int_eq(READ_DEFAULT_LIMIT, 2000);
+  ck_assert_int_eq(READ_DEFAULT_MAX_DIMENSION, 1568);
+}
+END_TEST
+
+START_TEST(read_params_minimal) {
+  ReadParams p;
+
+  parse_ok("{\"paths\":[\"src/a.c\"]}", &p);
+  ck_assert_uint_eq(p.n_paths, 1);
+  ck_assert_str_eq(p.paths[0].path, "src/a.c");
+  ck_assert_int_eq(p.paths[0].offset, 0);
+  ck_assert_int_eq(p.paths[0].limit, 0);
+  ck_assert_ptr_null(p.paths[0].pages);
+  ck_assert(!p.paths[0].render);
+  ck_assert_ptr_null(p.paths[0].password);
+  ck_assert_ptr_null(p.cwd);
+  ck_assert_int_eq(p.offset, 1);
+  ck_assert_int_eq(p.limit, READ_DEFAULT_LIMIT);
+  ck_assert(p.line_numbers);
+  ck_assert_int_eq(p.max_dimension, READ_DEFAULT_MAX_DIMENSION);
+  read_params_clear(&p);
+  assert_cleared(&p);
+}
+END_TEST
+
+START_TEST(read_params_every_field) {
+  ReadParams p;
+
+  parse_ok("{\"paths\":[\"a.txt\",{\"path\":\"doc.pdf\",\"offset\":3,\"limit\":9,"
+           "\"pages\":\"1,28-\",\"render\":true,\"password\":\"s3\\\"cr\"},"
+           "{\"path\":\"\\u00fcn\\u00ef.txt\",\"render\":false,\"password\":\"\"},\"a.txt\"],"
+           "\"cwd\":\"/work\",\"offset\":10,\"limit\":5,\"lineNumbers\":false,"
+           "\"images\":{\"maxDimension\":800}}",
+           &p);
+  ck_assert_uint_eq(p.n_paths, 4);
+  ck_assert_str_eq(p.paths[0].path, "a.txt");
+  ck_assert_str_eq(p.paths[1].path, "doc.pdf");
+  ck_assert_int_eq(p.paths[1].offset, 3);
+  ck_assert_int_eq(p.paths[1].limit, 9);
+  ck_assert_str_eq(p.paths[1].pages, "1,28-");
+  ck_assert(p.paths[1].render);
+  ck_assert_str_eq(p.paths[1].password, "s3\"cr");
+  ck_assert_str_eq(p.paths[2].path, "\xc3\xbcn\xc3\xaf.txt");
+  ck_assert(!p.paths[2].render);
+  ck_assert_str_eq(p.paths[2].password, "");
+  ck_assert_str_eq(p.paths[3].path, "a.txt");
+  ck_assert_str_eq(p.cwd, "/work");
+  ck_assert_int_eq(p.offset, 10);
+  ck_assert_int_eq(p.limit, 5);
+  ck_assert(!p.line_numbers);
+  ck_assert_int_eq(p.max_dimension, 800);
+  read_params_clear(&p);
+  assert_cleared(&p);
+}
+END_TEST
+
+START_TEST(read_params_nulls_and_unknown_members) {
+  ReadParams p;
+
+  parse_ok("{\"paths\":[{\"path\":\"a\",\"offset\":null,\"pages\":null,\"extra\":1}],"
+           "\"cwd\":null,\"offset\":null,\"limit\":null,\"lineNumbers\":null,\"images\":null,"
+           "\"format\":\"xml\",\"future\":{\"x\":[1]}}",
+           &p);
+  ck_assert_uint_eq(p.n_paths, 1);
+  ck_assert_int_eq(p.paths[0].offset, 0);
+  ck_assert_ptr_null(p.paths[0].pages);
+  ck_assert_ptr_null(p.cwd);
+  ck_assert_int_eq(p.offset, 1);
+  ck_assert_int_eq(p.limit, READ_DEFAULT_LIMIT);
+  ck_assert(p.line_numbers);
+  read_params_clear(&p);
+
+  parse_ok("{\"paths\":[\"a\"],\"images\":{}}", &p);
+  ck_assert_int_eq(p.max_dimension, READ_DEFAULT_MAX_DIMENSION);
+  read_params_clear(&p);
+}
+END_TEST
+
+START_TEST(read_params_must_be_object) {
+  ReadParams p;
+  char *error = NULL;
+
+  read_params_init(&p);
+  ck_assert_int_eq(read_params_parse(NULL, &p, &error), -EINVAL);
+  ck_assert_str_eq(error, "params must be an object");
+  g_free(error);
+  assert_cleared(&p);
+  expect_invalid("[[\"a\"]]", "params ");
+  expect_invalid("\"a\"", "params ");
+  expect_invalid("null", "params ");
+}
+END_TEST
+
+START_TEST(read_params_paths_required) {
+  expect_invalid("{}", "paths ");
+  expect_invalid("{\"paths\":null}", "paths ");
+  expect_invalid("{\"paths\":\"small.txt\"}", "paths ");
+  expect_invalid("{\"paths\":[]}", "paths ");
+  expect_invalid("{\"paths\":{\"path\":\"a\"}}", "paths ");
+  expect_invalid("{\"cwd\":\"/\"}", "paths ");
+}
+END_TEST
+
+START_TEST(read_params_bad_path_items) {
+  static const char *const items[] = {"42", "\"\"", "null", "true", "[\"a\"]", "1.5"};
+
+  for (size_t i = 0; i < G_N_ELEMENTS(items); i++) {
+    g_autofree char *json = g_strdup_printf("{\"paths\":[\"ok\",%s]}", items[i]);
+
+    expect_invalid(json, "paths[1] ");
+  }
+  expect_invalid("{\"paths\":[{}]}", "paths[0].path ");
+  expect_invalid("{\"paths\":[{\"path\":\"\"}]}", "paths[0].path ");
+  expect_invalid("{\"paths\":[{\"path\":5}]}", "paths[0].path ");
+  expect_invalid("{\"paths\":[{\"path\":null}]}", "paths[0].path ");
+  expect_invalid("{\"paths\":[{\"path\":[\"a\"]}]}", "paths[0].path ");
+}
+END_TEST
+
+START_TEST(read_params_error_names_the_item) {
+  ReadParams p;
+  char *error = NULL;
+
+  ck_assert_int_eq(parse_json("{\"paths\":[\"a\",\"b\",\"c\",{\"path\":\"d\",\"offset\":0}],"
+                              "\"cwd\":\"/\"}",
+                              &p, &error),
+                   -EINVAL);
+  ck_assert_str_eq(error, "paths[3].offset must be an integer >= 1");
+  assert_cleared(&p);
+  g_free(error);
+}
+END_TEST
+
+START_TEST(read_params_item_offset_and_limit) {
+  static const char *const bad[] = {"0", "-1", "1.5", "1.0", "\"2\"", "true", "[1]", "{}"};
+  ReadParams p;
+
+  for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+    g_autofree char *offset = g_strdup_printf("\"offset\":%s", bad[i]);
+    g_autofree char *limit = g_strdup_printf("\"limit\":%s", bad[i]);
+
+    expect_item_invalid(offset, "offset");
+    expect_item_invalid(limit, "limit");
+  }
+  parse_ok("{\"paths\":[{\"path\":\"f\",\"offset\":1,\"limit\":9223372036854775807}]}", &p);
+  ck_assert_int_eq(p.paths[0].offset, 1);
+  ck_assert(p.paths[0].limit == INT64_MAX);
+  read_params_clear(&p);
+}
+END_TEST
+
+START_TEST(read_params_item_pdf_members) {
+  static const char *const bad_pages[] = {"\"\"", "\"0\"", "\"3-2\"", "\"-5\"", "\"1,,2\"",
+                                          "\"a\"", "\"1-2-3\"", "\"1 - 3\""};
+  ReadParams p;
+
+  for (size_t i = 0; i < G_N_ELEMENTS(bad_pages); i++) {
+    g_autofree char *member = g_strdup_printf("\"pages\":%s", bad_pages[i]);
+
+    expect_item_invalid(member, "pages");
+  }
+  expect_item_invalid("\"pages\":5", "pages");
+  expect_item_invalid("\"pages\":[1,2]", "pages");
+  expect_item_invalid("\"render\":\"yes\"", "render");
+  expect_item_invalid("\"render\":1", "render");
+  expect_item_invalid("\"password\":5", "password");
+  expect_item_invalid("\"password\":{}", "password");
+
+  parse_ok("{\"paths\":[{\"path\":\"d.pdf\",\"pages\":\" 2-5 , 7 \",\"render\":false}]}", &p);
+  ck_assert_str_eq(p.paths[0].pages, " 2-5 , 7 ");
+  read_params_clear(&p);
+}
+END_TEST
+
+START_TEST(read_params_top_level_members) {
+  static const char *const bad_numbers[] = {"0", "-3", "2.5", "\"10\"", "false"};
+  ReadParams p;
+
+  for (size_t i = 0; i < G_N_ELEMENTS(bad_numbers); i++) {
+    g_autofree char *offset = g_strdup_printf("\"offset\":%s", bad_numbers[i]);
+    g_autofree char *limit = g_strdup_printf("\"limit\":%s", bad_numbers[i]);
+
+    expect_top_invalid(offset, "offset ");
+    expect_top_invalid(limit, "limit ");
+  }
+  expect_top_invalid("\"cwd\":\"\"", "cwd ");
+  expect_top_invalid("\"cwd\":5", "cwd ");
+  expect_top_invalid("\"cwd\":[\"/\"]", "cwd ");
+  expect_top_invalid("\"lineNumbers\":\"false\"", "lineNumbers ");
+  expect_top_invalid("\"lineNumbers\":0", "lineNumbers ");
+
+  parse_ok("{\"paths\":[\"f\"],\"offset\":2000000,\"limit\":1,\"lineNumbers\":true}", &p);
+  ck_assert_int_eq(p.offset, 2000000);
+  ck_assert_int_eq(p.limit, 1);
+  ck_assert(p.line_numbers);
+  read_params_clear(&p);
+}
+END_TEST
+
+START_TEST(read_params_images) {
+  static const char *const bad_dims[] = {"15", "8001", "0", "-16", "1568.5", "\"100\"", "true"};
+  ReadParams p;
+
+  expect_top_invalid("\"images\":5", "images ");
+  expect_top_invalid("\"images\":[]", "images ");
+  expect_top_invalid("\"images\":\"big\"", "images ");
+  for (size_t i = 0; i < G_N_ELEMENTS(bad_dims); i++) {
+    g_autofree char *member = g_strdup_printf("\"images\":{\"maxDimension\":%s}", bad_dims[i]);
+
+    expect_top_invalid(member, "images.maxDimension ");
+  }
+  parse_ok("{\"paths\":[\"f\"],\"images\":{\"maxDimension\":16}}", &p);
+  ck_assert_int_eq(p.max_dimension, READ_MIN_MAX_DIMENSION);
+  read_params_clear(&p);
+  parse_ok("{\"paths\":[\"f\"],\"images\":{\"maxDimension\":8000,\"other\":1}}", &p);
+  ck_assert_int_eq(p.max_dimension, READ_MAX_MAX_DIMENSION);
+  read_params_clear(&p);
+}
+END_TEST
+
+/* {"paths":["p0","p1",...]} with n paths. */
+static char *many_paths(size_t n) {
+  GString *s = g_string_new("{\"paths\":[");
+
+  for (size_t i = 0; i < n; i++)
+    g_string_append_printf(s, "%s\"p%zu\"", i ? "," : "", i);
+  g_string_append(s, "]}");
+  return g_string_free(s, FALSE);
+}
+
+START_TEST(read_params_path_count_limit) {
+  g_autofree char *max = many_paths(READ_MAX_PATHS);
+  g_autofree char *over = many_paths(READ_MAX_PATHS + 1);
+  ReadParams p;
+
+  ck_assert_int_eq(READ_MAX_PATHS, 10000);
+  parse_ok(max, &p);
+  ck_assert_uint_eq(p.n_paths, READ_MAX_PATHS);
+  ck_assert_str_eq(p.paths[READ_MAX_PATHS - 1].path, "p9999");
+  read_params_clear(&p);
+  expect_invalid(over, "paths ");
+}
+END_TEST
+
+START_TEST(read_params_failure_after_partial_fill) {
+  /* cwd and two paths are filled before the error: all of it is released (ASan checks). */
+  expect_invalid("{\"paths\":[\"a\",{\"path\":\"b\",\"pages\":\"1\",\"password\":\"x\"},"
+                 "{\"path\":\"c\",\"render\":\"no\"}],\"cwd\":\"/\"}",
+                 "paths[2].render ");
+  expect_invalid("{\"paths\":[\"a\"],\"cwd\":\"/tmp\",\"images\":{\"maxDimension\":1}}",
+                 "images.maxDimension ");
+}
+END_TEST
+
+START_TEST(read_params_error_is_optional) {
+  g_autoptr(JsonNode) node = json_from_string("{\"paths\":[]}", NULL);
+  ReadParams p;
+
+  read_params_init(&p);
+  ck_assert_int_eq(read_params_parse(node, &p, NULL), -EINVAL);
+  assert_cleared(&p);
+}
+END_TEST
+
+START_TEST(read_params_clear_null) {
+  read_params_clear(NULL);
+}
+END_TEST
+
+START_TEST(read_params_pages_syntax) {
+  static const char *const good[] = {"1", "3", "2-5", "5-5", "1,28-", "28-", " 1 , 2-3 ,4- ",
+                                     "007", "1,1,1", "2147483647", "1-2147483647", "10-12,3"};
+  static const char *const bad[] = {"", " ", "0", "0-3", "3-2", "-5", "-", "1-2-3", "1,,2", "1,",
+                                    ",1", "a", "1 - 3", "1 -3", "1.5", "+1", "2147483648",
+                                    "1-2147483648", "99999999999999999999", "1\t", "1;2", "1-a",
+                                    "1 2", "٣"};
+
+  for (size_t i = 0; i < G_N_ELEMENTS(good); i++)
+    ck_assert_msg(read_params_pages_valid(good[i]), "\"%s\" refused", good[i]);
+  for (size_t i = 0; i < G_N_ELEMENTS(bad); i++)
+    ck_assert_msg(!read_params_pages_valid(bad[i]), "\"%s\" accepted", bad[i]);
+  ck_assert(!read_params_pages_valid(NULL));
+}
+END_TEST
+
+static Suite *read_params_suite(void) {
+  Suite *s = suite_create("read-params");
+  TCase *tc = tcase_create("core");
+
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, read_params_defaults);
+  tcase_add_test(tc, read_params_minimal);
+  tcase_add_test(tc, read_params_every_field);
+  tcase_add_test(tc, read_params_nulls_and_unknown_members);
+  tcase_add_test(tc, read_params_must_be_object);
+  tcase_add_test(tc, read_params_paths_required);
+  tcase_add_test(tc, read_params_bad_path_items);
+  tcase_add_test(tc, read_params_error_names_the_item);
+  tcase_add_test(tc, read_params_item_offset_and_limit);
+  tcase_add_test(tc, read_params_item_pdf_members);
+  tcase_add_test(tc, read_params_top_level_members);
+  tcase_add_test(tc, read_params_images);
+  tcase_add_test(tc, read_params_path_count_limit);
+  tcase_add_test(tc, read_params_failure_after_partial_fill);
+  tcase_add_test(tc, read_params_error_is_optional);
+  tcase_add_test(tc, read_params_clear_null);
+  tcase_add_test(tc, read_params_pages_syntax);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(read_params_suite());
+  int failed;
+
+  srunner_run_all(sr, CK_NORMAL);
+  failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
