@@ -8,7 +8,8 @@ Usage: bench/bench.py [--readerd build/daemon/readerd] [--files 2000] [--runs 7]
    (read every file, number its lines, wrap it in XML, JSON-encode the answer).
 2. M sequential single-file requests on one connection: round-trip time per request.
 Wall time is the median of --runs runs with warm caches; peak memory is the peak RSS of the
-process that did the work (for readerd, the daemon, reset before each measure).
+process that did the work (for readerd, the daemon, reset before each measure). Needs GNU time
+(Debian package `time`).
 Prints a Markdown report on stdout.
 """
 import argparse, json, os, socket, statistics, subprocess, sys, tempfile, time
@@ -29,15 +30,22 @@ def pick_files(n):
     sys.exit('only %d .go files under %s (install golang-1.19-src)' % (len(out), GO_SRC))
 
 
-def run_child(argv, stdout=subprocess.DEVNULL):
-    """Runs argv; returns (seconds, peak RSS in KiB) of that child alone."""
+def run_child(argv):
+    """Runs argv; returns (seconds, peak RSS in KiB) of that command alone.
+
+    The peak comes from GNU time, not from wait4 here: a child forked from this (large) Python
+    process would inherit its RSS high-water mark through fork and exec."""
+    fd, out = tempfile.mkstemp()
+    os.close(fd)
     t0 = time.perf_counter()
-    p = subprocess.Popen(argv, stdout=stdout, stderr=subprocess.DEVNULL)
-    _, status, ru = os.wait4(p.pid, 0)
+    p = subprocess.run(['/usr/bin/time', '-f', '%M', '-o', out] + argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     dt = time.perf_counter() - t0
-    if os.waitstatus_to_exitcode(status) not in (0, 1):
-        sys.exit('%s failed with status %d' % (argv[0], status))
-    return dt, ru.ru_maxrss
+    if p.returncode not in (0, 1):
+        sys.exit('%s failed with status %d' % (argv[0], p.returncode))
+    with open(out) as fh:
+        kib = int(fh.read().split()[-1])
+    os.unlink(out)
+    return dt, kib
 
 
 class Client:
@@ -50,12 +58,14 @@ class Client:
     def call(self, method, params):
         self.id += 1
         self.s.sendall(json.dumps({'jsonrpc': '2.0', 'id': self.id, 'method': method, 'params': params}).encode() + b'\n')
-        while b'\n' not in self.buf:
+        # Collect chunks and look for the end only in the newest one: no quadratic copying.
+        parts = [self.buf]
+        while b'\n' not in parts[-1]:
             chunk = self.s.recv(1 << 22)
             if not chunk:
                 sys.exit('daemon closed the connection')
-            self.buf += chunk
-        line, self.buf = self.buf.split(b'\n', 1)
+            parts.append(chunk)
+        line, self.buf = b''.join(parts).split(b'\n', 1)
         return line
 
 

@@ -32,10 +32,13 @@ typedef struct {
   Request *req;
 } Call;
 
+/* One uv_write of up to three buffers; `owned` ones are freed when it completes. */
 typedef struct {
   uv_write_t req;
   Conn *conn;
-  uv_buf_t bufs[1];
+  unsigned int n;
+  uv_buf_t bufs[3];
+  bool owned[3];
 } WriteReq;
 
 struct Conn {
@@ -93,7 +96,9 @@ static void write_cb(uv_write_t *w, int status) {
   WriteReq *wr = container_of(w, WriteReq, req);
   Conn *c = wr->conn;
 
-  g_free(wr->bufs[0].base);
+  for (unsigned int i = 0; i < wr->n; i++)
+    if (wr->owned[i])
+      g_free(wr->bufs[i].base);
   g_free(wr);
   c->writes--;
   if (status < 0 && status != UV_ECANCELED && !c->closing) {
@@ -109,27 +114,33 @@ static void write_cb(uv_write_t *w, int status) {
     maybe_resume(c);
 }
 
-/* Queues one response line; takes ownership of buf, even on failure. */
-static void conn_write(Conn *c, char *buf, size_t len) {
-  WriteReq *wr;
-  int r;
+/* Queues a write of wr's buffers; on failure frees them and closes the connection. */
+static void conn_write_req(Conn *c, WriteReq *wr) {
+  int r = c->closing ? UV_ECANCELED : uv_write(&wr->req, c->out_stream, wr->bufs, wr->n, write_cb);
 
-  if (c->closing) {
-    g_free(buf);
-    return;
-  }
-  wr = g_new0(WriteReq, 1);
-  wr->conn = c;
-  wr->bufs[0] = uv_buf_init(buf, (unsigned int)len);
-  r = uv_write(&wr->req, c->out_stream, wr->bufs, 1, write_cb);
   if (r < 0) {
-    log_debug("write failed: %s", uv_strerror(r));
-    g_free(buf);
+    if (r != UV_ECANCELED)
+      log_debug("write failed: %s", uv_strerror(r));
+    for (unsigned int i = 0; i < wr->n; i++)
+      if (wr->owned[i])
+        g_free(wr->bufs[i].base);
     g_free(wr);
     conn_close(c);
     return;
   }
   c->writes++;
+}
+
+/* Queues one response line; takes ownership of buf, even on failure. */
+static void conn_write(Conn *c, char *buf, size_t len) {
+  WriteReq *wr = g_new0(WriteReq, 1);
+
+  wr->conn = c;
+  wr->n = 1;
+  wr->bufs[0].base = buf;
+  wr->bufs[0].len = len;
+  wr->owned[0] = true;
+  conn_write_req(c, wr);
 }
 
 static void send_error(Conn *c, JsonNode *id, int code, const char *message) {
@@ -146,6 +157,32 @@ static void send_result(Conn *c, JsonNode *id, const char *result, size_t result
   conn_write(c, line, len);
 }
 
+/* Sends a request's result without copying it: envelope head, result, tail. */
+static void send_request_result(Conn *c, JsonNode *id, Request *req) {
+  static char tail[] = JSONRPC_RESULT_TAIL;
+  WriteReq *wr = g_new0(WriteReq, 1);
+  size_t head_len, len;
+  char *head = jsonrpc_format_result_head(id, &head_len);
+  char *out = request_take_output(req, &len);
+
+  if (out == NULL) {
+    g_free(head);
+    g_free(wr);
+    send_error(c, id, JSONRPC_INTERNAL_ERROR, "formatting the result failed");
+    return;
+  }
+  wr->conn = c;
+  wr->n = 3;
+  wr->bufs[0] = uv_buf_init(head, (unsigned int)head_len);
+  wr->owned[0] = true;
+  /* uv_buf_init takes an unsigned int; a result may be larger than that. */
+  wr->bufs[1].base = out;
+  wr->bufs[1].len = len;
+  wr->owned[1] = true;
+  wr->bufs[2] = uv_buf_init(tail, sizeof(tail) - 1);
+  conn_write_req(c, wr);
+}
+
 static void call_free(Call *call) {
   if (call->id != NULL)
     json_node_unref(call->id);
@@ -160,11 +197,7 @@ static void call_done_cb(Request *req, int status) {
   if (c != NULL) {
     g_ptr_array_remove_fast(c->calls, call);
     if (status == 0) {
-      size_t len;
-      char *out = request_take_output(req, &len);
-
-      send_result(c, call->id, out, len);
-      g_free(out);
+      send_request_result(c, call->id, req);
     } else {
       send_error(c, call->id, JSONRPC_REQUEST_CANCELLED, "request cancelled");
     }
@@ -381,16 +414,13 @@ static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
   }
 }
 
-/* Closes once nothing is left to answer or to write. */
+/* Closes once nothing is left to answer or to write. After exit, or at the end of stdio
+ * input, requests already received are still answered: a client that wants them dropped
+ * disconnects instead. */
 static void conn_finish(Conn *c) {
   pause_reading(c);
   if (c->closing)
     return;
-  if (c->exit_received) {
-    /* After exit, nothing more is answered; requests still running are cancelled. */
-    for (size_t i = 0; i < c->calls->len; i++)
-      request_cancel(((Call *)g_ptr_array_index(c->calls, i))->req);
-  }
   if (c->calls->len == 0 && c->writes == 0)
     conn_close(c);
 }

@@ -1,6 +1,7 @@
 #include "daemon/request.h"
 
 #include <stdatomic.h>
+#include <string.h>
 
 #include <glib.h>
 
@@ -14,6 +15,7 @@ typedef struct {
   uv_work_t work; /* embedded: container_of gives the task back */
   Request *req;
   size_t index;
+  GString *frag;  /* the file's <Content>, JSON-escaped for RESULT_JSON; NULL until formatted */
 } FileTask;
 
 struct Request {
@@ -26,6 +28,7 @@ struct Request {
 
   ReadResult result;   /* files[i] written only by the task for i until it completes */
   FileTask *tasks;
+  size_t n_tasks;
   size_t next;         /* next file to start */
   size_t in_flight;
   size_t completed;    /* tasks that ran (not dropped by uv_cancel) */
@@ -40,28 +43,99 @@ struct Request {
 
 static void pump(Request *req);
 
+/* Converts an XML piece to what the output needs: itself, or its JSON-escaped form. */
+static GString *output_piece(const Request *req, GString *xml) {
+  GString *j;
+
+  if (req->output_kind == REQUEST_OUTPUT_XML)
+    return xml;
+  j = g_string_sized_new(xml->len + xml->len / 16 + 16);
+  result_json_escape(j, xml->str, xml->len);
+  g_string_free(xml, TRUE);
+  return j;
+}
+
+/* f's <Content> ready for the output, or NULL when libxml2 failed. */
+static GString *format_file(const Request *req, const FileResult *f, int64_t image_index) {
+  GString *xml = g_string_sized_new(f->content_len + f->content_len / 32 + 512);
+
+  if (xml_format_content(xml, f, image_index) < 0) {
+    g_string_free(xml, TRUE);
+    return NULL;
+  }
+  return output_piece(req, xml);
+}
+
 static void file_work_cb(uv_work_t *w) {
   FileTask *t = container_of(w, FileTask, work);
   Request *req = t->req;
+  FileResult *f = &req->result.files[t->index];
 
-  reader_read(&req->params, t->index, req->root, &req->cancelled, &req->result.files[t->index]);
+  reader_read(&req->params, t->index, req->root, &req->cancelled, f);
+  /* Format the file here, in parallel with the others, while it is hot in the cache. Only a
+   * file with images must wait: its image index depends on the files before it. */
+  if (f->code != NULL || f->n_images == 0) {
+    t->frag = format_file(req, f, 0);
+    /* The text now lives in the fragment. */
+    g_clear_pointer(&f->content, g_free);
+  }
 }
 
+/* Concatenates pieces into one NUL-terminated buffer. */
+static char *concat(GString **parts, size_t n, size_t *ret_len) {
+  size_t len = 0;
+  char *out, *o;
+
+  for (size_t i = 0; i < n; i++)
+    len += parts[i]->len;
+  out = o = g_malloc(len + 1);
+  for (size_t i = 0; i < n; i++) {
+    memcpy(o, parts[i]->str, parts[i]->len);
+    o += parts[i]->len;
+  }
+  *o = '\0';
+  *ret_len = len;
+  return out;
+}
+
+/* Assembles the answer from the files' fragments: the copies are the only work left. */
 static void format_work_cb(uv_work_t *w) {
   Request *req = container_of(w, Request, format_work);
-  size_t xml_len = 0;
-  char *xml = xml_format(&req->result, &xml_len);
+  size_t n = req->result.n_files;
+  GString **parts = g_new0(GString *, n + 2);
+  int64_t bytes, lines, image_index = 0;
+  bool ok = true;
 
-  for (size_t i = 0; i < req->result.n_files; i++)
-    if (req->result.files[i].code != NULL)
+  read_result_totals(&req->result, &bytes, &lines);
+  parts[0] = g_string_new(NULL);
+  xml_format_open(parts[0], bytes, lines);
+  parts[0] = output_piece(req, parts[0]);
+  for (size_t i = 0; i < n; i++) {
+    const FileResult *f = &req->result.files[i];
+
+    if (f->code != NULL)
       req->failed++;
-  if (req->output_kind == REQUEST_OUTPUT_XML) {
-    req->output = xml;
-    req->output_len = xml_len;
-    return;
+    parts[i + 1] = g_steal_pointer(&req->tasks[i].frag);
+    if (parts[i + 1] == NULL)
+      parts[i + 1] = format_file(req, f, image_index);
+    if (parts[i + 1] == NULL) {
+      parts[i + 1] = g_string_new(NULL);
+      ok = false;
+    }
+    if (f->code == NULL)
+      image_index += (int64_t)f->n_images;
   }
-  req->output = result_json_format(&req->result, xml != NULL ? xml : "", &req->output_len);
-  g_free(xml);
+  parts[n + 1] = output_piece(req, g_string_new(XML_RESULTS_CLOSE));
+  if (!ok)
+    req->output = NULL;
+  else if (req->output_kind == REQUEST_OUTPUT_XML)
+    req->output = concat(parts, n + 2, &req->output_len);
+  else
+    req->output = result_json_format_escaped(&req->result, (const GString *const *)parts, n + 2,
+                                             &req->output_len);
+  for (size_t i = 0; i < n + 2; i++)
+    g_string_free(parts[i], TRUE);
+  g_free(parts);
 }
 
 static void finish(Request *req, int status) {
@@ -137,7 +211,8 @@ Request *request_start(uv_loop_t *loop, ReadParams *params, const char *root, Re
   atomic_init(&req->cancelled, false);
   req->result.n_files = req->params.n_paths;
   req->result.files = g_new0(FileResult, req->result.n_files);
-  req->tasks = g_new0(FileTask, req->result.n_files);
+  req->n_tasks = req->result.n_files;
+  req->tasks = g_new0(FileTask, req->n_tasks);
   pump(req);
   return req;
 }
@@ -180,6 +255,9 @@ void request_free(Request *req) {
   read_result_clear(&req->result);
   read_params_clear(&req->params);
   g_free(req->root);
+  for (size_t i = 0; req->tasks != NULL && i < req->n_tasks; i++)
+    if (req->tasks[i].frag != NULL)
+      g_string_free(req->tasks[i].frag, TRUE);
   g_free(req->tasks);
   g_free(req->output);
   g_free(req);

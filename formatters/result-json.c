@@ -22,54 +22,70 @@ static const char *const json_escapes[128] = {
 };
 /* clang-format on */
 
-/* Writes s[0..len) as a quoted JSON string into gs and returns the bytes that takes; with gs
- * NULL only counts them, so the same code sizes the buffer and fills it. Valid UTF-8 passes
- * through, each byte of an invalid sequence becomes U+FFFD. */
-static size_t json_string(GString *gs, const char *s, size_t len) {
-  size_t run = 0, i = 0, total = 2;
+/* Input bytes escaped per step: the output room reserved for a step is six times this. */
+#define ESCAPE_STEP 4096
 
-  if (gs != NULL)
-    g_string_append_c(gs, '"');
+/* 1 for the bytes a JSON string carries as they are: printable ASCII but '"' and '\\'. */
+static const uint8_t json_plain[256] = {
+    [0x20] = 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x20-0x2f, '"' = 0x22 */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,         /* 0x30-0x3f */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,         /* 0x40-0x4f */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,         /* 0x50-0x5f, '\\' = 0x5c */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,         /* 0x60-0x6f */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,         /* 0x70-0x7f */
+};
+
+/* Appends s[0..len) to gs as the inside of a JSON string; see result-json.h. Works straight
+ * in gs's buffer, with room reserved per step for the worst case (every byte a \u00XX). */
+void result_json_escape(GString *gs, const char *s, size_t len) {
+  const unsigned char *u = (const unsigned char *)s;
+  size_t i = 0;
+
   while (i < len) {
-    unsigned char c = (unsigned char)s[i];
-    const char *e;
-    size_t n = 1, elen;
+    size_t start = gs->len, end = i + MIN(len - i, (size_t)ESCAPE_STEP);
+    char *o;
 
-    if (c < 0x80) {
-      e = json_escapes[c];
-      if (e == NULL) {
+    /* +8: a UTF-8 sequence that starts before `end` may run past it. */
+    g_string_set_size(gs, start + 6 * (end - i) + 8);
+    o = gs->str + start;
+    while (i < end) {
+      unsigned char c = u[i];
+      size_t n;
+
+      if (G_LIKELY(json_plain[c])) {
+        *o++ = (char)c;
         i++;
-        continue;
-      }
-      elen = e[1] == 'u' ? 6 : 2;
-    } else {
-      n = result_utf8_decode(s + i, len - i, NULL);
-      if (n > 0) {
+      } else if (c < 0x80) {
+        const char *e = json_escapes[c];
+        size_t elen = e[1] == 'u' ? 6 : 2;
+
+        memcpy(o, e, elen);
+        o += elen;
+        i++;
+      } else if ((n = result_utf8_decode(s + i, len - i, NULL)) > 0) {
+        memcpy(o, s + i, n);
+        o += n;
         i += n;
-        continue;
+      } else {
+        memcpy(o, REPLACEMENT, sizeof(REPLACEMENT) - 1);
+        o += sizeof(REPLACEMENT) - 1;
+        i++;
       }
-      n = 1;
-      e = REPLACEMENT;
-      elen = strlen(REPLACEMENT);
     }
-    total += i - run + elen;
-    if (gs != NULL) {
-      g_string_append_len(gs, s + run, (gssize)(i - run));
-      g_string_append_len(gs, e, (gssize)elen);
-    }
-    i += n;
-    run = i;
+    g_string_truncate(gs, (gsize)(o - gs->str));
   }
-  total += i - run;
-  if (gs != NULL) {
-    g_string_append_len(gs, s + run, (gssize)(i - run));
-    g_string_append_c(gs, '"');
-  }
-  return total;
 }
 
+/* Writes s[0..len) as a quoted JSON string into gs. */
+static void json_string(GString *gs, const char *s, size_t len) {
+  g_string_append_c(gs, '"');
+  result_json_escape(gs, s, len);
+  g_string_append_c(gs, '"');
+}
+
+/* Room a string will roughly take once escaped; only sizes the first allocation. */
 static size_t json_cstring_len(const char *s) {
-  return json_string(NULL, s != NULL ? s : "", s != NULL ? strlen(s) : 0);
+  return s != NULL ? strlen(s) + 8 : 2;
 }
 
 /* Members are written with a trailing comma; closing an object or array takes it back. */
@@ -187,10 +203,9 @@ static void json_file(GString *gs, const FileResult *f, int64_t image_index) {
   json_close(gs, '}');
 }
 
-/* The output size, exact for everything but image data, which is assumed to be base64 and so
- * to need no escaping; a wrong guess only costs a reallocation. */
-static size_t json_estimate(const ReadResult *r, const char *xml) {
-  size_t n = 64 + json_string(NULL, xml, strlen(xml));
+/* The output size, roughly: it only sizes the first allocation. */
+static size_t json_estimate(const ReadResult *r, size_t xml_len) {
+  size_t n = 64 + xml_len + xml_len / 16;
 
   for (size_t i = 0; i < r->n_files; i++) {
     const FileResult *f = &r->files[i];
@@ -203,21 +218,24 @@ static size_t json_estimate(const ReadResult *r, const char *xml) {
   return n;
 }
 
-/* Serializes r as the contract's result object; see result-json.h. */
-char *result_json_format(const ReadResult *r, const char *xml, size_t *ret_len) {
+/* Serializes r around XML that is already escaped, in pieces; see result-json.h. */
+char *result_json_format_escaped(const ReadResult *r, const GString *const *xml_parts, size_t n_parts,
+                                 size_t *ret_len) {
   static const ReadResult empty = {0};
   int64_t bytes, lines, image_index = 0;
+  size_t xml_len = 0;
   GString *gs;
 
   if (r == NULL)
     r = &empty;
-  if (xml == NULL)
-    xml = "";
-  gs = g_string_sized_new(json_estimate(r, xml));
+  for (size_t i = 0; i < n_parts; i++)
+    xml_len += xml_parts[i]->len;
+  gs = g_string_sized_new(json_estimate(r, xml_len));
 
-  g_string_append(gs, "{\"xml\":");
-  json_string(gs, xml, strlen(xml));
-  g_string_append(gs, ",\"images\":[");
+  g_string_append(gs, "{\"xml\":\"");
+  for (size_t i = 0; i < n_parts; i++)
+    g_string_append_len(gs, xml_parts[i]->str, (gssize)xml_parts[i]->len);
+  g_string_append(gs, "\",\"images\":[");
   for (size_t i = 0; i < r->n_files; i++) {
     const FileResult *f = &r->files[i];
 
@@ -244,4 +262,17 @@ char *result_json_format(const ReadResult *r, const char *xml, size_t *ret_len) 
   if (ret_len != NULL)
     *ret_len = gs->len;
   return g_string_free(gs, FALSE);
+}
+
+/* Serializes r as the contract's result object; see result-json.h. */
+char *result_json_format(const ReadResult *r, const char *xml, size_t *ret_len) {
+  size_t len = xml != NULL ? strlen(xml) : 0;
+  GString *escaped = g_string_sized_new(len + len / 16 + 16);
+  const GString *parts[1] = {escaped};
+  char *out;
+
+  result_json_escape(escaped, xml != NULL ? xml : "", len);
+  out = result_json_format_escaped(r, parts, 1, ret_len);
+  g_string_free(escaped, TRUE);
+  return out;
 }

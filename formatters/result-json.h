@@ -3,6 +3,8 @@
 
 #include <stddef.h>
 
+#include <glib.h>
+
 #include "formatters/result.h"
 
 /* Serializes r as the contract's result object (compact JSON, no trailing newline). `xml` is
@@ -10,3 +12,12 @@
  * when ret_len is not NULL. Image indices count images over the files in order; the images of
  * failed files (code set) are left out, as in xml_format(). A NULL xml is written as "". */
 char *result_json_format(const ReadResult *r, const char *xml, size_t *ret_len);
+
+/* Appends s[0..len) to gs as the inside of a JSON string (no quotes): '"', '\\' and control
+ * characters escaped, valid UTF-8 as is, each byte of an invalid sequence as U+FFFD. */
+void result_json_escape(GString *gs, const char *s, size_t len);
+
+/* result_json_format() for XML given in pieces that are already escaped with
+ * result_json_escape(): the pieces are copied in order as the value of "xml". */
+char *result_json_format_escaped(const ReadResult *r, const GString *const *xml_parts, size_t n_parts,
+                                 size_t *ret_len);

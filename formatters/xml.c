@@ -1,5 +1,6 @@
 #include "formatters/xml.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -71,22 +72,36 @@ static void cdata_close(XmlOut *x) {
   x->in_cdata = false;
 }
 
+/* 1 for the bytes CDATA carries as they are and that need no look: printable ASCII but '>',
+ * tab and LF. Everything else stops the scan. */
+static const uint8_t cdata_plain[256] = {
+    ['\t'] = 1, ['\n'] = 1,
+    [0x20] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x20-0x2f */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1,           /* 0x30-0x3f, '>' = 0x3e */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,           /* 0x40-0x4f */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,           /* 0x50-0x5f */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,           /* 0x60-0x6f */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,           /* 0x70-0x7f */
+};
+
 /* Writes s as CDATA sections in one pass, copying runs of acceptable bytes straight through.
  * A section ends after "]]" whenever ">" follows, so "]]>" never appears inside one; a CR goes
  * between sections as &#13; because a parser would turn a CR inside CDATA into LF. */
 static void put_cdata(XmlOut *x, const char *s, size_t len) {
+  const unsigned char *u = (const unsigned char *)s;
   size_t run = 0, i = 0;
 
   while (i < len && !x->failed) {
-    unsigned char c = (unsigned char)s[i];
+    unsigned char c;
     size_t skip = 1;
 
-    if ((c >= 0x20 && c < 0x80 && c != '>') || c == '\n' || c == '\t') {
+    while (i < len && cdata_plain[u[i]])
       i++;
-      continue;
-    }
+    if (i == len)
+      break;
+    c = u[i];
     if (c == '>') {
-      if (i >= 2 && s[i - 1] == ']' && s[i - 2] == ']') {
+      if (i >= 2 && u[i - 1] == ']' && u[i - 2] == ']') {
         cdata_put(x, s + run, i - run);
         cdata_close(x);
         run = i;
@@ -258,25 +273,6 @@ static void put_content(XmlOut *x, const FileResult *f, int64_t image_index) {
   out_raw(x, "\n", 1);
 }
 
-static void put_results(XmlOut *x, const ReadResult *r) {
-  int64_t bytes, lines, image_index = 0;
-
-  read_result_totals(r, &bytes, &lines);
-  out_check(x, xmlTextWriterStartElement(x->w, (const xmlChar *)"ReadResults"));
-  put_attr_int(x, "bytes", bytes);
-  put_attr_int(x, "lines", lines);
-  out_raw(x, "\n", 1);
-  for (size_t i = 0; i < r->n_files; i++) {
-    const FileResult *f = &r->files[i];
-
-    put_content(x, f, image_index);
-    if (f->code == NULL)
-      image_index += (int64_t)f->n_images;
-  }
-  if (!x->failed)
-    out_check(x, xmlTextWriterEndElement(x->w));
-}
-
 static int gstring_write_cb(void *ctx, const char *buf, int len) {
   g_string_append_len(ctx, buf, len);
   return len;
@@ -284,6 +280,31 @@ static int gstring_write_cb(void *ctx, const char *buf, int len) {
 
 static int gstring_close_cb(void *ctx) {
   return 0;
+}
+
+/* Appends one <Content> element; see xml.h. */
+int xml_format_content(GString *out, const FileResult *f, int64_t image_index) {
+  xmlOutputBufferPtr buf = xmlOutputBufferCreateIO(gstring_write_cb, gstring_close_cb, out, NULL);
+  XmlOut x = {0};
+
+  if (buf == NULL)
+    return -ENOMEM;
+  /* On success the writer owns buf and closes it when freed. */
+  x.w = xmlNewTextWriter(buf);
+  if (x.w == NULL) {
+    xmlOutputBufferClose(buf);
+    return -ENOMEM;
+  }
+  out_check(&x, xmlTextWriterSetQuoteChar(x.w, '\''));
+  put_content(&x, f, image_index);
+  out_check(&x, xmlTextWriterFlush(x.w));
+  xmlFreeTextWriter(x.w);
+  return x.failed ? -ENOMEM : 0;
+}
+
+/* Appends the document's start tag; see xml.h. Numbers need no escaping. */
+void xml_format_open(GString *out, int64_t bytes, int64_t lines) {
+  g_string_append_printf(out, "<ReadResults bytes='%" PRId64 "' lines='%" PRId64 "'>\n", bytes, lines);
 }
 
 /* What the document will roughly take, so the string is allocated once in the usual case. */
@@ -303,35 +324,28 @@ static size_t xml_estimate(const ReadResult *r) {
 /* Formats r as the contract's XML document; see xml.h. */
 char *xml_format(const ReadResult *r, size_t *ret_len) {
   static const ReadResult empty = {0};
-  xmlOutputBufferPtr out;
-  XmlOut x = {0};
+  int64_t bytes, lines, image_index = 0;
   GString *gs;
 
   if (r == NULL)
     r = &empty;
   gs = g_string_sized_new(xml_estimate(r));
-  out = xmlOutputBufferCreateIO(gstring_write_cb, gstring_close_cb, gs, NULL);
-  if (out == NULL)
-    goto fail;
-  /* On success the writer owns out and closes it when freed. */
-  x.w = xmlNewTextWriter(out);
-  if (x.w == NULL) {
-    xmlOutputBufferClose(out);
-    goto fail;
+  read_result_totals(r, &bytes, &lines);
+  xml_format_open(gs, bytes, lines);
+  for (size_t i = 0; i < r->n_files; i++) {
+    const FileResult *f = &r->files[i];
+
+    if (xml_format_content(gs, f, image_index) < 0) {
+      g_string_free(gs, TRUE);
+      return NULL;
+    }
+    if (f->code == NULL)
+      image_index += (int64_t)f->n_images;
   }
-  out_check(&x, xmlTextWriterSetQuoteChar(x.w, '\''));
-  put_results(&x, r);
-  out_check(&x, xmlTextWriterFlush(x.w));
-  xmlFreeTextWriter(x.w);
-  if (x.failed)
-    goto fail;
+  g_string_append(gs, XML_RESULTS_CLOSE);
   if (ret_len != NULL)
     *ret_len = gs->len;
   return g_string_free(gs, FALSE);
-
-fail:
-  g_string_free(gs, TRUE);
-  return NULL;
 }
 
 /* Writes ms as ISO-8601 UTC with milliseconds; see xml.h. */

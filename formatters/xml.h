@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <glib.h>
+
 #include "formatters/result.h"
 
 /* Formats r as the contract's XML document (no XML declaration), one <Content> per file in
@@ -15,6 +17,20 @@
  * NUL-terminated string (length in *ret_len when ret_len is not NULL), or NULL only when
  * libxml2 fails to allocate. */
 char *xml_format(const ReadResult *r, size_t *ret_len);
+
+/* The document in pieces, so that files can be formatted on the threads that read them:
+ * xml_format() is xml_format_open() with the totals (read_result_totals), then
+ * xml_format_content() for each file, then XML_RESULTS_CLOSE. */
+
+/* Appends "<ReadResults bytes='B' lines='L'>" and a newline to out. */
+void xml_format_open(GString *out, int64_t bytes, int64_t lines);
+
+/* Appends f's <Content> element and the newline after it to out. image_index is the index of
+ * f's first image in the result's images (ignored when f has none). Returns 0, or -ENOMEM
+ * when libxml2 fails to allocate (out may then end with part of the element). */
+int xml_format_content(GString *out, const FileResult *f, int64_t image_index);
+
+#define XML_RESULTS_CLOSE "</ReadResults>"
 
 /* Room xml_format_time needs, with the terminating NUL. */
 #define XML_TIME_MAX 32

@@ -389,25 +389,31 @@ char *jsonrpc_format_error(JsonNode *id, int code, const char *message, size_t *
   return g_string_free(out, FALSE);
 }
 
-char *jsonrpc_format_result(JsonNode *id, const char *result_json, size_t result_len,
-                            size_t *ret_len) {
-  static const char tail[] = "}\n";
+char *jsonrpc_format_result_head(JsonNode *id, size_t *ret_len) {
   GString *head = g_string_sized_new(64);
-  size_t len;
-  char *out;
 
   g_string_append(head, "{\"jsonrpc\":\"2.0\",\"id\":");
   jsonrpc_append_id(head, id);
   g_string_append(head, ",\"result\":");
+  if (ret_len != NULL)
+    *ret_len = head->len;
+  return g_string_free(head, FALSE);
+}
+
+char *jsonrpc_format_result(JsonNode *id, const char *result_json, size_t result_len,
+                            size_t *ret_len) {
+  static const char tail[] = JSONRPC_RESULT_TAIL;
+  size_t head_len, len;
+  g_autofree char *head = jsonrpc_format_result_head(id, &head_len);
+  char *out;
 
   /* One allocation of the final size: the result can be hundreds of megabytes. */
-  len = head->len + result_len + sizeof tail - 1;
+  len = head_len + result_len + sizeof tail - 1;
   out = g_malloc(len + 1);
-  memcpy(out, head->str, head->len);
+  memcpy(out, head, head_len);
   if (result_len > 0)
-    memcpy(out + head->len, result_json, result_len);
-  memcpy(out + head->len + result_len, tail, sizeof tail);
-  g_string_free(head, TRUE);
+    memcpy(out + head_len, result_json, result_len);
+  memcpy(out + head_len + result_len, tail, sizeof tail);
   if (ret_len)
     *ret_len = len;
   return out;

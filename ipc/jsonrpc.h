@@ -53,6 +53,14 @@ char *jsonrpc_id_key(JsonNode *id);
  * id may be NULL (written as null). g_malloc'd; length in *ret_len when not NULL. */
 char *jsonrpc_format_error(JsonNode *id, int code, const char *message, size_t *ret_len);
 
+/* What ends a result response line after the result itself. */
+#define JSONRPC_RESULT_TAIL "}\n"
+
+/* The start of a result response line, up to and including `"result":`; the result and
+ * JSONRPC_RESULT_TAIL complete it. Lets a caller send a huge result without copying it.
+ * g_malloc'd; length in *ret_len when not NULL. */
+char *jsonrpc_format_result_head(JsonNode *id, size_t *ret_len);
+
 /* One result response line, '\n'-terminated, embedding result_json (already serialized JSON,
  * e.g. "null" or an object) verbatim, without copying it through a JSON tree. g_malloc'd. */
 char *jsonrpc_format_result(JsonNode *id, const char *result_json, size_t result_len,

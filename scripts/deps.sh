@@ -6,7 +6,7 @@ libmagic-dev libglib2.0-dev libjson-glib-dev libpoppler-glib-dev libgdk-pixbuf-2
 webp-pixbuf-loader check python3"
 
 # Real files written by other people, used by the tests (see tests/README.md).
-READERD_TEST_PKGS="golang-1.19-src gdk-pixbuf-tests python-reportlab-doc lomiri-wallpapers-20.04
+READERD_TEST_PKGS="time golang-1.19-src gdk-pixbuf-tests python-reportlab-doc lomiri-wallpapers-20.04
 libtasn1-doc shared-mime-info qpdf"
 
 # Prints the packages of the list that are not installed.
