@@ -40,18 +40,21 @@ typedef struct {
 
 static void cli_done_cb(Request *req, int status) {
   CliRun *run = request_get_data(req);
-  size_t len = 0;
-  char *out = request_take_output(req, &len);
+  size_t n = 0;
+  GString **pieces = request_take_output(req, &n);
 
-  if (out == NULL) {
+  if (pieces == NULL) {
     fprintf(stderr, "readerd: formatting the result failed\n");
     run->exit_status = 1;
   } else {
-    fwrite(out, 1, len, stdout);
+    for (size_t i = 0; i < n; i++) {
+      fwrite(pieces[i]->str, 1, pieces[i]->len, stdout);
+      g_string_free(pieces[i], TRUE);
+    }
     fputc('\n', stdout);
     run->exit_status = request_failed_count(req) > 0 ? 1 : 0;
   }
-  g_free(out);
+  g_free(pieces);
   request_free(req);
 }
 

@@ -32,13 +32,16 @@ typedef struct {
   Request *req;
 } Call;
 
-/* One uv_write of up to three buffers; `owned` ones are freed when it completes. */
+/* One uv_write: a line of its own, or a result sent as its envelope and pieces. Everything
+ * here is owned and freed when the write completes. */
 typedef struct {
   uv_write_t req;
   Conn *conn;
-  unsigned int n;
-  uv_buf_t bufs[3];
-  bool owned[3];
+  char *line;        /* a whole line, or the envelope's head */
+  GString **pieces;  /* a result's pieces, or NULL */
+  size_t n_pieces;
+  uv_buf_t *bufs;
+  unsigned int n_bufs;
 } WriteReq;
 
 struct Conn {
@@ -66,6 +69,7 @@ struct Conn {
 };
 
 static void conn_finish(Conn *c);
+static void write_req_free(WriteReq *wr);
 static void maybe_resume(Conn *c);
 static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf);
 
@@ -96,10 +100,7 @@ static void write_cb(uv_write_t *w, int status) {
   WriteReq *wr = container_of(w, WriteReq, req);
   Conn *c = wr->conn;
 
-  for (unsigned int i = 0; i < wr->n; i++)
-    if (wr->owned[i])
-      g_free(wr->bufs[i].base);
-  g_free(wr);
+  write_req_free(wr);
   c->writes--;
   if (status < 0 && status != UV_ECANCELED && !c->closing) {
     log_debug("write failed: %s", uv_strerror(status));
@@ -114,17 +115,23 @@ static void write_cb(uv_write_t *w, int status) {
     maybe_resume(c);
 }
 
-/* Queues a write of wr's buffers; on failure frees them and closes the connection. */
+static void write_req_free(WriteReq *wr) {
+  g_free(wr->line);
+  for (size_t i = 0; i < wr->n_pieces; i++)
+    g_string_free(wr->pieces[i], TRUE);
+  g_free(wr->pieces);
+  g_free(wr->bufs);
+  g_free(wr);
+}
+
+/* Queues a write of wr's buffers; on failure frees wr and closes the connection. */
 static void conn_write_req(Conn *c, WriteReq *wr) {
-  int r = c->closing ? UV_ECANCELED : uv_write(&wr->req, c->out_stream, wr->bufs, wr->n, write_cb);
+  int r = c->closing ? UV_ECANCELED : uv_write(&wr->req, c->out_stream, wr->bufs, wr->n_bufs, write_cb);
 
   if (r < 0) {
     if (r != UV_ECANCELED)
       log_debug("write failed: %s", uv_strerror(r));
-    for (unsigned int i = 0; i < wr->n; i++)
-      if (wr->owned[i])
-        g_free(wr->bufs[i].base);
-    g_free(wr);
+    write_req_free(wr);
     conn_close(c);
     return;
   }
@@ -136,10 +143,12 @@ static void conn_write(Conn *c, char *buf, size_t len) {
   WriteReq *wr = g_new0(WriteReq, 1);
 
   wr->conn = c;
-  wr->n = 1;
+  wr->line = buf;
+  wr->bufs = g_new(uv_buf_t, 1);
+  wr->n_bufs = 1;
+  /* Set directly: uv_buf_init takes an unsigned int. */
   wr->bufs[0].base = buf;
   wr->bufs[0].len = len;
-  wr->owned[0] = true;
   conn_write_req(c, wr);
 }
 
@@ -157,29 +166,33 @@ static void send_result(Conn *c, JsonNode *id, const char *result, size_t result
   conn_write(c, line, len);
 }
 
-/* Sends a request's result without copying it: envelope head, result, tail. */
+/* Sends a request's result without copying it: the envelope's head, the result's pieces as
+ * they were formatted on the pool, the envelope's tail, in one vectored write. */
 static void send_request_result(Conn *c, JsonNode *id, Request *req) {
   static char tail[] = JSONRPC_RESULT_TAIL;
-  WriteReq *wr = g_new0(WriteReq, 1);
-  size_t head_len, len;
-  char *head = jsonrpc_format_result_head(id, &head_len);
-  char *out = request_take_output(req, &len);
+  WriteReq *wr;
+  size_t head_len, n;
+  GString **pieces = request_take_output(req, &n);
 
-  if (out == NULL) {
-    g_free(head);
-    g_free(wr);
+  if (pieces == NULL) {
     send_error(c, id, JSONRPC_INTERNAL_ERROR, "formatting the result failed");
     return;
   }
+  wr = g_new0(WriteReq, 1);
   wr->conn = c;
-  wr->n = 3;
-  wr->bufs[0] = uv_buf_init(head, (unsigned int)head_len);
-  wr->owned[0] = true;
-  /* uv_buf_init takes an unsigned int; a result may be larger than that. */
-  wr->bufs[1].base = out;
-  wr->bufs[1].len = len;
-  wr->owned[1] = true;
-  wr->bufs[2] = uv_buf_init(tail, sizeof(tail) - 1);
+  wr->line = jsonrpc_format_result_head(id, &head_len);
+  wr->pieces = pieces;
+  wr->n_pieces = n;
+  wr->bufs = g_new(uv_buf_t, n + 2);
+  wr->bufs[0].base = wr->line;
+  wr->bufs[0].len = head_len;
+  for (size_t i = 0; i < n; i++) {
+    wr->bufs[i + 1].base = pieces[i]->str;
+    wr->bufs[i + 1].len = pieces[i]->len;
+  }
+  wr->bufs[n + 1].base = tail;
+  wr->bufs[n + 1].len = sizeof(tail) - 1;
+  wr->n_bufs = (unsigned int)(n + 2);
   conn_write_req(c, wr);
 }
 

@@ -35,13 +35,21 @@ struct Request {
   atomic_bool cancelled;
   bool finished;       /* done_cb was called */
 
-  uv_work_t format_work;
-  char *output;
-  size_t output_len;
+  atomic_size_t unread; /* files whose task has not run; the task that brings it to 0 assembles */
+  GString **output;   /* the answer in pieces, NULL until assembled */
+  size_t output_n;
   size_t failed;
 };
 
 static void pump(Request *req);
+
+static void pieces_free(GString **pieces, size_t n) {
+  for (size_t i = 0; pieces != NULL && i < n; i++)
+    g_string_free(pieces[i], TRUE);
+  g_free(pieces);
+}
+
+static void assemble(Request *req);
 
 /* Converts an XML piece to what the output needs: itself, or its JSON-escaped form. */
 static GString *output_piece(const Request *req, GString *xml) {
@@ -79,63 +87,54 @@ static void file_work_cb(uv_work_t *w) {
     /* The text now lives in the fragment. */
     g_clear_pointer(&f->content, g_free);
   }
+  /* The last file read assembles the answer right here, on the pool: every other task wrote
+   * its slot before its own decrement. */
+  if (atomic_fetch_sub_explicit(&req->unread, 1, memory_order_acq_rel) == 1)
+    assemble(req);
 }
 
-/* Concatenates pieces into one NUL-terminated buffer. */
-static char *concat(GString **parts, size_t n, size_t *ret_len) {
-  size_t len = 0;
-  char *out, *o;
-
-  for (size_t i = 0; i < n; i++)
-    len += parts[i]->len;
-  out = o = g_malloc(len + 1);
-  for (size_t i = 0; i < n; i++) {
-    memcpy(o, parts[i]->str, parts[i]->len);
-    o += parts[i]->len;
-  }
-  *o = '\0';
-  *ret_len = len;
-  return out;
-}
-
-/* Assembles the answer from the files' fragments: the copies are the only work left. */
-static void format_work_cb(uv_work_t *w) {
-  Request *req = container_of(w, Request, format_work);
-  size_t n = req->result.n_files;
-  GString **parts = g_new0(GString *, n + 2);
+/* Assembles the answer from the files' fragments, as pieces to send in order: nothing is
+ * copied again. */
+static void assemble(Request *req) {
+  size_t n = req->result.n_files, k = 0;
+  bool json = req->output_kind == REQUEST_OUTPUT_RESULT_JSON;
+  GString **parts = g_new0(GString *, n + 4);
   int64_t bytes, lines, image_index = 0;
   bool ok = true;
 
   read_result_totals(&req->result, &bytes, &lines);
-  parts[0] = g_string_new(NULL);
-  xml_format_open(parts[0], bytes, lines);
-  parts[0] = output_piece(req, parts[0]);
-  for (size_t i = 0; i < n; i++) {
+  if (json)
+    parts[k++] = g_string_new(RESULT_JSON_HEAD);
+  parts[k] = g_string_new(NULL);
+  xml_format_open(parts[k], bytes, lines);
+  parts[k] = output_piece(req, parts[k]);
+  k++;
+  for (size_t i = 0; i < n; i++, k++) {
     const FileResult *f = &req->result.files[i];
 
     if (f->code != NULL)
       req->failed++;
-    parts[i + 1] = g_steal_pointer(&req->tasks[i].frag);
-    if (parts[i + 1] == NULL)
-      parts[i + 1] = format_file(req, f, image_index);
-    if (parts[i + 1] == NULL) {
-      parts[i + 1] = g_string_new(NULL);
+    parts[k] = g_steal_pointer(&req->tasks[i].frag);
+    if (parts[k] == NULL)
+      parts[k] = format_file(req, f, image_index);
+    if (parts[k] == NULL) {
+      parts[k] = g_string_new(NULL);
       ok = false;
     }
     if (f->code == NULL)
       image_index += (int64_t)f->n_images;
   }
-  parts[n + 1] = output_piece(req, g_string_new(XML_RESULTS_CLOSE));
-  if (!ok)
-    req->output = NULL;
-  else if (req->output_kind == REQUEST_OUTPUT_XML)
-    req->output = concat(parts, n + 2, &req->output_len);
-  else
-    req->output = result_json_format_escaped(&req->result, (const GString *const *)parts, n + 2,
-                                             &req->output_len);
-  for (size_t i = 0; i < n + 2; i++)
-    g_string_free(parts[i], TRUE);
-  g_free(parts);
+  parts[k++] = output_piece(req, g_string_new(XML_RESULTS_CLOSE));
+  if (json) {
+    parts[k] = g_string_new(NULL);
+    result_json_format_rest(parts[k++], &req->result);
+  }
+  if (!ok) {
+    pieces_free(parts, k);
+    return;
+  }
+  req->output = parts;
+  req->output_n = k;
 }
 
 static void finish(Request *req, int status) {
@@ -143,13 +142,6 @@ static void finish(Request *req, int status) {
   req->done_cb(req, status);
 }
 
-static void format_after_cb(uv_work_t *w, int status) {
-  Request *req = container_of(w, Request, format_work);
-
-  /* The result is formatted; the per-file data is no longer needed. */
-  read_result_clear(&req->result);
-  finish(req, status);
-}
 
 static void file_after_cb(uv_work_t *w, int status) {
   FileTask *t = container_of(w, FileTask, work);
@@ -175,7 +167,7 @@ static bool all_read(const Request *req) {
 
 /* Starts files while there is room, and finishes the request when nothing is left. */
 static void pump(Request *req) {
-  bool cancelled = atomic_load(&req->cancelled);
+  bool cancelled = atomic_load(&req->cancelled), ok;
 
   while (!cancelled && req->in_flight < REQUEST_MAX_IN_FLIGHT && req->next < req->result.n_files) {
     FileTask *t = &req->tasks[req->next];
@@ -187,14 +179,16 @@ static void pump(Request *req) {
   }
   if (req->in_flight > 0)
     return;
-  if (!all_read(req)) {
-    /* Cancelled before every file was read: nothing to format. */
-    read_result_clear(&req->result);
+  /* The answer was assembled on the pool by the last file's task; the per-file data is no
+   * longer needed. */
+  ok = all_read(req);
+  read_result_clear(&req->result);
+  if (!ok) {
+    pieces_free(g_steal_pointer(&req->output), req->output_n);
     finish(req, UV_ECANCELED);
     return;
   }
-  /* Formatting megabytes of XML and JSON is work too: keep it off the loop thread. */
-  uv_queue_work(req->loop, &req->format_work, format_work_cb, format_after_cb);
+  finish(req, 0);
 }
 
 Request *request_start(uv_loop_t *loop, ReadParams *params, const char *root, RequestOutput output,
@@ -212,6 +206,7 @@ Request *request_start(uv_loop_t *loop, ReadParams *params, const char *root, Re
   req->result.n_files = req->params.n_paths;
   req->result.files = g_new0(FileResult, req->result.n_files);
   req->n_tasks = req->result.n_files;
+  atomic_init(&req->unread, req->n_tasks);
   req->tasks = g_new0(FileTask, req->n_tasks);
   pump(req);
   return req;
@@ -226,14 +221,10 @@ void request_cancel(Request *req) {
     uv_cancel((uv_req_t *)&req->tasks[i].work);
 }
 
-char *request_take_output(Request *req, size_t *ret_len) {
-  char *out = req->output;
-
-  if (ret_len != NULL)
-    *ret_len = req->output_len;
-  req->output = NULL;
-  req->output_len = 0;
-  return out;
+GString **request_take_output(Request *req, size_t *ret_n) {
+  *ret_n = req->output_n;
+  req->output_n = 0;
+  return g_steal_pointer(&req->output);
 }
 
 size_t request_failed_count(const Request *req) {
@@ -259,6 +250,6 @@ void request_free(Request *req) {
     if (req->tasks[i].frag != NULL)
       g_string_free(req->tasks[i].frag, TRUE);
   g_free(req->tasks);
-  g_free(req->output);
+  pieces_free(req->output, req->output_n);
   g_free(req);
 }

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <glib.h>
 #include <uv.h>
 
 #include "ipc/read-params.h"
@@ -31,9 +32,10 @@ Request *request_start(uv_loop_t *loop, ReadParams *params, const char *root, Re
  * once and after the request finished (it then does nothing). */
 void request_cancel(Request *req);
 
-/* The formatted output (g_malloc'd, the caller frees it) and its length; NULL after the first
- * call or when the request was cancelled. */
-char *request_take_output(Request *req, size_t *ret_len);
+/* Takes the formatted answer: *ret_n pieces to send in order, so that a large answer is
+ * never copied into one buffer (free each with g_string_free(p, TRUE), then the array with
+ * g_free). NULL (and *ret_n 0) after the first call, when cancelled, or when formatting failed. */
+GString **request_take_output(Request *req, size_t *ret_n);
 
 /* Number of files that ended with a per-file error. */
 size_t request_failed_count(const Request *req);

@@ -17,7 +17,11 @@ char *result_json_format(const ReadResult *r, const char *xml, size_t *ret_len);
  * characters escaped, valid UTF-8 as is, each byte of an invalid sequence as U+FFFD. */
 void result_json_escape(GString *gs, const char *s, size_t len);
 
-/* result_json_format() for XML given in pieces that are already escaped with
- * result_json_escape(): the pieces are copied in order as the value of "xml". */
-char *result_json_format_escaped(const ReadResult *r, const GString *const *xml_parts, size_t n_parts,
-                                 size_t *ret_len);
+/* The result object in three pieces, so that the XML can be escaped file by file on other
+ * threads and sent without being copied again: RESULT_JSON_HEAD, the XML escaped with
+ * result_json_escape(), then result_json_format_rest(r). */
+#define RESULT_JSON_HEAD "{\"xml\":\""
+
+/* Appends to gs everything after the XML's escaped text: its closing quote, images, files,
+ * bytes and lines, and the closing brace. */
+void result_json_format_rest(GString *gs, const ReadResult *r);
