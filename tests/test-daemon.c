@@ -1,0 +1,952 @@
+/* Integration tests of the socket daemon: the protocol, many clients, bad input, signals.
+ * Every test starts the real readerd binary on a socket in a temporary folder. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <check.h>
+
+#include "tests/rd-client.h"
+
+static RdDaemon *dmn;
+
+static void daemon_setup(void) {
+  dmn = rd_daemon_start();
+}
+
+static void daemon_teardown(void) {
+  if (dmn && dmn->running)
+    rd_daemon_stop(dmn);
+  rd_daemon_free(dmn);
+  dmn = NULL;
+}
+
+/* n files dir/<prefix>NNN.txt; file i holds i % 7 + 2 lines naming it. Paths g_strfreev. */
+static char **make_files(const char *prefix, int n) {
+  char **paths = g_new0(char *, n + 1);
+  for (int i = 0; i < n; i++) {
+    GString *s = g_string_new(NULL);
+    for (int j = 0; j < i % 7 + 2; j++)
+      g_string_append_printf(s, "%s file %d line %d\n", prefix, i, j + 1);
+    char *name = g_strdup_printf("%s%03d.txt", prefix, i);
+    paths[i] = rd_write_file(dmn->dir, name, s->str, s->len);
+    g_free(name);
+    g_string_free(s, TRUE);
+  }
+  return paths;
+}
+
+/* Asserts that files[i] of r is `path`, read whole, with the content of the file on disk. */
+static void assert_whole_text(RdResult *r, guint i, const char *path) {
+  size_t len;
+  char *data = rd_read_file(path, &len);
+  char **want_raw = rd_split_lines(data, len);
+  char **want = rd_numbered((const char *const *)want_raw, g_strv_length(want_raw), 1);
+  char **got = rd_text_lines(r, i);
+
+  ck_assert_str_eq(rd_file_str(r, i, "path"), path);
+  ck_assert_msg(rd_file_str(r, i, "code") == NULL, "%s failed: %s", path,
+                rd_file_str(r, i, "error"));
+  ck_assert_int_eq(rd_file_int(r, i, "lines"), rd_count_lines(data, len));
+  ck_assert_int_eq(rd_file_int(r, i, "bytes"), (int64_t)len);
+  ck_assert_msg(rd_lines_equal(path, (const char *const *)got, (const char *const *)want),
+                "the content of %s is not cat -n of the file", path);
+  g_strfreev(got);
+  g_strfreev(want);
+  g_strfreev(want_raw);
+  g_free(data);
+}
+
+static void assert_error(JsonNode *msg, int code, const char *id_key) {
+  char *k = rd_msg_id_key(msg);
+  char *s = json_to_string(msg, FALSE);
+  ck_assert_msg(rd_error_code(msg) == code, "expected error %d, got %.300s", code, s);
+  ck_assert_msg(strcmp(k, id_key) == 0, "expected id %s, got %s in %.300s", id_key, k, s);
+  g_free(s);
+  g_free(k);
+}
+
+/* A read of one small file on the connection works. */
+static void assert_serves(RdConn *c) {
+  char *p = rd_write_str(dmn->dir, "probe.txt", "probe one\nprobe two\n");
+  const char *paths[] = {p};
+  RdResult *r = rd_read_paths(c, paths, 1, NULL);
+  assert_whole_text(r, 0, p);
+  rd_result_free(r);
+  g_free(p);
+}
+
+static void assert_serves_new_client(void) {
+  RdConn *c = rd_conn_new(dmn->sock);
+  assert_serves(c);
+  rd_conn_free(c);
+}
+
+START_TEST(daemon_initialize) {
+  RdConn *c = rd_conn_new(dmn->sock);
+  char *root = rd_json_quote(dmn->dir);
+  char *params =
+      g_strdup_printf("{\"rootPath\":%s,\"clientInfo\":{\"name\":\"test-daemon\"}}", root);
+  JsonNode *msg = rd_conn_call(c, "initialize", params);
+  ck_assert_int_eq(rd_error_code(msg), 0);
+  JsonObject *res = json_object_get_object_member(json_node_get_object(msg), "result");
+  ck_assert_ptr_nonnull(res);
+  JsonObject *info = json_object_get_object_member(res, "serverInfo");
+  ck_assert_ptr_nonnull(info);
+  ck_assert_str_eq(json_object_get_string_member(info, "name"), "readerd");
+  const char *version = json_object_get_string_member(info, "version");
+  ck_assert_msg(version && *version, "serverInfo.version is empty");
+  ck_assert_msg(JSON_NODE_HOLDS_OBJECT(json_object_get_member(res, "capabilities")),
+                "capabilities is not an object");
+
+  /* The version is the one `readerd --version` prints. */
+  const char *argv[] = {rd_readerd(), "--version", NULL};
+  RdRun run;
+  rd_run(dmn->dir, argv, NULL, 0, 10000, &run);
+  ck_assert_int_eq(run.code, 0);
+  ck_assert_msg(strstr(run.out, version), "--version prints '%s', initialize says '%s'", run.out,
+                version);
+  rd_run_clear(&run);
+
+  /* params are optional. */
+  JsonNode *msg2 = rd_conn_call(c, "initialize", NULL);
+  ck_assert_int_eq(rd_error_code(msg2), 0);
+  assert_serves(c);
+  json_node_unref(msg2);
+  json_node_unref(msg);
+  g_free(params);
+  g_free(root);
+  rd_conn_free(c);
+}
+END_TEST
+
+START_TEST(daemon_pipelining) {
+  enum { N = 50 };
+  char **paths = make_files("pipe", N);
+  char *keys[N + 2];
+  RdConn *c = rd_conn_new(dmn->sock);
+
+  for (int i = 0; i < N; i++) {
+    char *arr = rd_json_paths((const char *const *)&paths[i], 1);
+    char *params = g_strdup_printf("{\"paths\":%s}", arr);
+    char *id =
+        i % 2 ? g_strdup_printf("%d", 1000 + i) : g_strdup_printf("\"req-%d \\\"q\\\" é\"", i);
+    keys[i] = rd_conn_request(c, "read", params, id);
+    g_free(id);
+    g_free(params);
+    g_free(arr);
+  }
+  /* 7 and "7" are different ids. */
+  char *a7 = g_strdup_printf("{\"paths\":[%s]}", "\"pipe003.txt\"");
+  char *b7 = g_strdup_printf("{\"paths\":[%s]}", "\"pipe004.txt\"");
+  keys[N] = rd_conn_request(c, "read", a7, "7");
+  keys[N + 1] = rd_conn_request(c, "read", b7, "\"7\"");
+  ck_assert_str_eq(keys[N], "n:7");
+  ck_assert_str_eq(keys[N + 1], "s:7");
+
+  for (int i = N - 1; i >= 0; i--) {
+    RdResult *r = rd_result_new(rd_conn_wait(c, keys[i], RD_TIMEOUT_MS));
+    ck_assert_int_eq(json_array_get_length(r->files), 1);
+    assert_whole_text(r, 0, paths[i]);
+    rd_result_free(r);
+  }
+  RdResult *r7 = rd_result_new(rd_conn_wait(c, keys[N], RD_TIMEOUT_MS));
+  RdResult *s7 = rd_result_new(rd_conn_wait(c, keys[N + 1], RD_TIMEOUT_MS));
+  ck_assert_str_eq(rd_file_str(r7, 0, "path"), "pipe003.txt");
+  ck_assert_str_eq(rd_file_str(s7, 0, "path"), "pipe004.txt");
+  ck_assert_int_eq(rd_file_int(r7, 0, "lines"), 3 % 7 + 2);
+  ck_assert_int_eq(rd_file_int(s7, 0, "lines"), 4 % 7 + 2);
+  rd_result_free(r7);
+  rd_result_free(s7);
+  for (int i = 0; i < N + 2; i++)
+    g_free(keys[i]);
+  g_free(a7);
+  g_free(b7);
+  g_strfreev(paths);
+  rd_conn_free(c);
+}
+END_TEST
+
+typedef struct {
+  const char *path;
+  GMutex *lock;
+  GCond *cond;
+  bool *go;
+} ClientArg;
+
+static gpointer client_thread(gpointer data) {
+  ClientArg *a = data;
+  g_mutex_lock(a->lock);
+  while (!*a->go)
+    g_cond_wait(a->cond, a->lock);
+  g_mutex_unlock(a->lock);
+
+  RdConn *c = rd_conn_new(dmn->sock);
+  const char *paths[] = {a->path, "probe-missing.txt", a->path};
+  RdResult *r = rd_read_paths(c, paths, 3, NULL);
+  assert_whole_text(r, 0, a->path);
+  assert_whole_text(r, 2, a->path);
+  ck_assert_str_eq(rd_file_str(r, 1, "code"), "FILE_NOT_FOUND");
+  rd_result_free(r);
+  rd_conn_free(c);
+  return NULL;
+}
+
+START_TEST(daemon_concurrent_clients) {
+  enum { N = 50 };
+  char **paths = make_files("client", N);
+  GThread *threads[N];
+  ClientArg args[N];
+  GMutex lock;
+  GCond cond;
+  bool go = false;
+
+  g_mutex_init(&lock);
+  g_cond_init(&cond);
+  for (int i = 0; i < N; i++) {
+    args[i] = (ClientArg){paths[i], &lock, &cond, &go};
+    threads[i] = g_thread_new("client", client_thread, &args[i]);
+  }
+  g_mutex_lock(&lock);
+  go = true;
+  g_cond_broadcast(&cond);
+  g_mutex_unlock(&lock);
+  for (int i = 0; i < N; i++)
+    g_thread_join(threads[i]);
+  g_mutex_clear(&lock);
+  g_cond_clear(&cond);
+  ck_assert(rd_daemon_alive(dmn));
+  g_strfreev(paths);
+}
+END_TEST
+
+START_TEST(daemon_bad_json) {
+  RdConn *c = rd_conn_new(dmn->sock);
+  const char *bad[] = {
+      "{this is not json\n",
+      "[1,2\n",
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"read\",\"params\":{\"paths\":[\n",
+      "\"unterminated\n",
+      "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"read\"}}\n",
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+    rd_conn_send_str(c, bad[i]);
+    JsonNode *m = rd_conn_recv(c, 10000);
+    assert_error(m, -32700, "null");
+    json_node_unref(m);
+  }
+  assert_serves(c);
+
+  /* Nesting deep enough to exhaust a recursive parser's stack, and bytes that are not UTF-8:
+   * refused, and the connection goes on. */
+  GString *deep = g_string_new("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"read\",\"params\":");
+  for (int i = 0; i < 200000; i++)
+    g_string_append_c(deep, '[');
+  for (int i = 0; i < 200000; i++)
+    g_string_append_c(deep, ']');
+  g_string_append(deep, "}\n");
+  rd_conn_send(c, deep->str, deep->len);
+  g_string_free(deep, TRUE);
+  JsonNode *dm = rd_conn_recv(c, 10000);
+  ck_assert_msg(rd_error_code(dm) != 0, "deeply nested params were not refused");
+  json_node_unref(dm);
+  rd_conn_send_str(c, "{\"jsonrpc\":\"2.0\",\"id\":\"\xff\xfe\",\"method\":\"initialize\"}\n");
+  dm = rd_conn_recv(c, 10000);
+  ck_assert_msg(rd_error_code(dm) == -32700,
+                "a line that is not UTF-8 was not refused with -32700");
+  json_node_unref(dm);
+  assert_serves(c);
+
+  /* Empty lines: either ignored or refused with id null; the next request is answered. */
+  rd_conn_send_str(c, "\n\r\n  \n");
+  char *key = rd_conn_request(c, "initialize", "{}", "\"after-empty\"");
+  for (;;) {
+    JsonNode *m = rd_conn_recv(c, 10000);
+    char *k = rd_msg_id_key(m);
+    bool done = strcmp(k, key) == 0;
+    if (!done) {
+      int code = rd_error_code(m);
+      ck_assert_msg(strcmp(k, "null") == 0 && (code == -32700 || code == -32600),
+                    "an empty line was answered with id %s code %d", k, code);
+    }
+    g_free(k);
+    json_node_unref(m);
+    if (done)
+      break;
+  }
+  g_free(key);
+  assert_serves(c);
+  rd_conn_free(c);
+}
+END_TEST
+
+START_TEST(daemon_invalid_request) {
+  RdConn *c = rd_conn_new(dmn->sock);
+  struct {
+    const char *line;
+    const char *id;
+  } cases[] = {
+      {"{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":42}\n", "n:6"},
+      {"{\"jsonrpc\":\"2.0\",\"id\":\"m\",\"method\":null}\n", "s:m"},
+      {"[]\n", "null"},
+      {"[{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"initialize\"}]\n", "null"},
+      {"42\n", "null"},
+      {"\"read\"\n", "null"},
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+    rd_conn_send_str(c, cases[i].line);
+    JsonNode *m = rd_conn_recv(c, 10000);
+    assert_error(m, -32600, cases[i].id);
+    json_node_unref(m);
+  }
+  assert_serves(c);
+  rd_conn_free(c);
+}
+END_TEST
+
+START_TEST(daemon_unknown_method) {
+  RdConn *c = rd_conn_new(dmn->sock);
+  char *k = rd_conn_request(c, "no/such/method", "{}", "\"abc\"");
+  JsonNode *m = rd_conn_wait(c, k, 10000);
+  assert_error(m, -32601, "s:abc");
+  json_node_unref(m);
+  g_free(k);
+  /* A request whose method starts with $/ is still a request: it is answered. */
+  k = rd_conn_request(c, "$/noSuchRequest", NULL, "77");
+  m = rd_conn_wait(c, k, 10000);
+  assert_error(m, -32601, "n:77");
+  json_node_unref(m);
+  g_free(k);
+  assert_serves(c);
+  rd_conn_free(c);
+}
+END_TEST
+
+START_TEST(daemon_invalid_params) {
+  RdConn *c = rd_conn_new(dmn->sock);
+  char *f = rd_write_str(dmn->dir, "a.txt", "a\n");
+  const char *bad[] = {
+      NULL,
+      "{}",
+      "{\"paths\":\"a.txt\"}",
+      "{\"paths\":[]}",
+      "{\"paths\":[42]}",
+      "{\"paths\":[\"\"]}",
+      "{\"paths\":[null]}",
+      "{\"paths\":[{\"offset\":2}]}",
+      "{\"paths\":[{\"path\":42}]}",
+      "{\"paths\":[\"a.txt\"],\"offset\":0}",
+      "{\"paths\":[\"a.txt\"],\"offset\":\"3\"}",
+      "{\"paths\":[\"a.txt\"],\"limit\":-5}",
+      "{\"paths\":[{\"path\":\"a.txt\",\"offset\":-1}]}",
+      "{\"paths\":[\"a.txt\"],\"cwd\":5}",
+      "{\"paths\":[\"a.txt\"],\"lineNumbers\":\"yes\"}",
+      "{\"paths\":[\"a.txt\"],\"images\":{\"maxDimension\":\"big\"}}",
+      "[[\"a.txt\"]]",
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+    char *k = rd_conn_request(c, "read", bad[i], NULL);
+    JsonNode *m = rd_conn_wait(c, k, 10000);
+    char *s = json_to_string(m, FALSE);
+    ck_assert_msg(rd_error_code(m) == -32602, "read with params %s answered %.300s",
+                  bad[i] ? bad[i] : "(none)", s);
+    g_free(s);
+    json_node_unref(m);
+    g_free(k);
+  }
+
+  /* At most 10000 paths: 10001 is refused, 10000 is read. */
+  const char **many = g_new(const char *, 10001);
+  for (int i = 0; i < 10001; i++)
+    many[i] = i % 2 ? "a.txt" : "missing.txt";
+  char *arr = rd_json_paths(many, 10001);
+  char *params = g_strdup_printf("{\"paths\":%s}", arr);
+  char *k = rd_conn_request(c, "read", params, NULL);
+  JsonNode *m = rd_conn_wait(c, k, RD_TIMEOUT_MS);
+  ck_assert_msg(rd_error_code(m) == -32602, "a read of 10001 paths was not refused with -32602");
+  json_node_unref(m);
+  g_free(k);
+  g_free(params);
+  g_free(arr);
+  RdResult *r = rd_read_paths(c, many, 10000, NULL);
+  ck_assert_int_eq(json_array_get_length(r->files), 10000);
+  ck_assert_str_eq(rd_file_str(r, 9998, "code"), "FILE_NOT_FOUND");
+  ck_assert_int_eq(rd_file_int(r, 9999, "lines"), 1);
+  ck_assert_int_eq(json_object_get_int_member(r->result, "lines"), 5000);
+  rd_result_free(r);
+  g_free(many);
+  g_free(f);
+  assert_serves(c);
+  rd_conn_free(c);
+}
+END_TEST
+
+START_TEST(daemon_notifications_unanswered) {
+  RdConn *c = rd_conn_new(dmn->sock);
+  rd_conn_notify(c, "no/such/notification", "{}");
+  rd_conn_notify(c, "$/setTrace", "{\"value\":\"off\"}");
+  rd_conn_notify(c, "$/cancelRequest", "{\"id\":424242}");
+  rd_conn_notify(c, "$/cancelRequest", "{\"id\":\"nobody\"}");
+  rd_conn_notify(c, "read", "{\"paths\":[]}");
+  rd_conn_notify(c, "initialize", NULL);
+  char *key = rd_conn_request(c, "initialize", NULL, "\"first-answer\"");
+  JsonNode *m = rd_conn_recv(c, 10000);
+  char *k = rd_msg_id_key(m);
+  char *s = json_to_string(m, FALSE);
+  ck_assert_msg(strcmp(k, key) == 0, "a notification was answered: %.300s", s);
+  g_free(s);
+  g_free(k);
+  g_free(key);
+  json_node_unref(m);
+  rd_conn_free(c);
+}
+END_TEST
+
+START_TEST(daemon_oversized_line) {
+  RdConn *c = rd_conn_new(dmn->sock);
+  size_t n = (size_t)17 * 1024 * 1024;
+  GString *line = g_string_sized_new(n + 100);
+  g_string_append(line,
+                  "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"read\",\"params\":{\"paths\":[\"");
+  for (size_t i = 0; i < n; i++)
+    g_string_append_c(line, 'a');
+  g_string_append(line, "\"]}}\n");
+  int r = rd_conn_try_send(c, line->str, line->len, RD_TIMEOUT_MS);
+  g_string_free(line, TRUE);
+  ck_assert_msg(r == 0 || r == -EPIPE || r == -ECONNRESET, "sending a 17 MiB line: %s",
+                g_strerror(-r));
+
+  char *reply = NULL;
+  int got = rd_conn_recv_line(c, RD_TIMEOUT_MS, &reply);
+  ck_assert_msg(got != -ETIMEDOUT, "a 17 MiB line was neither refused nor the connection closed");
+  if (got > 0) {
+    /* Refused with an error: id null, and the connection serves on. */
+    JsonNode *m = rd_json_parse(reply, strlen(reply));
+    ck_assert_msg(rd_error_code(m) != 0, "a 17 MiB line was answered without an error: %.200s",
+                  reply);
+    char *k = rd_msg_id_key(m);
+    ck_assert_str_eq(k, "null");
+    g_free(k);
+    json_node_unref(m);
+    assert_serves(c);
+  }
+  g_free(reply);
+  rd_conn_free(c);
+  ck_assert(rd_daemon_alive(dmn));
+  assert_serves_new_client();
+}
+END_TEST
+
+static char *repeat_paths_json(char **files, int n_files, int n) {
+  const char **p = g_new(const char *, n);
+  for (int i = 0; i < n; i++)
+    p[i] = files[i % n_files];
+  char *arr = rd_json_paths(p, n);
+  g_free(p);
+  return arr;
+}
+
+START_TEST(daemon_disconnect_mid_request) {
+  char **files = make_files("many", 300);
+  char *arr = repeat_paths_json(files, 300, 3000);
+  char *params = g_strdup_printf("{\"paths\":%s}", arr);
+  for (int round = 0; round < 3; round++) {
+    RdConn *c = rd_conn_new(dmn->sock);
+    char *k = rd_conn_request(c, "read", params, NULL);
+    g_free(k);
+    rd_conn_free(c);
+  }
+  ck_assert(rd_daemon_alive(dmn));
+  assert_serves_new_client();
+  /* The abandoned reads finish or stop while a new client is served. */
+  RdConn *c = rd_conn_new(dmn->sock);
+  RdResult *r = rd_read(c, params);
+  ck_assert_int_eq(json_array_get_length(r->files), 3000);
+  assert_whole_text(r, 2999, files[2999 % 300]);
+  rd_result_free(r);
+  rd_conn_free(c);
+
+  rd_daemon_stop(dmn);
+  char *log = rd_daemon_log(dmn);
+  ck_assert_msg(strstr(log, "]: error:") == NULL, "the daemon logged an error:\n%s", log);
+  g_free(log);
+  g_free(params);
+  g_free(arr);
+  g_strfreev(files);
+}
+END_TEST
+
+typedef struct {
+  const char *params;
+  guint32 seed;
+} ChurnArg;
+
+/* Reads, then disconnects or cancels after a random short delay, again and again. */
+static gpointer churn_thread(gpointer data) {
+  ChurnArg *a = data;
+  GRand *rand = g_rand_new_with_seed(a->seed);
+  for (int round = 0; round < 8; round++) {
+    RdConn *c = rd_conn_new(dmn->sock);
+    char *k = rd_conn_request(c, "read", a->params, NULL);
+    g_usleep((gulong)g_rand_int_range(rand, 0, 20000));
+    if (round % 2) {
+      char *id = g_strdup(k + 2);
+      char *cancel = g_strdup_printf("{\"id\":%s}", id);
+      rd_conn_notify(c, "$/cancelRequest", cancel);
+      JsonNode *m = rd_conn_wait(c, k, RD_TIMEOUT_MS);
+      int code = rd_error_code(m);
+      ck_assert_msg(code == 0 || code == -32800, "a cancelled read answered %d", code);
+      json_node_unref(m);
+      g_free(cancel);
+      g_free(id);
+    }
+    g_free(k);
+    rd_conn_free(c);
+  }
+  g_rand_free(rand);
+  return NULL;
+}
+
+/* Clients that come and go in the middle of their reads, some cancelling: the daemon keeps
+ * serving and logs no error (under sanitizers, no memory error either). */
+START_TEST(daemon_client_churn) {
+  enum { N = 12 };
+  char **files = make_files("churn", 200);
+  char *arr = repeat_paths_json(files, 200, 1500);
+  char *params = g_strdup_printf("{\"paths\":%s}", arr);
+  GThread *threads[N];
+  ChurnArg args[N];
+  for (int i = 0; i < N; i++) {
+    args[i] = (ChurnArg){params, (guint32)(i * 7919 + 1)};
+    threads[i] = g_thread_new("churn", churn_thread, &args[i]);
+  }
+  for (int i = 0; i < N; i++)
+    g_thread_join(threads[i]);
+  ck_assert(rd_daemon_alive(dmn));
+  assert_serves_new_client();
+  rd_daemon_stop(dmn);
+  char *log = rd_daemon_log(dmn);
+  ck_assert_msg(strstr(log, "]: error:") == NULL, "the daemon logged an error:\n%s", log);
+  g_free(log);
+  g_free(params);
+  g_free(arr);
+  g_strfreev(files);
+}
+END_TEST
+
+/* Sends a big read and its cancellation in one write; the answer is -32800 or the full result. */
+static void cancel_one(RdConn *c, const char *params, int n, const char *id) {
+  char *line = g_strdup_printf(
+      "{\"jsonrpc\":\"2.0\",\"id\":%s,\"method\":\"read\",\"params\":%s}\n"
+      "{\"jsonrpc\":\"2.0\",\"method\":\"$/cancelRequest\",\"params\":{\"id\":%s}}\n",
+      id, params, id);
+  rd_conn_send_str(c, line);
+  JsonNode *idn = rd_json_parse(id, strlen(id));
+  char *key = rd_id_key(idn);
+  JsonNode *m = rd_conn_wait(c, key, RD_TIMEOUT_MS);
+  int code = rd_error_code(m);
+  if (code) {
+    assert_error(m, -32800, key);
+    json_node_unref(m);
+  } else {
+    fprintf(stderr, "note: the read %s completed before its cancellation arrived\n", id);
+    RdResult *r = rd_result_new(m);
+    ck_assert_int_eq(json_array_get_length(r->files), n);
+    rd_result_free(r);
+  }
+  g_free(key);
+  json_node_unref(idn);
+  g_free(line);
+}
+
+START_TEST(daemon_cancel) {
+  char **files = make_files("cancel", 300);
+  char *arr = repeat_paths_json(files, 300, 6000);
+  char *params = g_strdup_printf("{\"paths\":%s}", arr);
+  RdConn *c = rd_conn_new(dmn->sock);
+
+  cancel_one(c, params, 6000, "\"big\"");
+  cancel_one(c, params, 6000, "31337");
+  assert_serves(c);
+  /* Nothing more comes for the cancelled requests. */
+  char *extra = NULL;
+  int r = rd_conn_recv_line(c, 300, &extra);
+  ck_assert_msg(r == -ETIMEDOUT, "an unexpected message after cancellation: %.200s",
+                extra ? extra : "(closed)");
+  /* Cancelling a request that already finished changes nothing. */
+  rd_conn_notify(c, "$/cancelRequest", "{\"id\":\"big\"}");
+  assert_serves(c);
+  rd_conn_free(c);
+  g_free(params);
+  g_free(arr);
+  g_strfreev(files);
+}
+END_TEST
+
+START_TEST(daemon_shutdown_exit) {
+  RdConn *c1 = rd_conn_new(dmn->sock);
+  RdConn *c2 = rd_conn_new(dmn->sock);
+  JsonNode *m = rd_conn_call(c1, "shutdown", NULL);
+  JsonObject *o = json_node_get_object(m);
+  ck_assert_msg(json_object_has_member(o, "result") &&
+                    JSON_NODE_HOLDS_NULL(json_object_get_member(o, "result")),
+                "shutdown did not answer null");
+  json_node_unref(m);
+  rd_conn_notify(c1, "exit", NULL);
+  ck_assert_msg(rd_conn_wait_closed(c1, 5000), "exit did not close the connection within 5 s");
+  /* Only that connection: the daemon and its other clients go on. */
+  g_usleep(100000);
+  ck_assert(rd_daemon_alive(dmn));
+  assert_serves(c2);
+  assert_serves_new_client();
+  rd_conn_free(c1);
+  rd_conn_free(c2);
+}
+END_TEST
+
+/* Requests sent before shutdown are answered, even when exit follows at once. */
+START_TEST(daemon_shutdown_answers_pending) {
+  char **files = make_files("pending", 100);
+  char *arr = repeat_paths_json(files, 100, 3000);
+  char *line = g_strdup_printf(
+      "{\"jsonrpc\":\"2.0\",\"id\":\"big\",\"method\":\"read\",\"params\":{\"paths\":%s}}\n"
+      "{\"jsonrpc\":\"2.0\",\"id\":\"down\",\"method\":\"shutdown\"}\n"
+      "{\"jsonrpc\":\"2.0\",\"method\":\"exit\"}\n",
+      arr);
+  RdConn *c = rd_conn_new(dmn->sock);
+  rd_conn_send_str(c, line);
+  JsonNode *m = rd_conn_wait(c, "s:big", RD_TIMEOUT_MS);
+  char *text = json_to_string(m, FALSE);
+  ck_assert_msg(rd_error_code(m) == 0, "a read sent before shutdown was answered %.200s", text);
+  g_free(text);
+  RdResult *r = rd_result_new(m);
+  ck_assert_int_eq(json_array_get_length(r->files), 3000);
+  assert_whole_text(r, 2999, files[2999 % 100]);
+  rd_result_free(r);
+  m = rd_conn_wait(c, "s:down", RD_TIMEOUT_MS);
+  ck_assert_int_eq(rd_error_code(m), 0);
+  json_node_unref(m);
+  ck_assert_msg(rd_conn_wait_closed(c, 5000), "exit did not close the connection");
+  rd_conn_free(c);
+  assert_serves_new_client();
+  g_free(line);
+  g_free(arr);
+  g_strfreev(files);
+}
+END_TEST
+
+/* A big read on one connection does not hold up a small one on another. */
+START_TEST(daemon_requests_interleave) {
+  char **files = make_files("inter", 300);
+  char *arr = repeat_paths_json(files, 300, 10000);
+  char *params = g_strdup_printf("{\"paths\":%s}", arr);
+  RdConn *big = rd_conn_new(dmn->sock);
+  RdConn *small = rd_conn_new(dmn->sock);
+  char *k = rd_conn_request(big, "read", params, NULL);
+  g_usleep(20000);
+  assert_serves(small);
+  char *line = NULL;
+  int r = rd_conn_recv_line(big, 0, &line);
+  ck_assert_msg(r == -ETIMEDOUT, "the big read finished before a one-file read on another "
+                                 "connection was answered");
+  RdResult *res = rd_result_new(rd_conn_wait(big, k, RD_TIMEOUT_MS));
+  ck_assert_int_eq(json_array_get_length(res->files), 10000);
+  rd_result_free(res);
+  g_free(k);
+  rd_conn_free(big);
+  rd_conn_free(small);
+  g_free(params);
+  g_free(arr);
+  g_strfreev(files);
+}
+END_TEST
+
+/* A client that sends many requests and reads nothing for a while: the daemon keeps serving
+ * others, and the client gets every answer once it reads. */
+START_TEST(daemon_slow_reader) {
+  enum { N = 200 };
+  GString *s = g_string_new(NULL);
+  for (int i = 0; i < 1500; i++)
+    g_string_append_printf(s, "%04d the quick brown fox jumps over the lazy dog, again and again\n",
+                           i);
+  char *p = rd_write_file(dmn->dir, "big.txt", s->str, s->len);
+  GString *reqs = g_string_new(NULL);
+  for (int i = 0; i < N; i++)
+    g_string_append_printf(reqs,
+                           "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"read\","
+                           "\"params\":{\"paths\":[\"big.txt\"]}}\n",
+                           i);
+  /* Written straight to the socket, without reading anything meanwhile. */
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  struct sockaddr_un sa = {.sun_family = AF_UNIX};
+  g_strlcpy(sa.sun_path, dmn->sock, sizeof sa.sun_path);
+  ck_assert_int_eq(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+  ck_assert_int_eq(write(fd, reqs->str, reqs->len), (ssize_t)reqs->len);
+  g_usleep(300000);
+  assert_serves_new_client();
+  ck_assert(rd_daemon_alive(dmn));
+  RdConn *c = rd_conn_new_fds(fd, fd);
+  for (int i = 0; i < N; i++) {
+    char *key = g_strdup_printf("n:%d", i);
+    RdResult *r = rd_result_new(rd_conn_wait(c, key, RD_TIMEOUT_MS));
+    ck_assert_int_eq(rd_file_int(r, 0, "lines"), 1500);
+    rd_result_free(r);
+    g_free(key);
+  }
+  rd_conn_free(c);
+  g_string_free(reqs, TRUE);
+  g_string_free(s, TRUE);
+  g_free(p);
+}
+END_TEST
+
+START_TEST(daemon_exit_without_shutdown) {
+  RdConn *c1 = rd_conn_new(dmn->sock);
+  RdConn *c2 = rd_conn_new(dmn->sock);
+  rd_conn_notify(c1, "exit", NULL);
+  ck_assert_msg(rd_conn_wait_closed(c1, 5000), "exit did not close the connection within 5 s");
+  g_usleep(100000);
+  ck_assert(rd_daemon_alive(dmn));
+  assert_serves(c2);
+  rd_conn_free(c1);
+  rd_conn_free(c2);
+}
+END_TEST
+
+START_TEST(daemon_split_writes) {
+  char *p = rd_write_str(dmn->dir, "spl\xc3\xa9t \xe2\x82\xac.txt", "one\ntwo\nthree\n");
+  RdConn *c = rd_conn_new(dmn->sock);
+  char *q = rd_json_quote(p);
+  char *line = g_strdup_printf(
+      "{\"jsonrpc\":\"2.0\",\"id\":\"split\",\"method\":\"read\",\"params\":{\"paths\":[%s]}}\n",
+      q);
+  for (size_t i = 0; line[i]; i++) {
+    rd_conn_send(c, &line[i], 1);
+    g_usleep(300);
+  }
+  RdResult *r = rd_result_new(rd_conn_wait(c, "s:split", RD_TIMEOUT_MS));
+  assert_whole_text(r, 0, p);
+  rd_result_free(r);
+  g_free(line);
+  g_free(q);
+  g_free(p);
+  rd_conn_free(c);
+}
+END_TEST
+
+START_TEST(daemon_two_requests_one_write) {
+  char *a = rd_write_str(dmn->dir, "one.txt", "first file\n");
+  char *b = rd_write_str(dmn->dir, "two.txt", "second file\nhas two lines\n");
+  char *cc = rd_write_str(dmn->dir, "three.txt", "x\ny\nz\n");
+  RdConn *c = rd_conn_new(dmn->sock);
+  const char *lines =
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"read\",\"params\":{\"paths\":[\"one.txt\"]}}\n"
+      "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"read\",\"params\":{\"paths\":[\"two.txt\"]}}\n"
+      "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"read\",\"params\":{\"paths\":[\"thr";
+  rd_conn_send_str(c, lines);
+  RdResult *r1 = rd_result_new(rd_conn_wait(c, "n:1", RD_TIMEOUT_MS));
+  RdResult *r2 = rd_result_new(rd_conn_wait(c, "n:2", RD_TIMEOUT_MS));
+  /* The third request, cut in the middle, completes with the next write. */
+  char *nothing = NULL;
+  ck_assert_int_eq(rd_conn_recv_line(c, 200, &nothing), -ETIMEDOUT);
+  rd_conn_send_str(c, "ee.txt\"]}}\n");
+  RdResult *r3 = rd_result_new(rd_conn_wait(c, "n:3", RD_TIMEOUT_MS));
+  ck_assert_int_eq(rd_file_int(r1, 0, "lines"), 1);
+  ck_assert_int_eq(rd_file_int(r2, 0, "lines"), 2);
+  ck_assert_int_eq(rd_file_int(r3, 0, "lines"), 3);
+  char **t = rd_text_lines(r2, 0);
+  ck_assert_str_eq(t[1], "     2\thas two lines");
+  g_strfreev(t);
+  rd_result_free(r1);
+  rd_result_free(r2);
+  rd_result_free(r3);
+  rd_conn_free(c);
+  g_free(a);
+  g_free(b);
+  g_free(cc);
+}
+END_TEST
+
+START_TEST(daemon_socket_mode) {
+  struct stat st;
+  ck_assert_int_eq(lstat(dmn->sock, &st), 0);
+  ck_assert_msg(S_ISSOCK(st.st_mode), "%s is not a socket", dmn->sock);
+  ck_assert_msg((st.st_mode & 07777) == 0600, "socket mode is %o, not 600", st.st_mode & 07777);
+  ck_assert_int_eq(st.st_uid, geteuid());
+}
+END_TEST
+
+/* Leaves a socket file nobody listens on, as a killed daemon would. */
+static void make_stale_socket(const char *path) {
+  struct sockaddr_un sa = {.sun_family = AF_UNIX};
+  g_strlcpy(sa.sun_path, path, sizeof sa.sun_path);
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ck_assert_int_ge(fd, 0);
+  ck_assert_msg(bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0, "bind: %s", g_strerror(errno));
+  ck_assert_int_eq(listen(fd, 4), 0);
+  close(fd);
+  ck_assert_int_eq(rd_socket_connect(path, 0), -ECONNREFUSED);
+}
+
+START_TEST(daemon_stale_socket_replaced) {
+  char *dir = rd_tmpdir();
+  char *sock = g_build_filename(dir, "s.sock", NULL);
+  make_stale_socket(sock);
+  dmn = rd_daemon_start_at(dir, sock);
+  assert_serves_new_client();
+  rd_daemon_stop(dmn);
+  rd_daemon_free(dmn);
+  dmn = NULL;
+  rd_rmtree(dir);
+  g_free(sock);
+  g_free(dir);
+}
+END_TEST
+
+START_TEST(daemon_second_instance_refused) {
+  struct stat before, after;
+  ck_assert_int_eq(lstat(dmn->sock, &before), 0);
+  char *log = g_build_filename(dmn->dir, "second.log", NULL);
+  int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  ck_assert_int_ge(fd, 0);
+  const char *argv[] = {rd_readerd(), "serve", "--socket", dmn->sock, NULL};
+  GPid pid = rd_spawn(dmn->dir, argv, -1, fd, fd);
+  close(fd);
+  int st;
+  if (!rd_wait_pid(pid, 5000, &st)) {
+    kill(pid, SIGKILL);
+    rd_wait_pid(pid, 5000, NULL);
+    ck_abort_msg("a second daemon on a live socket did not exit within 5 s");
+  }
+  ck_assert_msg(rd_exit_code(st) > 0, "a second daemon on a live socket exited with %d",
+                rd_exit_code(st));
+  char *msg = rd_read_file(log, NULL);
+  ck_assert_msg(*msg, "the second daemon exited without saying why");
+  g_free(msg);
+  ck_assert_int_eq(lstat(dmn->sock, &after), 0);
+  ck_assert_msg(before.st_ino == after.st_ino, "the second daemon replaced the live socket file");
+  assert_serves_new_client();
+  g_free(log);
+}
+END_TEST
+
+START_TEST(daemon_sigterm_with_clients) {
+  RdConn *idle = rd_conn_new(dmn->sock);
+  RdConn *busy = rd_conn_new(dmn->sock);
+  char **files = make_files("term", 100);
+  char *arr = repeat_paths_json(files, 100, 2000);
+  char *params = g_strdup_printf("{\"paths\":%s}", arr);
+  char *k = rd_conn_request(busy, "read", params, NULL);
+  assert_serves(idle);
+  rd_daemon_stop(dmn); /* exit 0 within 5 s, socket file removed */
+  ck_assert_msg(rd_conn_wait_closed(idle, 5000), "a client was not disconnected at exit");
+  g_free(k);
+  g_free(params);
+  g_free(arr);
+  g_strfreev(files);
+  rd_conn_free(idle);
+  rd_conn_free(busy);
+}
+END_TEST
+
+START_TEST(daemon_sigint_removes_socket) {
+  assert_serves_new_client();
+  ck_assert_int_eq(kill(dmn->pid, SIGINT), 0);
+  int st;
+  ck_assert_msg(rd_wait_pid(dmn->pid, 5000, &st), "no exit within 5 s of SIGINT");
+  dmn->running = false;
+  ck_assert_int_eq(rd_exit_code(st), 0);
+  struct stat sb;
+  ck_assert_msg(lstat(dmn->sock, &sb) < 0 && errno == ENOENT,
+                "the socket file is left after SIGINT");
+}
+END_TEST
+
+/* Runs `readerd serve --socket sock`, which must fail at start: exit > 0 within 5 s, saying
+ * why. */
+static void assert_serve_refused(const char *dir, const char *sock) {
+  const char *argv[] = {rd_readerd(), "serve", "--socket", sock, NULL};
+  RdRun o;
+  rd_run(dir, argv, NULL, 0, 5000, &o);
+  ck_assert_msg(o.code > 0, "serve --socket %.80s... exited %d", sock, o.code);
+  ck_assert_msg(*g_strstrip(o.err), "serve --socket %.80s... failed without a message", sock);
+  rd_run_clear(&o);
+}
+
+START_TEST(daemon_bad_socket_paths) {
+  char *dir = rd_tmpdir();
+  /* A regular file where the socket should go is not the daemon's to remove. */
+  char *file = rd_write_str(dir, "precious.txt", "keep me\n");
+  assert_serve_refused(dir, file);
+  char *kept = rd_read_file(file, NULL);
+  ck_assert_str_eq(kept, "keep me\n");
+  g_free(kept);
+  /* A folder that does not exist, a path longer than a socket address holds. */
+  char *nodir = g_build_filename(dir, "no", "such", "s.sock", NULL);
+  assert_serve_refused(dir, nodir);
+  GString *longp = g_string_new(dir);
+  while (longp->len < 200)
+    g_string_append(longp, "/abcdefghij");
+  g_string_append(longp, "/s.sock");
+  assert_serve_refused(dir, longp->str);
+  g_string_free(longp, TRUE);
+  g_free(nodir);
+  g_free(file);
+  rd_rmtree(dir);
+  g_free(dir);
+}
+END_TEST
+
+static Suite *daemon_suite(void) {
+  Suite *s = suite_create("daemon");
+  TCase *tc = tcase_create("protocol");
+  tcase_add_checked_fixture(tc, daemon_setup, daemon_teardown);
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, daemon_initialize);
+  tcase_add_test(tc, daemon_pipelining);
+  tcase_add_test(tc, daemon_concurrent_clients);
+  tcase_add_test(tc, daemon_bad_json);
+  tcase_add_test(tc, daemon_invalid_request);
+  tcase_add_test(tc, daemon_unknown_method);
+  tcase_add_test(tc, daemon_invalid_params);
+  tcase_add_test(tc, daemon_notifications_unanswered);
+  tcase_add_test(tc, daemon_oversized_line);
+  tcase_add_test(tc, daemon_disconnect_mid_request);
+  tcase_add_test(tc, daemon_cancel);
+  tcase_add_test(tc, daemon_client_churn);
+  tcase_add_test(tc, daemon_shutdown_exit);
+  tcase_add_test(tc, daemon_exit_without_shutdown);
+  tcase_add_test(tc, daemon_shutdown_answers_pending);
+  tcase_add_test(tc, daemon_requests_interleave);
+  tcase_add_test(tc, daemon_slow_reader);
+  tcase_add_test(tc, daemon_split_writes);
+  tcase_add_test(tc, daemon_two_requests_one_write);
+  tcase_add_test(tc, daemon_socket_mode);
+  tcase_add_test(tc, daemon_second_instance_refused);
+  tcase_add_test(tc, daemon_sigterm_with_clients);
+  tcase_add_test(tc, daemon_sigint_removes_socket);
+  suite_add_tcase(s, tc);
+
+  TCase *bare = tcase_create("start-up");
+  tcase_set_timeout(bare, 60);
+  tcase_add_test(bare, daemon_stale_socket_replaced);
+  tcase_add_test(bare, daemon_bad_socket_paths);
+  suite_add_tcase(s, bare);
+  return s;
+}
+
+int main(void) {
+  rd_init();
+  SRunner *sr = srunner_create(daemon_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return rd_finish(failed);
+}
