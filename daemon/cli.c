@@ -91,7 +91,7 @@ int cli_read(int argc, char **argv) {
 
   read_params_init(&params);
   optind = 1;
-  while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
     switch (c) {
     case 'j':
       run.json = true;
@@ -144,7 +144,7 @@ int cli_serve(int argc, char **argv) {
   int c, err = 0;
 
   optind = 1;
-  while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
     switch (c) {
     case 's':
       g_free(path);

@@ -333,6 +333,30 @@ static int pick_by_charset(const char *cs, const uint8_t *head, size_t n, Encodi
 
 /* Chooses how to decode the file from its head: byte-order mark, NUL bytes, UTF-8, then
  * libmagic. Returns 0, or a negative errno with res failed. */
+/* True when p is UTF-8 with a few stray bytes: at least as many valid multi-byte characters
+ * as invalid sequences. A UTF-8 file with one bad byte stays UTF-8 (the byte shows as U+FFFD)
+ * instead of turning every other character into mojibake; Latin-1 text rarely forms valid
+ * multi-byte sequences, so it still goes to libmagic. */
+static bool mostly_utf8(const uint8_t *p, size_t n) {
+  size_t i = 0, valid = 0, invalid = 0, len;
+
+  while (i < n) {
+    i += utf8_valid_prefix(p + i, n - i);
+    if (i >= n)
+      break;
+    if (utf8_check(p + i, n - i, &len) == 0)
+      break; /* cut by the end of the buffer */
+    invalid++;
+    i += len;
+  }
+  for (i = 0; i < n; i++)
+    if (p[i] >= 0xC2 && p[i] <= 0xF4 && utf8_check(p + i, n - i, &len) == 1) {
+      valid++;
+      i += len - 1;
+    }
+  return valid > 0 && invalid <= valid;
+}
+
 static int pick_encoding(const uint8_t *head, size_t n, bool eof, Encoding *enc, FileResult *res) {
   char cs[64];
   size_t v, len;
@@ -350,7 +374,8 @@ static int pick_encoding(const uint8_t *head, size_t n, bool eof, Encoding *enc,
    * file too (the file was cut), provided the rest has multi-byte characters: "caf\xe9"
    * alone is more likely Latin-1. */
   v = utf8_valid_prefix(head, n);
-  if (v == n || (utf8_check(head + v, n - v, &len) == 0 && (!eof || has_high_bytes(head, v)))) {
+  if (v == n || (utf8_check(head + v, n - v, &len) == 0 && (!eof || has_high_bytes(head, v))) ||
+      mostly_utf8(head, n)) {
     enc->head_valid = v;
     return 0;
   }

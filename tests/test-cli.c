@@ -203,6 +203,31 @@ START_TEST(cli_json_output) {
 }
 END_TEST
 
+/* Options may follow the paths, as with most GNU tools; after "--" everything is a path. */
+START_TEST(cli_options_anywhere_and_double_dash) {
+  g_free(put_str("a.txt", "alpha\nbeta\n"));
+  g_free(put_str("--json", "a file named like an option\n"));
+  RdRun o;
+  run(&o, "read", "a.txt", "--json", NULL);
+  ck_assert_msg(o.code == 0, "exit %d: %s", o.code, o.err);
+  RdResult *r = rd_result_from_json(o.out, o.out_len);
+  ck_assert_int_eq(json_array_get_length(r->files), 1);
+  ck_assert_int_eq(rd_file_int(r, 0, "lines"), 2);
+  rd_result_free(r);
+  rd_run_clear(&o);
+
+  run(&o, "read", "--", "--json", NULL);
+  ck_assert_msg(o.code == 0, "exit %d: %s", o.code, o.err);
+  r = rd_result_from_xml(o.out, o.out_len);
+  char *a = rd_attr(r, 0, "path");
+  ck_assert_str_eq(a, "--json");
+  g_free(a);
+  assert_first_line(r, 0, "     1\ta file named like an option");
+  rd_result_free(r);
+  rd_run_clear(&o);
+}
+END_TEST
+
 START_TEST(cli_offset_limit_and_raw) {
   GString *s = g_string_new(NULL);
   for (int i = 1; i <= 300; i++)
@@ -446,6 +471,7 @@ static Suite *cli_suite(void) {
   tcase_add_test(tc, cli_usage_errors);
   tcase_add_test(tc, cli_version_and_help);
   tcase_add_test(tc, cli_json_output);
+  tcase_add_test(tc, cli_options_anywhere_and_double_dash);
   tcase_add_test(tc, cli_offset_limit_and_raw);
   tcase_add_test(tc, cli_relative_paths);
   tcase_add_test(tc, cli_non_utf8_name);
