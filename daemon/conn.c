@@ -485,15 +485,8 @@ static int conn_start(Conn *c) {
   return r;
 }
 
-Conn *conn_accept(uv_loop_t *loop, uv_stream_t *server, ConnClosedCb closed_cb, void *data,
-                  int *ret_err) {
-  Conn *c = conn_new(loop, closed_cb, data);
-  int r;
-
-  uv_pipe_init(loop, &c->in.pipe, 0);
-  c->in.handle.data = c;
-  c->handles_open = 1;
-  r = uv_accept(server, &c->in.stream);
+/* Starts reading a socket connection whose handle was just set up (r: how that went). */
+static Conn *conn_socket_start(Conn *c, int r, int *ret_err) {
   if (r == 0)
     r = conn_start(c);
   if (r < 0) {
@@ -503,6 +496,25 @@ Conn *conn_accept(uv_loop_t *loop, uv_stream_t *server, ConnClosedCb closed_cb, 
     return NULL;
   }
   return c;
+}
+
+Conn *conn_accept(uv_loop_t *loop, uv_stream_t *server, ConnClosedCb closed_cb, void *data,
+                  int *ret_err) {
+  Conn *c = conn_new(loop, closed_cb, data);
+
+  uv_pipe_init(loop, &c->in.pipe, 0);
+  c->in.handle.data = c;
+  c->handles_open = 1;
+  return conn_socket_start(c, uv_accept(server, &c->in.stream), ret_err);
+}
+
+Conn *conn_open_fd(uv_loop_t *loop, int fd, ConnClosedCb closed_cb, void *data, int *ret_err) {
+  Conn *c = conn_new(loop, closed_cb, data);
+
+  uv_pipe_init(loop, &c->in.pipe, 0);
+  c->in.handle.data = c;
+  c->handles_open = 1;
+  return conn_socket_start(c, uv_pipe_open(&c->in.pipe, fd), ret_err);
 }
 
 /* Opens fd as a libuv stream: a pipe or socket, or a terminal. *ret_inited tells whether the

@@ -16,6 +16,11 @@ typedef void (*ConnClosedCb)(Conn *c, void *data);
 Conn *conn_accept(uv_loop_t *loop, uv_stream_t *server, ConnClosedCb closed_cb, void *data,
                   int *ret_err);
 
+/* A connection on a connected Unix socket the caller already has (an inherited socket, or
+ * one end of a socketpair in tests). On success the connection owns fd; on failure (NULL,
+ * *ret_err set) the caller still does. */
+Conn *conn_open_fd(uv_loop_t *loop, int fd, ConnClosedCb closed_cb, void *data, int *ret_err);
+
 /* A connection on two descriptors (pipes or a terminal), for `serve --stdio`. At end of
  * input the connection answers what it has, then closes. Returns NULL with *ret_err set when
  * a descriptor cannot be used. */
