@@ -15,11 +15,15 @@
 
 static const char usage_text[] =
     "Usage:\n"
-    "  readerd read [--json] [--offset N] [--limit N] [--no-line-numbers]\n"
-    "               [--max-dimension N] PATH...\n"
+    "  readerd read [--json] [--format FORMAT] [--offset N] [--limit N] [--no-line-numbers]\n"
+    "               [--max-dimension N] [--max-image-bytes N] [--image-detail auto|low|high]\n"
+    "               [--pages SPEC] [--render] [--password PW] PATH...\n"
     "      Read files once, without a daemon; print the <ReadResults> XML (or, with --json,\n"
-    "      the whole result object). Exit 0 when every file was read, 1 when any file has\n"
-    "      a per-file error, 2 on a usage error.\n"
+    "      the whole result object). --format xml|anthropic|openai|toolresult|text prints\n"
+    "      that shape instead (docs/formats.md). --pages, --render and --password apply to\n"
+    "      every PDF given (--render to SVG files too). Options may follow the paths; after\n"
+    "      -- every argument is a path. Exit 0 when every file was read, 1 when any file\n"
+    "      has a per-file error, 2 on a usage error.\n"
     "  readerd serve [--socket PATH]\n"
     "      Serve line-delimited JSON-RPC on a Unix socket (mode 0600). The default socket is\n"
     "      $XDG_RUNTIME_DIR/readerd.sock, else /tmp/readerd-UID/readerd.sock.\n"
@@ -47,11 +51,17 @@ static void cli_done_cb(Request *req, int status) {
     fprintf(stderr, "readerd: formatting the result failed\n");
     run->exit_status = 1;
   } else {
+    bool newline = false;
+
     for (size_t i = 0; i < n; i++) {
       fwrite(pieces[i]->str, 1, pieces[i]->len, stdout);
+      if (pieces[i]->len > 0)
+        newline = pieces[i]->str[pieces[i]->len - 1] == '\n';
       g_string_free(pieces[i], TRUE);
     }
-    fputc('\n', stdout);
+    /* The output ends with one newline (the text format already ends with its own). */
+    if (!newline)
+      fputc('\n', stdout);
     run->exit_status = request_failed_count(req) > 0 ? 1 : 0;
   }
   g_free(pieces);
@@ -77,55 +87,105 @@ static int usage_error(const char *what, const char *arg) {
   return 2;
 }
 
+/* What applies to every path of a one-shot read. */
+typedef struct {
+  const char *pages;
+  const char *password;
+  bool render;
+} CliPathOptions;
+
+/* Applies one option to params, run or popt. Returns 0, 1 when the caller should exit 0
+ * (--help), or 2 on a usage error (already reported). */
+static int cli_read_option(int c, ReadParams *params, CliRun *run, CliPathOptions *popt) {
+  int64_t v;
+
+  switch (c) {
+  case 'j':
+    run->json = true;
+    return 0;
+  case 'o':
+  case 'l':
+    if (parse_number(optarg, 1, INT64_MAX, &v) < 0)
+      return usage_error("--offset and --limit take a whole number >= 1", optarg);
+    *(c == 'o' ? &params->offset : &params->limit) = v;
+    return 0;
+  case 'n':
+    params->line_numbers = false;
+    return 0;
+  case 'm':
+    if (parse_number(optarg, READ_MIN_MAX_DIMENSION, READ_MAX_MAX_DIMENSION, &v) < 0)
+      return usage_error("--max-dimension takes a number of pixels from 16 to 8000", optarg);
+    params->max_dimension = (int)v;
+    return 0;
+  case 'b':
+    if (parse_number(optarg, 0, READ_MAX_MAX_TOTAL_IMAGE_BYTES, &v) < 0)
+      return usage_error("--max-image-bytes takes a number of bytes from 0 to 1073741824", optarg);
+    params->max_total_image_bytes = v;
+    return 0;
+  case 'f':
+    if (read_format_from_name(optarg, &params->format) < 0)
+      return usage_error("--format takes xml, anthropic, openai, toolresult or text", optarg);
+    return 0;
+  case 'd':
+    if (read_image_detail_from_name(optarg, &params->image_detail) < 0)
+      return usage_error("--image-detail takes auto, low or high", optarg);
+    return 0;
+  case 'p':
+    if (!read_params_pages_valid(optarg))
+      return usage_error("--pages takes pages like 3, 2-5 or 1,28-", optarg);
+    popt->pages = optarg;
+    return 0;
+  case 'r':
+    popt->render = true;
+    return 0;
+  case 'P':
+    popt->password = optarg;
+    return 0;
+  case 'h':
+    cli_usage(0);
+    return 1;
+  default:
+    cli_usage(1);
+    return 2;
+  }
+}
+
 int cli_read(int argc, char **argv) {
   static const struct option opts[] = {
       {"json", no_argument, NULL, 'j'},         {"offset", required_argument, NULL, 'o'},
       {"limit", required_argument, NULL, 'l'},  {"no-line-numbers", no_argument, NULL, 'n'},
       {"max-dimension", required_argument, NULL, 'm'}, {"help", no_argument, NULL, 'h'},
+      {"format", required_argument, NULL, 'f'}, {"image-detail", required_argument, NULL, 'd'},
+      {"max-image-bytes", required_argument, NULL, 'b'}, {"pages", required_argument, NULL, 'p'},
+      {"render", no_argument, NULL, 'r'},       {"password", required_argument, NULL, 'P'},
       {NULL, 0, NULL, 0},
   };
   ReadParams params;
   CliRun run = {.exit_status = 1};
-  int64_t v;
-  int c;
+  CliPathOptions popt = {0};
+  int c, r;
 
   read_params_init(&params);
   optind = 1;
   while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-    switch (c) {
-    case 'j':
-      run.json = true;
-      break;
-    case 'o':
-    case 'l':
-      if (parse_number(optarg, 1, INT64_MAX, &v) < 0)
-        return usage_error("--offset and --limit take a whole number >= 1", optarg);
-      *(c == 'o' ? &params.offset : &params.limit) = v;
-      break;
-    case 'n':
-      params.line_numbers = false;
-      break;
-    case 'm':
-      if (parse_number(optarg, READ_MIN_MAX_DIMENSION, READ_MAX_MAX_DIMENSION, &v) < 0)
-        return usage_error("--max-dimension takes a number of pixels from 16 to 8000", optarg);
-      params.max_dimension = (int)v;
-      break;
-    case 'h':
-      cli_usage(0);
-      return 0;
-    default:
-      cli_usage(1);
-      return 2;
+    r = cli_read_option(c, &params, &run, &popt);
+    if (r != 0) {
+      read_params_clear(&params);
+      return r == 1 ? 0 : r;
     }
   }
   if (optind >= argc)
     return usage_error("no PATH given", NULL);
   params.n_paths = (size_t)(argc - optind);
   params.paths = g_new0(PathSpec, params.n_paths);
-  for (size_t i = 0; i < params.n_paths; i++)
+  for (size_t i = 0; i < params.n_paths; i++) {
     params.paths[i].path = g_strdup(argv[optind + (int)i]);
+    params.paths[i].pages = g_strdup(popt.pages);
+    params.paths[i].password = g_strdup(popt.password);
+    params.paths[i].render = popt.render;
+  }
   request_start(uv_default_loop(), &params, NULL,
-                run.json ? REQUEST_OUTPUT_RESULT_JSON : REQUEST_OUTPUT_XML, cli_done_cb, &run);
+                run.json ? REQUEST_OUTPUT_RESULT_JSON : REQUEST_OUTPUT_BARE, cli_done_cb, &run);
   uv_run(uv_default_loop(), UV_RUN_DEFAULT);
   uv_loop_close(uv_default_loop());
   fflush(stdout);

@@ -246,11 +246,17 @@ static char *initialize_result(void) {
   json_builder_begin_array(b);
   json_builder_add_string_value(b, "text");
   json_builder_add_string_value(b, "image");
+  json_builder_add_string_value(b, "pdf");
   json_builder_end_array(b);
   json_builder_set_member_name(b, "maxPaths");
   json_builder_add_int_value(b, READ_MAX_PATHS);
   json_builder_set_member_name(b, "defaultLimit");
   json_builder_add_int_value(b, READ_DEFAULT_LIMIT);
+  json_builder_set_member_name(b, "formats");
+  json_builder_begin_array(b);
+  for (int f = READ_FORMAT_XML; f <= READ_FORMAT_TEXT; f++)
+    json_builder_add_string_value(b, read_format_name((ReadFormat)f));
+  json_builder_end_array(b);
   json_builder_end_object(b);
   json_builder_set_member_name(b, "cancelRequest");
   json_builder_add_boolean_value(b, TRUE);

@@ -8,6 +8,8 @@
 #include "daemon/cli.h"
 #include "daemon/detect.h"
 #include "daemon/log.h"
+#include "daemon/pdf-worker.h"
+#include "daemon/pdf.h"
 
 int main(int argc, char **argv) {
   int r;
@@ -24,6 +26,11 @@ int main(int argc, char **argv) {
     cli_usage(0);
     return 0;
   }
+  /* The PDF worker process that the PDF reader starts (hidden: not in --help): this same
+   * executable. */
+  if (strcmp(argv[1], PDF_WORKER_COMMAND) == 0)
+    pdf_worker_main();
+  pdf_set_worker_path("/proc/self/exe");
   /* A client that goes away must not kill the daemon: writes then fail with EPIPE. */
   signal(SIGPIPE, SIG_IGN);
   log_init_from_env();

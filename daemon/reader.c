@@ -10,6 +10,7 @@
 
 #include "daemon/detect.h"
 #include "daemon/image.h"
+#include "daemon/pdf.h"
 #include "daemon/text.h"
 
 #define HEAD_SIZE ((size_t)64 * 1024)
@@ -104,7 +105,12 @@ static void read_open_file(const ReadParams *params, const PathSpec *spec, int f
     return;
   }
   kind = detect_magic(head_buf, (size_t)n);
-  if (kind == DETECT_UNKNOWN) {
+  if (kind == DETECT_UNKNOWN && spec->render && image_is_svg(head_buf, (size_t)n)) {
+    /* SVG is text (agents edit it); `render: true` asks for the picture instead. */
+    ImageOptions iopt = {.max_dimension = params->max_dimension, .cancelled = cancelled};
+
+    image_read_svg(fd, st, head_buf, (size_t)n, &iopt, res);
+  } else if (kind == DETECT_UNKNOWN) {
     TextOptions topt = {
         .offset = spec->offset > 0 ? spec->offset : params->offset,
         .limit = spec->limit > 0 ? spec->limit : params->limit,
@@ -113,10 +119,18 @@ static void read_open_file(const ReadParams *params, const PathSpec *spec, int f
     };
     text_read(fd, head_buf, (size_t)n, eof, &topt, res);
   } else if (kind == DETECT_PDF) {
-    res->type = FILE_TYPE_PDF;
-    file_result_fail(res, CODE_UNSUPPORTED_FORMAT, "PDF files are not supported yet");
+    PdfOptions popt = {
+        .pages = spec->pages,
+        .password = spec->password,
+        .render = spec->render,
+        .max_dimension = params->max_dimension,
+        .max_image_bytes = params->max_total_image_bytes,
+        .cancelled = cancelled,
+    };
+
+    pdf_read(fd, st, &popt, res);
   } else {
-    ImageOptions iopt = {.max_dimension = params->max_dimension};
+    ImageOptions iopt = {.max_dimension = params->max_dimension, .cancelled = cancelled};
 
     image_read(fd, st, kind, head_buf, (size_t)n, &iopt, res);
   }
@@ -131,7 +145,7 @@ void reader_read(const ReadParams *params, size_t i, const char *root,
 
   res->path = g_strdup(spec->path);
   res->bytes = -1;
-  res->modified_ms = -1;
+  res->modified_ms = RESULT_TIME_UNKNOWN;
   if (cancelled != NULL && atomic_load(cancelled)) {
     file_result_fail(res, CODE_CANCELLED, "request cancelled");
     return;

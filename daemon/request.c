@@ -5,24 +5,25 @@
 
 #include <glib.h>
 
+#include "daemon/image.h"
 #include "daemon/macro.h"
 #include "daemon/reader.h"
-#include "formatters/result-json.h"
+#include "formatters/format.h"
 #include "formatters/result.h"
-#include "formatters/xml.h"
 
 typedef struct {
   uv_work_t work; /* embedded: container_of gives the task back */
   Request *req;
   size_t index;
-  GString *frag;  /* the file's <Content>, JSON-escaped for RESULT_JSON; NULL until formatted */
+  GString *frag;  /* the file's piece of the answer in the request's format; NULL until formatted */
 } FileTask;
 
 struct Request {
   uv_loop_t *loop;
   ReadParams params;
   char *root;
-  RequestOutput output_kind;
+  const Formatter *fmt; /* the request's format (params.format) */
+  FormatOptions fopt;
   RequestDoneCb done_cb;
   void *data;
 
@@ -51,27 +52,9 @@ static void pieces_free(GString **pieces, size_t n) {
 
 static void assemble(Request *req);
 
-/* Converts an XML piece to what the output needs: itself, or its JSON-escaped form. */
-static GString *output_piece(const Request *req, GString *xml) {
-  GString *j;
-
-  if (req->output_kind == REQUEST_OUTPUT_XML)
-    return xml;
-  j = g_string_sized_new(xml->len + xml->len / 16 + 16);
-  result_json_escape(j, xml->str, xml->len);
-  g_string_free(xml, TRUE);
-  return j;
-}
-
-/* f's <Content> ready for the output, or NULL when libxml2 failed. */
-static GString *format_file(const Request *req, const FileResult *f, int64_t image_index) {
-  GString *xml = g_string_sized_new(f->content_len + f->content_len / 32 + 512);
-
-  if (xml_format_content(xml, f, image_index) < 0) {
-    g_string_free(xml, TRUE);
-    return NULL;
-  }
-  return output_piece(req, xml);
+/* File i's piece of the answer in the request's format, or NULL when formatting failed. */
+static GString *format_file(const Request *req, size_t i, int64_t image_index) {
+  return format_file_piece(req->fmt, &req->result.files[i], i, image_index, &req->fopt);
 }
 
 static void file_work_cb(uv_work_t *w) {
@@ -83,7 +66,7 @@ static void file_work_cb(uv_work_t *w) {
   /* Format the file here, in parallel with the others, while it is hot in the cache. Only a
    * file with images must wait: its image index depends on the files before it. */
   if (f->code != NULL || f->n_images == 0) {
-    t->frag = format_file(req, f, 0);
+    t->frag = format_file(req, t->index, 0);
     /* The text now lives in the fragment. */
     g_clear_pointer(&f->content, g_free);
   }
@@ -97,38 +80,35 @@ static void file_work_cb(uv_work_t *w) {
  * copied again. */
 static void assemble(Request *req) {
   size_t n = req->result.n_files, k = 0;
-  bool json = req->output_kind == REQUEST_OUTPUT_RESULT_JSON;
-  GString **parts = g_new0(GString *, n + 4);
-  int64_t bytes, lines, image_index = 0;
+  GString **parts = g_new0(GString *, n + 2);
+  int64_t image_index = 0;
   bool ok = true;
 
-  read_result_totals(&req->result, &bytes, &lines);
-  if (json)
-    parts[k++] = g_string_new(RESULT_JSON_HEAD);
+  /* The request's image limits need every file read; files with images are formatted below. */
+  image_request_budget(&req->result, req->params.max_total_image_bytes, &req->cancelled);
   parts[k] = g_string_new(NULL);
-  xml_format_open(parts[k], bytes, lines);
-  parts[k] = output_piece(req, parts[k]);
-  k++;
+  req->fmt->head(parts[k++], &req->result, &req->fopt);
   for (size_t i = 0; i < n; i++, k++) {
-    const FileResult *f = &req->result.files[i];
+    FileResult *f = &req->result.files[i];
 
     if (f->code != NULL)
       req->failed++;
     parts[k] = g_steal_pointer(&req->tasks[i].frag);
     if (parts[k] == NULL)
-      parts[k] = format_file(req, f, image_index);
+      parts[k] = format_file(req, i, image_index);
     if (parts[k] == NULL) {
       parts[k] = g_string_new(NULL);
       ok = false;
     }
     if (f->code == NULL)
       image_index += (int64_t)f->n_images;
+    /* Unless the tail writes the pictures, their base64 is now in the piece (or not sent at
+     * all, in text): it need not be held twice. */
+    for (size_t j = 0; !req->fmt->tail_uses_image_data && j < f->n_images; j++)
+      g_clear_pointer(&f->images[j].data, g_free);
   }
-  parts[k++] = output_piece(req, g_string_new(XML_RESULTS_CLOSE));
-  if (json) {
-    parts[k] = g_string_new(NULL);
-    result_json_format_rest(parts[k++], &req->result);
-  }
+  parts[k] = g_string_new(NULL);
+  req->fmt->tail(parts[k++], &req->result, &req->fopt);
   if (!ok) {
     pieces_free(parts, k);
     return;
@@ -199,7 +179,10 @@ Request *request_start(uv_loop_t *loop, ReadParams *params, const char *root, Re
   req->params = *params;
   read_params_init(params);
   req->root = g_strdup(root);
-  req->output_kind = output;
+  req->fmt = format_get(read_format_name(req->params.format));
+  g_assert(req->fmt != NULL);
+  req->fopt.bare = output == REQUEST_OUTPUT_BARE;
+  req->fopt.detail = read_image_detail_name(req->params.image_detail);
   req->done_cb = done_cb;
   req->data = data;
   atomic_init(&req->cancelled, false);

@@ -12,8 +12,8 @@
 #include "ipc/read-params.h"
 
 typedef enum {
-  REQUEST_OUTPUT_RESULT_JSON, /* the contract's result object */
-  REQUEST_OUTPUT_XML,         /* the XML alone (the one-shot CLI) */
+  REQUEST_OUTPUT_RESULT_JSON, /* the result object of the request's format (params.format) */
+  REQUEST_OUTPUT_BARE,        /* the format's shape alone (the one-shot CLI): for xml, the XML */
 } RequestOutput;
 
 typedef struct Request Request;

@@ -206,6 +206,15 @@ static void json_image_fields(GString *gs, const FileResult *f, int64_t image_in
     json_bool(gs, "animated", true);
 }
 
+static void json_pdf_fields(GString *gs, const FileResult *f) {
+  json_int(gs, "pages", f->pages);
+  json_bool(gs, "truncated", f->truncated);
+  if (f->title != NULL)
+    json_str(gs, "title", f->title);
+  if (f->author != NULL)
+    json_str(gs, "author", f->author);
+}
+
 /* files[i]: the keys in the order of the contract, each only when it is set. */
 static void json_file(GString *gs, const FileResult *f, int64_t image_index) {
   const char *type = file_type_name(f->type);
@@ -220,10 +229,12 @@ static void json_file(GString *gs, const FileResult *f, int64_t image_index) {
   }
   if (f->bytes >= 0)
     json_int(gs, "bytes", f->bytes);
-  if (f->modified_ms >= 0)
+  if (f->modified_ms != RESULT_TIME_UNKNOWN)
     json_int(gs, "modified", f->modified_ms);
   if (f->code == NULL && f->type == FILE_TYPE_TEXT)
     json_text_fields(gs, f);
+  else if (f->code == NULL && f->type == FILE_TYPE_PDF)
+    json_pdf_fields(gs, f);
   else if (f->code == NULL && f->truncated)
     json_bool(gs, "truncated", true);
   if (f->code == NULL && f->type == FILE_TYPE_IMAGE && f->n_images > 0)
@@ -246,10 +257,33 @@ static size_t json_estimate(const ReadResult *r, size_t xml_len) {
   return n;
 }
 
+/* The members after images; see result-json.h. */
+void result_json_format_files(GString *gs, const ReadResult *r) {
+  static const ReadResult empty = {0};
+  int64_t bytes, lines, image_index = 0;
+
+  if (r == NULL)
+    r = &empty;
+  g_string_append(gs, "\"files\":[");
+  for (size_t i = 0; i < r->n_files; i++) {
+    const FileResult *f = &r->files[i];
+
+    json_file(gs, f, image_index);
+    if (f->code == NULL)
+      image_index += (int64_t)f->n_images;
+  }
+  json_close(gs, ']');
+  read_result_totals(r, &bytes, &lines);
+  json_int(gs, "bytes", bytes);
+  json_int(gs, "lines", lines);
+  json_close(gs, '}');
+  /* json_close leaves a comma for the next member; the top-level object has none. */
+  g_string_truncate(gs, gs->len - 1);
+}
+
 /* Everything after the XML; see result-json.h. */
 void result_json_format_rest(GString *gs, const ReadResult *r) {
   static const ReadResult empty = {0};
-  int64_t bytes, lines, image_index = 0;
   size_t start;
 
   if (r == NULL)
@@ -267,21 +301,7 @@ void result_json_format_rest(GString *gs, const ReadResult *r) {
       json_image(gs, f->path, &f->images[k]);
   }
   json_close(gs, ']');
-  g_string_append(gs, "\"files\":[");
-  for (size_t i = 0; i < r->n_files; i++) {
-    const FileResult *f = &r->files[i];
-
-    json_file(gs, f, image_index);
-    if (f->code == NULL)
-      image_index += (int64_t)f->n_images;
-  }
-  json_close(gs, ']');
-  read_result_totals(r, &bytes, &lines);
-  json_int(gs, "bytes", bytes);
-  json_int(gs, "lines", lines);
-  json_close(gs, '}');
-  /* json_close leaves a comma for the next member; the top-level object has none. */
-  g_string_truncate(gs, gs->len - 1);
+  result_json_format_files(gs, r);
 }
 
 /* Serializes r as the contract's result object; see result-json.h. */

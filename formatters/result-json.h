@@ -25,3 +25,7 @@ void result_json_escape(GString *gs, const char *s, size_t len);
 /* Appends to gs everything after the XML's escaped text: its closing quote, images, files,
  * bytes and lines, and the closing brace. */
 void result_json_format_rest(GString *gs, const ReadResult *r);
+
+/* Appends to gs the result object's last members, the same in every output format:
+ * "files":[…],"bytes":B,"lines":L and the closing brace. */
+void result_json_format_files(GString *gs, const ReadResult *r);

@@ -24,6 +24,13 @@ void file_result_clear(FileResult *f) {
   for (size_t i = 0; i < f->n_images; i++)
     image_out_clear(&f->images[i]);
   g_free(f->images);
+  g_free(f->title);
+  g_free(f->author);
+  g_free(f->outline);
+  for (size_t i = 0; i < f->n_page_out; i++)
+    g_free(f->page_out[i].text);
+  g_free(f->page_out);
+  g_free(f->notice);
   memset(f, 0, sizeof(*f));
 }
 
@@ -50,6 +57,18 @@ ImageOut *file_result_add_image(FileResult *f) {
   img = &f->images[f->n_images++];
   memset(img, 0, sizeof(*img));
   return img;
+}
+
+/* Appends one zeroed PageOut (image -1) to f->page_out and returns it; f owns what the
+ * caller puts there. Earlier entries may move, so pointers to them become stale. */
+PageOut *file_result_add_page(FileResult *f) {
+  PageOut *p;
+
+  f->page_out = g_renew(PageOut, f->page_out, f->n_page_out + 1);
+  p = &f->page_out[f->n_page_out++];
+  memset(p, 0, sizeof(*p));
+  p->image = -1;
+  return p;
 }
 
 /* Frees every file and the array; the ReadResult itself is zeroed, not freed. NULL is fine. */

@@ -9,6 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* FileResult.modified_ms when the time is not known: every other value is a real time. */
+#define RESULT_TIME_UNKNOWN INT64_MIN
+
 typedef enum {
   FILE_TYPE_UNKNOWN = 0, /* failed before the type was known */
   FILE_TYPE_TEXT,
@@ -41,13 +44,21 @@ typedef struct {
   int page;            /* 1-based PDF page it shows, 0 for an image file */
 } ImageOut;
 
+/* One PDF page shown: its text, and the picture of it when it was rendered. */
+typedef struct {
+  int number;          /* 1-based page number */
+  char *text;          /* the page's text, valid UTF-8 (may be empty); owned */
+  size_t text_len;
+  int image;           /* index into the file's images[] when rendered, else -1 */
+} PageOut;
+
 typedef struct {
   char *path;          /* as the client gave it; owned */
   FileType type;
   const char *code;    /* one of CODE_*, static; NULL when the file was read */
   char *error;         /* human message when code is set; owned */
   int64_t bytes;       /* file size, -1 when unknown */
-  int64_t modified_ms; /* mtime in epoch milliseconds, -1 when unknown */
+  int64_t modified_ms; /* mtime in epoch milliseconds (negative before 1970), or RESULT_TIME_UNKNOWN */
 
   /* FILE_TYPE_TEXT */
   char *content;       /* valid UTF-8 as shown (numbered or raw, with any notice); owned */
@@ -64,6 +75,15 @@ typedef struct {
   ImageOut *images;
   size_t n_images;
   bool animated;
+
+  /* FILE_TYPE_PDF (truncated and images above apply too) */
+  int64_t pages;       /* pages in the document */
+  char *title;         /* document info, NULL when absent; owned */
+  char *author;
+  char *outline;       /* the document outline as indented text, NULL when none is shown; owned */
+  PageOut *page_out;   /* the pages shown, in order; owned */
+  size_t n_page_out;
+  char *notice;        /* text after the last page (how to read on), NULL when none; owned */
 } FileResult;
 
 typedef struct {
@@ -83,6 +103,10 @@ void file_result_fail(FileResult *f, const char *code, const char *fmt, ...)
 
 /* Appends one image to f->images, taking ownership of its members; returns the new entry. */
 ImageOut *file_result_add_image(FileResult *f);
+
+/* Appends one zeroed PageOut (image -1) to f->page_out; f owns what the caller puts there.
+ * Earlier entries may move. */
+PageOut *file_result_add_page(FileResult *f);
 
 /* Frees every file and the array; the ReadResult itself is zeroed, not freed. NULL is fine. */
 void read_result_clear(ReadResult *r);

@@ -7,6 +7,9 @@
 #include <string.h>
 
 #include <glib.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <libxml/xmlwriter.h>
 
 /* U+FFFD REPLACEMENT CHARACTER, for whatever XML 1.0 cannot carry. */
@@ -84,6 +87,30 @@ static const uint8_t cdata_plain[256] = {
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,           /* 0x70-0x7f */
 };
 
+/* How many bytes from p CDATA carries with no look (at most n). */
+static inline size_t cdata_plain_run(const unsigned char *p, size_t n) {
+  size_t i = 0;
+#ifdef __SSE2__
+  const __m128i space = _mm_set1_epi8(0x20), gt = _mm_set1_epi8('>');
+  const __m128i tab = _mm_set1_epi8('\t'), lf = _mm_set1_epi8('\n');
+
+  /* 16 bytes at a time: a signed compare with 0x20 catches controls and non-ASCII at once;
+   * tab and LF, the common controls, are let through. */
+  for (; i + 16 <= n; i += 16) {
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+    __m128i ok = _mm_or_si128(_mm_cmpeq_epi8(v, tab), _mm_cmpeq_epi8(v, lf));
+    __m128i stop = _mm_or_si128(_mm_andnot_si128(ok, _mm_cmplt_epi8(v, space)), _mm_cmpeq_epi8(v, gt));
+    int mask = _mm_movemask_epi8(stop);
+
+    if (mask != 0)
+      return i + (size_t)__builtin_ctz((unsigned)mask);
+  }
+#endif
+  while (i < n && cdata_plain[p[i]])
+    i++;
+  return i;
+}
+
 /* Writes s as CDATA sections in one pass, copying runs of acceptable bytes straight through.
  * A section ends after "]]" whenever ">" follows, so "]]>" never appears inside one; a CR goes
  * between sections as &#13; because a parser would turn a CR inside CDATA into LF. */
@@ -95,8 +122,7 @@ static void put_cdata(XmlOut *x, const char *s, size_t len) {
     unsigned char c;
     size_t skip = 1;
 
-    while (i < len && cdata_plain[u[i]])
-      i++;
+    i += cdata_plain_run(u + i, len - i);
     if (i == len)
       break;
     c = u[i];
@@ -214,7 +240,7 @@ static void put_fields(XmlOut *x, const FileResult *f, int64_t image_index) {
     put_attr_int(x, "bytes", f->bytes);
   if (ok && f->type == FILE_TYPE_TEXT)
     put_attr_int(x, "lines", f->lines);
-  if (f->modified_ms >= 0)
+  if (f->modified_ms != RESULT_TIME_UNKNOWN)
     put_attr_len(x, "modified", buf, xml_format_time(f->modified_ms, buf));
   if (!ok)
     return;
@@ -224,6 +250,13 @@ static void put_fields(XmlOut *x, const FileResult *f, int64_t image_index) {
     put_attr(x, "bom", "true");
   if (f->eol != NULL)
     put_attr(x, "eol", f->eol);
+  if (f->type == FILE_TYPE_PDF) {
+    put_attr_int(x, "pages", f->pages);
+    if (f->title != NULL)
+      put_attr(x, "title", f->title);
+    if (f->author != NULL)
+      put_attr(x, "author", f->author);
+  }
   if (f->truncated)
     put_attr(x, "truncated", "true");
   if (f->shown_first > 0) {
@@ -244,6 +277,50 @@ static void put_fields(XmlOut *x, const FileResult *f, int64_t image_index) {
     if (f->animated)
       put_attr(x, "animated", "true");
     put_attr_int(x, "image", image_index);
+  }
+}
+
+/* An element holding text: <name>, a newline, the text as CDATA, a newline, </name>. */
+static void put_text_element(XmlOut *x, const char *name, const char *text, size_t len) {
+  out_check(x, xmlTextWriterStartElement(x->w, (const xmlChar *)name));
+  out_raw(x, "\n", 1);
+  put_cdata(x, text, len);
+  if (len > 0 && text[len - 1] != '\n')
+    out_raw(x, "\n", 1);
+  if (!x->failed)
+    out_check(x, xmlTextWriterEndElement(x->w));
+  out_raw(x, "\n", 1);
+}
+
+/* A PDF's body: the outline, one <Page> per page shown (image='k' when it was rendered; k
+ * counts from the file's first image, image_index), then the notice. */
+static void put_pdf(XmlOut *x, const FileResult *f, int64_t image_index) {
+  out_raw(x, "\n", 1);
+  if (f->outline != NULL)
+    put_text_element(x, "Outline", f->outline, strlen(f->outline));
+  for (size_t i = 0; i < f->n_page_out && !x->failed; i++) {
+    const PageOut *p = &f->page_out[i];
+
+    out_check(x, xmlTextWriterStartElement(x->w, (const xmlChar *)"Page"));
+    put_attr_int(x, "number", p->number);
+    if (p->image >= 0)
+      put_attr_int(x, "image", image_index + p->image);
+    if (p->text_len > 0) {
+      out_raw(x, "\n", 1);
+      put_cdata(x, p->text, p->text_len);
+      if (p->text[p->text_len - 1] != '\n')
+        out_raw(x, "\n", 1);
+    }
+    if (!x->failed)
+      out_check(x, xmlTextWriterEndElement(x->w));
+    out_raw(x, "\n", 1);
+  }
+  if (f->notice != NULL) {
+    size_t len = strlen(f->notice);
+
+    put_cdata(x, f->notice, len);
+    if (len > 0 && f->notice[len - 1] != '\n')
+      out_raw(x, "\n", 1);
   }
 }
 
@@ -268,6 +345,8 @@ static void put_content(XmlOut *x, const FileResult *f, int64_t image_index) {
     if (f->content[f->content_len - 1] != '\n')
       out_raw(x, "\n", 1);
   }
+  if (f->code == NULL && f->type == FILE_TYPE_PDF)
+    put_pdf(x, f, image_index);
   if (!x->failed)
     out_check(x, xmlTextWriterEndElement(x->w));
   out_raw(x, "\n", 1);

@@ -6,6 +6,7 @@
 #include "ipc/read-params.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <string.h>
@@ -14,6 +15,13 @@
 
 #define PATH_ITEM_ERROR "paths[%zu] must be a non-empty string or an object with a \"path\""
 #define PAGES_ERROR "paths[%zu].pages must be a page selection like \"3\", \"2-5\" or \"1,28-\""
+#define FORMAT_ERROR \
+  "format must be one of \"xml\", \"anthropic\", \"openai\", \"toolresult\", \"text\""
+#define DETAIL_ERROR "images.detail must be one of \"auto\", \"low\", \"high\""
+
+/* Indexed by ReadFormat and ReadImageDetail. */
+static const char *const format_names[] = {"xml", "anthropic", "openai", "toolresult", "text"};
+static const char *const detail_names[] = {"auto", "low", "high"};
 
 static int read_params_fail(char **ret_error, const char *format, ...) G_GNUC_PRINTF(2, 3);
 
@@ -144,20 +152,35 @@ static int read_params_paths(JsonNode *node, ReadParams *ret, char **ret_error) 
   return 0;
 }
 
+/* images.detail (absent: the default). */
+static int read_params_detail(JsonNode *node, ReadParams *ret, char **ret_error) {
+  const char *s;
+
+  if (node && (!read_params_get_string(node, false, &s) ||
+               read_image_detail_from_name(s, &ret->image_detail) < 0))
+    return read_params_fail(ret_error, DETAIL_ERROR);
+  return 0;
+}
+
 static int read_params_images(JsonNode *node, ReadParams *ret, char **ret_error) {
-  JsonNode *dim;
+  JsonNode *dim, *total;
   int64_t v;
 
   if (!JSON_NODE_HOLDS_OBJECT(node))
     return read_params_fail(ret_error, "images must be an object");
   dim = read_params_member(json_node_get_object(node), "maxDimension");
-  if (!dim)
-    return 0;
-  if (!read_params_get_int(dim, READ_MIN_MAX_DIMENSION, READ_MAX_MAX_DIMENSION, &v))
+  if (dim && !read_params_get_int(dim, READ_MIN_MAX_DIMENSION, READ_MAX_MAX_DIMENSION, &v))
     return read_params_fail(ret_error, "images.maxDimension must be an integer from %d to %d",
                             READ_MIN_MAX_DIMENSION, READ_MAX_MAX_DIMENSION);
-  ret->max_dimension = (int)v;
-  return 0;
+  if (dim)
+    ret->max_dimension = (int)v;
+  total = read_params_member(json_node_get_object(node), "maxTotalBytes");
+  if (total && !read_params_get_int(total, 0, READ_MAX_MAX_TOTAL_IMAGE_BYTES,
+                                    &ret->max_total_image_bytes))
+    return read_params_fail(ret_error, "images.maxTotalBytes must be an integer from 0 to %" PRId64,
+                            READ_MAX_MAX_TOTAL_IMAGE_BYTES);
+  return read_params_detail(read_params_member(json_node_get_object(node), "detail"), ret,
+                            ret_error);
 }
 
 void read_params_init(ReadParams *ret) {
@@ -166,6 +189,9 @@ void read_params_init(ReadParams *ret) {
   ret->limit = READ_DEFAULT_LIMIT;
   ret->line_numbers = true;
   ret->max_dimension = READ_DEFAULT_MAX_DIMENSION;
+  ret->max_total_image_bytes = READ_DEFAULT_MAX_TOTAL_IMAGE_BYTES;
+  ret->format = READ_FORMAT_XML;
+  ret->image_detail = READ_IMAGE_DETAIL_AUTO;
 }
 
 /* The members of the params object; paths first, so that its errors come first. */
@@ -191,6 +217,9 @@ static int read_params_members(JsonObject *obj, ReadParams *ret, char **ret_erro
   if ((node = read_params_member(obj, "lineNumbers")) &&
       !read_params_get_bool(node, &ret->line_numbers))
     return read_params_fail(ret_error, "lineNumbers must be a boolean");
+  if ((node = read_params_member(obj, "format")) &&
+      (!read_params_get_string(node, false, &s) || read_format_from_name(s, &ret->format) < 0))
+    return read_params_fail(ret_error, FORMAT_ERROR);
   if ((node = read_params_member(obj, "images")))
     return read_params_images(node, ret, ret_error);
   return 0;
@@ -254,6 +283,36 @@ bool read_params_pages_valid(const char *spec) {
       return false;
     s++;
   }
+}
+
+const char *read_format_name(ReadFormat format) {
+  g_assert((size_t)format < G_N_ELEMENTS(format_names));
+  return format_names[format];
+}
+
+int read_format_from_name(const char *name, ReadFormat *ret) {
+  for (size_t i = 0; name != NULL && i < G_N_ELEMENTS(format_names); i++) {
+    if (strcmp(name, format_names[i]) == 0) {
+      *ret = (ReadFormat)i;
+      return 0;
+    }
+  }
+  return -EINVAL;
+}
+
+const char *read_image_detail_name(ReadImageDetail detail) {
+  g_assert((size_t)detail < G_N_ELEMENTS(detail_names));
+  return detail_names[detail];
+}
+
+int read_image_detail_from_name(const char *name, ReadImageDetail *ret) {
+  for (size_t i = 0; name != NULL && i < G_N_ELEMENTS(detail_names); i++) {
+    if (strcmp(name, detail_names[i]) == 0) {
+      *ret = (ReadImageDetail)i;
+      return 0;
+    }
+  }
+  return -EINVAL;
 }
 
 void read_params_clear(ReadParams *p) {

@@ -12,6 +12,25 @@
 #define READ_DEFAULT_MAX_DIMENSION 1568
 #define READ_MAX_MAX_DIMENSION 8000
 #define READ_MIN_MAX_DIMENSION 16
+#define READ_DEFAULT_MAX_TOTAL_IMAGE_BYTES ((int64_t)20 * 1024 * 1024) /* base64 of one request */
+#define READ_MAX_MAX_TOTAL_IMAGE_BYTES ((int64_t)1024 * 1024 * 1024)
+
+/* The `format` param: the shape of the result (see docs/formats.md; formatters/format.h has
+ * the formatter of each name). */
+typedef enum {
+  READ_FORMAT_XML = 0,    /* the contract's {xml, images, files, bytes, lines}; the default */
+  READ_FORMAT_ANTHROPIC,  /* tool_result content blocks */
+  READ_FORMAT_OPENAI,     /* chat-completions content parts */
+  READ_FORMAT_TOOLRESULT, /* {success, content, error?, shortResult, images} */
+  READ_FORMAT_TEXT,       /* plain text, as a terminal shows it */
+} ReadFormat;
+
+/* `images.detail`: what the openai format asks of the model for each picture. */
+typedef enum {
+  READ_IMAGE_DETAIL_AUTO = 0,
+  READ_IMAGE_DETAIL_LOW,
+  READ_IMAGE_DETAIL_HIGH,
+} ReadImageDetail;
 
 typedef struct {
   char *path;      /* as given, never empty; owned */
@@ -30,6 +49,9 @@ typedef struct {
   int64_t limit;       /* default READ_DEFAULT_LIMIT */
   bool line_numbers;   /* default true */
   int max_dimension;   /* default READ_DEFAULT_MAX_DIMENSION */
+  int64_t max_total_image_bytes; /* images.maxTotalBytes, default READ_DEFAULT_MAX_TOTAL_IMAGE_BYTES */
+  ReadFormat format;   /* default READ_FORMAT_XML */
+  ReadImageDetail image_detail; /* images.detail, default READ_IMAGE_DETAIL_AUTO */
 } ReadParams;
 
 /* Fills *ret with defaults. */
@@ -45,6 +67,18 @@ int read_params_parse(JsonNode *params, ReadParams *ret, char **ret_error);
  * N <= M, or "N-" (N to the last page), page numbers from 1 to INT_MAX, spaces allowed around
  * items. NULL and "" are not valid. */
 bool read_params_pages_valid(const char *spec);
+
+/* The name of a format as the `format` param spells it ("xml", "anthropic", ...); static. */
+const char *read_format_name(ReadFormat format);
+
+/* The format called name (exact, lowercase). Returns 0, or -EINVAL when there is none. */
+int read_format_from_name(const char *name, ReadFormat *ret);
+
+/* The name of an image detail level ("auto", "low", "high"); static. */
+const char *read_image_detail_name(ReadImageDetail detail);
+
+/* The detail level called name. Returns 0, or -EINVAL when there is none. */
+int read_image_detail_from_name(const char *name, ReadImageDetail *ret);
 
 /* Releases what the params own and re-initializes them; NULL is fine. */
 void read_params_clear(ReadParams *p);

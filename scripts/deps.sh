@@ -3,11 +3,11 @@
 # Needed to build and run readerd.
 READERD_BUILD_PKGS="build-essential pkg-config meson ninja-build libuv1-dev libxml2-dev libxml2-utils
 libmagic-dev libglib2.0-dev libjson-glib-dev libpoppler-glib-dev libgdk-pixbuf-2.0-dev
-webp-pixbuf-loader check python3"
+webp-pixbuf-loader libpng-dev libjpeg-dev zlib1g-dev libcairo2-dev librsvg2-common check python3"
 
 # Real files written by other people, used by the tests (see tests/README.md).
 READERD_TEST_PKGS="time golang-1.19-src gdk-pixbuf-tests python-reportlab-doc lomiri-wallpapers-20.04
-libtasn1-doc shared-mime-info qpdf"
+libtasn1-doc shared-mime-info qpdf poppler-utils libvips-tools"
 
 # Prints the packages of the list that are not installed.
 readerd_missing() {
@@ -33,4 +33,19 @@ readerd_install() {
     fi
   fi
   $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
+}
+
+# Installs the npm packages of the repository's Node parts, pinned by their lockfiles: the SDK
+# types the formatters are checked against, and the VS Code extension. Skipped when already
+# installed.
+readerd_npm_install() {
+  local dir
+  # Debian's nodejs and npm, unless a Node.js with npm is already installed.
+  command -v npm >/dev/null 2>&1 || readerd_install nodejs npm
+  for dir in tests/sdk-types vscode-client; do
+    if [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules" ]; then
+      echo "npm ci in $dir"
+      npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error
+    fi
+  done
 }

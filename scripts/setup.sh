@@ -6,6 +6,7 @@ cd "$(dirname "$0")/.."
 . scripts/deps.sh
 
 readerd_install $READERD_BUILD_PKGS $READERD_TEST_PKGS
+readerd_npm_install
 [ -d build ] || meson setup build >/dev/null
 ninja -C build
 echo

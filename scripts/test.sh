@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 . scripts/deps.sh
 
 readerd_install $READERD_BUILD_PKGS $READERD_TEST_PKGS
+readerd_npm_install
 
 run_suite() {
   local dir=$1; shift
@@ -20,5 +21,12 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 run_suite build
 run_suite build-asan -Db_sanitize=address,undefined -Db_lundef=false
-TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+# glib's slice allocator and locks are invisible to ThreadSanitizer: allocate with malloc, and
+# suppress races inside the uninstrumented libraries only (tests/tsan.supp).
+G_SLICE=always-malloc TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/tests/tsan.supp" \
   run_suite build-tsan -Db_sanitize=thread -Db_lundef=false
+
+# The VS Code extension: its unit tests against the daemon built above, then the tests inside a
+# real VS Code (code-server and Chromium; the heavy install is cached outside the repository).
+echo "=== vscode-client"
+scripts/vscode-test.sh

@@ -6,4 +6,4 @@ if [ ! -x "$conf" ]; then
   echo "SKIP: no conformance script at $conf"
   exit 77
 fi
-exec python3 "$conf" --readerd "$READERD" --only "${READERD_CONFORMANCE_SECTIONS:-core}"
+exec python3 "$conf" --readerd "$READERD" --only "${READERD_CONFORMANCE_SECTIONS:-core,pdf,images}"

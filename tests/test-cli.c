@@ -228,6 +228,40 @@ START_TEST(cli_options_anywhere_and_double_dash) {
 }
 END_TEST
 
+/* --pages and --render reach every PDF given; a real PDF written by other people. */
+START_TEST(cli_pdf_pages_and_render) {
+  static const char pdf[] = "/usr/share/doc/libtasn1-doc/libtasn1.pdf";
+  RdRun o;
+
+  if (!g_file_test(pdf, G_FILE_TEST_EXISTS)) {
+    printf("SKIP: %s is missing (Debian package libtasn1-doc)\n", pdf);
+    return;
+  }
+  run(&o, "read", "--json", "--pages", "2-3", "--render", pdf, NULL);
+  ck_assert_msg(o.code == 0, "exit %d: %s", o.code, o.err);
+  RdResult *r = rd_result_from_json(o.out, o.out_len);
+  ck_assert_str_eq(rd_file_str(r, 0, "type"), "pdf");
+  ck_assert_int_eq(rd_file_int(r, 0, "pages"), 36);
+  const char *xml = json_object_get_string_member(r->result, "xml");
+  ck_assert_msg(strstr(xml, "<Page number='2'") && strstr(xml, "<Page number='3'"), "pages 2 and 3 missing");
+  ck_assert_msg(!strstr(xml, "<Page number='1'") && !strstr(xml, "<Page number='4'"), "pages outside 2-3 shown");
+  JsonArray *images = json_object_get_array_member(r->result, "images");
+  ck_assert_int_eq(json_array_get_length(images), 2);
+  for (guint i = 0; i < 2; i++)
+    ck_assert_int_eq(json_object_get_int_member(json_array_get_object_element(images, i), "page"), 2 + i);
+  rd_result_free(r);
+  rd_run_clear(&o);
+
+  run(&o, "read", "--pages", "2-", "nope.pdf", NULL);
+  ck_assert_int_eq(o.code, 1);
+  rd_run_clear(&o);
+  run(&o, "read", "--pages", "three", pdf, NULL);
+  ck_assert_int_eq(o.code, 2);
+  ck_assert_msg(strstr(o.err, "--pages"), "usage error does not name --pages: %s", o.err);
+  rd_run_clear(&o);
+}
+END_TEST
+
 START_TEST(cli_offset_limit_and_raw) {
   GString *s = g_string_new(NULL);
   for (int i = 1; i <= 300; i++)
@@ -472,6 +506,7 @@ static Suite *cli_suite(void) {
   tcase_add_test(tc, cli_version_and_help);
   tcase_add_test(tc, cli_json_output);
   tcase_add_test(tc, cli_options_anywhere_and_double_dash);
+  tcase_add_test(tc, cli_pdf_pages_and_render);
   tcase_add_test(tc, cli_offset_limit_and_raw);
   tcase_add_test(tc, cli_relative_paths);
   tcase_add_test(tc, cli_non_utf8_name);

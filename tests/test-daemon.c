@@ -105,6 +105,15 @@ START_TEST(daemon_initialize) {
   ck_assert_msg(version && *version, "serverInfo.version is empty");
   ck_assert_msg(JSON_NODE_HOLDS_OBJECT(json_object_get_member(res, "capabilities")),
                 "capabilities is not an object");
+  /* It names every kind of file it reads. */
+  JsonObject *caps = json_object_get_object_member(
+      json_object_get_object_member(res, "capabilities"), "read");
+  JsonArray *types = json_object_get_array_member(caps, "types");
+  GString *names = g_string_new(NULL);
+  for (guint i = 0; i < json_array_get_length(types); i++)
+    g_string_append_printf(names, "%s ", json_array_get_string_element(types, i));
+  ck_assert_str_eq(names->str, "text image pdf ");
+  g_string_free(names, TRUE);
 
   /* The version is the one `readerd --version` prints. */
   const char *argv[] = {rd_readerd(), "--version", NULL};

@@ -35,6 +35,9 @@ static void assert_cleared(const ReadParams *p) {
   ck_assert_int_eq(p->limit, READ_DEFAULT_LIMIT);
   ck_assert(p->line_numbers);
   ck_assert_int_eq(p->max_dimension, READ_DEFAULT_MAX_DIMENSION);
+  ck_assert_int_eq(p->max_total_image_bytes, READ_DEFAULT_MAX_TOTAL_IMAGE_BYTES);
+  ck_assert_int_eq(p->format, READ_FORMAT_XML);
+  ck_assert_int_eq(p->image_detail, READ_IMAGE_DETAIL_AUTO);
 }
 
 /* Expects -EINVAL with a message starting with want_prefix, and the params left cleared. */
@@ -287,7 +290,100 @@ START_TEST(read_params_images) {
   read_params_clear(&p);
   parse_ok("{\"paths\":[\"f\"],\"images\":{\"maxDimension\":8000,\"other\":1}}", &p);
   ck_assert_int_eq(p.max_dimension, READ_MAX_MAX_DIMENSION);
+  ck_assert_int_eq(p.max_total_image_bytes, READ_DEFAULT_MAX_TOTAL_IMAGE_BYTES);
   read_params_clear(&p);
+}
+END_TEST
+
+START_TEST(read_params_images_max_total_bytes) {
+  static const char *const bad[] = {"-1", "1073741825", "1.5", "\"1\"", "false", "[]"};
+  ReadParams p;
+
+  for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+    g_autofree char *member = g_strdup_printf("\"images\":{\"maxTotalBytes\":%s}", bad[i]);
+
+    expect_top_invalid(member, "images.maxTotalBytes ");
+  }
+  parse_ok("{\"paths\":[\"f\"],\"images\":{\"maxTotalBytes\":0}}", &p);
+  ck_assert_int_eq(p.max_total_image_bytes, 0);
+  ck_assert_int_eq(p.max_dimension, READ_DEFAULT_MAX_DIMENSION);
+  read_params_clear(&p);
+  parse_ok("{\"paths\":[\"f\"],\"images\":{\"maxDimension\":2400,\"maxTotalBytes\":1073741824}}", &p);
+  ck_assert_int_eq(p.max_total_image_bytes, READ_MAX_MAX_TOTAL_IMAGE_BYTES);
+  ck_assert_int_eq(p.max_dimension, 2400);
+  read_params_clear(&p);
+  parse_ok("{\"paths\":[\"f\"],\"images\":{\"maxTotalBytes\":null}}", &p);
+  ck_assert_int_eq(p.max_total_image_bytes, READ_DEFAULT_MAX_TOTAL_IMAGE_BYTES);
+  read_params_clear(&p);
+}
+END_TEST
+
+START_TEST(read_params_format) {
+  static const char *const bad[] = {"\"XML\"", "\"json\"", "\"\"", "\"xml \"", "1", "true",
+                                    "[\"xml\"]", "{}"};
+  static const struct {
+    const char *name;
+    ReadFormat format;
+  } good[] = {{"xml", READ_FORMAT_XML},
+              {"anthropic", READ_FORMAT_ANTHROPIC},
+              {"openai", READ_FORMAT_OPENAI},
+              {"toolresult", READ_FORMAT_TOOLRESULT},
+              {"text", READ_FORMAT_TEXT}};
+  ReadParams p;
+
+  for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+    g_autofree char *member = g_strdup_printf("\"format\":%s", bad[i]);
+
+    expect_top_invalid(member, "format must be one of ");
+  }
+  parse_ok("{\"paths\":[\"f\"]}", &p);
+  ck_assert_int_eq(p.format, READ_FORMAT_XML);
+  read_params_clear(&p);
+  parse_ok("{\"paths\":[\"f\"],\"format\":null}", &p);
+  ck_assert_int_eq(p.format, READ_FORMAT_XML);
+  read_params_clear(&p);
+  for (size_t i = 0; i < G_N_ELEMENTS(good); i++) {
+    g_autofree char *json = g_strdup_printf("{\"paths\":[\"f\"],\"format\":\"%s\"}", good[i].name);
+    ReadFormat back;
+
+    parse_ok(json, &p);
+    ck_assert_int_eq(p.format, good[i].format);
+    ck_assert_str_eq(read_format_name(p.format), good[i].name);
+    ck_assert_int_eq(read_format_from_name(good[i].name, &back), 0);
+    ck_assert_int_eq(back, good[i].format);
+    read_params_clear(&p);
+    ck_assert_int_eq(p.format, READ_FORMAT_XML);
+  }
+  ck_assert_int_eq(read_format_from_name("Anthropic", &(ReadFormat){0}), -EINVAL);
+  ck_assert_int_eq(read_format_from_name(NULL, &(ReadFormat){0}), -EINVAL);
+}
+END_TEST
+
+START_TEST(read_params_images_detail) {
+  static const char *const bad[] = {"\"medium\"", "\"LOW\"", "\"\"", "0", "false"};
+  static const char *const names[] = {"auto", "low", "high"};
+  static const ReadImageDetail want[] = {READ_IMAGE_DETAIL_AUTO, READ_IMAGE_DETAIL_LOW,
+                                         READ_IMAGE_DETAIL_HIGH};
+  ReadParams p;
+
+  for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+    g_autofree char *member = g_strdup_printf("\"images\":{\"detail\":%s}", bad[i]);
+
+    expect_top_invalid(member, "images.detail must be one of ");
+  }
+  parse_ok("{\"paths\":[\"f\"],\"images\":{\"maxDimension\":100}}", &p);
+  ck_assert_int_eq(p.image_detail, READ_IMAGE_DETAIL_AUTO);
+  read_params_clear(&p);
+  for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+    g_autofree char *json =
+        g_strdup_printf("{\"paths\":[\"f\"],\"images\":{\"detail\":\"%s\"}}", names[i]);
+
+    parse_ok(json, &p);
+    ck_assert_int_eq(p.image_detail, want[i]);
+    ck_assert_str_eq(read_image_detail_name(p.image_detail), names[i]);
+    read_params_clear(&p);
+    ck_assert_int_eq(p.image_detail, READ_IMAGE_DETAIL_AUTO);
+  }
 }
 END_TEST
 
@@ -373,6 +469,9 @@ static Suite *read_params_suite(void) {
   tcase_add_test(tc, read_params_item_pdf_members);
   tcase_add_test(tc, read_params_top_level_members);
   tcase_add_test(tc, read_params_images);
+  tcase_add_test(tc, read_params_images_max_total_bytes);
+  tcase_add_test(tc, read_params_format);
+  tcase_add_test(tc, read_params_images_detail);
   tcase_add_test(tc, read_params_path_count_limit);
   tcase_add_test(tc, read_params_failure_after_partial_fill);
   tcase_add_test(tc, read_params_error_is_optional);

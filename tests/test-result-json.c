@@ -23,7 +23,7 @@ static FileResult *add_file(ReadResult *r, const char *path) {
   memset(f, 0, sizeof(*f));
   f->path = g_strdup(path);
   f->bytes = -1;
-  f->modified_ms = -1;
+  f->modified_ms = RESULT_TIME_UNKNOWN;
   return f;
 }
 
@@ -187,7 +187,7 @@ static char *expected_file_keys(const FileResult *f) {
     g_string_append(k, " code error");
   if (f->bytes >= 0)
     g_string_append(k, " bytes");
-  if (f->modified_ms >= 0)
+  if (f->modified_ms != RESULT_TIME_UNKNOWN)
     g_string_append(k, " modified");
   if (ok && f->type == FILE_TYPE_TEXT) {
     g_string_append(k, " lines");
@@ -196,6 +196,11 @@ static char *expected_file_keys(const FileResult *f) {
     g_string_append(k, f->eol != NULL ? " eol" : "");
     g_string_append(k, " truncated");
     g_string_append(k, f->shown_first > 0 ? " shown" : "");
+  }
+  if (ok && f->type == FILE_TYPE_PDF) {
+    g_string_append(k, " pages truncated");
+    g_string_append(k, f->title != NULL ? " title" : "");
+    g_string_append(k, f->author != NULL ? " author" : "");
   }
   if (ok && f->type == FILE_TYPE_IMAGE && f->n_images > 0) {
     g_string_append(k, " mediaType image width height");
@@ -219,7 +224,7 @@ static void check_file(JsonObject *o, const FileResult *f, int64_t image_index) 
   }
   if (f->bytes >= 0)
     assert_int_member(o, "bytes", f->bytes);
-  if (f->modified_ms >= 0)
+  if (f->modified_ms != RESULT_TIME_UNKNOWN)
     assert_int_member(o, "modified", f->modified_ms);
   if (f->code == NULL && f->type == FILE_TYPE_TEXT) {
     assert_int_member(o, "lines", f->lines);
@@ -237,6 +242,14 @@ static void check_file(JsonObject *o, const FileResult *f, int64_t image_index) 
       ck_assert_int_eq(json_array_get_int_element(a, 0), f->shown_first);
       ck_assert_int_eq(json_array_get_int_element(a, 1), f->shown_last);
     }
+  }
+  if (f->code == NULL && f->type == FILE_TYPE_PDF) {
+    assert_int_member(o, "pages", f->pages);
+    assert_true_member(o, "truncated", f->truncated);
+    if (f->title != NULL)
+      assert_string_member(o, "title", f->title);
+    if (f->author != NULL)
+      assert_string_member(o, "author", f->author);
   }
   if (f->code == NULL && f->type == FILE_TYPE_IMAGE && f->n_images > 0) {
     const ImageOut *img = &f->images[0];
@@ -365,6 +378,73 @@ START_TEST(result_json_fields_match) {
   add_image(&r, "last.png", "iVBO");
   check_with_xml(&r);
   read_result_clear(&r);
+}
+END_TEST
+
+static FileResult *add_pdf(ReadResult *r, const char *path, int64_t pages) {
+  FileResult *f = add_file(r, path);
+  PageOut *p = file_result_add_page(f);
+
+  f->type = FILE_TYPE_PDF;
+  f->bytes = 10000;
+  f->modified_ms = 1700000000123;
+  f->pages = pages;
+  p->number = 1;
+  p->text = g_strdup("page one");
+  p->text_len = strlen(p->text);
+  return f;
+}
+
+START_TEST(result_json_pdf_fields) {
+  ReadResult r = {0};
+  FileResult *f;
+  ImageOut *img;
+
+  add_image(&r, "first.png", "iVBO"); /* image 0 */
+  f = add_pdf(&r, "doc.pdf", 134);
+  f->truncated = true;
+  f->title = g_strdup("A \"title\"\twith\x01controls");
+  f->author = g_strdup("Ann \xC3\xA9 Author");
+  img = add_image_out(f, "image/png", "iVBORw0K", 1109, 1568);
+  img->page = 1;
+  f->page_out[0].image = 0;
+  img = add_image_out(f, "image/jpeg", "/9j/", 1109, 1568);
+  img->page = 7;
+  f = add_pdf(&r, "short.pdf", 1); /* whole: truncated false, no title or author */
+  f = add_pdf(&r, "locked.pdf", 3);
+  f->title = g_strdup("not shown");
+  add_image_out(f, "image/png", "AAAA", 1, 1); /* failed: its image is not sent */
+  file_result_fail(f, CODE_PASSWORD_PROTECTED, "needs a password");
+  add_image(&r, "last.png", "iVBO"); /* image 3 */
+  check_with_xml(&r);
+  read_result_clear(&r);
+}
+END_TEST
+
+START_TEST(result_add_page_zeroed_and_grows) {
+  FileResult f = {0};
+  PageOut *p;
+
+  for (int i = 1; i <= 40; i++) {
+    p = file_result_add_page(&f);
+    ck_assert_int_eq(p->number, 0);
+    ck_assert_ptr_null(p->text);
+    ck_assert_int_eq(p->image, -1);
+    p->number = i;
+    p->text = g_strdup_printf("page %d", i);
+    p->text_len = strlen(p->text);
+  }
+  ck_assert_uint_eq(f.n_page_out, 40);
+  ck_assert_int_eq(f.page_out[0].number, 1);
+  ck_assert_str_eq(f.page_out[39].text, "page 40");
+  f.title = g_strdup("t");
+  f.author = g_strdup("a");
+  f.outline = g_strdup("o");
+  f.notice = g_strdup("n");
+  file_result_clear(&f); /* frees every PDF member: the ASan run checks for leaks */
+  ck_assert_ptr_null(f.page_out);
+  ck_assert_uint_eq(f.n_page_out, 0);
+  ck_assert_ptr_null(f.title);
 }
 END_TEST
 
@@ -680,6 +760,8 @@ static Suite *result_json_suite(void) {
 
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, result_json_fields_match);
+  tcase_add_test(tc, result_json_pdf_fields);
+  tcase_add_test(tc, result_add_page_zeroed_and_grows);
   tcase_add_test(tc, result_json_escapes_every_control);
   tcase_add_test(tc, result_json_invalid_utf8_replaced);
   tcase_add_test(tc, result_json_random_strings);

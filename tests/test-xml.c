@@ -24,7 +24,7 @@ static FileResult *add_file(ReadResult *r, const char *path, size_t path_len) {
   memset(f, 0, sizeof(*f));
   f->path = g_strndup(path, path_len);
   f->bytes = -1;
-  f->modified_ms = -1;
+  f->modified_ms = RESULT_TIME_UNKNOWN;
   return f;
 }
 
@@ -782,6 +782,155 @@ START_TEST(xml_many_files) {
 }
 END_TEST
 
+/* ---- PDFs ---- */
+
+static PageOut *add_page(FileResult *f, int number, const char *text) {
+  PageOut *p = file_result_add_page(f);
+
+  p->number = number;
+  p->text = g_strdup(text);
+  p->text_len = strlen(text);
+  return p;
+}
+
+static FileResult *add_pdf(ReadResult *r, const char *path, int64_t pages) {
+  FileResult *f = add_file(r, path, strlen(path));
+
+  f->type = FILE_TYPE_PDF;
+  f->bytes = 5000;
+  f->modified_ms = 1700000000123;
+  f->pages = pages;
+  return f;
+}
+
+/* The element children of node with the given name. */
+static GPtrArray *children_named(xmlNodePtr node, const char *name) {
+  GPtrArray *a = g_ptr_array_new();
+
+  for (xmlNodePtr n = node->children; n != NULL; n = n->next)
+    if (n->type == XML_ELEMENT_NODE && strcmp((const char *)n->name, name) == 0)
+      g_ptr_array_add(a, n);
+  return a;
+}
+
+START_TEST(xml_pdf_pages_outline_notice) {
+  ReadResult r = {0};
+  FileResult *f;
+  ImageOut *img;
+  GPtrArray *pages;
+  xmlDocPtr doc;
+  xmlNodePtr n, last;
+  GString *after = g_string_new(NULL);
+
+  add_image(&r, "before.png", 4, 4); /* image 0: the PDF's images count from 1 */
+  f = add_pdf(&r, "doc.pdf", 30);
+  f->title = g_strdup("A 'quoted' <title> & more");
+  f->author = g_strdup("Ann Author");
+  f->truncated = true;
+  f->outline = g_strdup("Intro (page 1)\n  Part ]]> two (page 2)");
+  add_page(f, 1, "first page ]]> text\r\nwith CRLF");
+  add_page(f, 2, "")->image = 0;
+  img = file_result_add_image(f);
+  img->media_type = g_strdup("image/jpeg");
+  img->data = g_strdup("AAAA");
+  img->data_len = 4;
+  img->width = 10;
+  img->height = 20;
+  img->page = 2;
+  f->notice = g_strdup("… pages 3-30 not shown; continue with pages=\"3-\"");
+  add_image(&r, "after.png", 4, 4); /* image 2 */
+  f = &r.files[1]; /* adding a file moved the array */
+  doc = format_and_parse(&r, NULL);
+
+  n = content_node(doc, 1);
+  assert_attr_names(n, "path type bytes modified pages title author truncated");
+  assert_attr(n, "pages", "30");
+  assert_attr(n, "title", "A 'quoted' <title> & more");
+  assert_attr(n, "truncated", "true");
+  pages = children_named(n, "Page");
+  ck_assert_uint_eq(pages->len, 2);
+  assert_attr(pages->pdata[0], "number", "1");
+  assert_attr(pages->pdata[0], "image", NULL);
+  assert_content_text(pages->pdata[0], f->page_out[0].text, f->page_out[0].text_len);
+  assert_attr(pages->pdata[1], "number", "2");
+  assert_attr(pages->pdata[1], "image", "1");
+  g_ptr_array_free(pages, TRUE);
+  pages = children_named(n, "Outline");
+  ck_assert_uint_eq(pages->len, 1);
+  assert_content_text(pages->pdata[0], f->outline, strlen(f->outline));
+  ck_assert_ptr_eq(pages->pdata[0], xmlFirstElementChild(n));
+  g_ptr_array_free(pages, TRUE);
+  /* The notice is the text after the last page. */
+  last = xmlLastElementChild(n);
+  ck_assert_str_eq((const char *)last->name, "Page");
+  for (xmlNodePtr t = last->next; t != NULL; t = t->next) {
+    xmlChar *text = xmlNodeGetContent(t);
+
+    g_string_append(after, (const char *)text);
+    xmlFree(text);
+  }
+  ck_assert_str_eq(after->str, "\n… pages 3-30 not shown; continue with pages=\"3-\"\n");
+  g_string_free(after, TRUE);
+  assert_attr(content_node(doc, 2), "image", "2");
+  xmlFreeDoc(doc);
+  read_result_clear(&r);
+}
+END_TEST
+
+START_TEST(xml_pdf_failed_shows_no_pages) {
+  ReadResult r = {0};
+  FileResult *f;
+  xmlDocPtr doc;
+  xmlNodePtr n;
+
+  f = add_pdf(&r, "locked.pdf", 3);
+  f->title = g_strdup("left behind");
+  add_page(f, 1, "must not show");
+  f->notice = g_strdup("nor this");
+  file_result_fail(f, CODE_PASSWORD_PROTECTED, "needs a password");
+  f = add_pdf(&r, "empty-page.pdf", 1);
+  add_page(f, 1, "");
+  doc = format_and_parse(&r, NULL);
+  n = content_node(doc, 0);
+  assert_attr_names(n, "path type code error bytes modified");
+  ck_assert_ptr_null(xmlFirstElementChild(n));
+  n = content_node(doc, 1);
+  assert_attr(n, "truncated", NULL);
+  assert_attr(xmlFirstElementChild(n), "number", "1");
+  xmlFreeDoc(doc);
+  read_result_clear(&r);
+}
+END_TEST
+
+START_TEST(xml_pdf_random_page_text_round_trips) {
+  GRand *rand = g_rand_new_with_seed(20261122);
+
+  for (int round = 0; round < 200; round++) {
+    ReadResult r = {0};
+    FileResult *f = add_pdf(&r, "r.pdf", 9);
+    GPtrArray *pages;
+    xmlDocPtr doc;
+    int n = g_rand_int_range(rand, 1, 5);
+
+    for (int i = 0; i < n; i++) {
+      PageOut *p = file_result_add_page(f);
+
+      p->number = i + 1;
+      p->text = random_string(rand, &p->text_len, false);
+    }
+    doc = format_and_parse(&r, NULL);
+    pages = children_named(content_node(doc, 0), "Page");
+    ck_assert_uint_eq(pages->len, (guint)n);
+    for (int i = 0; i < n; i++)
+      assert_content_text(pages->pdata[i], f->page_out[i].text, f->page_out[i].text_len);
+    g_ptr_array_free(pages, TRUE);
+    xmlFreeDoc(doc);
+    read_result_clear(&r);
+  }
+  g_rand_free(rand);
+}
+END_TEST
+
 static Suite *xml_suite(void) {
   Suite *s = suite_create("xml");
   TCase *tc = tcase_create("xml");
@@ -801,6 +950,9 @@ static Suite *xml_suite(void) {
   tcase_add_test(tc, xml_modified_format);
   tcase_add_test(tc, xml_schema_rejects_wrong_documents);
   tcase_add_test(tc, xml_many_files);
+  tcase_add_test(tc, xml_pdf_pages_outline_notice);
+  tcase_add_test(tc, xml_pdf_failed_shows_no_pages);
+  tcase_add_test(tc, xml_pdf_random_page_text_round_trips);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -1,0 +1,46 @@
+/* Decoding, orienting, scaling and re-encoding one picture with gdk-pixbuf, so that a model
+ * can take it. Runs on worker threads; every function here is thread-safe. */
+#pragma once
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "formatters/result.h"
+
+#define IMAGE_MAX_PIXELS ((int64_t)100 * 1000 * 1000)      /* refused above, before decoding */
+#define IMAGE_MAX_BASE64 ((size_t)5 * 1024 * 1024)          /* base64 bytes of one sent image */
+#define IMAGE_CPU_BUDGET_NS ((int64_t)5 * 1000 * 1000 * 1000) /* per image, decode + encode */
+#define IMAGE_DECODE_MEMORY ((size_t)512 * 1024 * 1024)     /* decoded pixels of all threads */
+#define IMAGE_SVG_MIN_EDGE 512 /* a small SVG is rendered at least this large (long edge) */
+
+typedef struct {
+  const char *loader;          /* gdk-pixbuf loader: "png", "jpeg", "gif", "webp", "bmp", ... */
+  int max_dimension;           /* long edge of the result, in pixels */
+  bool photo;                  /* the source is a photo (JPEG): encode as JPEG unless alpha */
+  bool vector;                 /* SVG: rendered at the target size, small ones scaled up */
+  bool check_rows;             /* refuse a picture whose rows were not all decoded (BMP, ICO) */
+  const atomic_bool *cancelled; /* may be NULL; checked between chunks and encoder steps */
+} ImageConvertOptions;
+
+/* Decodes the picture in data[0, len) (its first frame when animated) with the named loader,
+ * applies its EXIF orientation, scales it so that its long edge is at most max_dimension
+ * (aspect kept) and encodes it as PNG (alpha, graphics with few colours) or JPEG (photos,
+ * quality 85 down to 45) within IMAGE_MAX_BASE64, scaling further down when needed. On success
+ * fills *ret (media_type, data, width, height, and original_width/height when the size
+ * changed) and *ret_animated. Returns 0, or with *ret_error (g_malloc'd) set:
+ *   -EFBIG      more than IMAGE_MAX_PIXELS;      -ENOMEM  the decoder ran out of memory;
+ *   -EBADMSG    damaged or truncated data;       -ENOTSUP no loader for the format;
+ *   -ETIME      the CPU time budget was spent;   -ECANCELED cancelled;
+ *   -EIO        the encoder failed. */
+int image_convert(const uint8_t *data, size_t len, const ImageConvertOptions *opt, ImageOut *ret,
+                  bool *ret_animated, char **ret_error);
+
+/* Decodes data with the named loader and nothing more, to check a file sent as it is. Returns
+ * 0 when it decodes without any error, else a code of image_convert with *ret_error set. */
+int image_convert_check(const uint8_t *data, size_t len, const char *loader,
+                        const atomic_bool *cancelled, char **ret_error);
+
+/* True when the gdk-pixbuf loader of that name is installed. */
+bool image_convert_has_loader(const char *loader);

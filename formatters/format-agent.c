@@ -1,0 +1,122 @@
+/* The agent APIs' content lists: for each file a text block holding its <Content> element (or
+ * the element that carries its error), then one block per picture it sends (an image file, a
+ * rendered PDF page). Text comes before images, as tool results expect.
+ *
+ *   anthropic: {"type":"text","text":…} and
+ *              {"type":"image","source":{"type":"base64","media_type":…,"data":…}}
+ *   openai:    {"type":"text","text":…} and
+ *              {"type":"image_url","image_url":{"url":"data:<mime>;base64,…","detail":…}}
+ *
+ * The result object is {"<name>": [blocks], files, bytes, lines}; bare, the array alone. */
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "formatters/format-internal.h"
+#include "formatters/result-json.h"
+
+/* Writes one picture as a block of the format. */
+typedef void (*AgentImageFn)(GString *out, const ImageOut *img, const FormatOptions *o);
+
+static void agent_head(GString *out, const char *name, const FormatOptions *o) {
+  if (!o->bare)
+    g_string_append_printf(out, "{\"%s\":", name);
+  g_string_append_c(out, '[');
+}
+
+/* The text block of f, then its pictures (a failed file sends none). */
+static int agent_file(GString *out, const FileResult *f, size_t index, int64_t image_index,
+                      const FormatOptions *o, AgentImageFn image) {
+  if (index > 0)
+    g_string_append_c(out, ',');
+  g_string_append(out, "{\"type\":\"text\",\"text\":\"");
+  if (format_json_content(out, f, image_index) < 0)
+    return -ENOMEM;
+  g_string_append(out, "\"}");
+  for (size_t k = 0; f->code == NULL && k < f->n_images; k++) {
+    g_string_append_c(out, ',');
+    image(out, &f->images[k], o);
+  }
+  return 0;
+}
+
+static void agent_tail(GString *out, const ReadResult *r, const FormatOptions *o) {
+  g_string_append_c(out, ']');
+  if (o->bare)
+    return;
+  g_string_append_c(out, ',');
+  result_json_format_files(out, r);
+}
+
+/* Base64 needs no escaping, but the data comes from another module: escape it anyway (it is a
+ * straight copy when there is nothing to escape). */
+static void agent_data(GString *out, const ImageOut *img) {
+  if (img->data != NULL)
+    result_json_escape(out, img->data, img->data_len);
+}
+
+static void agent_media_type(GString *out, const ImageOut *img) {
+  const char *mt = img->media_type != NULL ? img->media_type : "";
+
+  result_json_escape(out, mt, strlen(mt));
+}
+
+/* ---------------------------------------------------------------- anthropic */
+
+static void anthropic_image(GString *out, const ImageOut *img, const FormatOptions *o) {
+  g_string_append(out, "{\"type\":\"image\",\"source\":{\"type\":\"base64\",\"media_type\":\"");
+  agent_media_type(out, img);
+  g_string_append(out, "\",\"data\":\"");
+  agent_data(out, img);
+  g_string_append(out, "\"}}");
+}
+
+static void anthropic_head(GString *out, const ReadResult *r, const FormatOptions *o) {
+  agent_head(out, "anthropic", o);
+}
+
+static int anthropic_file(GString *out, const FileResult *f, size_t index, int64_t image_index,
+                          const FormatOptions *o) {
+  return agent_file(out, f, index, image_index, o, anthropic_image);
+}
+
+const Formatter format_anthropic = {
+    .name = "anthropic",
+    .head = anthropic_head,
+    .file = anthropic_file,
+    .tail = agent_tail,
+    .tail_uses_image_data = false,
+};
+
+/* ---------------------------------------------------------------- openai */
+
+static void openai_image(GString *out, const ImageOut *img, const FormatOptions *o) {
+  const char *detail = o->detail != NULL ? o->detail : "auto";
+
+  g_string_append(out, "{\"type\":\"image_url\",\"image_url\":{\"url\":\"data:");
+  agent_media_type(out, img);
+  g_string_append(out, ";base64,");
+  agent_data(out, img);
+  g_string_append(out, "\",\"detail\":");
+  format_json_string(out, detail, strlen(detail));
+  g_string_append(out, "}}");
+}
+
+static void openai_head(GString *out, const ReadResult *r, const FormatOptions *o) {
+  agent_head(out, "openai", o);
+}
+
+static int openai_file(GString *out, const FileResult *f, size_t index, int64_t image_index,
+                       const FormatOptions *o) {
+  return agent_file(out, f, index, image_index, o, openai_image);
+}
+
+const Formatter format_openai = {
+    .name = "openai",
+    .head = openai_head,
+    .file = openai_file,
+    .tail = agent_tail,
+    .tail_uses_image_data = false,
+};

@@ -1,0 +1,207 @@
+/* Plain text, as a terminal agent shows a read: for each file a header line with its path and
+ * metadata, then its content as shown (cat -n numbering, notices); images and rendered PDF
+ * pages are listed with their sizes, not sent. Files are separated by an empty line:
+ *
+ *   ==> src/main.c (text, 71 lines, 1841 bytes, utf-8, lf, modified 2025-11-22T09:25:02.123Z) <==
+ *        1	#include <stdio.h>
+ *
+ *   ==> shot.png (image, 48211 bytes, modified …) <==
+ *   [image 0: image/png, 640x400, 64288 bytes of base64]
+ *
+ * Control characters other than tab and newline (C0, DEL, C1) and invalid UTF-8 are shown as
+ * U+FFFD, so that a file cannot drive the terminal that prints it; in the header line, a
+ * newline too. The result object is {"text": "…", files, bytes, lines}; bare, the text alone. */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "formatters/format-internal.h"
+#include "formatters/result-json.h"
+#include "formatters/xml.h"
+
+#define REPLACEMENT "\xEF\xBF\xBD"
+
+/* Appends s[0..len), each control character (and, unless keep_newlines, each newline) and each
+ * byte of invalid UTF-8 replaced with U+FFFD. */
+static void text_put(GString *out, const char *s, size_t len, bool keep_newlines) {
+  const unsigned char *u = (const unsigned char *)s;
+  size_t i = 0;
+
+  while (i < len) {
+    size_t start = i, n;
+    uint32_t cp;
+
+    /* Printable ASCII and tabs go in runs. */
+    while (i < len &&
+           ((u[i] >= 0x20 && u[i] < 0x7F) || u[i] == '\t' || (u[i] == '\n' && keep_newlines)))
+      i++;
+    g_string_append_len(out, s + start, (gssize)(i - start));
+    if (i == len)
+      break;
+    if (u[i] < 0x80) {
+      g_string_append(out, REPLACEMENT);
+      i++;
+    } else if ((n = result_utf8_decode(s + i, len - i, &cp)) == 0 || (cp >= 0x80 && cp < 0xA0)) {
+      g_string_append(out, REPLACEMENT);
+      i += n > 0 ? n : 1;
+    } else {
+      g_string_append_len(out, s + i, (gssize)n);
+      i += n;
+    }
+  }
+}
+
+static void text_put_str(GString *out, const char *s) {
+  if (s != NULL)
+    text_put(out, s, strlen(s), false);
+}
+
+/* A block of lines, with the newline that ends its last line. */
+static void text_put_block(GString *out, const char *s, size_t len) {
+  if (s == NULL || len == 0)
+    return;
+  text_put(out, s, len, true);
+  if (s[len - 1] != '\n')
+    g_string_append_c(out, '\n');
+}
+
+/* "[image K: image/png, 640x400 (from 1280x800), 64288 bytes of base64]" */
+static void text_image(GString *out, const ImageOut *img, int64_t index) {
+  g_string_append_printf(out, "[image %" PRId64 ": ", index);
+  text_put_str(out, img->media_type);
+  g_string_append_printf(out, ", %dx%d", img->width, img->height);
+  if (img->original_width > 0)
+    g_string_append_printf(out, " (from %dx%d)", img->original_width, img->original_height);
+  g_string_append_printf(out, ", %zu bytes of base64]", img->data_len);
+}
+
+/* The metadata of a file read, after its type: "71 lines, 1841 bytes, utf-8, lf, …". */
+static void text_meta(GString *out, const FileResult *f) {
+  if (f->type == FILE_TYPE_TEXT)
+    g_string_append_printf(out, ", %" PRId64 " %s", f->lines, f->lines == 1 ? "line" : "lines");
+  if (f->type == FILE_TYPE_PDF)
+    g_string_append_printf(out, ", %" PRId64 " %s", f->pages, f->pages == 1 ? "page" : "pages");
+  if (f->bytes >= 0)
+    g_string_append_printf(out, ", %" PRId64 " bytes", f->bytes);
+  if (f->encoding != NULL)
+    g_string_append_printf(out, ", %s%s", f->encoding, f->bom ? " with BOM" : "");
+  if (f->eol != NULL)
+    g_string_append_printf(out, ", %s", f->eol);
+  if (f->animated)
+    g_string_append(out, ", animated");
+  if (f->title != NULL) {
+    g_string_append(out, ", title \"");
+    text_put_str(out, f->title);
+    g_string_append_c(out, '"');
+  }
+  if (f->author != NULL) {
+    g_string_append(out, ", author \"");
+    text_put_str(out, f->author);
+    g_string_append_c(out, '"');
+  }
+  if (f->truncated && f->shown_first > 0)
+    g_string_append_printf(out, ", lines %" PRId64 "-%" PRId64 " shown", f->shown_first,
+                           f->shown_last);
+  else if (f->truncated)
+    g_string_append(out, ", truncated");
+}
+
+/* "==> PATH (type, metadata, modified …) <==" and its newline. */
+static void text_header(GString *out, const FileResult *f) {
+  const char *type = file_type_name(f->type);
+  char time[XML_TIME_MAX];
+
+  g_string_append(out, "==> ");
+  text_put_str(out, f->path);
+  g_string_append(out, " (");
+  if (f->code != NULL) {
+    g_string_append_printf(out, "error %s: ", f->code);
+    text_put_str(out, f->error);
+    if (f->bytes >= 0)
+      g_string_append_printf(out, ", %" PRId64 " bytes", f->bytes);
+  } else {
+    g_string_append(out, type != NULL ? type : "file");
+    text_meta(out, f);
+  }
+  if (f->modified_ms != RESULT_TIME_UNKNOWN) {
+    xml_format_time(f->modified_ms, time);
+    g_string_append_printf(out, ", modified %s", time);
+  }
+  g_string_append(out, ") <==\n");
+}
+
+/* A PDF's body: the outline, each page shown (with its picture when rendered), the notice. */
+static void text_pdf(GString *out, const FileResult *f, int64_t image_index) {
+  if (f->outline != NULL) {
+    g_string_append(out, "Outline:\n");
+    text_put_block(out, f->outline, strlen(f->outline));
+  }
+  for (size_t i = 0; i < f->n_page_out; i++) {
+    const PageOut *p = &f->page_out[i];
+
+    g_string_append_printf(out, "--- page %d", p->number);
+    if (p->image >= 0 && (size_t)p->image < f->n_images) {
+      g_string_append_c(out, ' ');
+      text_image(out, &f->images[p->image], image_index + p->image);
+    }
+    g_string_append(out, " ---\n");
+    text_put_block(out, p->text, p->text_len);
+  }
+  if (f->notice != NULL)
+    text_put_block(out, f->notice, strlen(f->notice));
+}
+
+/* One file as the terminal shows it. */
+static void text_body(GString *out, const FileResult *f, size_t index, int64_t image_index) {
+  if (index > 0)
+    g_string_append_c(out, '\n');
+  text_header(out, f);
+  if (f->code != NULL)
+    return;
+  text_put_block(out, f->content, f->content_len);
+  if (f->type == FILE_TYPE_PDF) {
+    text_pdf(out, f, image_index);
+    return;
+  }
+  for (size_t k = 0; k < f->n_images; k++) {
+    text_image(out, &f->images[k], image_index + (int64_t)k);
+    g_string_append_c(out, '\n');
+  }
+}
+
+static void text_head(GString *out, const ReadResult *r, const FormatOptions *o) {
+  if (!o->bare)
+    g_string_append(out, "{\"text\":\"");
+}
+
+static int text_file(GString *out, const FileResult *f, size_t index, int64_t image_index,
+                     const FormatOptions *o) {
+  GString *t;
+
+  if (o->bare) {
+    text_body(out, f, index, image_index);
+    return 0;
+  }
+  t = g_string_sized_new(f->content_len + 256);
+  text_body(t, f, index, image_index);
+  result_json_escape(out, t->str, t->len);
+  g_string_free(t, TRUE);
+  return 0;
+}
+
+static void text_tail(GString *out, const ReadResult *r, const FormatOptions *o) {
+  if (o->bare)
+    return;
+  g_string_append(out, "\",");
+  result_json_format_files(out, r);
+}
+
+const Formatter format_text = {
+    .name = "text",
+    .head = text_head,
+    .file = text_file,
+    .tail = text_tail,
+    .tail_uses_image_data = false,
+};

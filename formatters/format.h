@@ -1,0 +1,63 @@
+/* Output formats of a read result: one small interface that every shape implements, so that
+ * the request can format each file on the thread that read it and send the answer as a list of
+ * pieces (head, one piece per file, tail) that is never concatenated.
+ *
+ * A format's answer is head(r) + file(files[0], 0) + ... + file(files[n-1], n-1) + tail(r).
+ * Each function is pure: it appends to `out` and touches nothing else. docs/formats.md
+ * describes every shape. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <glib.h>
+
+#include "formatters/result.h"
+
+typedef struct {
+  /* The shape alone (what `readerd read --format NAME` prints), rather than the result object
+   * a `read` request answers: e.g. the XML document instead of {xml, images, files, bytes,
+   * lines}, the array of blocks instead of {anthropic: [...], files, bytes, lines}. */
+  bool bare;
+  /* The `detail` of each openai image part: "auto", "low" or "high"; NULL means "auto". */
+  const char *detail;
+} FormatOptions;
+
+typedef struct {
+  const char *name; /* as the `format` param spells it */
+
+  /* Appends what comes before the first file. Called once every file is read: r holds every
+   * file's metadata and code, but not necessarily its text (it may already live in a piece). */
+  void (*head)(GString *out, const ReadResult *r, const FormatOptions *o);
+
+  /* Appends file `index` of the result (0 for the first: later files start with whatever
+   * separates them). image_index is the index of f's first image among the result's images
+   * (failed files' images are left out); it is ignored when f has no image. Returns 0, or
+   * -ENOMEM when libxml2 fails to allocate (out may then end with part of the piece). */
+  int (*file)(GString *out, const FileResult *f, size_t index, int64_t image_index,
+              const FormatOptions *o);
+
+  /* Appends what comes after the last file. Same r as head(); images' base64 is there only
+   * when tail_uses_image_data is set. */
+  void (*tail)(GString *out, const ReadResult *r, const FormatOptions *o);
+
+  /* The tail writes the images' base64 (xml, toolresult). When false, every image is written
+   * by file(), and the caller may free an image's data once its file's piece is formatted. */
+  bool tail_uses_image_data;
+} Formatter;
+
+/* The formatter called name ("xml", "anthropic", "openai", "toolresult", "text"), or NULL when
+ * there is none. The formatters are static: nothing to free. */
+const Formatter *format_get(const char *name);
+
+/* A new piece holding file(f, index, image_index), allocated once at about its final size.
+ * Returns NULL when formatting failed. Free with g_string_free(p, TRUE). */
+GString *format_file_piece(const Formatter *fmt, const FileResult *f, size_t index,
+                           int64_t image_index, const FormatOptions *o);
+
+/* The whole answer in one string: head, every file, tail (for tests and small callers; the
+ * request sends the pieces instead). Returns a g_malloc'd NUL-terminated string, its length in
+ * *ret_len when ret_len is not NULL, or NULL when formatting failed. NULL r is an empty result. */
+char *format_result(const Formatter *fmt, const ReadResult *r, const FormatOptions *o,
+                    size_t *ret_len);

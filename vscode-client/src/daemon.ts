@@ -1,0 +1,293 @@
+// Keeps one connection to readerd alive: starts `readerd serve --stdio` (or connects to a socket
+// daemon), performs `initialize`, restarts with exponential back-off when the daemon dies, and
+// shuts it down on stop. Plain Node: no vscode import.
+
+import { Emitter, Event } from 'vscode-jsonrpc/node';
+import { CloseInfo, ReaderdClient, ReaderdError, RequestOptions } from './client';
+import { InitializeResult, ReadParams, ReadResult } from './protocol';
+
+export type DaemonState = 'stopped' | 'starting' | 'running' | 'restarting' | 'failed';
+
+export interface DaemonOptions {
+  /** The readerd binary (stdio mode). */
+  binary?: string;
+  /** Connect to this Unix socket instead of starting a daemon. */
+  socket?: string;
+  /** Sent as `initialize`'s `rootPath`: the base of relative paths. */
+  rootPath?: string;
+  clientInfo?: { name: string; version?: string };
+  /** Default request timeout in milliseconds; 0: none. */
+  requestTimeoutMs?: number;
+  /** First wait before a restart. Default 250 ms; doubles on each quick death. */
+  minRestartDelayMs?: number;
+  /** Longest wait between restarts. Default 30 s. */
+  maxRestartDelayMs?: number;
+  /** A daemon that ran this long before dying is restarted after the shortest wait again. */
+  stableAfterMs?: number;
+  env?: NodeJS.ProcessEnv;
+  log?: (line: string) => void;
+}
+
+export interface DaemonInfo {
+  state: DaemonState;
+  pid: number | undefined;
+  /** How many times the daemon was started again after it died. */
+  restarts: number;
+  /** The wait before the last restart, in milliseconds. */
+  lastRestartDelayMs: number | undefined;
+  serverInfo: InitializeResult['serverInfo'] | undefined;
+  /** `stdio BINARY` or `socket PATH`. */
+  target: string;
+  lastError: string | undefined;
+}
+
+/** Manages the daemon's life; `read` waits for a running daemon. */
+export class DaemonManager {
+  private client: ReaderdClient | undefined;
+  private stateValue: DaemonState = 'stopped';
+  private launching: Promise<ReaderdClient> | undefined;
+  private restartTimer: NodeJS.Timeout | undefined;
+  private attempt = 0;
+  private restarts = 0;
+  private lastRestartDelayMs: number | undefined;
+  private startedAt = 0;
+  private serverInfo: InitializeResult['serverInfo'] | undefined;
+  private lastError: string | undefined;
+  private waiters: Array<{ resolve: (c: ReaderdClient) => void; reject: (e: Error) => void }> = [];
+  private readonly stateEmitter = new Emitter<DaemonInfo>();
+  private stopping = false;
+
+  constructor(private readonly options: DaemonOptions) {
+    if (!options.binary && !options.socket) {
+      throw new Error('DaemonManager needs a binary or a socket');
+    }
+  }
+
+  get state(): DaemonState {
+    return this.stateValue;
+  }
+
+  /** Fires on every change of state. */
+  get onDidChangeState(): Event<DaemonInfo> {
+    return this.stateEmitter.event;
+  }
+
+  info(): DaemonInfo {
+    return {
+      state: this.stateValue,
+      pid: this.client?.isClosed ? undefined : this.client?.pid,
+      restarts: this.restarts,
+      lastRestartDelayMs: this.lastRestartDelayMs,
+      serverInfo: this.serverInfo,
+      target: this.options.socket ? `socket ${this.options.socket}` : `stdio ${this.options.binary}`,
+      lastError: this.lastError,
+    };
+  }
+
+  /** Starts the daemon (or connects) if it is not running; resolves once it is initialized. */
+  start(): Promise<ReaderdClient> {
+    this.stopping = false;
+    if (this.client && !this.client.isClosed) {
+      return Promise.resolve(this.client);
+    }
+    if (this.restartTimer) {
+      clearTimeout(this.restartTimer);
+      this.restartTimer = undefined;
+    }
+    return this.launch();
+  }
+
+  /**
+   * The running client: waits while the daemon starts or restarts (up to `waitMs`), starts it if
+   * it is stopped or failed.
+   */
+  async getClient(waitMs = this.options.requestTimeoutMs || 60_000): Promise<ReaderdClient> {
+    if (this.client && !this.client.isClosed) {
+      return this.client;
+    }
+    if (this.stateValue === 'stopped' || this.stateValue === 'failed') {
+      return this.start();
+    }
+    if (this.launching) {
+      return this.launching;
+    }
+    return new Promise<ReaderdClient>((resolve, reject) => {
+      const waiter = {
+        resolve: (c: ReaderdClient) => {
+          clearTimeout(timer);
+          resolve(c);
+        },
+        reject: (e: Error) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      };
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        reject(new ReaderdError('timeout', `readerd did not come back within ${waitMs} ms (${this.lastError ?? this.stateValue})`));
+      }, waitMs);
+      this.waiters.push(waiter);
+    });
+  }
+
+  /** Sends `read` to the running daemon (waiting for it if it is restarting). */
+  async read(params: ReadParams, options: RequestOptions = {}): Promise<ReadResult> {
+    const client = await this.getClient();
+    return client.read(params, { timeoutMs: this.options.requestTimeoutMs, ...options });
+  }
+
+  /** Stops and starts again at once (the back-off is reset). */
+  async restart(): Promise<ReaderdClient> {
+    await this.stop();
+    this.attempt = 0;
+    return this.start();
+  }
+
+  /** Shuts the daemon down (`shutdown` + `exit`, then signals) and stops restarting it. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.restartTimer) {
+      clearTimeout(this.restartTimer);
+      this.restartTimer = undefined;
+    }
+    if (this.launching) {
+      await this.launching.catch(() => undefined);
+    }
+    const client = this.client;
+    this.client = undefined;
+    if (client && !client.isClosed) {
+      await client.shutdown();
+    }
+    this.rejectWaiters(new ReaderdError('closed', 'readerd was stopped'));
+    this.setState('stopped');
+  }
+
+  dispose(): void {
+    this.stopping = true;
+    if (this.restartTimer) {
+      clearTimeout(this.restartTimer);
+    }
+    this.client?.dispose();
+    this.stateEmitter.dispose();
+  }
+
+  private launch(): Promise<ReaderdClient> {
+    if (this.launching) {
+      return this.launching;
+    }
+    this.setState(this.restarts > 0 || this.attempt > 0 ? 'restarting' : 'starting');
+    const launching = this.connectAndInitialize().then(
+      (client) => {
+        this.launching = undefined;
+        if (this.stopping) {
+          client.dispose();
+          throw new ReaderdError('closed', 'readerd was stopped');
+        }
+        this.client = client;
+        this.startedAt = Date.now();
+        client.onDidClose((info) => this.onClosed(client, info));
+        this.setState('running');
+        const waiters = this.waiters;
+        this.waiters = [];
+        for (const w of waiters) {
+          w.resolve(client);
+        }
+        return client;
+      },
+      (error: unknown) => {
+        this.launching = undefined;
+        const message = error instanceof Error ? error.message : String(error);
+        this.lastError = message;
+        this.log(`start failed: ${message}`);
+        const fatal = error instanceof ReaderdError && error.kind === 'start' && !this.options.socket &&
+          (error.data === 'ENOENT' || error.data === 'EACCES');
+        if (fatal || this.stopping) {
+          this.rejectWaiters(error instanceof Error ? error : new Error(message));
+          this.setState(this.stopping ? 'stopped' : 'failed');
+        } else {
+          this.scheduleRestart();
+        }
+        throw error;
+      },
+    );
+    this.launching = launching;
+    launching.catch(() => undefined);
+    return launching;
+  }
+
+  private async connectAndInitialize(): Promise<ReaderdClient> {
+    const common = {
+      timeoutMs: this.options.requestTimeoutMs,
+      log: (line: string) => this.log(line),
+    };
+    const client = this.options.socket
+      ? await ReaderdClient.connect(this.options.socket, common)
+      : await ReaderdClient.spawn(this.options.binary!, { ...common, env: this.options.env, cwd: this.options.rootPath });
+    this.log(`connected to ${client.description}`);
+    try {
+      const result = await client.initialize(
+        { rootPath: this.options.rootPath, clientInfo: this.options.clientInfo },
+        { timeoutMs: 10_000 },
+      );
+      this.serverInfo = result.serverInfo;
+      this.log(`initialized: ${result.serverInfo.name} ${result.serverInfo.version}, root ${this.options.rootPath ?? '(none)'}`);
+      return client;
+    } catch (error) {
+      client.dispose();
+      throw error;
+    }
+  }
+
+  private onClosed(client: ReaderdClient, info: CloseInfo): void {
+    if (this.client !== client) {
+      return;
+    }
+    this.client = undefined;
+    if (info.expected || this.stopping) {
+      this.log(`readerd ${info.reason}`);
+      this.setState('stopped');
+      return;
+    }
+    this.lastError = `readerd ${info.reason}`;
+    this.log(`readerd ${info.reason} unexpectedly`);
+    if (Date.now() - this.startedAt >= (this.options.stableAfterMs ?? 10_000)) {
+      this.attempt = 0;
+    }
+    this.scheduleRestart();
+  }
+
+  private scheduleRestart(): void {
+    const min = this.options.minRestartDelayMs ?? 250;
+    const max = this.options.maxRestartDelayMs ?? 30_000;
+    const wait = Math.min(max, min * 2 ** this.attempt);
+    this.attempt++;
+    this.lastRestartDelayMs = wait;
+    this.log(`restarting in ${wait} ms (attempt ${this.attempt})`);
+    this.setState('restarting');
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = undefined;
+      if (this.stopping) {
+        return;
+      }
+      this.restarts++;
+      this.launch().catch(() => undefined);
+    }, wait);
+  }
+
+  private rejectWaiters(error: Error): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) {
+      w.reject(error);
+    }
+  }
+
+  private setState(state: DaemonState): void {
+    this.stateValue = state;
+    this.stateEmitter.fire(this.info());
+  }
+
+  private log(line: string): void {
+    this.options.log?.(line);
+  }
+}

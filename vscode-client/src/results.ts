@@ -1,0 +1,182 @@
+// Shows read results: the XML as a read-only document (`readerd:` scheme) beside the editor, the
+// images in a webview panel with their path and sizes, and "Copy as prompt context".
+
+import * as vscode from 'vscode';
+import { ReadResult } from './protocol';
+
+export const RESULT_SCHEME = 'readerd';
+
+export interface ShownResult {
+  uri: vscode.Uri;
+  result: ReadResult;
+  title: string;
+}
+
+/** Holds the results read in this window and serves their XML as documents. */
+export class ResultStore implements vscode.TextDocumentContentProvider, vscode.Disposable {
+  private readonly results = new Map<string, ShownResult>();
+  private counter = 0;
+  private last: ShownResult | undefined;
+  private panel: vscode.WebviewPanel | undefined;
+  private readonly changeEmitter = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changeEmitter.event;
+  private readonly registration: vscode.Disposable;
+
+  constructor() {
+    this.registration = vscode.workspace.registerTextDocumentContentProvider(RESULT_SCHEME, this);
+  }
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.results.get(uri.toString())?.result.xml ?? '<!-- this readerd result is no longer available -->\n';
+  }
+
+  /** The result shown in the active editor, else the last one read. */
+  current(): ShownResult | undefined {
+    const active = vscode.window.activeTextEditor?.document.uri;
+    if (active?.scheme === RESULT_SCHEME) {
+      return this.results.get(active.toString()) ?? this.last;
+    }
+    return this.last;
+  }
+
+  lastResult(): ShownResult | undefined {
+    return this.last;
+  }
+
+  /** Stores a result, opens its XML beside the editor and its images in the preview panel. */
+  async show(result: ReadResult, title: string): Promise<ShownResult> {
+    this.counter++;
+    const uri = vscode.Uri.from({ scheme: RESULT_SCHEME, path: `/ReadResults-${this.counter}.xml` });
+    const shown: ShownResult = { uri, result, title };
+    this.results.set(uri.toString(), shown);
+    this.last = shown;
+    await vscode.commands.executeCommand('setContext', 'readerd.hasImages', result.images.length > 0);
+    const doc = await vscode.workspace.openTextDocument(uri);
+    if (doc.languageId !== 'xml') {
+      await vscode.languages.setTextDocumentLanguage(doc, 'xml').then(undefined, () => undefined);
+    }
+    // Beside the editor being worked in; in the first group when no editor is open.
+    const editor = await vscode.window.showTextDocument(doc, {
+      viewColumn: vscode.window.activeTextEditor ? vscode.ViewColumn.Beside : vscode.ViewColumn.Active,
+      preview: false,
+    });
+    if (result.images.length > 0) {
+      this.showImages(shown, editor.viewColumn);
+    }
+    return shown;
+  }
+
+  /** Opens (or refreshes) the image preview panel for a result. */
+  showImages(shown: ShownResult | undefined = this.last, besideOf?: vscode.ViewColumn): void {
+    if (!shown) {
+      void vscode.window.showInformationMessage('readerd: nothing has been read yet.');
+      return;
+    }
+    if (!this.panel) {
+      this.panel = vscode.window.createWebviewPanel(
+        'readerd.images',
+        'readerd: Images',
+        { viewColumn: besideOf !== undefined ? vscode.ViewColumn.Beside : vscode.ViewColumn.Active, preserveFocus: true },
+        { enableScripts: true, retainContextWhenHidden: false },
+      );
+      this.panel.onDidDispose(() => (this.panel = undefined));
+      this.panel.webview.onDidReceiveMessage((msg: { command?: string }) => {
+        if (msg?.command === 'copy') {
+          void vscode.commands.executeCommand('readerd.copyAsPromptContext');
+        }
+      });
+    } else {
+      this.panel.reveal(undefined, true);
+    }
+    this.panel.title = `readerd: ${shown.result.images.length} image${shown.result.images.length === 1 ? '' : 's'}`;
+    this.panel.webview.html = imagesHtml(shown, this.panel.webview.cspSource);
+  }
+
+  /** Copies the XML of the current result to the clipboard; returns it. */
+  async copyCurrent(): Promise<string | undefined> {
+    const shown = this.current();
+    if (!shown) {
+      void vscode.window.showInformationMessage('readerd: nothing has been read yet; run "readerd: Read Files..." first.');
+      return undefined;
+    }
+    await vscode.env.clipboard.writeText(shown.result.xml);
+    vscode.window.setStatusBarMessage(`readerd: copied ${shown.result.xml.length} characters of prompt context`, 4000);
+    return shown.result.xml;
+  }
+
+  dispose(): void {
+    this.panel?.dispose();
+    this.registration.dispose();
+    this.changeEmitter.dispose();
+  }
+}
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** "48.2 KB" */
+export function formatBytes(n: number | undefined): string {
+  if (n === undefined) {
+    return '?';
+  }
+  if (n < 1024) {
+    return `${n} B`;
+  }
+  const units = ['KB', 'MB', 'GB'];
+  let v = n / 1024;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${v.toFixed(1)} ${units[i]}`;
+}
+
+function imagesHtml(shown: ShownResult, cspSource: string): string {
+  const nonce = Math.random().toString(36).slice(2) + Date.now().toString(36);
+  const { result } = shown;
+  const cards = result.images.map((img, k) => {
+    const file = result.files.find((f) => f.image === k && f.path === img.path) ?? result.files.find((f) => f.image === k);
+    const original = img.originalWidth && img.originalHeight
+      ? `${img.originalWidth} × ${img.originalHeight} px (scaled down)`
+      : `${img.width} × ${img.height} px`;
+    const page = img.page !== undefined ? `<div class="meta">page ${img.page}</div>` : '';
+    return `<figure class="card">
+  <img src="data:${escapeHtml(img.mediaType)};base64,${img.data}" alt="${escapeHtml(img.path)}" width="${img.width}" height="${img.height}">
+  <figcaption>
+    <div class="path">${escapeHtml(img.path)}</div>${page}
+    <div class="meta">size: ${img.width} × ${img.height} px, ${formatBytes(file?.bytes)} on disk, ${escapeHtml(img.mediaType)}</div>
+    <div class="meta">original size: ${original}</div>
+  </figcaption>
+</figure>`;
+  });
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data: ${cspSource}; style-src 'unsafe-inline'; script-src 'nonce-${nonce}';">
+<title>readerd images</title>
+<style>
+  body { font-family: var(--vscode-font-family); color: var(--vscode-foreground); padding: 12px; }
+  .bar { margin-bottom: 12px; display: flex; gap: 12px; align-items: center; }
+  button { background: var(--vscode-button-background); color: var(--vscode-button-foreground); border: none; padding: 4px 10px; cursor: pointer; }
+  .grid { display: flex; flex-wrap: wrap; gap: 16px; }
+  .card { margin: 0; padding: 8px; border: 1px solid var(--vscode-panel-border, #8884); max-width: 100%; }
+  .card img { max-width: 100%; height: auto; image-rendering: auto; background: repeating-conic-gradient(#8882 0% 25%, transparent 0% 50%) 50% / 16px 16px; }
+  .path { font-family: var(--vscode-editor-font-family); font-weight: bold; margin-top: 6px; word-break: break-all; }
+  .meta { opacity: 0.85; font-size: 0.92em; }
+</style>
+</head>
+<body>
+<div class="bar"><span>${result.images.length} image${result.images.length === 1 ? '' : 's'} of ${result.files.length} file${result.files.length === 1 ? '' : 's'} read</span><button id="copy">Copy as prompt context</button></div>
+<div class="grid">
+${cards.join('\n')}
+</div>
+<script nonce="${nonce}">
+  const vscode = acquireVsCodeApi();
+  document.getElementById('copy').addEventListener('click', () => vscode.postMessage({ command: 'copy' }));
+</script>
+</body>
+</html>`;
+}

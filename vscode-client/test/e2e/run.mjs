@@ -1,0 +1,384 @@
+// Runs the extension in a real VS Code: code-server (VS Code served over HTTP) driven by Debian's
+// Chromium through playwright-core. Two phases:
+//   1. the in-VS-Code suite (out/test/suite/index.js) with the extension loaded from its folder,
+//      through the `payload` parameter (extensionDevelopmentPath + extensionTestsPath);
+//   2. the packaged .vsix installed into code-server, and a person's use of it: the command
+//      palette, "readerd: Read Files...", the quick pick, a screenshot of the result.
+// Prints one `ok`/`not ok` line per test. Exit status 0 only when every test passed.
+//
+// Environment: CODE_SERVER (…/node_modules/code-server), PLAYWRIGHT (a folder whose node_modules
+// holds playwright-core), READERD (the binary), VSIX (the package to install), E2E_DIR (scratch
+// folder, emptied), SCREENSHOTS (folder for the PNGs), CHROMIUM (default /usr/bin/chromium).
+
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const extensionDir = path.resolve(here, '..', '..');
+const env = (name, fallback) => {
+  const v = process.env[name] ?? fallback;
+  if (v === undefined) {
+    throw new Error(`${name} is not set`);
+  }
+  return v;
+};
+const codeServerDir = env('CODE_SERVER');
+const readerd = env('READERD');
+const vsix = env('VSIX');
+const scratch = env('E2E_DIR');
+const screenshots = env('SCREENSHOTS');
+const chromiumPath = env('CHROMIUM', '/usr/bin/chromium');
+const { chromium } = createRequire(path.join(env('PLAYWRIGHT'), 'package.json'))('playwright-core');
+
+// No extension gallery: code-server would otherwise query one on the internet.
+const offline = { EXTENSIONS_GALLERY: '{}' };
+
+const outcomes = [];
+function report(name, ok, detail = '') {
+  outcomes.push({ name, ok });
+  console.log(`${ok ? 'ok' : 'not ok'} - ${name}${detail ? `\n${detail.replace(/^/gm, '    ')}` : ''}`);
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function writeJson(file, value) {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, JSON.stringify(value, null, 2));
+}
+
+/** The workspace the tests read. */
+function makeWorkspace(dir) {
+  fs.mkdirSync(path.join(dir, 'src'), { recursive: true });
+  fs.mkdirSync(path.join(dir, 'docs', 'deeper'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'a.txt'), 'alpha\nbeta\ngamma\n');
+  fs.writeFileSync(path.join(dir, 'src', 'main.c'), '#include <stdio.h>\n\nint main(void) {\n  puts("hello from the workspace");\n  return 0;\n}\n');
+  fs.writeFileSync(path.join(dir, 'docs', 'my file.md'), '# Title\n\nSpaces in the name.\n');
+  fs.writeFileSync(path.join(dir, 'docs', 'notes.txt'), 'note one\nnote two\n');
+  fs.writeFileSync(path.join(dir, 'docs', 'skip.tmp'), 'excluded by files.exclude\n');
+  fs.writeFileSync(path.join(dir, 'docs', 'deeper', 'hidden.txt'), 'not read: folders give one level\n');
+  fs.copyFileSync(path.join(extensionDir, '..', 'samples', 'readerd.png'), path.join(dir, 'logo.png'));
+  writeJson(path.join(dir, '.vscode', 'settings.json'), { 'files.exclude': { '**/*.tmp': true, '**/.vscode': true, '**/.readerd-e2e-results.json': true } });
+}
+
+function runNode(args, opts = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], ...opts });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`exit ${code}: ${out}`))));
+  });
+}
+
+async function startCodeServer(port, dirs, workspace, logFile, { smokeTestDriver }) {
+  const log = fs.openSync(logFile, 'a');
+  const child = spawn(process.execPath, [
+    path.join(codeServerDir, 'out', 'node', 'entry.js'),
+    '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none',
+    '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust',
+    '--user-data-dir', dirs.userData, '--extensions-dir', dirs.extensions,
+    '--reconnection-grace-time', '5',
+    // The smoke-test driver reports the suite's end to the page, but also hides notification
+    // toasts: on for the suite, off for the person's view.
+    ...(smokeTestDriver ? ['--vscode-option', 'enable-smoke-test-driver'] : []),
+    workspace,
+  ], {
+    stdio: ['ignore', log, log],
+    detached: true,
+    env: { ...process.env, ...dirs.xdg, ...offline, READERD_E2E_RESULTS: dirs.results },
+  });
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+      if (res.status === 200) {
+        break;
+      }
+    } catch {
+      // not listening yet
+    }
+    if (child.exitCode !== null || Date.now() > deadline) {
+      throw new Error(`code-server did not start; see ${logFile}`);
+    }
+    await sleep(200);
+  }
+  return child;
+}
+
+function stopProcessGroup(child) {
+  if (!child || child.exitCode !== null) {
+    return Promise.resolve();
+  }
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  try {
+    process.kill(-child.pid, 'SIGTERM');
+  } catch {
+    return Promise.resolve();
+  }
+  const timer = setTimeout(() => {
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }, 5000);
+  return exited.finally(() => clearTimeout(timer));
+}
+
+async function launchBrowser(profile) {
+  return chromium.launchPersistentContext(profile, {
+    executablePath: chromiumPath,
+    headless: true,
+    viewport: { width: 1600, height: 900 },
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** Phase 1: the in-VS-Code suite. */
+async function runSuite(base, dirs, browserLog) {
+  const remote = (p) => `vscode-remote://${base.host}${p}`;
+  const payload = [
+    ['extensionDevelopmentPath', remote(extensionDir)],
+    ['extensionTestsPath', remote(path.join(extensionDir, 'out', 'test', 'suite', 'index.js'))],
+  ];
+  const context = await launchBrowser(path.join(scratch, 'chromium-suite'));
+  try {
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base.origin });
+    const page = context.pages()[0] ?? (await context.newPage());
+    page.on('console', (m) => fs.appendFileSync(browserLog, `[suite] ${m.type()}: ${m.text()}\n`));
+    let resolveExit;
+    const exited = new Promise((resolve) => (resolveExit = resolve));
+    await page.exposeFunction('codeAutomationExit', (code) => resolveExit(code));
+    await page.goto(`${base.origin}/?folder=${encodeURIComponent(dirs.workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`);
+    let timer;
+    const code = await Promise.race([exited, new Promise((r) => (timer = setTimeout(() => r('timeout'), 180_000)))]);
+    clearTimeout(timer);
+    let results = [];
+    try {
+      results = JSON.parse(fs.readFileSync(dirs.results, 'utf8'));
+    } catch {
+      // the suite never wrote: reported below
+    }
+    for (const r of results) {
+      report(r.name, r.ok, r.ok ? '' : r.error);
+    }
+    if (results.length === 0) {
+      report('vscode_suite_ran', false, `the suite reported nothing (exit ${code}); see ${browserLog} and the server log`);
+    } else if (code !== 0 && results.every((r) => r.ok)) {
+      report('vscode_suite_exit', false, `VS Code reported exit ${code} though every test passed`);
+    }
+  } finally {
+    await context.close();
+  }
+}
+
+/** Runs a command from the palette like a person: F1, type its title, pick the row, Enter. */
+async function runFromPalette(page, title) {
+  for (let attempt = 0; attempt < 10; attempt++) {
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('F1');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: 10_000 });
+    await input.fill(`>${title}`);
+    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+    try {
+      await row.waitFor({ state: 'visible', timeout: 2_000 });
+      await page.keyboard.press('Enter');
+      return;
+    } catch {
+      // Contributed commands appear a few seconds after the workbench: try again.
+      await sleep(1000);
+    }
+  }
+  throw new Error(`"${title}" never appeared in the command palette`);
+}
+
+/** Checks the item of a multi-select quick pick whose row shows `label`. */
+async function checkItem(page, filterText, label) {
+  const input = page.locator('.quick-input-widget input');
+  await input.fill(filterText);
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
+  await row.waitFor({ state: 'visible', timeout: 10_000 });
+  await row.locator('.quick-input-list-checkbox, input[type=checkbox], .monaco-checkbox').first().click();
+}
+
+/** Waits until a frame of the page shows the image `alt` loaded; returns its natural width. */
+async function waitForImage(page, alt, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    for (const frame of page.frames()) {
+      try {
+        const width = await frame.evaluate((a) => {
+          const img = [...document.querySelectorAll('img')].find((i) => i.alt === a);
+          return img && img.complete ? img.naturalWidth : 0;
+        }, alt);
+        if (width > 0) {
+          return width;
+        }
+      } catch {
+        // a frame that went away or is not ready
+      }
+    }
+    await sleep(250);
+  }
+  const urls = page.frames().map((f) => f.url().slice(0, 120)).join('\n');
+  throw new Error(`no frame showed the image ${alt}; frames:\n${urls}`);
+}
+
+/** Phase 2: the installed .vsix, used through the UI. */
+async function runUi(base, dirs, browserLog) {
+  const name = 'vscode_ui_command_palette_read_files_screenshot';
+  const context = await launchBrowser(path.join(scratch, 'chromium-ui'));
+  const shot = path.join(screenshots, 'read-files.png');
+  try {
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base.origin });
+    const page = context.pages()[0] ?? (await context.newPage());
+    page.on('console', (m) => fs.appendFileSync(browserLog, `[ui] ${m.type()}: ${m.text()}\n`));
+    await page.goto(`${base.origin}/?folder=${encodeURIComponent(dirs.workspace)}`);
+    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
+    // The status bar item shows once the installed extension has activated.
+    await page.locator('.statusbar-item', { hasText: 'readerd' }).first().waitFor({ state: 'visible', timeout: 60_000 });
+    await runFromPalette(page, 'readerd: Read Files...');
+    await page.locator('.quick-input-widget .quick-input-list .monaco-list-row').first().waitFor({ state: 'visible', timeout: 15_000 });
+    await checkItem(page, 'main.c', 'main.c');
+    await checkItem(page, 'logo', 'logo.png');
+    await checkItem(page, 'notes', 'notes.txt');
+    await page.locator('.quick-input-widget input').fill('');
+    await page.keyboard.press('Enter');
+    // The XML opens beside, the image preview next to it.
+    const tab = page.locator('.tabs-container .tab', { hasText: 'ReadResults-1.xml' });
+    await tab.waitFor({ state: 'visible', timeout: 20_000 });
+    await page.locator('.tabs-container .tab', { hasText: 'readerd: 1 image' }).waitFor({ state: 'visible', timeout: 20_000 });
+    const lines = page.locator('.monaco-editor .view-lines').filter({ hasText: 'ReadResults' }).first();
+    await lines.waitFor({ state: 'visible', timeout: 20_000 });
+    const text = await lines.innerText();
+    // The image preview is a webview: an iframe holding an iframe; find the image in it.
+    const imageSize = await waitForImage(page, 'logo.png', 20_000);
+    if (imageSize !== 48) {
+      throw new Error(`the image preview shows logo.png ${imageSize} px wide, not 48`);
+    }
+    // The notification that sums up the read, with its "Copy as prompt context" button.
+    await page.locator('.notification-toast', { hasText: 'readerd: read 3 of 3 files' }).first()
+      .waitFor({ state: 'visible', timeout: 10_000 });
+    fs.mkdirSync(screenshots, { recursive: true });
+    await page.screenshot({ path: shot });
+    const want = ["path='src/main.c'", "path='logo.png'", "path='docs/notes.txt'"];
+    const missing = want.filter((w) => !text.replace(/\u00a0/g, ' ').includes(w));
+    if (missing.length > 0) {
+      throw new Error(`the XML editor does not show ${missing.join(', ')}:\n${text.slice(0, 800)}`);
+    }
+    // "Copy as prompt context" in the notification puts the XML on the clipboard.
+    await page.locator('.notification-toast', { hasText: 'readerd: read 3 of 3 files' })
+      .locator('a.monaco-button, .monaco-button', { hasText: 'Copy as prompt context' }).first().click();
+    let clip = '';
+    for (let i = 0; i < 40 && !clip.startsWith('<ReadResults'); i++) {
+      await sleep(100);
+      clip = await page.evaluate(() => navigator.clipboard.readText()).catch(() => '');
+    }
+    if (!clip.startsWith('<ReadResults') || !clip.includes("<Content path='src/main.c'")) {
+      throw new Error(`the clipboard does not hold the XML after "Copy as prompt context": ${clip.slice(0, 200)}`);
+    }
+    report(name, true, `screenshot: ${shot}`);
+  } catch (error) {
+    try {
+      const page = context.pages()[0];
+      fs.mkdirSync(screenshots, { recursive: true });
+      await page?.screenshot({ path: path.join(screenshots, 'read-files-failure.png') });
+    } catch {
+      // no page to show
+    }
+    report(name, false, `${error.stack ?? error}\nscreenshot: ${path.join(screenshots, 'read-files-failure.png')}`);
+  } finally {
+    await context.close();
+  }
+}
+
+async function main() {
+  fs.rmSync(scratch, { recursive: true, force: true });
+  const dirs = {
+    workspace: path.join(scratch, 'workspace'),
+    userData: path.join(scratch, 'user-data'),
+    extensions: path.join(scratch, 'extensions'),
+    results: path.join(scratch, 'suite-results.json'),
+    xdg: {
+      XDG_CONFIG_HOME: path.join(scratch, 'xdg', 'config'),
+      XDG_DATA_HOME: path.join(scratch, 'xdg', 'data'),
+      XDG_CACHE_HOME: path.join(scratch, 'xdg', 'cache'),
+    },
+  };
+  makeWorkspace(dirs.workspace);
+  writeJson(path.join(dirs.userData, 'User', 'settings.json'), {
+    'readerd.path': readerd,
+    'chat.disableAIFeatures': false,
+    'workbench.startupEditor': 'none',
+    'workbench.tips.enabled': false,
+    'workbench.enableExperiments': false,
+    'telemetry.telemetryLevel': 'off',
+    'update.mode': 'none',
+    'extensions.ignoreRecommendations': true,
+    'security.workspace.trust.enabled': false,
+    'window.commandCenter': false,
+    'workbench.secondarySideBar.defaultVisibility': 'hidden',
+    'extensions.autoCheckUpdates': false,
+    'extensions.autoUpdate': false,
+  });
+  const serverLog = path.join(scratch, 'code-server.log');
+  const browserLog = path.join(scratch, 'browser.log');
+  const started = Date.now();
+  const installed = await runNode([path.join(codeServerDir, 'out', 'node', 'entry.js'),
+    '--user-data-dir', dirs.userData, '--extensions-dir', dirs.extensions, '--install-extension', vsix],
+  { env: { ...process.env, ...dirs.xdg, ...offline } }).then(() => true, (error) => {
+    report('vscode_vsix_installs', false, String(error));
+    return false;
+  });
+  if (installed) {
+    report('vscode_vsix_installs', true);
+  }
+  const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
+  let server;
+  try {
+    let port = await freePort();
+    let base = { origin: `http://127.0.0.1:${port}`, host: `127.0.0.1:${port}` };
+    server = await startCodeServer(port, dirs, dirs.workspace, serverLog, { smokeTestDriver: true });
+    console.log(`# code-server on ${base.origin} (${elapsed()})`);
+    await runSuite(base, dirs, browserLog);
+    console.log(`# suite done (${elapsed()})`);
+    await stopProcessGroup(server);
+    if (installed) {
+      port = await freePort();
+      base = { origin: `http://127.0.0.1:${port}`, host: `127.0.0.1:${port}` };
+      server = await startCodeServer(port, dirs, dirs.workspace, serverLog, { smokeTestDriver: false });
+      await runUi(base, dirs, browserLog);
+      console.log(`# UI done (${elapsed()})`);
+    }
+  } catch (error) {
+    report('vscode_run', false, String(error.stack ?? error));
+  } finally {
+    await stopProcessGroup(server);
+  }
+  const failed = outcomes.filter((o) => !o.ok).length;
+  if (failed > 0) {
+    console.log(`# logs: ${serverLog}, ${browserLog}`);
+  }
+  console.log(`# vscode: ${outcomes.length - failed} passed, ${failed} failed`);
+  process.exitCode = failed > 0 ? 1 : 0;
+}
+
+await main();

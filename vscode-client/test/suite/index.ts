@@ -1,0 +1,210 @@
+// Tests that run inside a real VS Code (code-server), in the extension host, with the extension
+// loaded from its folder. test/e2e/run.mjs starts VS Code with this module as
+// `extensionTestsPath`; VS Code calls run() and reports whether it threw.
+//
+// The workspace is made by run.mjs: a.txt, src/main.c, logo.png, docs/my file.md,
+// docs/notes.txt, docs/skip.tmp (excluded by files.exclude), docs/deeper/hidden.txt.
+
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { ReaderdApi } from '../../src/api';
+import type { ShownResult } from '../../src/results';
+
+const EXTENSION_ID = 'readerd.readerd';
+
+interface Outcome {
+  name: string;
+  ok: boolean;
+  ms: number;
+  error?: string;
+}
+
+type TestFn = () => Promise<void>;
+const tests: Array<{ name: string; fn: TestFn; timeoutMs: number }> = [];
+
+function test(name: string, fn: TestFn, timeoutMs = 30_000): void {
+  tests.push({ name, fn, timeoutMs });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+async function waitFor<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) {
+      return value;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting for ${what}`);
+    }
+    await sleep(50);
+  }
+}
+
+function root(): string {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  assert.ok(folder, 'a workspace folder is open');
+  return folder.uri.fsPath;
+}
+
+function uri(rel: string): vscode.Uri {
+  return vscode.Uri.file(path.join(root(), rel));
+}
+
+let api: ReaderdApi;
+
+test('vscode_extension_activates', async () => {
+  const ext = vscode.extensions.getExtension<ReaderdApi>(EXTENSION_ID);
+  assert.ok(ext, `extension ${EXTENSION_ID} is installed`);
+  api = await ext.activate();
+  assert.equal(ext.isActive, true);
+  assert.equal(api.apiVersion, 1);
+  assert.equal(typeof api.readFiles, 'function');
+  assert.equal(typeof api.expandMentions, 'function');
+  const commands = await vscode.commands.getCommands(true);
+  for (const c of ['readerd.readFiles', 'readerd.copyAsPromptContext', 'readerd.restart', 'readerd.showLog']) {
+    assert.ok(commands.includes(c), `command ${c} registered`);
+  }
+});
+
+test('vscode_daemon_starts', async () => {
+  const info = await waitFor('the daemon to run', () => (api.daemon().state === 'running' ? api.daemon() : undefined));
+  assert.equal(typeof info.pid, 'number');
+  assert.equal(info.serverInfo?.name, 'readerd');
+  assert.match(info.target, /^stdio .*readerd$/);
+  process.kill(info.pid!, 0); // the process exists
+});
+
+test('vscode_read_command_on_multi_selection', async () => {
+  const selection = [uri('a.txt'), uri('logo.png'), uri('docs')];
+  const shown = (await vscode.commands.executeCommand('readerd.readFiles', selection[0], selection)) as ShownResult | undefined;
+  assert.ok(shown, 'the command returned what it showed');
+  const files = shown.result.files.map((f) => f.path);
+  // The folder gives its files one level deep, without docs/skip.tmp (files.exclude).
+  assert.deepEqual(files, ['a.txt', 'logo.png', 'docs/my file.md', 'docs/notes.txt']);
+  assert.deepEqual(shown.result.files.map((f) => f.type), ['text', 'image', 'text', 'text']);
+  const editor = await waitFor('the XML editor', () =>
+    vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === shown.uri.toString()));
+  const xml = editor.document.getText();
+  assert.equal(xml, shown.result.xml);
+  assert.equal(editor.document.languageId, 'xml');
+  assert.equal(shown.uri.scheme, 'readerd');
+  const contents = [...xml.matchAll(/<Content path='([^']*)'/g)].map((m) => m[1]);
+  assert.deepEqual(contents, files);
+  assert.match(xml, /<Content path='a.txt' type='text'[^>]*>\s*<!\[CDATA\[\s+1\talpha\n/);
+  assert.match(xml, /<Content path='logo.png' type='image'[^>]*mediaType='image\/png'/);
+  assert.doesNotMatch(xml, /skip\.tmp|hidden\.txt/);
+  // The XML is beside the editor group that was active, and the images are in a webview panel.
+  const webviewTab = await waitFor('the images panel', () =>
+    vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputWebview && /readerd: 1 image/.test(t.label)));
+  assert.ok(webviewTab);
+});
+
+test('vscode_copy_as_prompt_context', async () => {
+  const xml = (await vscode.commands.executeCommand('readerd.copyAsPromptContext')) as string | undefined;
+  assert.ok(xml?.startsWith('<ReadResults'), 'the command returns the XML it copied');
+  const clip = await vscode.env.clipboard.readText();
+  assert.equal(clip, xml);
+});
+
+test('vscode_expand_mentions_text_image_folder', async () => {
+  const message = 'Explain @/a.txt with the logo @/logo.png, and everything in @/docs/ (start with @"/docs/my file.md").';
+  const out = await api.expandMentions(message);
+  assert.deepEqual(out.paths, ['a.txt', 'logo.png', 'docs/my file.md', 'docs/notes.txt']);
+  assert.ok(out.text.startsWith("Explain 'a.txt' (see below for file content) with the logo 'logo.png' (see below for file content), " +
+    "and everything in 'docs/' (see below for folder content) (start with 'docs/my file.md' (see below for file content)).\n\n<ReadResults"),
+  out.text.slice(0, 400));
+  const contents = [...out.text.matchAll(/<Content path='([^']*)'/g)].map((m) => m[1]);
+  assert.deepEqual(contents, out.paths);
+  assert.match(out.text, /<!\[CDATA\[alpha\nbeta\ngamma\n\]\]>/, 'raw content, no line numbers');
+  assert.doesNotMatch(out.text, /skip\.tmp|hidden\.txt/);
+  assert.equal(out.images.length, 1);
+  assert.equal(out.images[0]!.mediaType, 'image/png');
+  assert.deepEqual(Buffer.from(out.images[0]!.data, 'base64'), fs.readFileSync(path.join(root(), 'logo.png')));
+});
+
+test('vscode_read_files_api', async () => {
+  const result = await api.readFiles(['src/main.c', { path: 'a.txt', offset: 2, limit: 1 }, 'missing.txt']);
+  assert.deepEqual(result.files.map((f) => f.code ?? f.type), ['text', 'text', 'FILE_NOT_FOUND']);
+  assert.deepEqual(result.files[1]!.shown, [2, 2]);
+  const source = new vscode.CancellationTokenSource();
+  source.cancel();
+  await assert.rejects(api.readFiles(['a.txt'], { token: source.token }), (e: Error & { kind?: string }) => e.kind === 'cancelled');
+});
+
+test('vscode_lm_tool_registered_and_answers', async () => {
+  const info = await waitFor('the tool in vscode.lm.tools', () => vscode.lm.tools.find((t) => t.name === 'readerd_read_files'));
+  const schema = info.inputSchema as { properties?: Record<string, unknown>; required?: string[] } | undefined;
+  assert.deepEqual(Object.keys(schema?.properties ?? {}).sort(), ['limit', 'offset', 'pages', 'paths']);
+  assert.deepEqual(schema?.required, ['paths']);
+  const result = await vscode.lm.invokeTool('readerd_read_files', {
+    input: { paths: ['a.txt', 'logo.png', 'src/main.c'], limit: 2 },
+    toolInvocationToken: undefined,
+  });
+  const [text, image, ...rest] = result.content;
+  assert.equal(rest.length, 0);
+  assert.ok(text instanceof vscode.LanguageModelTextPart, 'first part is text');
+  assert.match(text.value, /^<ReadResults/);
+  assert.match(text.value, /<Content path='a.txt'[^>]*truncated='true' shown='1-2'>/);
+  assert.match(text.value, /<Content path='src\/main.c'/);
+  assert.ok(image instanceof vscode.LanguageModelDataPart, 'second part is an image data part');
+  assert.equal(image.mimeType, 'image/png');
+  assert.deepEqual(Buffer.from(image.data), fs.readFileSync(path.join(root(), 'logo.png')));
+});
+
+test('vscode_daemon_restarts_after_kill', async () => {
+  const before = api.daemon();
+  assert.equal(before.state, 'running');
+  const states: string[] = [];
+  const sub = api.onDidChangeDaemonState((i) => states.push(i.state));
+  process.kill(before.pid!, 'SIGKILL');
+  const after = await waitFor('a new daemon', () => {
+    const i = api.daemon();
+    return i.state === 'running' && i.pid !== undefined && i.pid !== before.pid ? i : undefined;
+  });
+  sub.dispose();
+  assert.ok(states.includes('restarting'), `states: ${states.join(',')}`);
+  assert.equal(after.restarts, before.restarts + 1);
+  let alive = true;
+  try {
+    process.kill(before.pid!, 0);
+  } catch {
+    alive = false;
+  }
+  assert.equal(alive, false, 'the killed daemon is gone');
+  const result = await api.readFiles(['a.txt']);
+  assert.equal(result.files[0]!.lines, 3);
+});
+
+export async function run(): Promise<void> {
+  const outcomes: Outcome[] = [];
+  const resultsFile = process.env.READERD_E2E_RESULTS ?? path.join(root(), '.readerd-e2e-results.json');
+  for (const t of tests) {
+    const started = Date.now();
+    try {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        t.fn(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`timed out after ${t.timeoutMs} ms`)), t.timeoutMs);
+        }),
+      ]).finally(() => clearTimeout(timer));
+      outcomes.push({ name: t.name, ok: true, ms: Date.now() - started });
+      console.log(`ok - ${t.name}`);
+    } catch (error) {
+      const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+      outcomes.push({ name: t.name, ok: false, ms: Date.now() - started, error: message });
+      console.log(`not ok - ${t.name}\n${message}`);
+    }
+    fs.writeFileSync(resultsFile, JSON.stringify(outcomes, null, 2));
+  }
+  const failed = outcomes.filter((o) => !o.ok).length;
+  if (failed > 0) {
+    throw new Error(`${failed} of ${outcomes.length} tests failed`);
+  }
+}

@@ -1,0 +1,134 @@
+// The daemon manager against the real readerd: start, restart with back-off after a kill, stop.
+
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { after, before, test } from 'node:test';
+import { ReaderdError } from '../../src/client';
+import { DaemonManager, DaemonState } from '../../src/daemon';
+import {
+  alive,
+  makeWorkspace,
+  readerdBinary,
+  removeWorkspace,
+  startSocketDaemon,
+  stopProcess,
+  waitFor,
+} from './helpers';
+
+let root: string;
+
+before(() => {
+  root = makeWorkspace();
+});
+
+const managers: DaemonManager[] = [];
+
+// A failed assertion must not leave a daemon behind (it would keep the test process alive).
+after(async () => {
+  for (const m of managers) {
+    await m.stop().catch(() => undefined);
+    m.dispose();
+  }
+  removeWorkspace(root);
+});
+
+function manager(extra: Partial<ConstructorParameters<typeof DaemonManager>[0]> = {}): { m: DaemonManager; states: DaemonState[] } {
+  const m = new DaemonManager({ binary: readerdBinary(), rootPath: root, minRestartDelayMs: 50, ...extra });
+  managers.push(m);
+  const states: DaemonState[] = [];
+  m.onDidChangeState((info) => states.push(info.state));
+  return { m, states };
+}
+
+test('daemon_start_initializes_with_root', async () => {
+  const { m, states } = manager();
+  await m.start();
+  assert.equal(m.state, 'running');
+  assert.deepEqual(states, ['starting', 'running']);
+  assert.equal(m.info().serverInfo?.name, 'readerd');
+  const result = await m.read({ paths: ['a.txt'] });
+  assert.equal(result.files[0]!.lines, 3);
+  const pid = m.info().pid!;
+  await m.stop();
+  assert.equal(m.state, 'stopped');
+  assert.equal(alive(pid), false);
+});
+
+test('daemon_restarts_after_kill', async () => {
+  const { m, states } = manager();
+  await m.start();
+  const pid1 = m.info().pid!;
+  process.kill(pid1, 'SIGKILL');
+  await waitFor(() => m.state === 'running' && m.info().pid !== pid1, 5000, 'restart');
+  const pid2 = m.info().pid!;
+  assert.notEqual(pid2, pid1);
+  assert.equal(m.info().restarts, 1);
+  assert.ok(states.includes('restarting'));
+  assert.match(m.info().lastError ?? '', /killed by SIGKILL/);
+  const result = await m.read({ paths: ['src/main.c'] });
+  assert.equal(result.files[0]!.lines, 3);
+  await m.stop();
+  assert.equal(alive(pid2), false);
+});
+
+test('daemon_read_waits_for_restart', async () => {
+  const { m } = manager({ minRestartDelayMs: 300 });
+  await m.start();
+  process.kill(m.info().pid!, 'SIGKILL');
+  await waitFor(() => m.state === 'restarting', 5000, 'restarting');
+  const result = await m.read({ paths: ['a.txt'] });
+  assert.equal(result.files[0]!.type, 'text');
+  assert.equal(m.state, 'running');
+  await m.stop();
+});
+
+test('daemon_backoff_doubles_on_quick_deaths', async () => {
+  const { m } = manager({ minRestartDelayMs: 40, maxRestartDelayMs: 200, stableAfterMs: 60_000 });
+  await m.start();
+  const delays: number[] = [];
+  for (let i = 0; i < 4; i++) {
+    const pid = m.info().pid!;
+    process.kill(pid, 'SIGKILL');
+    await waitFor(() => m.state === 'running' && m.info().pid !== pid, 5000, `restart ${i + 1}`);
+    delays.push(m.info().lastRestartDelayMs!);
+  }
+  assert.deepEqual(delays, [40, 80, 160, 200]);
+  assert.equal(m.info().restarts, 4);
+  await m.stop();
+});
+
+test('daemon_stop_during_restart_stays_stopped', async () => {
+  const { m } = manager({ minRestartDelayMs: 500 });
+  await m.start();
+  process.kill(m.info().pid!, 'SIGKILL');
+  await waitFor(() => m.state === 'restarting', 5000, 'restarting');
+  await m.stop();
+  await new Promise((r) => setTimeout(r, 700));
+  assert.equal(m.state, 'stopped');
+  assert.equal(m.info().pid, undefined);
+});
+
+test('daemon_missing_binary_fails', async () => {
+  const m = new DaemonManager({ binary: path.join(root, 'nope', 'readerd') });
+  await assert.rejects(m.start(), (e: unknown) => e instanceof ReaderdError && e.kind === 'start');
+  assert.equal(m.state, 'failed');
+  await assert.rejects(m.read({ paths: ['a.txt'] }), /cannot start/);
+});
+
+test('daemon_socket_mode_reconnects_when_daemon_comes_back', async () => {
+  const socketPath = path.join(root, 'mgr.sock');
+  let daemon = await startSocketDaemon(socketPath);
+  const m = new DaemonManager({ socket: socketPath, rootPath: root, minRestartDelayMs: 50, maxRestartDelayMs: 200 });
+  managers.push(m);
+  after(() => stopProcess(daemon));
+  await m.start();
+  assert.equal((await m.read({ paths: ['a.txt'] })).files[0]!.lines, 3);
+  await stopProcess(daemon);
+  await waitFor(() => m.state === 'restarting', 5000, 'restarting after the socket daemon stopped');
+  daemon = await startSocketDaemon(socketPath);
+  await waitFor(() => m.state === 'running', 5000, 'reconnected');
+  assert.equal((await m.read({ paths: ['docs/notes.txt'] })).files[0]!.lines, 2);
+  await m.stop();
+  assert.ok(alive(daemon.pid!), 'stop leaves the socket daemon running');
+  await stopProcess(daemon);
+});

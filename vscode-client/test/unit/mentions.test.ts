@@ -1,0 +1,127 @@
+// The @-mention parser, and expansion through the real readerd.
+
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { ReaderdClient } from '../../src/client';
+import { expandMentions, parseMentions } from '../../src/mentions';
+import { ReadParams } from '../../src/protocol';
+import { makeWorkspace, readerdBinary, removeWorkspace } from './helpers';
+
+const paths = (text: string): string[] => parseMentions(text).map((m) => m.path);
+
+describe('parseMentions', () => {
+  test('mentions_relative_path', () => {
+    const m = parseMentions('look at @/src/main.c please');
+    assert.equal(m.length, 1);
+    assert.equal(m[0]!.path, 'src/main.c');
+    assert.equal(m[0]!.raw, '@/src/main.c');
+    assert.equal(m[0]!.start, 8);
+    assert.equal(m[0]!.folder, false);
+  });
+
+  test('mentions_folder_with_trailing_slash', () => {
+    const m = parseMentions('@/docs/ and @/ (the root)');
+    assert.deepEqual(m.map((x) => [x.path, x.folder]), [['docs', true], ['.', true]]);
+  });
+
+  test('mentions_quoted_path_with_spaces', () => {
+    const m = parseMentions('compare @"/docs/my file.md" with @/a.txt');
+    assert.deepEqual(m.map((x) => x.path), ['docs/my file.md', 'a.txt']);
+    assert.equal(m[0]!.raw, '@"/docs/my file.md"');
+  });
+
+  test('mentions_escaped_space', () => {
+    assert.deepEqual(paths('see @/docs/my\\ file.md now'), ['docs/my file.md']);
+  });
+
+  test('mentions_trailing_punctuation_is_not_part_of_path', () => {
+    assert.deepEqual(paths('Read @/a.txt, @/src/main.c. And (@/docs/)!'), ['a.txt', 'src/main.c', 'docs']);
+    const m = parseMentions('end @/a.txt.');
+    assert.equal(m[0]!.raw, '@/a.txt');
+  });
+
+  test('mentions_not_emails_or_urls', () => {
+    assert.deepEqual(paths('mail me@example.com or me@/x, see https://example.com/@/user and http://h/@"/q"'), []);
+    assert.deepEqual(paths('user@host:/path and foo@/bar'), []);
+  });
+
+  test('mentions_not_outside_the_folder', () => {
+    assert.deepEqual(paths('@/../secret @/src/../../x @/src/../a.txt'), ['a.txt']);
+  });
+
+  test('mentions_at_line_starts_and_after_brackets', () => {
+    assert.deepEqual(paths('@/a.txt\n@/src/main.c\n[@/docs/notes.txt]'), ['a.txt', 'src/main.c', 'docs/notes.txt']);
+  });
+
+  test('mentions_lone_at_and_plain_words_are_not_mentions', () => {
+    assert.deepEqual(paths('@ alone, @user, @@/x, a/@/b'), []);
+  });
+});
+
+describe('expandMentions with readerd', () => {
+  let root: string;
+  let client: ReaderdClient;
+  let requests: ReadParams[];
+
+  before(async () => {
+    root = makeWorkspace();
+    client = await ReaderdClient.spawn(readerdBinary());
+    requests = [];
+  });
+
+  after(async () => {
+    await client.shutdown();
+    removeWorkspace(root);
+  });
+
+  const deps = () => ({
+    root,
+    read: (params: ReadParams) => {
+      requests.push(params);
+      return client.read(params);
+    },
+  });
+
+  test('expand_text_image_folder_in_one_request', async () => {
+    requests = [];
+    const text = 'Explain @/a.txt, the logo @/logo.png and the docs in @/docs/ (see @"/docs/my file.md").';
+    const out = await expandMentions(text, deps());
+    assert.equal(requests.length, 1, 'one read request');
+    // The folder gives its files one level deep; the file mentioned twice is read once.
+    assert.deepEqual(out.paths, ['a.txt', 'logo.png', 'docs/my file.md', 'docs/notes.txt']);
+    assert.equal(requests[0]!.lineNumbers, false);
+    assert.equal(requests[0]!.cwd, root);
+    assert.ok(out.text.startsWith(
+      "Explain 'a.txt' (see below for file content), the logo 'logo.png' (see below for file content) and the docs in " +
+        "'docs/' (see below for folder content) (see 'docs/my file.md' (see below for file content)).\n\n<ReadResults",
+    ), out.text.slice(0, 300));
+    const contents = [...out.text.matchAll(/<Content path='([^']*)'/g)].map((m) => m[1]);
+    assert.deepEqual(contents, out.paths);
+    // Raw content: no line numbers.
+    assert.match(out.text, /<!\[CDATA\[alpha\nbeta\ngamma\n/);
+    assert.match(out.text, /<!\[CDATA\[# Title\n/);
+    assert.doesNotMatch(out.text, /hidden\.txt/);
+    assert.equal(out.images.length, 1);
+    assert.equal(out.images[0]!.path, 'logo.png');
+    assert.equal(out.images[0]!.mediaType, 'image/png');
+    assert.deepEqual(Buffer.from(out.images[0]!.data, 'base64'), fs.readFileSync(path.join(root, 'logo.png')));
+  });
+
+  test('expand_folder_without_slash_and_missing_file', async () => {
+    requests = [];
+    const out = await expandMentions('@/src and @/nope.txt', deps());
+    assert.deepEqual(out.paths, ['src/main.c', 'nope.txt']);
+    assert.match(out.text, /^'src\/' \(see below for folder content\) and 'nope.txt' \(see below for file content\)/);
+    assert.match(out.text, /<Content path='nope.txt' code='FILE_NOT_FOUND'/);
+  });
+
+  test('expand_without_mentions_sends_nothing', async () => {
+    requests = [];
+    const out = await expandMentions('no mentions here, write to me@example.com', deps());
+    assert.equal(out.text, 'no mentions here, write to me@example.com');
+    assert.equal(requests.length, 0);
+    assert.deepEqual(out.images, []);
+  });
+});
