@@ -13,20 +13,9 @@ Prints a Markdown table on stdout.
 """
 import argparse, json, os, socket, statistics, struct, subprocess, sys, tempfile, time, zlib
 
-GO_SRC = '/usr/share/go-1.19/src'
+from benchlib import pick_files, vm_hwm_kib
+
 FORMATS = ['xml', 'anthropic', 'openai', 'toolresult', 'text']
-
-
-def pick_files(n):
-    out = []
-    for root, dirs, files in os.walk(GO_SRC):
-        dirs.sort()
-        for f in sorted(files):
-            if f.endswith('.go'):
-                out.append(os.path.join(root, f))
-                if len(out) == n:
-                    return out
-    sys.exit('only %d .go files under %s (install golang-1.19-src)' % (len(out), GO_SRC))
 
 
 def noise_png(path, w, h, seed):
@@ -39,14 +28,6 @@ def noise_png(path, w, h, seed):
     with open(path, 'wb') as fh:
         fh.write(b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', w, h, 8, 2, 0, 0, 0))
                  + chunk(b'IDAT', zlib.compress(rows, 1)) + chunk(b'IEND', b''))
-
-
-def vm_hwm_kib(pid):
-    with open('/proc/%d/status' % pid) as fh:
-        for line in fh:
-            if line.startswith('VmHWM:'):
-                return int(line.split()[1])
-    return 0
 
 
 class Daemon:

@@ -11,49 +11,14 @@ Each photo is scaled so that its long edge is --size pixels and encoded as JPEG,
 Wall time is the median of --runs runs with warm page caches; peak RSS is that of the process
 (GNU time, Debian package `time`). Prints a Markdown table on stdout.
 """
-import argparse, base64, json, os, socket, statistics, subprocess, sys, tempfile, time
+import argparse, base64, json, os, subprocess, sys, tempfile, time
+
+from benchlib import median_of, run_child, start_daemon
 
 PHOTOS = [
     ('6028x3391 JPEG wallpaper', '/usr/share/backgrounds/Kleiber_by_Lukas_Baubkus.jpg'),  # lomiri-wallpapers-20.04
     ('3120x4208 JPEG phone photo', '/usr/libexec/installed-tests/gdk-pixbuf/issue70.jpg'),  # gdk-pixbuf-tests
 ]
-
-
-def run_child(argv):
-    """Runs argv; returns (seconds, peak RSS in KiB) of that command alone."""
-    fd, out = tempfile.mkstemp()
-    os.close(fd)
-    t0 = time.perf_counter()
-    p = subprocess.run(['/usr/bin/time', '-f', '%M', '-o', out] + argv, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL)
-    dt = time.perf_counter() - t0
-    if p.returncode != 0:
-        sys.exit('%s failed with status %d' % (' '.join(argv), p.returncode))
-    with open(out) as fh:
-        kib = int(fh.read().split()[-1])
-    os.unlink(out)
-    return dt, kib
-
-
-class Client:
-    """One request at a time; the answer ends with the only newline it has."""
-
-    def __init__(self, path):
-        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.s.connect(path)
-        self.id = 0
-
-    def call(self, params):
-        self.id += 1
-        msg = {'jsonrpc': '2.0', 'id': self.id, 'method': 'read', 'params': params}
-        self.s.sendall(json.dumps(msg).encode() + b'\n')
-        buf = bytearray()
-        while not buf.endswith(b'\n'):
-            got = self.s.recv(1 << 20)
-            if not got:
-                sys.exit('daemon closed the connection')
-            buf += got
-        return json.loads(buf)['result']
 
 
 def jpeg_size(data):
@@ -67,25 +32,6 @@ def jpeg_size(data):
             return int.from_bytes(data[i + 7:i + 9], 'big'), int.from_bytes(data[i + 5:i + 7], 'big')
         i += 2 + int.from_bytes(data[i + 2:i + 4], 'big')
     return None
-
-
-def median_of(runs, fn):
-    times, mems = [], []
-    for i in range(runs):
-        t, m = fn(i)
-        times.append(t)
-        mems.append(m)
-    return statistics.median(times), max(mems)
-
-
-def start_daemon(readerd, tmp):
-    sock = os.path.join(tmp, 's.sock')
-    daemon = subprocess.Popen([readerd, 'serve', '--socket', sock], stderr=subprocess.DEVNULL)
-    for _ in range(250):
-        if os.path.exists(sock):
-            return daemon, Client(sock)
-        time.sleep(0.02)
-    sys.exit('readerd serve did not create its socket')
 
 
 def main():
@@ -121,14 +67,14 @@ def main():
 
         def socket_miss(i):
             t0 = time.perf_counter()
-            r = client.call({'paths': [path], 'images': {'maxDimension': a.size - 1 - i}})
+            r = client.read({'paths': [path], 'images': {'maxDimension': a.size - 1 - i}})
             dt = time.perf_counter() - t0
             assert not r['files'][0].get('code'), r['files'][0]
             return dt, 0
 
         def socket_hit(i):
             t0 = time.perf_counter()
-            client.call({'paths': [path], 'images': {'maxDimension': a.size}})
+            client.read({'paths': [path], 'images': {'maxDimension': a.size}})
             return time.perf_counter() - t0, 0
 
         vt, vm = median_of(a.runs, vips_run)
@@ -136,7 +82,7 @@ def main():
             vdata = fh.read()
         vdims = jpeg_size(vdata)
         ct, cm = median_of(a.runs, cli_run)
-        r = client.call({'paths': [path], 'images': {'maxDimension': a.size}})
+        r = client.read({'paths': [path], 'images': {'maxDimension': a.size}})
         img = r['images'][0]
         rdata = base64.b64decode(img['data'])
         mt, _ = median_of(a.runs, socket_miss)

@@ -12,90 +12,11 @@ process that did the work (for readerd, the daemon, reset before each measure). 
 (Debian package `time`).
 Prints a Markdown report on stdout.
 """
-import argparse, json, os, socket, statistics, subprocess, sys, tempfile, time
+import argparse, json, os, subprocess, sys, tempfile, time
 
-GO_SRC = '/usr/share/go-1.19/src'
+from benchlib import Client, median_of, pick_files, reset_peak, run_child, vm_hwm_kib
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def pick_files(n):
-    out = []
-    for root, dirs, files in os.walk(GO_SRC):
-        dirs.sort()
-        for f in sorted(files):
-            if f.endswith('.go'):
-                out.append(os.path.join(root, f))
-                if len(out) == n:
-                    return out
-    sys.exit('only %d .go files under %s (install golang-1.19-src)' % (len(out), GO_SRC))
-
-
-def run_child(argv):
-    """Runs argv; returns (seconds, peak RSS in KiB) of that command alone.
-
-    The peak comes from GNU time, not from wait4 here: a child forked from this (large) Python
-    process would inherit its RSS high-water mark through fork and exec."""
-    fd, out = tempfile.mkstemp()
-    os.close(fd)
-    t0 = time.perf_counter()
-    p = subprocess.run(['/usr/bin/time', '-f', '%M', '-o', out] + argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    dt = time.perf_counter() - t0
-    if p.returncode not in (0, 1):
-        sys.exit('%s failed with status %d' % (argv[0], p.returncode))
-    with open(out) as fh:
-        kib = int(fh.read().split()[-1])
-    os.unlink(out)
-    return dt, kib
-
-
-class Client:
-    """One request at a time; the answer ends with the only newline it has."""
-
-    def __init__(self, path):
-        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.s.connect(path)
-        self.buf = bytearray(1 << 27)  # large answers land without regrowing
-        self.s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
-        self.id = 0
-
-    def call(self, method, params):
-        self.id += 1
-        self.s.sendall(json.dumps({'jsonrpc': '2.0', 'id': self.id, 'method': method, 'params': params}).encode() + b'\n')
-        n = 0
-        while n == 0 or self.buf[n - 1] != 0x0a:
-            if n == len(self.buf):
-                self.buf.extend(bytes(len(self.buf)))
-            got = self.s.recv_into(memoryview(self.buf)[n:])
-            if got == 0:
-                sys.exit('daemon closed the connection')
-            n += got
-        return bytes(memoryview(self.buf)[:n - 1])
-
-
-def vm_hwm_kib(pid):
-    with open('/proc/%d/status' % pid) as fh:
-        for line in fh:
-            if line.startswith('VmHWM:'):
-                return int(line.split()[1])
-    return 0
-
-
-def reset_peak(pid):
-    try:
-        with open('/proc/%d/clear_refs' % pid, 'w') as fh:
-            fh.write('5')
-        return True
-    except OSError:
-        return False
-
-
-def median_of(runs, fn):
-    times, mems = [], []
-    for _ in range(runs):
-        t, m = fn()
-        times.append(t)
-        mems.append(m)
-    return statistics.median(times), max(mems)
 
 
 def main():
@@ -122,10 +43,10 @@ def main():
     c = Client(sock)
     can_reset = reset_peak(daemon.pid)
 
-    def cat():
+    def cat(i):
         return run_child(['cat'] + files)
 
-    def readerd_socket():
+    def readerd_socket(i):
         reset_peak(daemon.pid)
         t0 = time.perf_counter()
         resp = c.call('read', {'paths': files})
@@ -134,7 +55,7 @@ def main():
         assert len(r['files']) == len(files) and not any(f.get('code') for f in r['files']), 'read failed'
         return dt, vm_hwm_kib(daemon.pid)
 
-    def readerd_cli():
+    def readerd_cli(i):
         return run_child([readerd, 'read'] + files)
 
     node = None
@@ -143,7 +64,7 @@ def main():
             node = cand
             break
 
-    def node_peer():
+    def node_peer(i):
         return run_child([node, os.path.join(HERE, 'peer-read-many.js')] + files)
 
     rows = []

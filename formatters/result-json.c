@@ -38,25 +38,28 @@ static const uint8_t json_plain[256] = {
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,         /* 0x70-0x7f */
 };
 
-/* How many bytes from p on a JSON string carries as they are (at most n). */
-static inline size_t json_plain_run(const unsigned char *p, size_t n) {
+/* Copies the bytes a JSON string carries as they are from p to o, stopping at the first that
+ * needs a look (at most n); returns how many. 16 bytes at a time: each block is stored whole
+ * before its look (o has room for n bytes and more), and the cursor moves by its plain part. */
+static inline size_t json_copy_plain(char *o, const unsigned char *p, size_t n) {
   size_t i = 0;
 #ifdef __SSE2__
   const __m128i space = _mm_set1_epi8(0x20), quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
 
-  /* 16 bytes at a time; a signed compare with 0x20 catches controls and non-ASCII at once. */
+  /* A signed compare with 0x20 catches controls and non-ASCII at once. */
   for (; i + 16 <= n; i += 16) {
     __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
     __m128i stop = _mm_or_si128(_mm_cmplt_epi8(v, space),
                                 _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)));
     int mask = _mm_movemask_epi8(stop);
 
+    _mm_storeu_si128((__m128i *)(void *)(o + i), v);
     if (mask != 0)
       return i + (size_t)__builtin_ctz((unsigned)mask);
   }
 #endif
-  while (i < n && json_plain[p[i]])
-    i++;
+  for (; i < n && json_plain[p[i]]; i++)
+    o[i] = (char)p[i];
   return i;
 }
 
@@ -74,24 +77,29 @@ void result_json_escape(GString *gs, const char *s, size_t len) {
     g_string_set_size(gs, start + 6 * (end - i) + 8);
     o = gs->str + start;
     while (i < end) {
-      size_t n = json_plain_run(u + i, end - i);
+      size_t n = json_copy_plain(o, u + i, end - i);
       unsigned char c;
 
-      memcpy(o, s + i, n);
       o += n;
       i += n;
       if (i == end)
         break;
       c = u[i];
       if (c < 0x80) {
+        /* Tab and LF, on every line of code, take the short form: two stores. */
         const char *e = json_escapes[c];
-        size_t elen = e[1] == 'u' ? 6 : 2;
 
-        memcpy(o, e, elen);
-        o += elen;
+        o[0] = '\\';
+        o[1] = e[1];
+        if (e[1] == 'u') {
+          memcpy(o + 2, e + 2, 4);
+          o += 4;
+        }
+        o += 2;
         i++;
       } else if ((n = result_utf8_decode(s + i, len - i, NULL)) > 0) {
-        memcpy(o, s + i, n);
+        for (size_t k = 0; k < n; k++)
+          o[k] = s[i + k];
         o += n;
         i += n;
       } else {
