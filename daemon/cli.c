@@ -152,12 +152,18 @@ static int cli_read_option(int c, ReadParams *params, CliRun *run, CliPathOption
 
 int cli_read(int argc, char **argv) {
   static const struct option opts[] = {
-      {"json", no_argument, NULL, 'j'},         {"offset", required_argument, NULL, 'o'},
-      {"limit", required_argument, NULL, 'l'},  {"no-line-numbers", no_argument, NULL, 'n'},
-      {"max-dimension", required_argument, NULL, 'm'}, {"help", no_argument, NULL, 'h'},
-      {"format", required_argument, NULL, 'f'}, {"image-detail", required_argument, NULL, 'd'},
-      {"max-image-bytes", required_argument, NULL, 'b'}, {"pages", required_argument, NULL, 'p'},
-      {"render", no_argument, NULL, 'r'},       {"password", required_argument, NULL, 'P'},
+      {"json", no_argument, NULL, 'j'},
+      {"offset", required_argument, NULL, 'o'},
+      {"limit", required_argument, NULL, 'l'},
+      {"no-line-numbers", no_argument, NULL, 'n'},
+      {"max-dimension", required_argument, NULL, 'm'},
+      {"help", no_argument, NULL, 'h'},
+      {"format", required_argument, NULL, 'f'},
+      {"image-detail", required_argument, NULL, 'd'},
+      {"max-image-bytes", required_argument, NULL, 'b'},
+      {"pages", required_argument, NULL, 'p'},
+      {"render", no_argument, NULL, 'r'},
+      {"password", required_argument, NULL, 'P'},
       {NULL, 0, NULL, 0},
   };
   ReadParams params;

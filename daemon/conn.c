@@ -14,7 +14,7 @@
 #include "ipc/read-params.h"
 
 #define CONN_READ_BUF ((size_t)64 * 1024)
-#define CONN_MAX_CALLS 256                        /* requests in flight before reading pauses */
+#define CONN_MAX_CALLS 256                         /* requests in flight before reading pauses */
 #define CONN_MAX_QUEUED ((size_t)64 * 1024 * 1024) /* unsent output before reading pauses */
 
 typedef union {
@@ -26,7 +26,7 @@ typedef union {
 
 /* A request of this connection being served. */
 typedef struct {
-  Conn *conn;    /* NULL once the connection closed: the request is then only freed */
+  Conn *conn; /* NULL once the connection closed: the request is then only freed */
   JsonNode *id;
   char *key;
   Request *req;
@@ -37,8 +37,8 @@ typedef struct {
 typedef struct {
   uv_write_t req;
   Conn *conn;
-  char *line;        /* a whole line, or the envelope's head */
-  GString **pieces;  /* a result's pieces, or NULL */
+  char *line;       /* a whole line, or the envelope's head */
+  GString **pieces; /* a result's pieces, or NULL */
   size_t n_pieces;
   uv_buf_t *bufs;
   unsigned int n_bufs;
@@ -47,15 +47,15 @@ typedef struct {
 struct Conn {
   uv_loop_t *loop;
   StreamHandle in;
-  StreamHandle out;   /* stdio mode only; otherwise `in` is used both ways */
+  StreamHandle out; /* stdio mode only; otherwise `in` is used both ways */
   uv_stream_t *out_stream;
   bool stdio;
   int handles_open;
 
   Framer *framer;
   char *root;
-  GPtrArray *calls;   /* Call*, in flight */
-  size_t writes;      /* uv_write requests not yet completed */
+  GPtrArray *calls; /* Call*, in flight */
+  size_t writes;    /* uv_write requests not yet completed */
 
   bool reading;
   bool eof;
@@ -126,7 +126,8 @@ static void write_req_free(WriteReq *wr) {
 
 /* Queues a write of wr's buffers; on failure frees wr and closes the connection. */
 static void conn_write_req(Conn *c, WriteReq *wr) {
-  int r = c->closing ? UV_ECANCELED : uv_write(&wr->req, c->out_stream, wr->bufs, wr->n_bufs, write_cb);
+  int r =
+      c->closing ? UV_ECANCELED : uv_write(&wr->req, c->out_stream, wr->bufs, wr->n_bufs, write_cb);
 
   if (r < 0) {
     if (r != UV_ECANCELED)
@@ -302,7 +303,8 @@ static void handle_read(Conn *c, const JsonrpcMessage *msg) {
   call->id = json_node_copy(msg->id);
   call->key = jsonrpc_id_key(msg->id);
   g_ptr_array_add(c->calls, call);
-  call->req = request_start(c->loop, &params, c->root, REQUEST_OUTPUT_RESULT_JSON, call_done_cb, call);
+  call->req =
+      request_start(c->loop, &params, c->root, REQUEST_OUTPUT_RESULT_JSON, call_done_cb, call);
 }
 
 static void handle_cancel(Conn *c, const JsonrpcMessage *msg) {

@@ -9,12 +9,12 @@
 
 typedef struct {
   ImageCacheKey key;
-  ImageOut img;      /* img.data NULL for a failure */
+  ImageOut img; /* img.data NULL for a failure */
   bool animated;
-  const char *code;  /* static CODE_*; NULL on success */
+  const char *code; /* static CODE_*; NULL on success */
   char *error;
   size_t cost;
-  GList link;        /* in `lru`, most recent at the head */
+  GList link; /* in `lru`, most recent at the head */
 } Entry;
 
 /* pthread rather than GMutex: ThreadSanitizer sees it (glib's futex locks are invisible to it). */
@@ -34,9 +34,9 @@ static guint key_hash(gconstpointer p) {
 static gboolean key_equal(gconstpointer a, gconstpointer b) {
   const ImageCacheKey *x = a, *y = b;
 
-  return x->dev == y->dev && x->ino == y->ino && x->size == y->size &&
-         x->mtime_ns == y->mtime_ns && x->ctime_ns == y->ctime_ns &&
-         x->max_dimension == y->max_dimension && x->variant == y->variant;
+  return x->dev == y->dev && x->ino == y->ino && x->size == y->size && x->mtime_ns == y->mtime_ns &&
+         x->ctime_ns == y->ctime_ns && x->max_dimension == y->max_dimension &&
+         x->variant == y->variant;
 }
 
 static void entry_free(Entry *e) {
@@ -62,7 +62,8 @@ static void evict_to(size_t capacity) {
 }
 
 /* The key of an open file and the options; see image-cache.h. */
-void image_cache_key_init(ImageCacheKey *ret, const struct stat *st, int max_dimension, int variant) {
+void image_cache_key_init(ImageCacheKey *ret, const struct stat *st, int max_dimension,
+                          int variant) {
   memset(ret, 0, sizeof(*ret));
   ret->dev = (uint64_t)st->st_dev;
   ret->ino = (uint64_t)st->st_ino;

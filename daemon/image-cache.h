@@ -26,7 +26,8 @@ typedef struct {
 } ImageCacheStats;
 
 /* Fills *ret for the file described by st (from fstat on the open descriptor). */
-void image_cache_key_init(ImageCacheKey *ret, const struct stat *st, int max_dimension, int variant);
+void image_cache_key_init(ImageCacheKey *ret, const struct stat *st, int max_dimension,
+                          int variant);
 
 /* On a hit, copies the cached outcome into res (its image and `animated`, or its failure code
  * and message) and returns true; res must hold no image yet. Counts a hit or a miss. */

@@ -110,7 +110,7 @@ typedef struct {
   int width, height; /* as the file states, before orientation */
   bool too_large;
   bool cancelled;
-  size_t reserved;   /* bytes of the decode memory budget held */
+  size_t reserved;          /* bytes of the decode memory budget held */
   int rows_first, rows_end; /* union of the rows the loader reported as decoded */
 } Decode;
 
@@ -276,7 +276,8 @@ static GdkPixbuf *drop_alpha(GdkPixbuf *pb) {
   dstride = gdk_pixbuf_get_rowstride(out);
   for (int y = 0; y < h; y++)
     for (int x = 0; x < w; x++)
-      memcpy(dst + (size_t)y * dstride + (size_t)x * 3, src + (size_t)y * sstride + (size_t)x * 4, 3);
+      memcpy(dst + (size_t)y * dstride + (size_t)x * 3, src + (size_t)y * sstride + (size_t)x * 4,
+             3);
   return out;
 }
 
@@ -352,7 +353,8 @@ static int encode_at_size(Job *job, GdkPixbuf *pb, bool png, bool alpha, gchar *
   }
   *ret_png = false;
   for (size_t i = 0; i < G_N_ELEMENTS(jpeg_qualities); i++) {
-    if ((r = job_check(job)) < 0 || (r = save(job, pb, false, jpeg_qualities[i], ret_buf, ret_len)) < 0)
+    if ((r = job_check(job)) < 0 ||
+        (r = save(job, pb, false, jpeg_qualities[i], ret_buf, ret_len)) < 0)
       return r;
     if (fits(*ret_len))
       return 1;

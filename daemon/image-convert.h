@@ -9,18 +9,18 @@
 
 #include "formatters/result.h"
 
-#define IMAGE_MAX_PIXELS ((int64_t)100 * 1000 * 1000)      /* refused above, before decoding */
-#define IMAGE_MAX_BASE64 ((size_t)5 * 1024 * 1024)          /* base64 bytes of one sent image */
+#define IMAGE_MAX_PIXELS ((int64_t)100 * 1000 * 1000)         /* refused above, before decoding */
+#define IMAGE_MAX_BASE64 ((size_t)5 * 1024 * 1024)            /* base64 bytes of one sent image */
 #define IMAGE_CPU_BUDGET_NS ((int64_t)5 * 1000 * 1000 * 1000) /* per image, decode + encode */
-#define IMAGE_DECODE_MEMORY ((size_t)512 * 1024 * 1024)     /* decoded pixels of all threads */
+#define IMAGE_DECODE_MEMORY ((size_t)512 * 1024 * 1024)       /* decoded pixels of all threads */
 #define IMAGE_SVG_MIN_EDGE 512 /* a small SVG is rendered at least this large (long edge) */
 
 typedef struct {
-  const char *loader;          /* gdk-pixbuf loader: "png", "jpeg", "gif", "webp", "bmp", ... */
-  int max_dimension;           /* long edge of the result, in pixels */
-  bool photo;                  /* the source is a photo (JPEG): encode as JPEG unless alpha */
-  bool vector;                 /* SVG: rendered at the target size, small ones scaled up */
-  bool check_rows;             /* refuse a picture whose rows were not all decoded (BMP, ICO) */
+  const char *loader;           /* gdk-pixbuf loader: "png", "jpeg", "gif", "webp", "bmp", ... */
+  int max_dimension;            /* long edge of the result, in pixels */
+  bool photo;                   /* the source is a photo (JPEG): encode as JPEG unless alpha */
+  bool vector;                  /* SVG: rendered at the target size, small ones scaled up */
+  bool check_rows;              /* refuse a picture whose rows were not all decoded (BMP, ICO) */
   const atomic_bool *cancelled; /* may be NULL; checked between chunks and encoder steps */
 } ImageConvertOptions;
 

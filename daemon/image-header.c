@@ -110,7 +110,8 @@ static int jpeg_size(const uint8_t *d, size_t n, uint32_t *w, uint32_t *h) {
   return -EINVAL;
 }
 
-int image_header_size(DetectKind k, const uint8_t *data, size_t n, int *ret_width, int *ret_height) {
+int image_header_size(DetectKind k, const uint8_t *data, size_t n, int *ret_width,
+                      int *ret_height) {
   uint32_t w = 0, h = 0;
   int r;
 
@@ -245,8 +246,8 @@ int image_header_jpeg_orientation(const uint8_t *d, size_t n) {
       i++;
       continue;
     }
-    if (marker == 0xda || marker == 0xd9 || (marker >= 0xc0 && marker <= 0xcf && marker != 0xc4 &&
-                                             marker != 0xc8 && marker != 0xcc))
+    if (marker == 0xda || marker == 0xd9 ||
+        (marker >= 0xc0 && marker <= 0xcf && marker != 0xc4 && marker != 0xc8 && marker != 0xcc))
       return 0; /* the Exif segment comes before the frame, as the standard puts it */
     len = be16(d + i + 2);
     if (len < 2)

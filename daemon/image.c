@@ -12,7 +12,7 @@
 #include "daemon/image-header.h"
 
 #define SVG_SNIFF ((size_t)4096) /* the <svg> root element must start within this much */
-#define VARIANT_SVG 100           /* cache variant of rendered SVGs (others: the DetectKind) */
+#define VARIANT_SVG 100          /* cache variant of rendered SVGs (others: the DetectKind) */
 
 /* Reads the rest of the file after `head` into one buffer of at most `cap` bytes.
  * Returns the buffer (g_malloc'd) and its length, or NULL with *ret_errno set. */
@@ -64,7 +64,8 @@ static uint8_t *read_whole(int fd, const struct stat *st, const uint8_t *head, s
                      (intmax_t)st->st_size, (intmax_t)IMAGE_MAX_FILE_BYTES);
     return NULL;
   }
-  data = slurp(fd, head, head_len, (size_t)st->st_size, (size_t)IMAGE_MAX_FILE_BYTES, ret_len, &err);
+  data =
+      slurp(fd, head, head_len, (size_t)st->st_size, (size_t)IMAGE_MAX_FILE_BYTES, ret_len, &err);
   if (data == NULL && err == EFBIG)
     file_result_fail(res, CODE_FILE_TOO_LARGE, "image file grew past %jd bytes while read",
                      (intmax_t)IMAGE_MAX_FILE_BYTES);
@@ -166,10 +167,12 @@ static bool web_refused(DetectKind k, const uint8_t *data, size_t len, ImageHead
   if (image_header_info(k, data, len, info) < 0)
     file_result_fail(res, CODE_CORRUPTED_FILE, "%s header or structure is damaged", mt);
   else if (!info->complete)
-    file_result_fail(res, CODE_CORRUPTED_FILE, "%s file is truncated: it ends before its image data does", mt);
+    file_result_fail(res, CODE_CORRUPTED_FILE,
+                     "%s file is truncated: it ends before its image data does", mt);
   else if ((int64_t)info->width * info->height > IMAGE_MAX_PIXELS)
-    file_result_fail(res, CODE_FILE_TOO_LARGE, "image is %dx%d, %.0f megapixels; the limit is %d megapixels",
-                     info->width, info->height, (double)info->width * info->height / 1e6,
+    file_result_fail(res, CODE_FILE_TOO_LARGE,
+                     "image is %dx%d, %.0f megapixels; the limit is %d megapixels", info->width,
+                     info->height, (double)info->width * info->height / 1e6,
                      (int)(IMAGE_MAX_PIXELS / 1000000));
   return res->code != NULL;
 }
@@ -235,8 +238,10 @@ static const uint8_t *ico_picture(const uint8_t *data, size_t *len, ImageConvert
 /* One image file into res: refused, sent as it is, or converted; see image.h. */
 int image_read(int fd, const struct stat *st, DetectKind k, const uint8_t *head, size_t head_len,
                const ImageOptions *opt, FileResult *res) {
-  ImageConvertOptions copt = {.loader = loader_for(k), .max_dimension = opt->max_dimension,
-                              .photo = k == DETECT_JPEG, .cancelled = opt->cancelled,
+  ImageConvertOptions copt = {.loader = loader_for(k),
+                              .max_dimension = opt->max_dimension,
+                              .photo = k == DETECT_JPEG,
+                              .cancelled = opt->cancelled,
                               .check_rows = k == DETECT_BMP || k == DETECT_ICO};
   ImageHeaderInfo info = {0};
   ImageCacheKey key;
@@ -293,8 +298,10 @@ bool image_is_svg(const uint8_t *head, size_t n) {
 /* An SVG file rendered into res; see image.h. */
 int image_read_svg(int fd, const struct stat *st, const uint8_t *head, size_t head_len,
                    const ImageOptions *opt, FileResult *res) {
-  ImageConvertOptions copt = {.loader = "svg", .max_dimension = opt->max_dimension,
-                              .vector = true, .cancelled = opt->cancelled};
+  ImageConvertOptions copt = {.loader = "svg",
+                              .max_dimension = opt->max_dimension,
+                              .vector = true,
+                              .cancelled = opt->cancelled};
   ImageCacheKey key;
   g_autofree uint8_t *data = NULL;
   size_t len = 0;

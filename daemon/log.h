@@ -8,7 +8,8 @@ typedef enum {
   LOG_DEBUG,
 } LogLevel;
 
-/* Messages above `level` are dropped. The default is LOG_INFO, or READERD_LOG=debug|info|warning|error. */
+/* Messages above `level` are dropped. The default is LOG_INFO, or
+ * READERD_LOG=debug|info|warning|error. */
 void log_set_level(LogLevel level);
 
 /* Reads READERD_LOG from the environment, if set. */

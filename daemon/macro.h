@@ -4,4 +4,4 @@
 #include <stddef.h>
 
 /* The struct that embeds `ptr` as its member `member` (libuv handles live inside their owner). */
-#define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
+#define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))

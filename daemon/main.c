@@ -22,7 +22,8 @@ int main(int argc, char **argv) {
     printf("readerd %s\n", READERD_VERSION);
     return 0;
   }
-  if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+  if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+      strcmp(argv[1], "help") == 0) {
     cli_usage(0);
     return 0;
   }

@@ -59,7 +59,8 @@ static bool check_mode(FileResult *res, const struct stat *st) {
     return false;
   }
   if (!S_ISREG(st->st_mode)) {
-    file_result_fail(res, CODE_NOT_REGULAR_FILE, "%s, not a regular file", file_kind_name(st->st_mode));
+    file_result_fail(res, CODE_NOT_REGULAR_FILE, "%s, not a regular file",
+                     file_kind_name(st->st_mode));
     return false;
   }
   return true;
@@ -136,8 +137,8 @@ static void read_open_file(const ReadParams *params, const PathSpec *spec, int f
   }
 }
 
-void reader_read(const ReadParams *params, size_t i, const char *root,
-                 const atomic_bool *cancelled, FileResult *res) {
+void reader_read(const ReadParams *params, size_t i, const char *root, const atomic_bool *cancelled,
+                 FileResult *res) {
   const PathSpec *spec = &params->paths[i];
   g_autofree char *full = NULL;
   struct stat st;

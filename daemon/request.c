@@ -15,7 +15,7 @@ typedef struct {
   uv_work_t work; /* embedded: container_of gives the task back */
   Request *req;
   size_t index;
-  GString *frag;  /* the file's piece of the answer in the request's format; NULL until formatted */
+  GString *frag; /* the file's piece of the answer in the request's format; NULL until formatted */
 } FileTask;
 
 struct Request {
@@ -27,17 +27,17 @@ struct Request {
   RequestDoneCb done_cb;
   void *data;
 
-  ReadResult result;   /* files[i] written only by the task for i until it completes */
+  ReadResult result; /* files[i] written only by the task for i until it completes */
   FileTask *tasks;
   size_t n_tasks;
-  size_t next;         /* next file to start */
+  size_t next; /* next file to start */
   size_t in_flight;
-  size_t completed;    /* tasks that ran (not dropped by uv_cancel) */
+  size_t completed; /* tasks that ran (not dropped by uv_cancel) */
   atomic_bool cancelled;
-  bool finished;       /* done_cb was called */
+  bool finished; /* done_cb was called */
 
   atomic_size_t unread; /* files whose task has not run; the task that brings it to 0 assembles */
-  GString **output;   /* the answer in pieces, NULL until assembled */
+  GString **output;     /* the answer in pieces, NULL until assembled */
   size_t output_n;
   size_t failed;
 };
@@ -121,7 +121,6 @@ static void finish(Request *req, int status) {
   req->finished = true;
   req->done_cb(req, status);
 }
-
 
 static void file_after_cb(uv_work_t *w, int status) {
   FileTask *t = container_of(w, FileTask, work);

@@ -18,9 +18,9 @@ typedef struct {
   uv_pipe_t listener;
   uv_signal_t sigint;
   uv_signal_t sigterm;
-  GPtrArray *conns;   /* Conn*, open */
+  GPtrArray *conns; /* Conn*, open */
   Conn *stdio_conn;
-  char *path;         /* socket file to remove at the end, or NULL */
+  char *path; /* socket file to remove at the end, or NULL */
   bool stopping;
   int exit_status;
 } Server;

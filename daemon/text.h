@@ -11,13 +11,13 @@
 
 #include "formatters/result.h"
 
-#define TEXT_MAX_LINE_CHARS 2000          /* characters shown of one line */
+#define TEXT_MAX_LINE_CHARS 2000              /* characters shown of one line */
 #define TEXT_MAX_CONTENT ((size_t)100 * 1024) /* bytes of content per file */
 
 typedef struct {
-  int64_t offset;          /* 1-based first line to show (>= 1) */
-  int64_t limit;           /* lines to show at most (>= 1) */
-  bool line_numbers;       /* cat -n: printf("%6d\t%s") */
+  int64_t offset;               /* 1-based first line to show (>= 1) */
+  int64_t limit;                /* lines to show at most (>= 1) */
+  bool line_numbers;            /* cat -n: printf("%6d\t%s") */
   const atomic_bool *cancelled; /* may be NULL; checked between chunks */
 } TextOptions;
 

@@ -29,6 +29,7 @@ static const char *const json_escapes[128] = {
 #define ESCAPE_STEP 4096
 
 /* 1 for the bytes a JSON string carries as they are: printable ASCII but '"' and '\\'. */
+/* clang-format off */
 static const uint8_t json_plain[256] = {
     [0x20] = 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x20-0x2f, '"' = 0x22 */
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,         /* 0x30-0x3f */
@@ -37,6 +38,7 @@ static const uint8_t json_plain[256] = {
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,         /* 0x60-0x6f */
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,         /* 0x70-0x7f */
 };
+/* clang-format on */
 
 /* Copies the bytes a JSON string carries as they are from p to o, stopping at the first that
  * needs a look (at most n); returns how many. 16 bytes at a time: each block is stored whole
@@ -44,7 +46,8 @@ static const uint8_t json_plain[256] = {
 static inline size_t json_copy_plain(char *o, const unsigned char *p, size_t n) {
   size_t i = 0;
 #ifdef __SSE2__
-  const __m128i space = _mm_set1_epi8(0x20), quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
+  const __m128i space = _mm_set1_epi8(0x20), quote = _mm_set1_epi8('"'),
+                bslash = _mm_set1_epi8('\\');
 
   /* A signed compare with 0x20 catches controls and non-ASCII at once. */
   for (; i + 16 <= n; i += 16) {

@@ -35,40 +35,41 @@ typedef enum {
 
 /* One picture to send: a whole image file, or (later) a rendered PDF page. */
 typedef struct {
-  char *media_type;    /* "image/png", "image/jpeg", "image/gif", "image/webp"; owned */
-  char *data;          /* base64 of the bytes sent, NUL-terminated; owned */
-  size_t data_len;     /* strlen(data) */
-  int width, height;   /* of what `data` decodes to */
-  int original_width;  /* of the source when resized, else 0 */
+  char *media_type;   /* "image/png", "image/jpeg", "image/gif", "image/webp"; owned */
+  char *data;         /* base64 of the bytes sent, NUL-terminated; owned */
+  size_t data_len;    /* strlen(data) */
+  int width, height;  /* of what `data` decodes to */
+  int original_width; /* of the source when resized, else 0 */
   int original_height;
-  int page;            /* 1-based PDF page it shows, 0 for an image file */
+  int page; /* 1-based PDF page it shows, 0 for an image file */
 } ImageOut;
 
 /* One PDF page shown: its text, and the picture of it when it was rendered. */
 typedef struct {
-  int number;          /* 1-based page number */
-  char *text;          /* the page's text, valid UTF-8 (may be empty); owned */
+  int number; /* 1-based page number */
+  char *text; /* the page's text, valid UTF-8 (may be empty); owned */
   size_t text_len;
-  int image;           /* index into the file's images[] when rendered, else -1 */
+  int image; /* index into the file's images[] when rendered, else -1 */
 } PageOut;
 
 typedef struct {
-  char *path;          /* as the client gave it; owned */
+  char *path; /* as the client gave it; owned */
   FileType type;
-  const char *code;    /* one of CODE_*, static; NULL when the file was read */
-  char *error;         /* human message when code is set; owned */
-  int64_t bytes;       /* file size, -1 when unknown */
-  int64_t modified_ms; /* mtime in epoch milliseconds (negative before 1970), or RESULT_TIME_UNKNOWN */
+  const char *code; /* one of CODE_*, static; NULL when the file was read */
+  char *error;      /* human message when code is set; owned */
+  int64_t bytes;    /* file size, -1 when unknown */
+  int64_t
+      modified_ms; /* mtime in epoch milliseconds (negative before 1970), or RESULT_TIME_UNKNOWN */
 
   /* FILE_TYPE_TEXT */
-  char *content;       /* valid UTF-8 as shown (numbered or raw, with any notice); owned */
+  char *content; /* valid UTF-8 as shown (numbered or raw, with any notice); owned */
   size_t content_len;
-  int64_t lines;       /* lines in the whole file */
-  const char *encoding;/* static: "utf-8", "utf-16le", "utf-16be", "iso-8859-1", ... */
-  bool bom;            /* a UTF-8 file that started with a byte-order mark (dropped) */
-  const char *eol;     /* static: "lf", "crlf", "mixed"; NULL when the file has no line break */
-  bool truncated;      /* not the whole file is shown (text and pdf) */
-  int64_t shown_first; /* first and last line shown, 1-based; both 0 when none is shown */
+  int64_t lines;        /* lines in the whole file */
+  const char *encoding; /* static: "utf-8", "utf-16le", "utf-16be", "iso-8859-1", ... */
+  bool bom;             /* a UTF-8 file that started with a byte-order mark (dropped) */
+  const char *eol;      /* static: "lf", "crlf", "mixed"; NULL when the file has no line break */
+  bool truncated;       /* not the whole file is shown (text and pdf) */
+  int64_t shown_first;  /* first and last line shown, 1-based; both 0 when none is shown */
   int64_t shown_last;
 
   /* FILE_TYPE_IMAGE: exactly one image. Later PDFs: one per rendered page. */
@@ -77,13 +78,13 @@ typedef struct {
   bool animated;
 
   /* FILE_TYPE_PDF (truncated and images above apply too) */
-  int64_t pages;       /* pages in the document */
-  char *title;         /* document info, NULL when absent; owned */
+  int64_t pages; /* pages in the document */
+  char *title;   /* document info, NULL when absent; owned */
   char *author;
-  char *outline;       /* the document outline as indented text, NULL when none is shown; owned */
-  PageOut *page_out;   /* the pages shown, in order; owned */
+  char *outline;     /* the document outline as indented text, NULL when none is shown; owned */
+  PageOut *page_out; /* the pages shown, in order; owned */
   size_t n_page_out;
-  char *notice;        /* text after the last page (how to read on), NULL when none; owned */
+  char *notice; /* text after the last page (how to read on), NULL when none; owned */
 } FileResult;
 
 typedef struct {

@@ -77,6 +77,7 @@ static void cdata_close(XmlOut *x) {
 
 /* 1 for the bytes CDATA carries as they are and that need no look: printable ASCII but '>',
  * tab and LF. Everything else stops the scan. */
+/* clang-format off */
 static const uint8_t cdata_plain[256] = {
     ['\t'] = 1, ['\n'] = 1,
     [0x20] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x20-0x2f */
@@ -86,6 +87,7 @@ static const uint8_t cdata_plain[256] = {
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,           /* 0x60-0x6f */
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,           /* 0x70-0x7f */
 };
+/* clang-format on */
 
 /* How many bytes from p CDATA carries with no look (at most n). */
 static inline size_t cdata_plain_run(const unsigned char *p, size_t n) {
@@ -99,7 +101,8 @@ static inline size_t cdata_plain_run(const unsigned char *p, size_t n) {
   for (; i + 16 <= n; i += 16) {
     __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
     __m128i ok = _mm_or_si128(_mm_cmpeq_epi8(v, tab), _mm_cmpeq_epi8(v, lf));
-    __m128i stop = _mm_or_si128(_mm_andnot_si128(ok, _mm_cmplt_epi8(v, space)), _mm_cmpeq_epi8(v, gt));
+    __m128i stop =
+        _mm_or_si128(_mm_andnot_si128(ok, _mm_cmplt_epi8(v, space)), _mm_cmpeq_epi8(v, gt));
     int mask = _mm_movemask_epi8(stop);
 
     if (mask != 0)
@@ -383,7 +386,8 @@ int xml_format_content(GString *out, const FileResult *f, int64_t image_index) {
 
 /* Appends the document's start tag; see xml.h. Numbers need no escaping. */
 void xml_format_open(GString *out, int64_t bytes, int64_t lines) {
-  g_string_append_printf(out, "<ReadResults bytes='%" PRId64 "' lines='%" PRId64 "'>\n", bytes, lines);
+  g_string_append_printf(out, "<ReadResults bytes='%" PRId64 "' lines='%" PRId64 "'>\n", bytes,
+                         lines);
 }
 
 /* What the document will roughly take, so the string is allocated once in the usual case. */

@@ -23,12 +23,12 @@
 
 struct Framer {
   char *buf;
-  size_t alloc;    /* bytes allocated at buf */
-  size_t start;    /* first unread byte */
-  size_t end;      /* one past the last buffered byte */
-  size_t scanned;  /* buf[start..scanned) is known to hold no '\n' */
+  size_t alloc;   /* bytes allocated at buf */
+  size_t start;   /* first unread byte */
+  size_t end;     /* one past the last buffered byte */
+  size_t scanned; /* buf[start..scanned) is known to hold no '\n' */
   size_t max_line;
-  bool skipping;   /* dropping an oversized line up to its '\n' */
+  bool skipping; /* dropping an oversized line up to its '\n' */
 };
 
 Framer *framer_new(size_t max_line) {

@@ -88,7 +88,14 @@ static size_t jsonrpc_scan_string(JsonrpcScan *scan, size_t i, unsigned depth) {
     if (i + 1 >= scan->len)
       break;
     switch (s[i + 1]) {
-    case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+    case '"':
+    case '\\':
+    case '/':
+    case 'b':
+    case 'f':
+    case 'n':
+    case 'r':
+    case 't':
       i += 2;
       break;
     case 'u':

@@ -26,10 +26,10 @@ typedef enum {
 
 typedef struct {
   JsonrpcKind kind;
-  const char *method;  /* points into root; NULL for a response */
-  JsonNode *id;        /* points into root: a number or string node; NULL for a notification */
-  JsonNode *params;    /* points into root: object or array, NULL when absent */
-  JsonNode *root;      /* owned */
+  const char *method; /* points into root; NULL for a response */
+  JsonNode *id;       /* points into root: a number or string node; NULL for a notification */
+  JsonNode *params;   /* points into root: object or array, NULL when absent */
+  JsonNode *root;     /* owned */
 } JsonrpcMessage;
 
 /* Parses and validates one line. On success returns 0 and fills *ret_msg (clear it with

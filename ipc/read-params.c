@@ -15,7 +15,7 @@
 
 #define PATH_ITEM_ERROR "paths[%zu] must be a non-empty string or an object with a \"path\""
 #define PAGES_ERROR "paths[%zu].pages must be a page selection like \"3\", \"2-5\" or \"1,28-\""
-#define FORMAT_ERROR \
+#define FORMAT_ERROR                                                                               \
   "format must be one of \"xml\", \"anthropic\", \"openai\", \"toolresult\", \"text\""
 #define DETAIL_ERROR "images.detail must be one of \"auto\", \"low\", \"high\""
 
@@ -175,8 +175,8 @@ static int read_params_images(JsonNode *node, ReadParams *ret, char **ret_error)
   if (dim)
     ret->max_dimension = (int)v;
   total = read_params_member(json_node_get_object(node), "maxTotalBytes");
-  if (total && !read_params_get_int(total, 0, READ_MAX_MAX_TOTAL_IMAGE_BYTES,
-                                    &ret->max_total_image_bytes))
+  if (total &&
+      !read_params_get_int(total, 0, READ_MAX_MAX_TOTAL_IMAGE_BYTES, &ret->max_total_image_bytes))
     return read_params_fail(ret_error, "images.maxTotalBytes must be an integer from 0 to %" PRId64,
                             READ_MAX_MAX_TOTAL_IMAGE_BYTES);
   return read_params_detail(read_params_member(json_node_get_object(node), "detail"), ret,

@@ -7,8 +7,8 @@
 
 #include <json-glib/json-glib.h>
 
-#define READ_MAX_PATHS 10000          /* paths per request */
-#define READ_DEFAULT_LIMIT 2000       /* lines shown per file */
+#define READ_MAX_PATHS 10000    /* paths per request */
+#define READ_DEFAULT_LIMIT 2000 /* lines shown per file */
 #define READ_DEFAULT_MAX_DIMENSION 1568
 #define READ_MAX_MAX_DIMENSION 8000
 #define READ_MIN_MAX_DIMENSION 16
@@ -33,24 +33,25 @@ typedef enum {
 } ReadImageDetail;
 
 typedef struct {
-  char *path;      /* as given, never empty; owned */
-  int64_t offset;  /* 1-based first line; 0 = the request's */
-  int64_t limit;   /* lines; 0 = the request's */
-  char *pages;     /* PDF page selection as given, NULL when absent; owned */
-  bool render;     /* render PDF pages */
-  char *password;  /* PDF password, NULL when absent; owned */
+  char *path;     /* as given, never empty; owned */
+  int64_t offset; /* 1-based first line; 0 = the request's */
+  int64_t limit;  /* lines; 0 = the request's */
+  char *pages;    /* PDF page selection as given, NULL when absent; owned */
+  bool render;    /* render PDF pages */
+  char *password; /* PDF password, NULL when absent; owned */
 } PathSpec;
 
 typedef struct {
   PathSpec *paths;
   size_t n_paths;
-  char *cwd;           /* NULL when absent; owned */
-  int64_t offset;      /* default 1 */
-  int64_t limit;       /* default READ_DEFAULT_LIMIT */
-  bool line_numbers;   /* default true */
-  int max_dimension;   /* default READ_DEFAULT_MAX_DIMENSION */
-  int64_t max_total_image_bytes; /* images.maxTotalBytes, default READ_DEFAULT_MAX_TOTAL_IMAGE_BYTES */
-  ReadFormat format;   /* default READ_FORMAT_XML */
+  char *cwd;         /* NULL when absent; owned */
+  int64_t offset;    /* default 1 */
+  int64_t limit;     /* default READ_DEFAULT_LIMIT */
+  bool line_numbers; /* default true */
+  int max_dimension; /* default READ_DEFAULT_MAX_DIMENSION */
+  int64_t
+      max_total_image_bytes; /* images.maxTotalBytes, default READ_DEFAULT_MAX_TOTAL_IMAGE_BYTES */
+  ReadFormat format;         /* default READ_FORMAT_XML */
   ReadImageDetail image_detail; /* images.detail, default READ_IMAGE_DETAIL_AUTO */
 } ReadParams;
 

@@ -243,12 +243,15 @@ START_TEST(cli_pdf_pages_and_render) {
   ck_assert_str_eq(rd_file_str(r, 0, "type"), "pdf");
   ck_assert_int_eq(rd_file_int(r, 0, "pages"), 36);
   const char *xml = json_object_get_string_member(r->result, "xml");
-  ck_assert_msg(strstr(xml, "<Page number='2'") && strstr(xml, "<Page number='3'"), "pages 2 and 3 missing");
-  ck_assert_msg(!strstr(xml, "<Page number='1'") && !strstr(xml, "<Page number='4'"), "pages outside 2-3 shown");
+  ck_assert_msg(strstr(xml, "<Page number='2'") && strstr(xml, "<Page number='3'"),
+                "pages 2 and 3 missing");
+  ck_assert_msg(!strstr(xml, "<Page number='1'") && !strstr(xml, "<Page number='4'"),
+                "pages outside 2-3 shown");
   JsonArray *images = json_object_get_array_member(r->result, "images");
   ck_assert_int_eq(json_array_get_length(images), 2);
   for (guint i = 0; i < 2; i++)
-    ck_assert_int_eq(json_object_get_int_member(json_array_get_object_element(images, i), "page"), 2 + i);
+    ck_assert_int_eq(json_object_get_int_member(json_array_get_object_element(images, i), "page"),
+                     2 + i);
   rd_result_free(r);
   rd_run_clear(&o);
 

@@ -106,8 +106,8 @@ START_TEST(daemon_initialize) {
   ck_assert_msg(JSON_NODE_HOLDS_OBJECT(json_object_get_member(res, "capabilities")),
                 "capabilities is not an object");
   /* It names every kind of file it reads. */
-  JsonObject *caps = json_object_get_object_member(
-      json_object_get_object_member(res, "capabilities"), "read");
+  JsonObject *caps =
+      json_object_get_object_member(json_object_get_object_member(res, "capabilities"), "read");
   JsonArray *types = json_object_get_array_member(caps, "types");
   GString *names = g_string_new(NULL);
   for (guint i = 0; i < json_array_get_length(types); i++)

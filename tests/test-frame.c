@@ -62,8 +62,8 @@ static void assert_lines(GPtrArray *out, const char *const *want) {
 }
 
 static const char multi[] = "{\"a\":1}\r\n\nsecond line\nthird\r\n\r\nlast\npartial";
-static const char *const multi_lines[] = {"{\"a\":1}", "", "second line", "third", "", "last",
-                                          NULL};
+static const char *const multi_lines[] = {"{\"a\":1}", "",     "second line", "third",
+                                          "",          "last", NULL};
 
 START_TEST(frame_lines_in_one_feed) {
   GPtrArray *out = frame_all(FRAME_MAX_LINE, multi);

@@ -12,7 +12,8 @@
 #define PIXBUF_TESTS "/usr/libexec/installed-tests/gdk-pixbuf"
 
 static GBytes *png_header(uint32_t w, uint32_t h) {
-  static const uint8_t sig[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R'};
+  static const uint8_t sig[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n',
+                                0,    0,   0,   13,  'I',  'H',  'D',  'R'};
   uint8_t buf[33] = {0};
 
   memcpy(buf, sig, sizeof(sig));
@@ -54,8 +55,10 @@ START_TEST(image_header_rejects_damage) {
   /* Every prefix of a header too short to hold the size is refused, never over-read. */
   for (size_t k = 0; k < 24; k++)
     ck_assert_int_eq(image_header_size(DETECT_PNG, d, k, &w, &h), -EINVAL);
-  ck_assert_int_eq(image_header_size(DETECT_JPEG, jpeg_no_frame, sizeof(jpeg_no_frame), &w, &h), -EINVAL);
-  ck_assert_int_eq(image_header_size(DETECT_JPEG, jpeg_bad_len, sizeof(jpeg_bad_len), &w, &h), -EINVAL);
+  ck_assert_int_eq(image_header_size(DETECT_JPEG, jpeg_no_frame, sizeof(jpeg_no_frame), &w, &h),
+                   -EINVAL);
+  ck_assert_int_eq(image_header_size(DETECT_JPEG, jpeg_bad_len, sizeof(jpeg_bad_len), &w, &h),
+                   -EINVAL);
   ck_assert_int_eq(image_header_size(DETECT_BMP, d, n, &w, &h), -ENOTSUP);
 }
 END_TEST

@@ -136,7 +136,8 @@ static GdkPixbuf *make_graphic(int w, int h, bool alpha) {
   for (int y = 0; y < h; y++)
     for (int x = 0; x < w; x++) {
       guint8 *p = px + (size_t)y * stride + (size_t)x * nc;
-      bool panel = x < w / 5, glyph = (y % 24) < 14 && (x * 7 + y / 24 * 3) % 11 < 6 && (x / 40) % 5 != 4;
+      bool panel = x < w / 5,
+           glyph = (y % 24) < 14 && (x * 7 + y / 24 * 3) % 11 < 6 && (x / 40) % 5 != 4;
 
       p[0] = panel ? 40 : glyph ? 30 : 250;
       p[1] = panel ? 44 : glyph ? 90 : 250;
@@ -209,7 +210,8 @@ START_TEST(image_gif_and_jpeg_within_limits_go_as_they_are) {
     expect = g_base64_encode((const guchar *)file, len);
     ck_assert_int_eq(read_image(files[i], 1568, NULL, &res), 0);
     ck_assert_str_eq(res.images[0].data, expect);
-    ck_assert_str_eq(res.images[0].media_type, detect_media_type(detect_magic((uint8_t *)file, len)));
+    ck_assert_str_eq(res.images[0].media_type,
+                     detect_media_type(detect_magic((uint8_t *)file, len)));
     file_result_clear(&res);
   }
 }
@@ -545,7 +547,8 @@ START_TEST(image_hostile_sets_are_all_answered) {
       FileResult res = {0};
       double t0;
 
-      if (!g_file_test(path, G_FILE_TEST_IS_REGULAR) || g_file_test(path, G_FILE_TEST_IS_EXECUTABLE))
+      if (!g_file_test(path, G_FILE_TEST_IS_REGULAR) ||
+          g_file_test(path, G_FILE_TEST_IS_EXECUTABLE))
         continue;
       read_params_init(&params);
       params.paths = g_new0(PathSpec, 1);

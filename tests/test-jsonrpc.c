@@ -290,8 +290,8 @@ START_TEST(jsonrpc_params_must_be_structured) {
   static const char *const params[] = {"\"x\"", "5", "true", "false"};
 
   for (size_t i = 0; i < G_N_ELEMENTS(params); i++) {
-    char *line = g_strdup_printf("{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"m\",\"params\":%s}",
-                                 params[i]);
+    char *line =
+        g_strdup_printf("{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"m\",\"params\":%s}", params[i]);
 
     expect_error(line, JSONRPC_INVALID_REQUEST, "n:9");
     g_free(line);
@@ -326,8 +326,7 @@ START_TEST(jsonrpc_strings_json_glib_would_alter) {
 
   /* An escaped backslash followed by u0000 is plain text. */
   parse_ok("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"m\",\"params\":[\"a\\\\u0000b\"]}", &msg);
-  ck_assert_str_eq(json_array_get_string_element(json_node_get_array(msg.params), 0),
-                   "a\\u0000b");
+  ck_assert_str_eq(json_array_get_string_element(json_node_get_array(msg.params), 0), "a\\u0000b");
   jsonrpc_message_clear(&msg);
 }
 END_TEST

@@ -226,8 +226,8 @@ START_TEST(read_params_item_offset_and_limit) {
 END_TEST
 
 START_TEST(read_params_item_pdf_members) {
-  static const char *const bad_pages[] = {"\"\"", "\"0\"", "\"3-2\"", "\"-5\"", "\"1,,2\"",
-                                          "\"a\"", "\"1-2-3\"", "\"1 - 3\""};
+  static const char *const bad_pages[] = {"\"\"",     "\"0\"", "\"3-2\"",   "\"-5\"",
+                                          "\"1,,2\"", "\"a\"", "\"1-2-3\"", "\"1 - 3\""};
   ReadParams p;
 
   for (size_t i = 0; i < G_N_ELEMENTS(bad_pages); i++) {
@@ -308,7 +308,8 @@ START_TEST(read_params_images_max_total_bytes) {
   ck_assert_int_eq(p.max_total_image_bytes, 0);
   ck_assert_int_eq(p.max_dimension, READ_DEFAULT_MAX_DIMENSION);
   read_params_clear(&p);
-  parse_ok("{\"paths\":[\"f\"],\"images\":{\"maxDimension\":2400,\"maxTotalBytes\":1073741824}}", &p);
+  parse_ok("{\"paths\":[\"f\"],\"images\":{\"maxDimension\":2400,\"maxTotalBytes\":1073741824}}",
+           &p);
   ck_assert_int_eq(p.max_total_image_bytes, READ_MAX_MAX_TOTAL_IMAGE_BYTES);
   ck_assert_int_eq(p.max_dimension, 2400);
   read_params_clear(&p);
@@ -319,8 +320,8 @@ START_TEST(read_params_images_max_total_bytes) {
 END_TEST
 
 START_TEST(read_params_format) {
-  static const char *const bad[] = {"\"XML\"", "\"json\"", "\"\"", "\"xml \"", "1", "true",
-                                    "[\"xml\"]", "{}"};
+  static const char *const bad[] = {"\"XML\"", "\"json\"", "\"\"",      "\"xml \"",
+                                    "1",       "true",     "[\"xml\"]", "{}"};
   static const struct {
     const char *name;
     ReadFormat format;
@@ -437,12 +438,33 @@ START_TEST(read_params_clear_null) {
 END_TEST
 
 START_TEST(read_params_pages_syntax) {
-  static const char *const good[] = {"1", "3", "2-5", "5-5", "1,28-", "28-", " 1 , 2-3 ,4- ",
-                                     "007", "1,1,1", "2147483647", "1-2147483647", "10-12,3"};
-  static const char *const bad[] = {"", " ", "0", "0-3", "3-2", "-5", "-", "1-2-3", "1,,2", "1,",
-                                    ",1", "a", "1 - 3", "1 -3", "1.5", "+1", "2147483648",
-                                    "1-2147483648", "99999999999999999999", "1\t", "1;2", "1-a",
-                                    "1 2", "٣"};
+  static const char *const good[] = {"1",     "3",          "2-5",           "5-5",
+                                     "1,28-", "28-",        " 1 , 2-3 ,4- ", "007",
+                                     "1,1,1", "2147483647", "1-2147483647",  "10-12,3"};
+  static const char *const bad[] = {"",
+                                    " ",
+                                    "0",
+                                    "0-3",
+                                    "3-2",
+                                    "-5",
+                                    "-",
+                                    "1-2-3",
+                                    "1,,2",
+                                    "1,",
+                                    ",1",
+                                    "a",
+                                    "1 - 3",
+                                    "1 -3",
+                                    "1.5",
+                                    "+1",
+                                    "2147483648",
+                                    "1-2147483648",
+                                    "99999999999999999999",
+                                    "1\t",
+                                    "1;2",
+                                    "1-a",
+                                    "1 2",
+                                    "٣"};
 
   for (size_t i = 0; i < G_N_ELEMENTS(good); i++)
     ck_assert_msg(read_params_pages_valid(good[i]), "\"%s\" refused", good[i]);

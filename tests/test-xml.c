@@ -839,7 +839,7 @@ START_TEST(xml_pdf_pages_outline_notice) {
   img->page = 2;
   f->notice = g_strdup("… pages 3-30 not shown; continue with pages=\"3-\"");
   add_image(&r, "after.png", 4, 4); /* image 2 */
-  f = &r.files[1]; /* adding a file moved the array */
+  f = &r.files[1];                  /* adding a file moved the array */
   doc = format_and_parse(&r, NULL);
 
   n = content_node(doc, 1);

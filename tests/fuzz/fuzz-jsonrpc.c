@@ -21,12 +21,12 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define fuzz_assert(cond)                                                                      \
-  do {                                                                                         \
-    if (!(cond)) {                                                                             \
-      fprintf(stderr, "%s:%d: assertion failed: %s\n", __FILE__, __LINE__, #cond);            \
-      abort();                                                                                 \
-    }                                                                                          \
+#define fuzz_assert(cond)                                                                          \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      fprintf(stderr, "%s:%d: assertion failed: %s\n", __FILE__, __LINE__, #cond);                 \
+      abort();                                                                                     \
+    }                                                                                              \
   } while (0)
 
 /* What the framer must produce, computed the simple way: one entry per line or per line over

@@ -51,7 +51,7 @@ int main(int argc, char **argv) {
 
   for (int i = 1; i < argc; i++) {
     int n = g_file_test(argv[i], G_FILE_TEST_IS_DIR) ? fuzz_main_dir(argv[i])
-                                                      : (fuzz_main_file(argv[i]) < 0 ? -1 : 1);
+                                                     : (fuzz_main_file(argv[i]) < 0 ? -1 : 1);
 
     if (n < 0)
       return EXIT_FAILURE;
