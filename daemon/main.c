@@ -1,6 +1,7 @@
 /* readerd: reads many files at once for coding agents and editor extensions. */
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <libxml/parser.h>
@@ -10,6 +11,9 @@
 #include "daemon/log.h"
 #include "daemon/pdf-worker.h"
 #include "daemon/pdf.h"
+
+/* Threads of libuv's pool unless UV_THREADPOOL_SIZE says otherwise: 2 * REQUEST_MAX_IN_FLIGHT. */
+#define POOL_SIZE_DEFAULT "16"
 
 int main(int argc, char **argv) {
   int r;
@@ -32,6 +36,10 @@ int main(int argc, char **argv) {
   if (strcmp(argv[1], PDF_WORKER_COMMAND) == 0)
     pdf_worker_main();
   pdf_set_worker_path("/proc/self/exe");
+  /* libuv's pool defaults to 4 threads. A pool thread may wait seconds for a PDF worker, and one
+   * request keeps up to REQUEST_MAX_IN_FLIGHT of them busy: size the pool so that two such
+   * requests still leave threads for everyone else. The variable is read when the pool starts. */
+  setenv("UV_THREADPOOL_SIZE", POOL_SIZE_DEFAULT, 0);
   /* A client that goes away must not kill the daemon: writes then fail with EPIPE. */
   signal(SIGPIPE, SIG_IGN);
   log_init_from_env();

@@ -677,6 +677,79 @@ START_TEST(daemon_requests_interleave) {
 }
 END_TEST
 
+/* A PDF whose single page holds n text operations: poppler takes about a second for 400,000. */
+static char *write_slow_pdf(const char *dir, int n) {
+  GString *ops = g_string_new(NULL), *pdf = g_string_new("%PDF-1.4\n");
+  size_t offs[5];
+  char *objs[5], *path;
+
+  for (int i = 0; i < n; i++)
+    g_string_append_printf(ops, "BT /F1 1 Tf %d %d Td (x) Tj ET\n", i % 600, (i / 600) % 800);
+  objs[0] = g_strdup("<< /Type /Catalog /Pages 2 0 R >>");
+  objs[1] = g_strdup("<< /Type /Pages /Kids [3 0 R] /Count 1 >>");
+  objs[2] = g_strdup("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+                     "/Resources << /Font << /F1 5 0 R >> >> >>");
+  objs[3] = g_strdup_printf("<< /Length %zu >>\nstream\n%s\nendstream", ops->len, ops->str);
+  objs[4] = g_strdup("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>");
+  for (int i = 0; i < 5; i++) {
+    offs[i] = pdf->len;
+    g_string_append_printf(pdf, "%d 0 obj\n%s\nendobj\n", i + 1, objs[i]);
+    g_free(objs[i]);
+  }
+  size_t xref = pdf->len;
+  g_string_append(pdf, "xref\n0 6\n0000000000 65535 f \n");
+  for (int i = 0; i < 5; i++)
+    g_string_append_printf(pdf, "%010zu 00000 n \n", offs[i]);
+  g_string_append_printf(pdf, "trailer\n<< /Size 6 /Root 1 0 R >>\nstartxref\n%zu\n%%%%EOF\n", xref);
+  path = rd_write_file(dir, "slow.pdf", pdf->str, pdf->len);
+  g_string_free(ops, TRUE);
+  g_string_free(pdf, TRUE);
+  return path;
+}
+
+/* A request whose files keep pool threads waiting (PDFs that take poppler a second each) leaves
+ * threads for other clients: a one-file read on another connection is answered at once, long
+ * before even one of those PDFs could be done. */
+START_TEST(daemon_slow_pdfs_do_not_starve_others) {
+  char *pdf = write_slow_pdf(dmn->dir, 400000);
+  char *q = rd_json_quote(pdf);
+  GString *params = g_string_new("{\"paths\":[");
+  for (int i = 0; i < 8; i++)
+    g_string_append_printf(params, "%s%s", i ? "," : "", q);
+  g_string_append(params, "]}");
+  RdConn *big = rd_conn_new(dmn->sock);
+  RdConn *small = rd_conn_new(dmn->sock);
+  char *text = rd_write_str(dmn->dir, "starve.txt", "one line\n");
+  char *small_params = g_strdup_printf("{\"paths\":[%s]}", rd_json_quote(text));
+  char *k = rd_conn_request(big, "read", params->str, "\"big\"");
+  g_usleep(100000); /* the PDFs are being read */
+  gint64 t0 = g_get_monotonic_time();
+  char *sk = rd_conn_request(small, "read", small_params, NULL);
+  RdResult *res = rd_result_new(rd_conn_wait(small, sk, RD_TIMEOUT_MS));
+  gint64 waited_ms = (g_get_monotonic_time() - t0) / 1000;
+  ck_assert_msg(waited_ms < 700, "a one-file read waited %" G_GINT64_FORMAT " ms behind slow PDFs",
+                waited_ms);
+  ck_assert_int_eq(rd_file_int(res, 0, "lines"), 1);
+  char *line = NULL;
+  ck_assert_msg(rd_conn_recv_line(big, 0, &line) == -ETIMEDOUT, "the slow PDFs were done first");
+  rd_result_free(res);
+  /* Cancelling kills their workers at once. */
+  rd_conn_notify(big, "$/cancelRequest", "{\"id\":\"big\"}");
+  JsonNode *m = rd_conn_wait(big, k, RD_TIMEOUT_MS);
+  json_node_unref(m);
+  assert_serves(small);
+  g_free(sk);
+  g_free(k);
+  g_free(small_params);
+  g_free(text);
+  rd_conn_free(big);
+  rd_conn_free(small);
+  g_string_free(params, TRUE);
+  g_free(q);
+  g_free(pdf);
+}
+END_TEST
+
 /* A client that sends many requests and reads nothing for a while: the daemon keeps serving
  * others, and the client gets every answer once it reads. */
 START_TEST(daemon_slow_reader) {
@@ -934,6 +1007,7 @@ static Suite *daemon_suite(void) {
   tcase_add_test(tc, daemon_exit_without_shutdown);
   tcase_add_test(tc, daemon_shutdown_answers_pending);
   tcase_add_test(tc, daemon_requests_interleave);
+  tcase_add_test(tc, daemon_slow_pdfs_do_not_starve_others);
   tcase_add_test(tc, daemon_slow_reader);
   tcase_add_test(tc, daemon_split_writes);
   tcase_add_test(tc, daemon_two_requests_one_write);
