@@ -11,19 +11,22 @@
 
 #include "daemon/request.h"
 #include "daemon/server.h"
+#include "daemon/workspace.h"
 #include "ipc/read-params.h"
 
 static const char usage_text[] =
     "Usage:\n"
     "  readerd read [--json] [--format FORMAT] [--offset N] [--limit N] [--no-line-numbers]\n"
     "               [--max-dimension N] [--max-image-bytes N] [--image-detail auto|low|high]\n"
-    "               [--pages SPEC] [--render] [--password PW] PATH...\n"
+    "               [--pages SPEC] [--render] [--password PW] [--root DIR] [--exclude GLOB]...\n"
+    "               PATH...\n"
     "      Read files once, without a daemon; print the <ReadResults> XML (or, with --json,\n"
     "      the whole result object). --format xml|anthropic|openai|toolresult|text prints\n"
     "      that shape instead (docs/formats.md). --pages, --render and --password apply to\n"
-    "      every PDF given (--render to SVG files too). Options may follow the paths; after\n"
-    "      -- every argument is a path. Exit 0 when every file was read, 1 when any file\n"
-    "      has a per-file error, 2 on a usage error.\n"
+    "      every PDF given (--render to SVG files too). --root DIR reads relative paths from\n"
+    "      DIR and refuses files outside it; --exclude refuses matching files (.env, *.pem).\n"
+    "      Options may follow the paths; after -- every argument is a path. Exit 0 when\n"
+    "      every file was read, 1 when any file has a per-file error, 2 on a usage error.\n"
     "  readerd serve [--socket PATH]\n"
     "      Serve line-delimited JSON-RPC on a Unix socket (mode 0600). The default socket is\n"
     "      $XDG_RUNTIME_DIR/readerd.sock, else /tmp/readerd-UID/readerd.sock.\n"
@@ -92,6 +95,8 @@ typedef struct {
   const char *pages;
   const char *password;
   bool render;
+  const char *root;   /* --root: base of relative paths, and the fence */
+  GPtrArray *exclude; /* --exclude patterns (const char *), NULL-terminated when used */
 } CliPathOptions;
 
 /* Applies one option to params, run or popt. Returns 0, 1 when the caller should exit 0
@@ -141,6 +146,12 @@ static int cli_read_option(int c, ReadParams *params, CliRun *run, CliPathOption
   case 'P':
     popt->password = optarg;
     return 0;
+  case 'R':
+    popt->root = optarg;
+    return 0;
+  case 'x':
+    g_ptr_array_add(popt->exclude, optarg);
+    return 0;
   case 'h':
     cli_usage(0);
     return 1;
@@ -164,11 +175,16 @@ int cli_read(int argc, char **argv) {
       {"pages", required_argument, NULL, 'p'},
       {"render", no_argument, NULL, 'r'},
       {"password", required_argument, NULL, 'P'},
+      {"root", required_argument, NULL, 'R'},
+      {"exclude", required_argument, NULL, 'x'},
       {NULL, 0, NULL, 0},
   };
   ReadParams params;
   CliRun run = {.exit_status = 1};
-  CliPathOptions popt = {0};
+  g_autoptr(GPtrArray) exclude = g_ptr_array_new();
+  CliPathOptions popt = {.exclude = exclude};
+  g_autofree char *err = NULL;
+  Workspace *ws = NULL;
   int c, r;
 
   read_params_init(&params);
@@ -180,8 +196,12 @@ int cli_read(int argc, char **argv) {
       return r == 1 ? 0 : r;
     }
   }
-  if (optind >= argc)
-    return usage_error("no PATH given", NULL);
+  g_ptr_array_add(exclude, NULL);
+  if (optind >= argc || workspace_new(popt.root, popt.root != NULL,
+                                      (const char *const *)exclude->pdata, &ws, &err) < 0) {
+    read_params_clear(&params);
+    return usage_error(err != NULL ? err : "no PATH given", NULL);
+  }
   params.n_paths = (size_t)(argc - optind);
   params.paths = g_new0(PathSpec, params.n_paths);
   for (size_t i = 0; i < params.n_paths; i++) {
@@ -190,8 +210,9 @@ int cli_read(int argc, char **argv) {
     params.paths[i].password = g_strdup(popt.password);
     params.paths[i].render = popt.render;
   }
-  request_start(uv_default_loop(), &params, NULL,
+  request_start(uv_default_loop(), &params, ws,
                 run.json ? REQUEST_OUTPUT_RESULT_JSON : REQUEST_OUTPUT_BARE, cli_done_cb, &run);
+  workspace_unref(ws);
   uv_run(uv_default_loop(), UV_RUN_DEFAULT);
   uv_loop_close(uv_default_loop());
   fflush(stdout);

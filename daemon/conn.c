@@ -9,7 +9,9 @@
 #include "daemon/log.h"
 #include "daemon/macro.h"
 #include "daemon/request.h"
+#include "daemon/workspace.h"
 #include "ipc/frame.h"
+#include "ipc/initialize-params.h"
 #include "ipc/jsonrpc.h"
 #include "ipc/read-params.h"
 
@@ -53,7 +55,7 @@ struct Conn {
   int handles_open;
 
   Framer *framer;
-  char *root;
+  Workspace *ws;    /* from initialize; NULL until then */
   GPtrArray *calls; /* Call*, in flight */
   size_t writes;    /* uv_write requests not yet completed */
 
@@ -85,7 +87,7 @@ static void conn_free(Conn *c) {
     c->closed_cb(c, c->data);
   framer_free(c->framer);
   g_ptr_array_free(c->calls, TRUE);
-  g_free(c->root);
+  workspace_unref(c->ws);
   g_free(c);
 }
 
@@ -269,21 +271,20 @@ static char *initialize_result(void) {
 }
 
 static void handle_initialize(Conn *c, const JsonrpcMessage *msg) {
-  g_autofree char *result = NULL;
+  g_autofree char *result = NULL, *err = NULL;
+  InitializeParams p;
+  Workspace *ws = NULL;
 
-  if (msg->params != NULL && JSON_NODE_HOLDS_OBJECT(msg->params)) {
-    JsonObject *o = json_node_get_object(msg->params);
-    JsonNode *root = json_object_get_member(o, "rootPath");
-
-    if (root != NULL && !JSON_NODE_HOLDS_NULL(root)) {
-      if (json_node_get_value_type(root) != G_TYPE_STRING) {
-        send_error(c, msg->id, JSONRPC_INVALID_PARAMS, "rootPath must be a string");
-        return;
-      }
-      g_free(c->root);
-      c->root = g_strdup(json_node_get_string(root));
-    }
+  if (initialize_params_parse(msg->params, &p, &err) < 0 ||
+      workspace_new(p.root_path, p.confine, (const char *const *)p.exclude, &ws, &err) < 0) {
+    send_error(c, msg->id, JSONRPC_INVALID_PARAMS, err);
+    initialize_params_clear(&p);
+    return;
   }
+  initialize_params_clear(&p);
+  /* Requests already running keep the workspace they started with. */
+  workspace_unref(c->ws);
+  c->ws = ws;
   result = initialize_result();
   send_result(c, msg->id, result, strlen(result));
 }
@@ -304,7 +305,7 @@ static void handle_read(Conn *c, const JsonrpcMessage *msg) {
   call->key = jsonrpc_id_key(msg->id);
   g_ptr_array_add(c->calls, call);
   call->req =
-      request_start(c->loop, &params, c->root, REQUEST_OUTPUT_RESULT_JSON, call_done_cb, call);
+      request_start(c->loop, &params, c->ws, REQUEST_OUTPUT_RESULT_JSON, call_done_cb, call);
 }
 
 static void handle_cancel(Conn *c, const JsonrpcMessage *msg) {

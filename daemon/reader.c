@@ -66,8 +66,8 @@ static bool check_mode(FileResult *res, const struct stat *st) {
   return true;
 }
 
-static char *resolve(const ReadParams *params, const char *path, const char *root) {
-  const char *base = params->cwd != NULL ? params->cwd : root;
+static char *resolve(const ReadParams *params, const char *path, const Workspace *ws) {
+  const char *base = params->cwd != NULL ? params->cwd : workspace_root(ws);
 
   if (g_path_is_absolute(path) || base == NULL)
     return g_strdup(path);
@@ -137,8 +137,8 @@ static void read_open_file(const ReadParams *params, const PathSpec *spec, int f
   }
 }
 
-void reader_read(const ReadParams *params, size_t i, const char *root, const atomic_bool *cancelled,
-                 FileResult *res) {
+void reader_read(const ReadParams *params, size_t i, const Workspace *ws,
+                 const atomic_bool *cancelled, FileResult *res) {
   const PathSpec *spec = &params->paths[i];
   g_autofree char *full = NULL;
   struct stat st;
@@ -151,7 +151,10 @@ void reader_read(const ReadParams *params, size_t i, const char *root, const ato
     file_result_fail(res, CODE_CANCELLED, "request cancelled");
     return;
   }
-  full = resolve(params, spec->path, root);
+  full = resolve(params, spec->path, ws);
+  /* Outside the workspace: refused before anything else is said of it. */
+  if (!workspace_allows_path(ws, full, res))
+    return;
   /* stat before open: a FIFO or a device is refused without ever being opened. */
   if (stat(full, &st) < 0) {
     fail_errno(res, errno, "stat");
@@ -169,7 +172,7 @@ void reader_read(const ReadParams *params, size_t i, const char *root, const ato
     fail_errno(res, errno, "fstat");
     goto finish;
   }
-  if (!check_mode(res, &st))
+  if (!check_mode(res, &st) || !workspace_allows(ws, fd, spec->path, res))
     goto finish;
   res->bytes = (int64_t)st.st_size;
   res->modified_ms = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;

@@ -3,11 +3,13 @@
 
 #include <stdatomic.h>
 
+#include "daemon/workspace.h"
 #include "formatters/result.h"
 #include "ipc/read-params.h"
 
 /* Reads params->paths[i] into res (which must be zeroed). Relative paths resolve against
- * params->cwd, else `root` (may be NULL), else the process's working directory. Never fails
- * as a whole: every problem is a per-file code in res. `cancelled` may be NULL. */
-void reader_read(const ReadParams *params, size_t i, const char *root, const atomic_bool *cancelled,
-                 FileResult *res);
+ * params->cwd, else the workspace's root, else the process's working directory; the workspace
+ * (may be NULL) also decides what may be read at all (workspace_allows). Never fails as a
+ * whole: every problem is a per-file code in res. `cancelled` may be NULL. */
+void reader_read(const ReadParams *params, size_t i, const Workspace *ws,
+                 const atomic_bool *cancelled, FileResult *res);

@@ -21,7 +21,7 @@ typedef struct {
 struct Request {
   uv_loop_t *loop;
   ReadParams params;
-  char *root;
+  Workspace *ws;
   const Formatter *fmt; /* the request's format (params.format) */
   FormatOptions fopt;
   RequestDoneCb done_cb;
@@ -62,7 +62,7 @@ static void file_work_cb(uv_work_t *w) {
   Request *req = t->req;
   FileResult *f = &req->result.files[t->index];
 
-  reader_read(&req->params, t->index, req->root, &req->cancelled, f);
+  reader_read(&req->params, t->index, req->ws, &req->cancelled, f);
   /* Format the file here, in parallel with the others, while it is hot in the cache. Only a
    * file with images must wait: its image index depends on the files before it. */
   if (f->code != NULL || f->n_images == 0) {
@@ -170,14 +170,14 @@ static void pump(Request *req) {
   finish(req, 0);
 }
 
-Request *request_start(uv_loop_t *loop, ReadParams *params, const char *root, RequestOutput output,
+Request *request_start(uv_loop_t *loop, ReadParams *params, Workspace *ws, RequestOutput output,
                        RequestDoneCb done_cb, void *data) {
   Request *req = g_new0(Request, 1);
 
   req->loop = loop;
   req->params = *params;
   read_params_init(params);
-  req->root = g_strdup(root);
+  req->ws = workspace_ref(ws);
   req->fmt = format_get(read_format_name(req->params.format));
   g_assert(req->fmt != NULL);
   req->fopt.bare = output == REQUEST_OUTPUT_BARE;
@@ -227,7 +227,7 @@ void request_free(Request *req) {
   g_assert(req->finished);
   read_result_clear(&req->result);
   read_params_clear(&req->params);
-  g_free(req->root);
+  workspace_unref(req->ws);
   for (size_t i = 0; req->tasks != NULL && i < req->n_tasks; i++)
     if (req->tasks[i].frag != NULL)
       g_string_free(req->tasks[i].frag, TRUE);

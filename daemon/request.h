@@ -9,6 +9,7 @@
 #include <glib.h>
 #include <uv.h>
 
+#include "daemon/workspace.h"
 #include "ipc/read-params.h"
 
 typedef enum {
@@ -23,9 +24,10 @@ typedef struct Request Request;
  * cancelled before every file was read. The callback must eventually call request_free(). */
 typedef void (*RequestDoneCb)(Request *req, int status);
 
-/* Starts reading. Takes ownership of *params (which is reset); copies root (may be NULL).
+/* Starts reading. Takes ownership of *params (which is reset); takes a reference on ws (the
+ * connection's workspace, may be NULL).
  * Never fails. */
-Request *request_start(uv_loop_t *loop, ReadParams *params, const char *root, RequestOutput output,
+Request *request_start(uv_loop_t *loop, ReadParams *params, Workspace *ws, RequestOutput output,
                        RequestDoneCb done_cb, void *data);
 
 /* Stops starting new files; files being read stop at their next chunk. Safe to call more than

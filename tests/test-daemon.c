@@ -677,6 +677,65 @@ START_TEST(daemon_requests_interleave) {
 }
 END_TEST
 
+/* initialize's workspace fence through the real daemon: files outside the root (directly, by
+ * "..", through a symlink) and excluded names are ACCESS_DENIED without their size; the rest is
+ * read; bad settings are invalid params and leave the connection as it was. */
+START_TEST(daemon_workspace_fence) {
+  char *ws = g_build_filename(dmn->dir, "fence", NULL),
+       *out = g_build_filename(dmn->dir, "out", NULL);
+  ck_assert_int_eq(g_mkdir_with_parents(ws, 0700), 0);
+  ck_assert_int_eq(g_mkdir_with_parents(out, 0700), 0);
+  g_free(rd_write_str(ws, "in.txt", "inside\n"));
+  g_free(rd_write_str(ws, ".env", "KEY=1\n"));
+  char *secret = rd_write_str(out, "secret.txt", "outside\n");
+  char *link = g_build_filename(ws, "link.txt", NULL);
+  ck_assert_int_eq(symlink(secret, link), 0);
+  RdConn *c = rd_conn_new(dmn->sock);
+
+  /* Bad settings first: refused, nothing changes. */
+  JsonNode *m = rd_conn_call(c, "initialize", "{\"confineToRoot\":true}");
+  ck_assert_int_eq(rd_error_code(m), -32602);
+  json_node_unref(m);
+  char *missing = g_strdup("{\"rootPath\":\"/no/such/folder\",\"confineToRoot\":true}");
+  m = rd_conn_call(c, "initialize", missing);
+  ck_assert_int_eq(rd_error_code(m), -32602);
+  json_node_unref(m);
+
+  char *qws = rd_json_quote(ws);
+  char *init =
+      g_strdup_printf("{\"rootPath\":%s,\"confineToRoot\":true,\"exclude\":[\".env\"]}", qws);
+  g_free(qws);
+  m = rd_conn_call(c, "initialize", init);
+  ck_assert_int_eq(rd_error_code(m), 0);
+  json_node_unref(m);
+  const char *paths[] = {"in.txt", ".env",         "link.txt", "../out/secret.txt",
+                         secret,   "/etc/hostname"};
+  RdResult *r = rd_read_paths(c, paths, G_N_ELEMENTS(paths), NULL);
+  ck_assert_int_eq(rd_file_int(r, 0, "lines"), 1);
+  for (guint i = 1; i < G_N_ELEMENTS(paths); i++) {
+    ck_assert_msg(g_strcmp0(rd_file_str(r, i, "code"), "ACCESS_DENIED") == 0, "%s: code %s",
+                  paths[i], rd_file_str(r, i, "code"));
+    JsonObject *f = json_array_get_object_element(r->files, i);
+    ck_assert_msg(!json_object_has_member(f, "bytes"), "%s: its size leaked", paths[i]);
+  }
+  rd_result_free(r);
+  /* Another connection is not fenced. */
+  RdConn *other = rd_conn_new(dmn->sock);
+  const char *outside[] = {secret};
+  r = rd_read_paths(other, outside, 1, NULL);
+  ck_assert_ptr_null(rd_file_str(r, 0, "code"));
+  rd_result_free(r);
+  rd_conn_free(other);
+  rd_conn_free(c);
+  g_free(init);
+  g_free(missing);
+  g_free(link);
+  g_free(secret);
+  g_free(out);
+  g_free(ws);
+}
+END_TEST
+
 /* A PDF whose single page holds n text operations: poppler takes about a second for 400,000. */
 static char *write_slow_pdf(const char *dir, int n) {
   GString *ops = g_string_new(NULL), *pdf = g_string_new("%PDF-1.4\n");
@@ -700,7 +759,8 @@ static char *write_slow_pdf(const char *dir, int n) {
   g_string_append(pdf, "xref\n0 6\n0000000000 65535 f \n");
   for (int i = 0; i < 5; i++)
     g_string_append_printf(pdf, "%010zu 00000 n \n", offs[i]);
-  g_string_append_printf(pdf, "trailer\n<< /Size 6 /Root 1 0 R >>\nstartxref\n%zu\n%%%%EOF\n", xref);
+  g_string_append_printf(pdf, "trailer\n<< /Size 6 /Root 1 0 R >>\nstartxref\n%zu\n%%%%EOF\n",
+                         xref);
   path = rd_write_file(dir, "slow.pdf", pdf->str, pdf->len);
   g_string_free(ops, TRUE);
   g_string_free(pdf, TRUE);
@@ -1008,6 +1068,7 @@ static Suite *daemon_suite(void) {
   tcase_add_test(tc, daemon_shutdown_answers_pending);
   tcase_add_test(tc, daemon_requests_interleave);
   tcase_add_test(tc, daemon_slow_pdfs_do_not_starve_others);
+  tcase_add_test(tc, daemon_workspace_fence);
   tcase_add_test(tc, daemon_slow_reader);
   tcase_add_test(tc, daemon_split_writes);
   tcase_add_test(tc, daemon_two_requests_one_write);

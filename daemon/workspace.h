@@ -1,0 +1,39 @@
+/* A connection's workspace: the base of relative paths and, when asked, a fence around what
+ * may be read (the root, and patterns of files never to read, such as .env or keys). */
+#pragma once
+
+#include <stdbool.h>
+
+#include "formatters/result.h"
+
+typedef struct Workspace Workspace;
+
+/* A workspace rooted at `root` (NULL: relative paths use the working directory). With
+ * `confine`, files must lie inside the root once every symlink is resolved; `exclude` is a
+ * NULL-terminated list of glob patterns (may be NULL): a pattern without '/' matches a file's
+ * name, one with '/' its path relative to the root ('*' and '?' as in the shell, '*' crossing
+ * '/'). Returns 0 and *ret (free with workspace_unref), or -EINVAL with *ret_error (g_malloc'd)
+ * when confine is asked without a root, the root does not resolve to a folder, or a pattern
+ * is empty. */
+int workspace_new(const char *root, bool confine, const char *const *exclude, Workspace **ret,
+                  char **ret_error);
+
+/* Reference counting: a request keeps its connection's workspace while it runs. NULL is fine. */
+Workspace *workspace_ref(Workspace *ws);
+void workspace_unref(Workspace *ws);
+
+/* The root as given, or NULL. */
+const char *workspace_root(const Workspace *ws);
+
+/* A first check of a path before it is opened, so that what lies outside a confined
+ * workspace is refused without saying whether it is a folder, a device or a file: false (and
+ * CODE_ACCESS_DENIED in res) when the path resolves outside the root. A path that does not
+ * resolve passes (the open says why). workspace_allows() on the descriptor is the check that
+ * counts. */
+bool workspace_allows_path(const Workspace *ws, const char *path, FileResult *res);
+
+/* Checks the file open at fd, given as `path`: true when it may be read; otherwise res gets
+ * CODE_ACCESS_DENIED and a message. The check uses the descriptor's real path, so symlinks and
+ * ".." cannot get around it, and nothing can be swapped in between. ws may be NULL (no fence).
+ * Thread-safe. */
+bool workspace_allows(const Workspace *ws, int fd, const char *path, FileResult *res);

@@ -1,0 +1,131 @@
+/* The initialize method's params: every field, good and bad. */
+#include <check.h>
+#include <errno.h>
+
+#include <json-glib/json-glib.h>
+
+#include "ipc/initialize-params.h"
+
+static JsonNode *json(const char *text) {
+  g_autoptr(JsonParser) p = json_parser_new();
+
+  ck_assert(json_parser_load_from_data(p, text, -1, NULL));
+  return json_node_copy(json_parser_get_root(p));
+}
+
+/* Parses text; returns the error message (g_malloc'd) or NULL, and fills *ret on success. */
+static char *parse(const char *text, InitializeParams *ret) {
+  JsonNode *n = text != NULL ? json(text) : NULL;
+  char *err = NULL;
+  int r = initialize_params_parse(n, ret, &err);
+
+  ck_assert_int_eq(r == 0, err == NULL);
+  if (r < 0) {
+    ck_assert_int_eq(r, -EINVAL);
+    ck_assert_ptr_null(ret->root_path);
+    ck_assert_ptr_null(ret->exclude);
+  }
+  if (n != NULL)
+    json_node_unref(n);
+  return err;
+}
+
+START_TEST(initialize_params_defaults) {
+  static const char *const texts[] = {NULL, "null", "{}", "{\"clientInfo\":{\"name\":\"x\"}}",
+                                      "{\"rootPath\":null,\"exclude\":null}"};
+
+  for (size_t i = 0; i < G_N_ELEMENTS(texts); i++) {
+    InitializeParams p;
+
+    ck_assert_ptr_null(parse(texts[i], &p));
+    ck_assert_ptr_null(p.root_path);
+    ck_assert(!p.confine);
+    ck_assert_ptr_null(p.exclude);
+    initialize_params_clear(&p);
+  }
+}
+END_TEST
+
+START_TEST(initialize_params_all_fields) {
+  InitializeParams p;
+
+  ck_assert_ptr_null(parse("{\"rootPath\":\"/w s\",\"confineToRoot\":true,"
+                           "\"exclude\":[\".env\",\"*.pem\",\"secrets/*\"]}",
+                           &p));
+  ck_assert_str_eq(p.root_path, "/w s");
+  ck_assert(p.confine);
+  ck_assert_int_eq(g_strv_length(p.exclude), 3);
+  ck_assert_str_eq(p.exclude[0], ".env");
+  ck_assert_str_eq(p.exclude[2], "secrets/*");
+  initialize_params_clear(&p);
+  initialize_params_clear(&p); /* twice is fine */
+  initialize_params_clear(NULL);
+}
+END_TEST
+
+START_TEST(initialize_params_bad_fields) {
+  static const struct {
+    const char *text, *field;
+  } cases[] = {
+      {"[]", "params"},
+      {"{\"rootPath\":7}", "rootPath"},
+      {"{\"rootPath\":\"\"}", "rootPath"},
+      {"{\"confineToRoot\":\"yes\"}", "confineToRoot"},
+      {"{\"confineToRoot\":1}", "confineToRoot"},
+      {"{\"exclude\":\".env\"}", "exclude"},
+      {"{\"exclude\":[\".env\",3]}", "exclude[1]"},
+      {"{\"exclude\":[\"\"]}", "exclude[0]"},
+  };
+
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+    InitializeParams p;
+    g_autofree char *err = parse(cases[i].text, &p);
+
+    ck_assert_msg(err != NULL, "%s was accepted", cases[i].text);
+    ck_assert_msg(strstr(err, cases[i].field) != NULL, "%s: '%s' does not name %s", cases[i].text,
+                  err, cases[i].field);
+  }
+}
+END_TEST
+
+START_TEST(initialize_params_exclude_limit) {
+  GString *s = g_string_new("{\"exclude\":[");
+  InitializeParams p;
+
+  for (int i = 0; i <= INITIALIZE_MAX_EXCLUDE; i++)
+    g_string_append_printf(s, "%s\"p%d\"", i ? "," : "", i);
+  g_string_append(s, "]}");
+  g_autofree char *err = parse(s->str, &p);
+  ck_assert_ptr_nonnull(err);
+  /* One fewer is fine. */
+  g_string_truncate(s, s->len - 2);
+  g_string_truncate(s, strrchr(s->str, ',') - s->str);
+  g_string_append(s, "]}");
+  ck_assert_ptr_null(parse(s->str, &p));
+  ck_assert_int_eq(g_strv_length(p.exclude), INITIALIZE_MAX_EXCLUDE);
+  initialize_params_clear(&p);
+  g_string_free(s, TRUE);
+}
+END_TEST
+
+static Suite *initialize_params_suite(void) {
+  Suite *s = suite_create("initialize-params");
+  TCase *tc = tcase_create("core");
+
+  tcase_add_test(tc, initialize_params_defaults);
+  tcase_add_test(tc, initialize_params_all_fields);
+  tcase_add_test(tc, initialize_params_bad_fields);
+  tcase_add_test(tc, initialize_params_exclude_limit);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(initialize_params_suite());
+  int failed;
+
+  srunner_run_all(sr, CK_NORMAL);
+  failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? 0 : 1;
+}

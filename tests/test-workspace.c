@@ -1,0 +1,192 @@
+/* The workspace fence, on real files, symlinks and names in a temporary folder. */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include "daemon/workspace.h"
+
+static char *top; /* a temporary folder holding ws/ (the root) and outside/ */
+static char *root;
+
+static char *at(const char *rel) {
+  return g_build_filename(top, rel, NULL);
+}
+
+static void put(const char *rel, const char *text) {
+  g_autofree char *p = at(rel);
+
+  ck_assert(g_file_set_contents(p, text, -1, NULL));
+}
+
+static void link_to(const char *target, const char *rel) {
+  g_autofree char *p = at(rel);
+
+  ck_assert_int_eq(symlink(target, p), 0);
+}
+
+static void setup(void) {
+  top = g_dir_make_tmp("readerd-ws-XXXXXX", NULL);
+  ck_assert_ptr_nonnull(top);
+  root = at("ws");
+  g_autofree char *sub = at("ws/src/deep"), *out = at("outside"), *sec = at("ws/secrets");
+  ck_assert_int_eq(g_mkdir_with_parents(sub, 0700), 0);
+  ck_assert_int_eq(g_mkdir_with_parents(sec, 0700), 0);
+  ck_assert_int_eq(g_mkdir_with_parents(out, 0700), 0);
+  put("ws/src/main.c", "int main;\n");
+  put("ws/src/deep/x.txt", "x\n");
+  put("ws/.env", "KEY=1\n");
+  put("ws/src/server.pem", "pem\n");
+  put("ws/secrets/token", "t\n");
+  put("outside/secret.txt", "no\n");
+  link_to("../outside/secret.txt", "ws/escape.txt");
+  link_to(".env", "ws/notes.txt");
+  link_to("src/main.c", "ws/main-link.c");
+  link_to("../outside", "ws/outdir");
+}
+
+static void teardown(void) {
+  g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", top);
+
+  ck_assert_int_eq(system(cmd), 0);
+  g_free(root);
+  g_free(top);
+}
+
+/* Opens `path` (relative to the root unless absolute) and asks the workspace. Returns the
+ * code, or NULL when allowed; checks that the path check and the descriptor check agree. */
+static const char *verdict(const Workspace *ws, const char *path) {
+  g_autofree char *full =
+      g_path_is_absolute(path) ? g_strdup(path) : g_build_filename(root, path, NULL);
+  FileResult a = {0}, b = {0};
+  bool by_path = workspace_allows_path(ws, full, &a);
+  int fd = open(full, O_RDONLY | O_CLOEXEC);
+  const char *code;
+
+  ck_assert_msg(fd >= 0, "%s: %s", full, g_strerror(errno));
+  code = workspace_allows(ws, fd, path, &b) ? NULL : b.code;
+  close(fd);
+  /* What the path check refuses, the descriptor check refuses too. */
+  if (!by_path)
+    ck_assert_ptr_nonnull(code);
+  if (code != NULL)
+    ck_assert_ptr_nonnull(b.error);
+  file_result_clear(&a);
+  file_result_clear(&b);
+  return code;
+}
+
+static Workspace *make(const char *r, bool confine, const char *const *exclude) {
+  Workspace *ws = NULL;
+  g_autofree char *err = NULL;
+
+  ck_assert_msg(workspace_new(r, confine, exclude, &ws, &err) == 0, "%s", err);
+  return ws;
+}
+
+START_TEST(workspace_confine_follows_symlinks) {
+  Workspace *ws = make(root, true, NULL);
+  g_autofree char *outside = at("outside/secret.txt");
+  g_autofree char *dotdot = g_strdup_printf("%s/src/../../outside/secret.txt", root);
+
+  ck_assert_ptr_null(verdict(ws, "src/main.c"));
+  ck_assert_ptr_null(verdict(ws, "src/deep/x.txt"));
+  ck_assert_ptr_null(verdict(ws, "main-link.c")); /* a link that stays inside */
+  ck_assert_ptr_null(verdict(ws, ".env"));        /* confined, but nothing excluded */
+  ck_assert_str_eq(verdict(ws, "escape.txt"), CODE_ACCESS_DENIED);
+  ck_assert_str_eq(verdict(ws, "outdir/secret.txt"), CODE_ACCESS_DENIED);
+  ck_assert_str_eq(verdict(ws, outside), CODE_ACCESS_DENIED);
+  ck_assert_str_eq(verdict(ws, dotdot), CODE_ACCESS_DENIED);
+  ck_assert_str_eq(verdict(ws, "/etc/hostname"), CODE_ACCESS_DENIED);
+  workspace_unref(ws);
+}
+END_TEST
+
+/* A folder whose name starts like the root's is not inside it. */
+START_TEST(workspace_root_prefix_is_not_inside) {
+  g_autofree char *twin = at("ws2");
+  g_autofree char *file = at("ws2/f.txt");
+  Workspace *ws = make(root, true, NULL);
+
+  ck_assert_int_eq(g_mkdir(twin, 0700), 0);
+  ck_assert(g_file_set_contents(file, "f\n", -1, NULL));
+  ck_assert_str_eq(verdict(ws, file), CODE_ACCESS_DENIED);
+  workspace_unref(ws);
+}
+END_TEST
+
+START_TEST(workspace_exclude_patterns) {
+  static const char *const ex[] = {".env", "*.pem", "secrets/*", NULL};
+  Workspace *ws = make(root, false, ex);
+
+  ck_assert_str_eq(verdict(ws, ".env"), CODE_ACCESS_DENIED);
+  ck_assert_str_eq(verdict(ws, "notes.txt"), CODE_ACCESS_DENIED); /* a link to .env */
+  ck_assert_str_eq(verdict(ws, "src/server.pem"), CODE_ACCESS_DENIED);
+  ck_assert_str_eq(verdict(ws, "secrets/token"), CODE_ACCESS_DENIED);
+  ck_assert_ptr_null(verdict(ws, "src/main.c"));
+  /* Not confined: outside files are read. */
+  ck_assert_ptr_null(verdict(ws, "escape.txt"));
+  workspace_unref(ws);
+}
+END_TEST
+
+START_TEST(workspace_none_allows_everything) {
+  ck_assert_ptr_null(verdict(NULL, "escape.txt"));
+  ck_assert_ptr_null(verdict(NULL, ".env"));
+  Workspace *ws = make(root, false, NULL);
+  ck_assert_str_eq(workspace_root(ws), root);
+  ck_assert_ptr_null(verdict(ws, "escape.txt"));
+  ck_assert_ptr_eq(workspace_ref(ws), ws);
+  workspace_unref(ws);
+  workspace_unref(ws);
+  workspace_unref(NULL);
+}
+END_TEST
+
+START_TEST(workspace_bad_settings) {
+  static const char *const empty[] = {"", NULL};
+  g_autofree char *file = at("ws/src/main.c"), *missing = at("nope");
+  Workspace *ws = NULL;
+  char *err = NULL;
+
+  ck_assert_int_eq(workspace_new(NULL, true, NULL, &ws, &err), -EINVAL);
+  ck_assert_ptr_nonnull(strstr(err, "rootPath"));
+  g_clear_pointer(&err, g_free);
+  ck_assert_int_eq(workspace_new(file, true, NULL, &ws, &err), -EINVAL);
+  g_clear_pointer(&err, g_free);
+  ck_assert_int_eq(workspace_new(missing, true, NULL, &ws, &err), -EINVAL);
+  g_clear_pointer(&err, g_free);
+  ck_assert_int_eq(workspace_new(root, false, empty, &ws, &err), -EINVAL);
+  g_clear_pointer(&err, g_free);
+  ck_assert_ptr_null(ws);
+}
+END_TEST
+
+static Suite *workspace_suite(void) {
+  Suite *s = suite_create("workspace");
+  TCase *tc = tcase_create("core");
+
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_test(tc, workspace_confine_follows_symlinks);
+  tcase_add_test(tc, workspace_root_prefix_is_not_inside);
+  tcase_add_test(tc, workspace_exclude_patterns);
+  tcase_add_test(tc, workspace_none_allows_everything);
+  tcase_add_test(tc, workspace_bad_settings);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(workspace_suite());
+  int failed;
+
+  srunner_run_all(sr, CK_NORMAL);
+  failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? 0 : 1;
+}
