@@ -780,7 +780,9 @@ START_TEST(daemon_slow_pdfs_do_not_starve_others) {
   RdConn *big = rd_conn_new(dmn->sock);
   RdConn *small = rd_conn_new(dmn->sock);
   char *text = rd_write_str(dmn->dir, "starve.txt", "one line\n");
-  char *small_params = g_strdup_printf("{\"paths\":[%s]}", rd_json_quote(text));
+  char *qtext = rd_json_quote(text);
+  char *small_params = g_strdup_printf("{\"paths\":[%s]}", qtext);
+  g_free(qtext);
   char *k = rd_conn_request(big, "read", params->str, "\"big\"");
   g_usleep(100000); /* the PDFs are being read */
   gint64 t0 = g_get_monotonic_time();

@@ -15,6 +15,10 @@ export interface DaemonOptions {
   socket?: string;
   /** Sent as `initialize`'s `rootPath`: the base of relative paths. */
   rootPath?: string;
+  /** Sent as `confineToRoot` when there is a rootPath: files outside it are refused. */
+  confineToRoot?: boolean;
+  /** Sent as `exclude`: glob patterns of files never to read. */
+  exclude?: string[];
   clientInfo?: { name: string; version?: string };
   /** Default request timeout in milliseconds; 0: none. */
   requestTimeoutMs?: number;
@@ -226,7 +230,13 @@ export class DaemonManager {
     this.log(`connected to ${client.description}`);
     try {
       const result = await client.initialize(
-        { rootPath: this.options.rootPath, clientInfo: this.options.clientInfo },
+        {
+          rootPath: this.options.rootPath,
+          // Confinement needs a root: without a workspace folder there is nothing to confine to.
+          confineToRoot: this.options.rootPath ? this.options.confineToRoot : undefined,
+          exclude: this.options.exclude?.length ? this.options.exclude : undefined,
+          clientInfo: this.options.clientInfo,
+        },
         { timeoutMs: 10_000 },
       );
       this.serverInfo = result.serverInfo;

@@ -89,6 +89,8 @@ class Controller implements vscode.Disposable {
       binary,
       socket: socket || undefined,
       rootPath: root,
+      confineToRoot: config.get<boolean>('confineToWorkspace', true),
+      exclude: config.get<string[]>('exclude', []),
       clientInfo: { name: 'vscode-readerd', version: String(this.context.extension.packageJSON.version ?? '') },
       requestTimeoutMs: config.get<number>('requestTimeout', 60_000),
       maxRestartDelayMs: config.get<number>('maxRestartDelay', 30_000),
@@ -219,7 +221,8 @@ export function activate(context: vscode.ExtensionContext): ReaderdApi {
     vscode.commands.registerCommand('readerd.restart', () => ctl.restart()),
     vscode.commands.registerCommand('readerd.showLog', () => log.show()),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (['readerd.path', 'readerd.socket', 'readerd.requestTimeout', 'readerd.maxRestartDelay'].some((s) => e.affectsConfiguration(s))) {
+      const restarting = ['readerd.path', 'readerd.socket', 'readerd.requestTimeout', 'readerd.maxRestartDelay', 'readerd.confineToWorkspace', 'readerd.exclude'];
+      if (restarting.some((s) => e.affectsConfiguration(s))) {
         log.info('settings changed: restarting readerd');
         void ctl.restart();
       }

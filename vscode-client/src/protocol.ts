@@ -70,6 +70,10 @@ export interface ReadResult {
 /** Parameters of `initialize`. */
 export interface InitializeParams {
   rootPath?: string;
+  /** Refuse files outside rootPath once symlinks are resolved (needs rootPath). */
+  confineToRoot?: boolean;
+  /** Glob patterns of files never to read: a name (`.env`, `*.pem`) or a path under the root. */
+  exclude?: string[];
   clientInfo?: { name: string; version?: string };
 }
 

@@ -72,6 +72,8 @@ function makeWorkspace(dir) {
   fs.writeFileSync(path.join(dir, 'docs', 'skip.tmp'), 'excluded by files.exclude\n');
   fs.writeFileSync(path.join(dir, 'docs', 'deeper', 'hidden.txt'), 'not read: folders give one level\n');
   fs.copyFileSync(path.join(extensionDir, '..', 'samples', 'readerd.png'), path.join(dir, 'logo.png'));
+  fs.writeFileSync(path.join(dir, '.env'), 'API_KEY=not-for-the-model\n');
+  fs.symlinkSync('/etc/hostname', path.join(dir, 'escape.txt'));
   writeJson(path.join(dir, '.vscode', 'settings.json'), { 'files.exclude': { '**/*.tmp': true, '**/.vscode': true, '**/.readerd-e2e-results.json': true } });
 }
 

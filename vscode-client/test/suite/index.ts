@@ -3,7 +3,8 @@
 // `extensionTestsPath`; VS Code calls run() and reports whether it threw.
 //
 // The workspace is made by run.mjs: a.txt, src/main.c, logo.png, docs/my file.md,
-// docs/notes.txt, docs/skip.tmp (excluded by files.exclude), docs/deeper/hidden.txt.
+// docs/notes.txt, docs/skip.tmp (excluded by files.exclude), docs/deeper/hidden.txt, .env, and
+// escape.txt (a link to /etc/hostname).
 
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -135,6 +136,14 @@ test('vscode_read_files_api', async () => {
   const source = new vscode.CancellationTokenSource();
   source.cancel();
   await assert.rejects(api.readFiles(['a.txt'], { token: source.token }), (e: Error & { kind?: string }) => e.kind === 'cancelled');
+});
+
+test('vscode_workspace_fence', async () => {
+  // Defaults: confined to the workspace folder, secrets excluded; the daemon refuses them.
+  const result = await api.readFiles(['.env', 'escape.txt', '../outside.txt', '/etc/hostname', 'a.txt']);
+  assert.deepEqual(result.files.map((f) => f.code ?? f.type), ['ACCESS_DENIED', 'ACCESS_DENIED', 'ACCESS_DENIED', 'ACCESS_DENIED', 'text']);
+  assert.doesNotMatch(result.xml, /not-for-the-model/);
+  assert.equal(result.files[0]!.bytes, undefined, 'no size of an excluded file');
 });
 
 test('vscode_lm_tool_registered_and_answers', async () => {

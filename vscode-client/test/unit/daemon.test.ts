@@ -1,6 +1,7 @@
 // The daemon manager against the real readerd: start, restart with back-off after a kill, stop.
 
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { ReaderdError } from '../../src/client';
@@ -52,6 +53,28 @@ test('daemon_start_initializes_with_root', async () => {
   await m.stop();
   assert.equal(m.state, 'stopped');
   assert.equal(alive(pid), false);
+});
+
+test('daemon_passes_the_workspace_fence', async () => {
+  fs.writeFileSync(path.join(root, '.env'), 'KEY=secret\n');
+  // Confined and excluding: the daemon refuses .env and anything outside the root.
+  const { m } = manager({ confineToRoot: true, exclude: ['.env'] });
+  await m.start();
+  const fenced = await m.read({ paths: ['.env', '/etc/hostname', 'a.txt'] });
+  assert.deepEqual(fenced.files.map((f) => f.code ?? f.type), ['ACCESS_DENIED', 'ACCESS_DENIED', 'text']);
+  await m.stop();
+  // Without them, both are read: the options are what changed the answer.
+  const { m: open } = manager();
+  await open.start();
+  const plain = await open.read({ paths: ['.env', '/etc/hostname'] });
+  assert.deepEqual(plain.files.map((f) => f.code ?? f.type), ['text', 'text']);
+  await open.stop();
+  // No root: confinement is not asked for, and the daemon starts all the same.
+  const { m: rootless } = manager({ rootPath: undefined, confineToRoot: true });
+  await rootless.start();
+  assert.equal(rootless.state, 'running');
+  await rootless.stop();
+  fs.unlinkSync(path.join(root, '.env'));
 });
 
 test('daemon_restarts_after_kill', async () => {
