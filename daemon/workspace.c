@@ -116,6 +116,13 @@ bool workspace_allows_path(const Workspace *ws, const char *path, FileResult *re
   if (ws == NULL || !ws->confine)
     return true;
   real = realpath(path, NULL);
+  if (real == NULL) {
+    /* A missing file is judged by its folder, so that nothing is said of what does or does
+     * not exist outside the root. */
+    g_autofree char *dir = g_path_get_dirname(path);
+
+    real = realpath(dir, NULL);
+  }
   if (real == NULL || below_root(ws, real) != NULL)
     return true;
   file_result_fail(res, CODE_ACCESS_DENIED, "outside the workspace: %s is not under %s", real,

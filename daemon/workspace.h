@@ -27,9 +27,9 @@ const char *workspace_root(const Workspace *ws);
 
 /* A first check of a path before it is opened, so that what lies outside a confined
  * workspace is refused without saying whether it is a folder, a device or a file: false (and
- * CODE_ACCESS_DENIED in res) when the path resolves outside the root. A path that does not
- * resolve passes (the open says why). workspace_allows() on the descriptor is the check that
- * counts. */
+ * CODE_ACCESS_DENIED in res) when the path resolves outside the root; a missing file is judged
+ * by its folder. A path whose folder does not resolve either passes (the open says why).
+ * workspace_allows() on the descriptor is the check that counts. */
 bool workspace_allows_path(const Workspace *ws, const char *path, FileResult *res);
 
 /* Checks the file open at fd, given as `path`: true when it may be read; otherwise res gets

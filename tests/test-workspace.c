@@ -108,6 +108,21 @@ START_TEST(workspace_confine_follows_symlinks) {
 END_TEST
 
 /* A folder whose name starts like the root's is not inside it. */
+/* A missing file outside is refused like an existing one: nothing is said of what exists there. */
+START_TEST(workspace_missing_outside_is_denied) {
+  Workspace *ws = make(root, true, NULL);
+  g_autofree char *missing_out = at("outside/nope.txt"), *missing_in = at("ws/src/nope.txt");
+  FileResult a = {0}, b = {0};
+
+  ck_assert(!workspace_allows_path(ws, missing_out, &a));
+  ck_assert_str_eq(a.code, CODE_ACCESS_DENIED);
+  ck_assert(workspace_allows_path(ws, missing_in, &b)); /* the open then says FILE_NOT_FOUND */
+  file_result_clear(&a);
+  file_result_clear(&b);
+  workspace_unref(ws);
+}
+END_TEST
+
 START_TEST(workspace_root_prefix_is_not_inside) {
   g_autofree char *twin = at("ws2");
   g_autofree char *file = at("ws2/f.txt");
@@ -174,6 +189,7 @@ static Suite *workspace_suite(void) {
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, workspace_confine_follows_symlinks);
   tcase_add_test(tc, workspace_root_prefix_is_not_inside);
+  tcase_add_test(tc, workspace_missing_outside_is_denied);
   tcase_add_test(tc, workspace_exclude_patterns);
   tcase_add_test(tc, workspace_none_allows_everything);
   tcase_add_test(tc, workspace_bad_settings);
