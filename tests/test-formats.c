@@ -11,6 +11,7 @@
 #include "formatters/format.h"
 #include "formatters/result-json.h"
 #include "formatters/result.h"
+#include "tests/result-builder.h"
 #include "formatters/xml.h"
 #include "ipc/read-params.h"
 
@@ -21,20 +22,8 @@ static const char *const all_formats[] = {"xml", "anthropic", "openai", "toolres
 
 /* ---------------------------------------------------------------- building results */
 
-static FileResult *add_file(ReadResult *r, const char *path) {
-  FileResult *f;
-
-  r->files = g_renew(FileResult, r->files, r->n_files + 1);
-  f = &r->files[r->n_files++];
-  memset(f, 0, sizeof(*f));
-  f->path = g_strdup(path);
-  f->bytes = -1;
-  f->modified_ms = RESULT_TIME_UNKNOWN;
-  return f;
-}
-
 static FileResult *add_text(ReadResult *r, const char *path, const char *content, int64_t lines) {
-  FileResult *f = add_file(r, path);
+  FileResult *f = rb_add_file(r, path);
 
   f->type = FILE_TYPE_TEXT;
   f->content = g_strdup(content);
@@ -49,38 +38,19 @@ static FileResult *add_text(ReadResult *r, const char *path, const char *content
   return f;
 }
 
-static ImageOut *add_image_out(FileResult *f, const char *media_type, const char *data, int w,
-                               int h) {
-  ImageOut *img = file_result_add_image(f);
-
-  img->media_type = g_strdup(media_type);
-  img->data = g_strdup(data);
-  img->data_len = strlen(data);
-  img->width = w;
-  img->height = h;
-  return img;
-}
-
 static FileResult *add_image(ReadResult *r, const char *path, const char *mt, const char *data) {
-  FileResult *f = add_file(r, path);
+  FileResult *f = rb_add_file(r, path);
 
   f->type = FILE_TYPE_IMAGE;
   f->bytes = 48211;
   f->modified_ms = 1763803502000;
-  add_image_out(f, mt, data, 640, 400);
-  return f;
-}
-
-static FileResult *add_failed(ReadResult *r, const char *path, const char *code, const char *msg) {
-  FileResult *f = add_file(r, path);
-
-  file_result_fail(f, code, "%s", msg);
+  rb_add_image_out(f, mt, data, 640, 400);
   return f;
 }
 
 /* A two-page PDF: page 1 text, page 2 rendered (its image is the file's only one). */
 static FileResult *add_pdf(ReadResult *r, const char *path) {
-  FileResult *f = add_file(r, path);
+  FileResult *f = rb_add_file(r, path);
   PageOut *p;
   ImageOut *img;
 
@@ -96,7 +66,7 @@ static FileResult *add_pdf(ReadResult *r, const char *path) {
   p = file_result_add_page(f);
   p->number = 2;
   p->text = g_strdup("");
-  img = add_image_out(f, "image/png", "UERGcGFnZTI=", 1224, 1584);
+  img = rb_add_image_out(f, "image/png", "UERGcGFnZTI=", 1224, 1584);
   img->page = 2;
   f->page_out[1].image = 0;
   return f;
@@ -108,7 +78,7 @@ static void build_mixed(ReadResult *r) {
   add_text(r, "src/a.c",
            "     1\tint main(void) {\n     2\t  return 0; /* ]]> & <x> \"q\" */\n     3\t}\n", 3);
   add_image(r, "shot.png", "image/png", "iVBORw0KGgoAAAANSUhEUg==");
-  add_failed(r, "gone.txt", CODE_FILE_NOT_FOUND, "no such file");
+  rb_add_failed(r, "gone.txt", CODE_FILE_NOT_FOUND, "no such file");
   add_pdf(r, "doc.pdf");
 }
 
@@ -457,7 +427,7 @@ START_TEST(formats_toolresult_success_and_summary) {
   for (int i = 0; i < 13; i++) {
     g_autofree char *p = g_strdup_printf("missing-%d", i);
 
-    add_failed(&r, p, i % 2 ? CODE_ACCESS_DENIED : CODE_FILE_NOT_FOUND, "nope");
+    rb_add_failed(&r, p, i % 2 ? CODE_ACCESS_DENIED : CODE_FILE_NOT_FOUND, "nope");
   }
   o = toolresult_of(&r, &root);
   ck_assert(!json_object_get_boolean_member(o, "success"));
@@ -565,7 +535,7 @@ START_TEST(formats_hostile_strings_stay_json) {
     g_autofree char *text = g_strdup_printf("     1\t%s\n", nasty[i]);
 
     add_text(&r, path, text, 1);
-    add_failed(&r, path, CODE_ACCESS_DENIED, nasty[i]);
+    rb_add_failed(&r, path, CODE_ACCESS_DENIED, nasty[i]);
   }
   add_image(&r, "i\"mg.png", "image/png", "AAAA");
   for (size_t i = 0; i < G_N_ELEMENTS(all_formats); i++) {
@@ -663,7 +633,7 @@ START_TEST(formats_random_results) {
         add_image(&r, buf, "image/jpeg", "/9j/");
         break;
       case 2:
-        add_failed(&r, buf, CODE_READ_ERROR, buf);
+        rb_add_failed(&r, buf, CODE_READ_ERROR, buf);
         break;
       default:
         add_pdf(&r, buf);

@@ -9,26 +9,15 @@
 
 #include "formatters/result-json.h"
 #include "formatters/result.h"
+#include "tests/result-builder.h"
 #include "formatters/xml.h"
 
 #define FFFD "\xEF\xBF\xBD"
 
 /* ---- building results ---- */
 
-static FileResult *add_file(ReadResult *r, const char *path) {
-  FileResult *f;
-
-  r->files = g_renew(FileResult, r->files, r->n_files + 1);
-  f = &r->files[r->n_files++];
-  memset(f, 0, sizeof(*f));
-  f->path = g_strdup(path);
-  f->bytes = -1;
-  f->modified_ms = RESULT_TIME_UNKNOWN;
-  return f;
-}
-
 static FileResult *add_text(ReadResult *r, const char *path, const char *content) {
-  FileResult *f = add_file(r, path);
+  FileResult *f = rb_add_file(r, path);
 
   f->type = FILE_TYPE_TEXT;
   f->content = g_strdup(content);
@@ -40,32 +29,13 @@ static FileResult *add_text(ReadResult *r, const char *path, const char *content
   return f;
 }
 
-static ImageOut *add_image_out(FileResult *f, const char *media_type, const char *data, int w,
-                               int h) {
-  ImageOut *img = file_result_add_image(f);
-
-  img->media_type = g_strdup(media_type);
-  img->data = g_strdup(data);
-  img->data_len = strlen(data);
-  img->width = w;
-  img->height = h;
-  return img;
-}
-
 static FileResult *add_image(ReadResult *r, const char *path, const char *data) {
-  FileResult *f = add_file(r, path);
+  FileResult *f = rb_add_file(r, path);
 
   f->type = FILE_TYPE_IMAGE;
   f->bytes = 4096;
   f->modified_ms = 1700000000123;
-  add_image_out(f, "image/png", data, 16, 9);
-  return f;
-}
-
-static FileResult *add_failed(ReadResult *r, const char *path, const char *code, const char *msg) {
-  FileResult *f = add_file(r, path);
-
-  file_result_fail(f, code, "%s", msg);
+  rb_add_image_out(f, "image/png", data, 16, 9);
   return f;
 }
 
@@ -364,8 +334,8 @@ START_TEST(result_json_fields_match) {
   f->animated = true;
   f->images[0].original_width = 4000;
   f->images[0].original_height = 3000;
-  f = add_failed(&r, "gone.txt", CODE_FILE_NOT_FOUND, "No such file or directory");
-  f = add_failed(&r, "bin.dat", CODE_UNSUPPORTED_FORMAT, "binary");
+  f = rb_add_failed(&r, "gone.txt", CODE_FILE_NOT_FOUND, "No such file or directory");
+  f = rb_add_failed(&r, "bin.dat", CODE_UNSUPPORTED_FORMAT, "binary");
   f->type = FILE_TYPE_TEXT;
   f->bytes = 2048;
   f->modified_ms = 1;
@@ -373,7 +343,7 @@ START_TEST(result_json_fields_match) {
   f = add_image(&r, "broken.png", "AAAA"); /* failed: its image is not sent */
   file_result_fail(f, CODE_CORRUPTED_FILE, "bad %s", "header");
   f = add_image(&r, "pages", "QUJD"); /* several images: the file shows the first */
-  img = add_image_out(f, "image/jpeg", "/9j/", 8, 6);
+  img = rb_add_image_out(f, "image/jpeg", "/9j/", 8, 6);
   img->page = 2;
   add_image(&r, "last.png", "iVBO");
   check_with_xml(&r);
@@ -382,7 +352,7 @@ START_TEST(result_json_fields_match) {
 END_TEST
 
 static FileResult *add_pdf(ReadResult *r, const char *path, int64_t pages) {
-  FileResult *f = add_file(r, path);
+  FileResult *f = rb_add_file(r, path);
   PageOut *p = file_result_add_page(f);
 
   f->type = FILE_TYPE_PDF;
@@ -405,15 +375,15 @@ START_TEST(result_json_pdf_fields) {
   f->truncated = true;
   f->title = g_strdup("A \"title\"\twith\x01controls");
   f->author = g_strdup("Ann \xC3\xA9 Author");
-  img = add_image_out(f, "image/png", "iVBORw0K", 1109, 1568);
+  img = rb_add_image_out(f, "image/png", "iVBORw0K", 1109, 1568);
   img->page = 1;
   f->page_out[0].image = 0;
-  img = add_image_out(f, "image/jpeg", "/9j/", 1109, 1568);
+  img = rb_add_image_out(f, "image/jpeg", "/9j/", 1109, 1568);
   img->page = 7;
   f = add_pdf(&r, "short.pdf", 1); /* whole: truncated false, no title or author */
   f = add_pdf(&r, "locked.pdf", 3);
   f->title = g_strdup("not shown");
-  add_image_out(f, "image/png", "AAAA", 1, 1); /* failed: its image is not sent */
+  rb_add_image_out(f, "image/png", "AAAA", 1, 1); /* failed: its image is not sent */
   file_result_fail(f, CODE_PASSWORD_PROTECTED, "needs a password");
   add_image(&r, "last.png", "iVBO"); /* image 3 */
   check_with_xml(&r);
@@ -480,7 +450,7 @@ START_TEST(result_json_escapes_every_control) {
   }
   g_string_append(path, "\"\\/\x7F\xC3\xA9\xE2\x80\xA8\xEF\xBF\xBE");
   g_string_append(escaped, "\\\"\\\\/\x7F\xC3\xA9\xE2\x80\xA8\xEF\xBF\xBE\"");
-  add_failed(&r, path->str, CODE_ACCESS_DENIED, path->str);
+  rb_add_failed(&r, path->str, CODE_ACCESS_DENIED, path->str);
   add_text(&r, path->str, "x\n");
   check_result(&r, path->str);
 
@@ -502,7 +472,7 @@ START_TEST(result_json_invalid_utf8_replaced) {
 
   /* The test's model first: one U+FFFD per byte of an invalid sequence. */
   ck_assert_str_eq(want, "bad" FFFD "(" FFFD FFFD FFFD ")" FFFD FFFD "|" FFFD FFFD "|" FFFD FFFD);
-  add_failed(&r, bad, CODE_READ_ERROR, bad);
+  rb_add_failed(&r, bad, CODE_READ_ERROR, bad);
   check_result(&r, bad);
   g_free(want);
   read_result_clear(&r);
@@ -519,7 +489,7 @@ START_TEST(result_json_random_strings) {
     char *xml = random_string(rand);
     FileResult *f;
 
-    add_failed(&r, path, CODE_READ_ERROR, msg);
+    rb_add_failed(&r, path, CODE_READ_ERROR, msg);
     f = add_text(&r, msg, "text\n");
     f->eol = iter % 2 ? "lf" : NULL;
     add_image(&r, path, xml);
@@ -563,7 +533,7 @@ START_TEST(result_json_hundreds_of_files) {
       f->shown_last = f->lines;
       break;
     case 2:
-      f = add_failed(&r, path, CODE_FILE_TOO_LARGE, "too large");
+      f = rb_add_failed(&r, path, CODE_FILE_TOO_LARGE, "too large");
       f->bytes = g_rand_int_range(rand, 0, 1 << 30);
       break;
     default:
@@ -595,7 +565,7 @@ START_TEST(result_json_empty_and_compact) {
 
   add_text(&r, "a b.c", "x y\n");
   add_image(&r, "i j.png", "QQ==");
-  add_failed(&r, "g h", CODE_IS_DIRECTORY, "is a directory");
+  rb_add_failed(&r, "g h", CODE_IS_DIRECTORY, "is a directory");
   json = result_json_format(&r, "<ReadResults bytes='1' lines='1'>\n</ReadResults>", &len);
   /* Compact: no whitespace outside strings, and no trailing newline. */
   for (size_t i = 0; i < len; i++) {
@@ -688,7 +658,7 @@ START_TEST(result_totals_sum_read_files) {
   f = add_image(&r, "b", "QQ==");
   f->bytes = 200;
   f->lines = 1000; /* not a text file: its lines do not count */
-  f = add_failed(&r, "c", CODE_FILE_TOO_LARGE, "big");
+  f = rb_add_failed(&r, "c", CODE_FILE_TOO_LARGE, "big");
   f->bytes = 1 << 30;
   f->lines = 7;
   f = add_text(&r, "d", "x");

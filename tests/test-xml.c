@@ -10,26 +10,15 @@
 #include <libxml/tree.h>
 
 #include "formatters/result.h"
+#include "tests/result-builder.h"
 #include "formatters/xml.h"
 
 #define FFFD "\xEF\xBF\xBD"
 
 /* ---- building results ---- */
 
-static FileResult *add_file(ReadResult *r, const char *path, size_t path_len) {
-  FileResult *f;
-
-  r->files = g_renew(FileResult, r->files, r->n_files + 1);
-  f = &r->files[r->n_files++];
-  memset(f, 0, sizeof(*f));
-  f->path = g_strndup(path, path_len);
-  f->bytes = -1;
-  f->modified_ms = RESULT_TIME_UNKNOWN;
-  return f;
-}
-
 static FileResult *add_text(ReadResult *r, const char *path, const char *content, size_t len) {
-  FileResult *f = add_file(r, path, strlen(path));
+  FileResult *f = rb_add_file_len(r, path, strlen(path));
 
   f->type = FILE_TYPE_TEXT;
   f->content = g_malloc(len + 1);
@@ -43,7 +32,7 @@ static FileResult *add_text(ReadResult *r, const char *path, const char *content
 }
 
 static FileResult *add_image(ReadResult *r, const char *path, int w, int h) {
-  FileResult *f = add_file(r, path, strlen(path));
+  FileResult *f = rb_add_file_len(r, path, strlen(path));
   ImageOut *img = file_result_add_image(f);
 
   f->type = FILE_TYPE_IMAGE;
@@ -53,13 +42,6 @@ static FileResult *add_image(ReadResult *r, const char *path, int w, int h) {
   img->data_len = strlen(img->data);
   img->width = w;
   img->height = h;
-  return f;
-}
-
-static FileResult *add_failed(ReadResult *r, const char *path, const char *code, const char *msg) {
-  FileResult *f = add_file(r, path, strlen(path));
-
-  file_result_fail(f, code, "%s", msg);
   return f;
 }
 
@@ -350,7 +332,7 @@ START_TEST(xml_exact_output) {
   f->eol = "lf";
   f->shown_first = 1;
   f->shown_last = 2;
-  add_failed(&r, "gone.txt", CODE_FILE_NOT_FOUND, "No such file");
+  rb_add_failed(&r, "gone.txt", CODE_FILE_NOT_FOUND, "No such file");
   xml = xml_format(&r, &len);
   ck_assert_str_eq(xml, want);
   ck_assert_uint_eq(len, strlen(want));
@@ -419,7 +401,7 @@ START_TEST(xml_hostile_attributes_round_trip) {
   xmlDocPtr doc;
 
   for (size_t i = 0; i < G_N_ELEMENTS(paths); i++)
-    add_failed(&r, paths[i], CODE_ACCESS_DENIED, paths[i]);
+    rb_add_failed(&r, paths[i], CODE_ACCESS_DENIED, paths[i]);
   doc = format_and_parse(&r, NULL);
   for (size_t i = 0; i < G_N_ELEMENTS(paths); i++) {
     xmlNodePtr n = content_node(doc, i);
@@ -449,7 +431,7 @@ START_TEST(xml_random_round_trips) {
     f = add_text(&r, "x", content, clen);
     g_free(f->path);
     f->path = g_strdup(path);
-    f = add_file(&r, path, plen);
+    f = rb_add_file_len(&r, path, plen);
     file_result_fail(f, CODE_READ_ERROR, "%s", msg);
     doc = format_and_parse(&r, NULL);
     assert_content_text(content_node(doc, 0), content, clen);
@@ -564,8 +546,8 @@ START_TEST(xml_failure_attributes) {
   xmlDocPtr doc;
   xmlNodePtr n;
 
-  add_failed(&r, "gone.txt", CODE_FILE_NOT_FOUND, "gone.txt: No such file or directory");
-  f = add_failed(&r, "bin.dat", CODE_UNSUPPORTED_FORMAT, "binary file");
+  rb_add_failed(&r, "gone.txt", CODE_FILE_NOT_FOUND, "gone.txt: No such file or directory");
+  f = rb_add_failed(&r, "bin.dat", CODE_UNSUPPORTED_FORMAT, "binary file");
   f->type = FILE_TYPE_TEXT;
   f->bytes = 2048;
   f->modified_ms = 1700000000123;
@@ -635,7 +617,7 @@ START_TEST(xml_totals_exclude_failed) {
   f->lines = 40;
   f = add_image(&r, "i.png", 2, 2);
   f->bytes = 1000;
-  f = add_failed(&r, "bin", CODE_UNSUPPORTED_FORMAT, "binary");
+  f = rb_add_failed(&r, "bin", CODE_UNSUPPORTED_FORMAT, "binary");
   f->bytes = 2048;
   f->lines = 9;
   f = add_text(&r, "unknown-size", "z", 1);
@@ -794,7 +776,7 @@ static PageOut *add_page(FileResult *f, int number, const char *text) {
 }
 
 static FileResult *add_pdf(ReadResult *r, const char *path, int64_t pages) {
-  FileResult *f = add_file(r, path, strlen(path));
+  FileResult *f = rb_add_file_len(r, path, strlen(path));
 
   f->type = FILE_TYPE_PDF;
   f->bytes = 5000;
