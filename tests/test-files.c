@@ -379,8 +379,7 @@ START_TEST(files_odd_names) {
       "quote'single.txt",
       "quote\"double.txt",
       "amp & <lt> >gt.txt",
-      "\xc3\xbcn\xc3\xaf c\xc3\xb6"
-      "d\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac.txt",
+      "\xc3\xbcn\xc3\xaf c\xc3\xb6\x64\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac.txt", /* \x64: d */
       "new\nline.txt",
       "tab\there.txt",
       "-dash.txt",
