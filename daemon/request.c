@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include <glib.h>
+#include <libxml/parser.h>
 
 #include "daemon/image.h"
 #include "daemon/macro.h"
@@ -11,12 +12,15 @@
 #include "formatters/format.h"
 #include "formatters/result.h"
 
+/* One of a request's lanes: a pool task that claims files one after another, for a short slice
+ * of time, then hands back to the loop, which queues it again while files are left. A task per
+ * file would cost two thread switches per file; a lane that never gave back would hold its
+ * thread while other requests wait. */
 typedef struct {
-  uv_work_t work; /* embedded: container_of gives the task back */
-  Request *req;
-  size_t index;
-  GString *frag; /* the file's piece of the answer in the request's format; NULL until formatted */
-} FileTask;
+  uv_work_t work; /* embedded: container_of gives the lane back */
+  Request *req;   /* set while the lane is queued or running */
+  size_t read;    /* files this slice read to the end */
+} Lane;
 
 struct Request {
   uv_loop_t *loop;
@@ -27,16 +31,17 @@ struct Request {
   RequestDoneCb done_cb;
   void *data;
 
-  ReadResult result; /* files[i] written only by the task for i until it completes */
-  FileTask *tasks;
-  size_t n_tasks;
-  size_t next; /* next file to start */
-  size_t in_flight;
-  size_t completed; /* tasks that ran (not dropped by uv_cancel) */
+  ReadResult result; /* files[i] written only by the lane that claimed i, until it is read */
+  GString **frags;   /* frags[i]: file i's piece of the answer, formatted by its lane */
+  Lane lanes[REQUEST_MAX_IN_FLIGHT];
+  size_t n_lanes;
+  atomic_size_t next; /* next file to claim; may run past the end */
+  size_t in_flight;   /* lanes queued or running */
+  size_t completed;   /* files read to the end, summed as lanes come back */
   atomic_bool cancelled;
   bool finished; /* done_cb was called */
 
-  atomic_size_t unread; /* files whose task has not run; the task that brings it to 0 assembles */
+  atomic_size_t unread; /* files not read yet; the lane that brings it to 0 assembles */
   GString **output;     /* the answer in pieces, NULL until assembled */
   size_t output_n;
   size_t failed;
@@ -57,23 +62,38 @@ static GString *format_file(const Request *req, size_t i, int64_t image_index) {
   return format_file_piece(req->fmt, &req->result.files[i], i, image_index, &req->fopt);
 }
 
-static void file_work_cb(uv_work_t *w) {
-  FileTask *t = container_of(w, FileTask, work);
-  Request *req = t->req;
-  FileResult *f = &req->result.files[t->index];
+/* Reads file i and formats its piece, in parallel with the others, while it is hot in the
+ * cache. Only a file with images must wait: its image index depends on the files before it. */
+static void read_one(Request *req, size_t i) {
+  FileResult *f = &req->result.files[i];
 
-  reader_read(&req->params, t->index, req->ws, &req->cancelled, f);
-  /* Format the file here, in parallel with the others, while it is hot in the cache. Only a
-   * file with images must wait: its image index depends on the files before it. */
+  reader_read(&req->params, i, req->ws, &req->cancelled, f);
   if (f->code != NULL || f->n_images == 0) {
-    t->frag = format_file(req, t->index, 0);
+    req->frags[i] = format_file(req, i, 0);
     /* The text now lives in the fragment. */
     g_clear_pointer(&f->content, g_free);
   }
-  /* The last file read assembles the answer right here, on the pool: every other task wrote
-   * its slot before its own decrement. */
+  /* The last file read assembles the answer right here, on the pool: every other file's slot
+   * was written before its own decrement. */
   if (atomic_fetch_sub_explicit(&req->unread, 1, memory_order_acq_rel) == 1)
     assemble(req);
+}
+
+static void lane_work_cb(uv_work_t *w) {
+  Lane *lane = container_of(w, Lane, work);
+  Request *req = lane->req;
+  gint64 until = g_get_monotonic_time() + REQUEST_SLICE_US;
+
+  for (size_t n = 0; n < REQUEST_SLICE_FILES && !atomic_load(&req->cancelled); n++) {
+    size_t i = atomic_fetch_add(&req->next, 1);
+
+    if (i >= req->result.n_files)
+      break;
+    read_one(req, i);
+    lane->read++;
+    if (g_get_monotonic_time() >= until)
+      break;
+  }
 }
 
 /* Assembles the answer from the files' fragments, as pieces to send in order: nothing is
@@ -93,7 +113,7 @@ static void assemble(Request *req) {
 
     if (f->code != NULL)
       req->failed++;
-    parts[k] = g_steal_pointer(&req->tasks[i].frag);
+    parts[k] = g_steal_pointer(&req->frags[i]);
     if (parts[k] == NULL)
       parts[k] = format_file(req, i, image_index);
     if (parts[k] == NULL) {
@@ -122,13 +142,14 @@ static void finish(Request *req, int status) {
   req->done_cb(req, status);
 }
 
-static void file_after_cb(uv_work_t *w, int status) {
-  FileTask *t = container_of(w, FileTask, work);
-  Request *req = t->req;
+static void lane_after_cb(uv_work_t *w, int status) {
+  Lane *lane = container_of(w, Lane, work);
+  Request *req = lane->req;
 
   req->in_flight--;
-  if (status == 0)
-    req->completed++;
+  req->completed += lane->read;
+  lane->read = 0;
+  lane->req = NULL;
   pump(req);
 }
 
@@ -144,17 +165,19 @@ static bool all_read(const Request *req) {
   return true;
 }
 
-/* Starts files while there is room, and finishes the request when nothing is left. */
+/* Queues the lanes that are idle while files are left, and finishes the request when nothing
+ * is. Lanes go to the back of the pool's queue, behind other requests' work. */
 static void pump(Request *req) {
   bool cancelled = atomic_load(&req->cancelled), ok;
 
-  while (!cancelled && req->in_flight < REQUEST_MAX_IN_FLIGHT && req->next < req->result.n_files) {
-    FileTask *t = &req->tasks[req->next];
+  for (size_t k = 0; k < req->n_lanes && !cancelled; k++) {
+    Lane *lane = &req->lanes[k];
 
-    t->req = req;
-    t->index = req->next++;
+    if (lane->req != NULL || atomic_load(&req->next) >= req->result.n_files)
+      continue;
+    lane->req = req;
     req->in_flight++;
-    uv_queue_work(req->loop, &t->work, file_work_cb, file_after_cb);
+    uv_queue_work(req->loop, &lane->work, lane_work_cb, lane_after_cb);
   }
   if (req->in_flight > 0)
     return;
@@ -172,7 +195,15 @@ static void pump(Request *req) {
 
 Request *request_start(uv_loop_t *loop, ReadParams *params, Workspace *ws, RequestOutput output,
                        RequestDoneCb done_cb, void *data) {
+  static gsize xml_ready = 0;
   Request *req = g_new0(Request, 1);
+
+  /* libxml2 sets up its global state lazily, and not safely from several threads at once: do
+   * it here, before any lane formats, whoever calls (the daemon, the CLI, a test, a fuzzer). */
+  if (g_once_init_enter(&xml_ready)) {
+    xmlInitParser();
+    g_once_init_leave(&xml_ready, 1);
+  }
 
   req->loop = loop;
   req->params = *params;
@@ -187,9 +218,10 @@ Request *request_start(uv_loop_t *loop, ReadParams *params, Workspace *ws, Reque
   atomic_init(&req->cancelled, false);
   req->result.n_files = req->params.n_paths;
   req->result.files = g_new0(FileResult, req->result.n_files);
-  req->n_tasks = req->result.n_files;
-  atomic_init(&req->unread, req->n_tasks);
-  req->tasks = g_new0(FileTask, req->n_tasks);
+  req->frags = g_new0(GString *, req->result.n_files);
+  req->n_lanes = MIN(req->result.n_files, (size_t)REQUEST_MAX_IN_FLIGHT);
+  atomic_init(&req->next, 0);
+  atomic_init(&req->unread, req->result.n_files);
   pump(req);
   return req;
 }
@@ -198,9 +230,10 @@ void request_cancel(Request *req) {
   if (req->finished || atomic_load(&req->cancelled))
     return;
   atomic_store(&req->cancelled, true);
-  /* Tasks still queued behind other requests' work can be dropped at once. */
-  for (size_t i = 0; i < req->next; i++)
-    uv_cancel((uv_req_t *)&req->tasks[i].work);
+  /* Lanes still queued behind other requests' work can be dropped at once. */
+  for (size_t k = 0; k < req->n_lanes; k++)
+    if (req->lanes[k].req != NULL)
+      uv_cancel((uv_req_t *)&req->lanes[k].work);
 }
 
 GString **request_take_output(Request *req, size_t *ret_n) {
@@ -228,10 +261,11 @@ void request_free(Request *req) {
   read_result_clear(&req->result);
   read_params_clear(&req->params);
   workspace_unref(req->ws);
-  for (size_t i = 0; req->tasks != NULL && i < req->n_tasks; i++)
-    if (req->tasks[i].frag != NULL)
-      g_string_free(req->tasks[i].frag, TRUE);
-  g_free(req->tasks);
+  /* params.n_paths: the result itself is cleared once the request finished. */
+  for (size_t i = 0; req->frags != NULL && i < req->params.n_paths; i++)
+    if (req->frags[i] != NULL)
+      g_string_free(req->frags[i], TRUE);
+  g_free(req->frags);
   pieces_free(req->output, req->output_n);
   g_free(req);
 }

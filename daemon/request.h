@@ -48,5 +48,9 @@ void request_set_data(Request *req, void *data);
 /* Frees a finished request (from the done callback or later). NULL is fine. */
 void request_free(Request *req);
 
-/* How many file tasks one request keeps on the thread pool at once. */
+/* How many pool tasks ("lanes") one request keeps at once; each reads files one after another
+ * for a slice of at most REQUEST_SLICE_US microseconds or REQUEST_SLICE_FILES files, then goes
+ * to the back of the pool's queue again. */
 #define REQUEST_MAX_IN_FLIGHT 8
+#define REQUEST_SLICE_US 2000
+#define REQUEST_SLICE_FILES 64
