@@ -10,10 +10,6 @@ static LogLevel max_level = LOG_INFO;
 
 static const char *const level_names[] = {"error", "warning", "info", "debug"};
 
-void log_set_level(LogLevel level) {
-  max_level = level;
-}
-
 void log_init_from_env(void) {
   const char *v = getenv("READERD_LOG");
 

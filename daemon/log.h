@@ -8,11 +8,8 @@ typedef enum {
   LOG_DEBUG,
 } LogLevel;
 
-/* Messages above `level` are dropped. The default is LOG_INFO, or
- * READERD_LOG=debug|info|warning|error. */
-void log_set_level(LogLevel level);
-
-/* Reads READERD_LOG from the environment, if set. */
+/* Sets the level from READERD_LOG=debug|info|warning|error; messages above it are dropped.
+ * The default is info. */
 void log_init_from_env(void);
 
 /* Writes "readerd[pid]: <level>: message\n" to stderr in one write. Thread-safe. */

@@ -250,10 +250,6 @@ void *request_get_data(const Request *req) {
   return req->data;
 }
 
-void request_set_data(Request *req, void *data) {
-  req->data = data;
-}
-
 void request_free(Request *req) {
   if (req == NULL)
     return;

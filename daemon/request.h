@@ -42,8 +42,8 @@ GString **request_take_output(Request *req, size_t *ret_n);
 /* Number of files that ended with a per-file error. */
 size_t request_failed_count(const Request *req);
 
+/* The `data` given to request_start(). */
 void *request_get_data(const Request *req);
-void request_set_data(Request *req, void *data);
 
 /* Frees a finished request (from the done callback or later). NULL is fine. */
 void request_free(Request *req);
