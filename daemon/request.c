@@ -254,14 +254,15 @@ void request_free(Request *req) {
   if (req == NULL)
     return;
   g_assert(req->finished);
-  read_result_clear(&req->result);
-  read_params_clear(&req->params);
-  workspace_unref(req->ws);
-  /* params.n_paths: the result itself is cleared once the request finished. */
+  /* The fragments first: their count is params.n_paths, which read_params_clear() zeroes (the
+   * result's own count is already 0 once the request finished). */
   for (size_t i = 0; req->frags != NULL && i < req->params.n_paths; i++)
     if (req->frags[i] != NULL)
       g_string_free(req->frags[i], TRUE);
   g_free(req->frags);
+  read_result_clear(&req->result);
+  read_params_clear(&req->params);
+  workspace_unref(req->ws);
   pieces_free(req->output, req->output_n);
   g_free(req);
 }
