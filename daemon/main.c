@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <glib.h>
 #include <libxml/parser.h>
 
 #include "daemon/cli.h"
@@ -11,9 +12,8 @@
 #include "daemon/log.h"
 #include "daemon/pdf-worker.h"
 #include "daemon/pdf.h"
+#include "daemon/scheduler.h"
 
-/* Threads of libuv's pool unless UV_THREADPOOL_SIZE says otherwise: 2 * REQUEST_MAX_IN_FLIGHT. */
-#define POOL_SIZE_DEFAULT "16"
 
 int main(int argc, char **argv) {
   int r;
@@ -36,10 +36,10 @@ int main(int argc, char **argv) {
   if (strcmp(argv[1], PDF_WORKER_COMMAND) == 0)
     pdf_worker_main();
   pdf_set_worker_path("/proc/self/exe");
-  /* libuv's pool defaults to 4 threads. A pool thread may wait seconds for a PDF worker, and one
-   * request keeps up to REQUEST_MAX_IN_FLIGHT of them busy: size the pool so that two such
-   * requests still leave threads for everyone else. The variable is read when the pool starts. */
-  setenv("UV_THREADPOOL_SIZE", POOL_SIZE_DEFAULT, 0);
+  /* libuv's pool defaults to 4 threads. The scheduler (scheduler.h) runs at most READERD_POOL_SIZE
+   * lanes and blocking jobs at once, each with a thread of its own: text reads never wait for a
+   * thread held by a slow PDF. The variable is read when the pool starts. */
+  setenv("UV_THREADPOOL_SIZE", G_STRINGIFY(READERD_POOL_SIZE), 0);
   /* A client that goes away must not kill the daemon: writes then fail with EPIPE. */
   signal(SIGPIPE, SIG_IGN);
   log_init_from_env();

@@ -95,18 +95,25 @@ static ssize_t read_head(int fd, bool *ret_eof) {
   return (ssize_t)len;
 }
 
-static void read_open_file(const ReadParams *params, const PathSpec *spec, int fd,
-                           const struct stat *st, const atomic_bool *cancelled, FileResult *res) {
-  bool eof = false;
+/* Reads the open file by its kind. Returns false, having read nothing into res, when the file
+ * needs blocking work and text_only forbids it. */
+static bool read_open_file(const ReadParams *params, const PathSpec *spec, int fd,
+                           const struct stat *st, bool text_only, const atomic_bool *cancelled,
+                           FileResult *res) {
+  bool eof = false, svg;
   ssize_t n = read_head(fd, &eof);
   DetectKind kind;
 
   if (n < 0) {
     fail_errno(res, (int)-n, "read");
-    return;
+    return true;
   }
   kind = detect_magic(head_buf, (size_t)n);
-  if (kind == DETECT_UNKNOWN && spec->render && image_is_svg(head_buf, (size_t)n)) {
+  svg = kind == DETECT_UNKNOWN && spec->render && image_is_svg(head_buf, (size_t)n);
+  /* Pictures, PDFs and SVG renders wait on a decoder or a worker process: not on a text lane. */
+  if (text_only && (kind != DETECT_UNKNOWN || svg))
+    return false;
+  if (svg) {
     /* SVG is text (agents edit it); `render: true` asks for the picture instead. */
     ImageOptions iopt = {.max_dimension = params->max_dimension, .cancelled = cancelled};
 
@@ -135,13 +142,16 @@ static void read_open_file(const ReadParams *params, const PathSpec *spec, int f
 
     image_read(fd, st, kind, head_buf, (size_t)n, &iopt, res);
   }
+  return true;
 }
 
-void reader_read(const ReadParams *params, size_t i, const Workspace *ws,
-                 const atomic_bool *cancelled, FileResult *res) {
+/* reader_read(), or with text_only, false (res cleared) for a file that needs blocking work. */
+static bool read_file(const ReadParams *params, size_t i, const Workspace *ws, bool text_only,
+                      const atomic_bool *cancelled, FileResult *res) {
   const PathSpec *spec = &params->paths[i];
   g_autofree char *full = NULL;
   struct stat st;
+  bool done = true;
   int fd = -1;
 
   res->path = g_strdup(spec->path);
@@ -149,23 +159,23 @@ void reader_read(const ReadParams *params, size_t i, const Workspace *ws,
   res->modified_ms = RESULT_TIME_UNKNOWN;
   if (cancelled != NULL && atomic_load(cancelled)) {
     file_result_fail(res, CODE_CANCELLED, "request cancelled");
-    return;
+    return true;
   }
   full = resolve(params, spec->path, ws);
   /* Outside the workspace: refused before anything else is said of it. */
   if (!workspace_allows_path(ws, full, res))
-    return;
+    return true;
   /* stat before open: a FIFO or a device is refused without ever being opened. */
   if (stat(full, &st) < 0) {
     fail_errno(res, errno, "stat");
-    return;
+    return true;
   }
   if (!check_mode(res, &st))
-    return;
+    return true;
   fd = open(full, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) {
     fail_errno(res, errno, "open");
-    return;
+    return true;
   }
   /* The path may have been swapped between stat and open: trust only the descriptor. */
   if (fstat(fd, &st) < 0) {
@@ -176,8 +186,22 @@ void reader_read(const ReadParams *params, size_t i, const Workspace *ws,
     goto finish;
   res->bytes = (int64_t)st.st_size;
   res->modified_ms = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
-  read_open_file(params, spec, fd, &st, cancelled, res);
+  if (!read_open_file(params, spec, fd, &st, text_only, cancelled, res)) {
+    file_result_clear(res);
+    done = false;
+  }
 
 finish:
   close(fd);
+  return done;
+}
+
+void reader_read(const ReadParams *params, size_t i, const Workspace *ws,
+                 const atomic_bool *cancelled, FileResult *res) {
+  (void)read_file(params, i, ws, false, cancelled, res);
+}
+
+bool reader_read_text(const ReadParams *params, size_t i, const Workspace *ws,
+                      const atomic_bool *cancelled, FileResult *res) {
+  return read_file(params, i, ws, true, cancelled, res);
 }

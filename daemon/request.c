@@ -9,18 +9,30 @@
 #include "daemon/image.h"
 #include "daemon/macro.h"
 #include "daemon/reader.h"
+#include "daemon/scheduler.h"
 #include "formatters/format.h"
 #include "formatters/result.h"
 
 /* One of a request's lanes: a pool task that claims files one after another, for a short slice
- * of time, then hands back to the loop, which queues it again while files are left. A task per
- * file would cost two thread switches per file; a lane that never gave back would hold its
- * thread while other requests wait. */
+ * of time, then hands back to the loop, which starts it again when the scheduler gives it a
+ * slot. A task per file would cost two thread switches per file; a lane that never gave back
+ * would hold its thread while other requests wait. A lane reads text only: a file that needs
+ * blocking work is left to a job of its own. */
 typedef struct {
   uv_work_t work; /* embedded: container_of gives the lane back */
   Request *req;   /* set while the lane is queued or running */
   size_t read;    /* files this slice read to the end */
+  size_t deferred[REQUEST_SLICE_FILES]; /* files this slice left to blocking jobs */
+  size_t n_deferred;
 } Lane;
+
+/* One file that needs blocking work (a picture, a PDF, an SVG render), read on its own. */
+typedef struct {
+  uv_work_t work;
+  Request *req;
+  size_t index;
+  bool read; /* the file was read to the end */
+} Job;
 
 struct Request {
   uv_loop_t *loop;
@@ -30,24 +42,25 @@ struct Request {
   FormatOptions fopt;
   RequestDoneCb done_cb;
   void *data;
+  SchedulerTask task; /* embedded: container_of gives the request back */
 
-  ReadResult result; /* files[i] written only by the lane that claimed i, until it is read */
+  ReadResult result; /* files[i] written only by the lane or job that has i, until it is read */
   GString **frags;   /* frags[i]: file i's piece of the answer, formatted by its lane */
   Lane lanes[REQUEST_MAX_IN_FLIGHT];
-  size_t n_lanes;
+  uv_work_t cancel_work; /* brings a cancelled request that has nothing running to its end */
   atomic_size_t next; /* next file to claim; may run past the end */
-  size_t in_flight;   /* lanes queued or running */
-  size_t completed;   /* files read to the end, summed as lanes come back */
+  size_t *blocking;   /* files left to blocking jobs, not started yet (a queue) */
+  size_t blocking_head, blocking_len;
+  size_t in_flight; /* lanes and jobs queued or running */
+  size_t completed; /* files read to the end, summed as lanes and jobs come back */
   atomic_bool cancelled;
   bool finished; /* done_cb was called */
 
-  atomic_size_t unread; /* files not read yet; the lane that brings it to 0 assembles */
+  atomic_size_t unread; /* files not read yet; the thread that brings it to 0 assembles */
   GString **output;     /* the answer in pieces, NULL until assembled */
   size_t output_n;
   size_t failed;
 };
-
-static void pump(Request *req);
 
 static void pieces_free(GString **pieces, size_t n) {
   for (size_t i = 0; pieces != NULL && i < n; i++)
@@ -62,12 +75,12 @@ static GString *format_file(const Request *req, size_t i, int64_t image_index) {
   return format_file_piece(req->fmt, &req->result.files[i], i, image_index, &req->fopt);
 }
 
-/* Reads file i and formats its piece, in parallel with the others, while it is hot in the
- * cache. Only a file with images must wait: its image index depends on the files before it. */
-static void read_one(Request *req, size_t i) {
+/* File i was read: its piece is formatted now, in parallel with the others, while it is hot
+ * in the cache. Only a file with images must wait: its image index depends on the files
+ * before it. */
+static void file_done(Request *req, size_t i) {
   FileResult *f = &req->result.files[i];
 
-  reader_read(&req->params, i, req->ws, &req->cancelled, f);
   if (f->code != NULL || f->n_images == 0) {
     req->frags[i] = format_file(req, i, 0);
     /* The text now lives in the fragment. */
@@ -89,44 +102,99 @@ static void lane_work_cb(uv_work_t *w) {
 
     if (i >= req->result.n_files)
       break;
-    read_one(req, i);
-    lane->read++;
+    if (reader_read_text(&req->params, i, req->ws, &req->cancelled, &req->result.files[i])) {
+      file_done(req, i);
+      lane->read++;
+    } else {
+      lane->deferred[lane->n_deferred++] = i;
+    }
     if (g_get_monotonic_time() >= until)
       break;
   }
 }
 
+static void job_work_cb(uv_work_t *w) {
+  Job *job = container_of(w, Job, work);
+  Request *req = job->req;
+
+  reader_read(&req->params, job->index, req->ws, &req->cancelled,
+              &req->result.files[job->index]);
+  file_done(req, job->index);
+  job->read = true;
+}
+
+/* The image of a file that a format writes in the answer's tail, counted against the cap. */
+static size_t tail_bytes(const Request *req, const FileResult *f) {
+  size_t n = 0;
+
+  for (size_t j = 0; req->fmt->tail_uses_image_data && j < f->n_images; j++)
+    n += f->images[j].data_len;
+  return n;
+}
+
+static void drop_images(FileResult *f) {
+  for (size_t j = 0; j < f->n_images; j++)
+    image_out_clear(&f->images[j]);
+  g_clear_pointer(&f->images, g_free);
+  f->n_images = 0;
+}
+
+/* File i's piece, within the answer's cap: past it, the file is answered FILE_TOO_LARGE. */
+static GString *piece_within_cap(Request *req, size_t i, int64_t image_index, size_t *used) {
+  FileResult *f = &req->result.files[i];
+  GString *piece = g_steal_pointer(&req->frags[i]);
+  size_t cost;
+
+  if (piece == NULL)
+    piece = format_file(req, i, image_index);
+  if (piece == NULL)
+    return NULL;
+  cost = piece->len + tail_bytes(req, f);
+  if (f->code == NULL && *used + cost > READ_MAX_ANSWER_BYTES) {
+    g_string_free(piece, TRUE);
+    drop_images(f);
+    file_result_fail(f, CODE_FILE_TOO_LARGE,
+                     "the answer reached its cap of %zu MiB of content before this file; read "
+                     "it in another request",
+                     READ_MAX_ANSWER_BYTES / (1024 * 1024));
+    /* Every file after it too: the client continues from the first one refused. */
+    *used = READ_MAX_ANSWER_BYTES;
+    return format_file(req, i, image_index);
+  }
+  *used += cost;
+  return piece;
+}
+
 /* Assembles the answer from the files' fragments, as pieces to send in order: nothing is
  * copied again. */
 static void assemble(Request *req) {
-  size_t n = req->result.n_files, k = 0;
+  size_t n = req->result.n_files, k = 1, used = 0;
   GString **parts = g_new0(GString *, n + 2);
   int64_t image_index = 0;
   bool ok = true;
 
   /* The request's image limits need every file read; files with images are formatted below. */
   image_request_budget(&req->result, req->params.max_total_image_bytes, &req->cancelled);
-  parts[k] = g_string_new(NULL);
-  req->fmt->head(parts[k++], &req->result, &req->fopt);
   for (size_t i = 0; i < n; i++, k++) {
     FileResult *f = &req->result.files[i];
 
-    if (f->code != NULL)
-      req->failed++;
-    parts[k] = g_steal_pointer(&req->frags[i]);
-    if (parts[k] == NULL)
-      parts[k] = format_file(req, i, image_index);
+    parts[k] = piece_within_cap(req, i, image_index, &used);
     if (parts[k] == NULL) {
       parts[k] = g_string_new(NULL);
       ok = false;
     }
-    if (f->code == NULL)
+    if (f->code != NULL)
+      req->failed++;
+    else
       image_index += (int64_t)f->n_images;
     /* Unless the tail writes the pictures, their base64 is now in the piece (or not sent at
      * all, in text): it need not be held twice. */
     for (size_t j = 0; !req->fmt->tail_uses_image_data && j < f->n_images; j++)
       g_clear_pointer(&f->images[j].data, g_free);
   }
+  /* The head sums what was read: it comes after the cap decided. */
+  parts[0] = g_string_new(NULL);
+  req->fmt->head(parts[0], &req->result, &req->fopt);
   parts[k] = g_string_new(NULL);
   req->fmt->tail(parts[k++], &req->result, &req->fopt);
   if (!ok) {
@@ -137,21 +205,48 @@ static void assemble(Request *req) {
   req->output_n = k;
 }
 
-static void finish(Request *req, int status) {
-  req->finished = true;
-  req->done_cb(req, status);
+static bool request_wants(SchedulerTask *t, SchedulerClass cls) {
+  Request *req = container_of(t, Request, task);
+
+  if (atomic_load(&req->cancelled))
+    return false;
+  if (cls == SCHEDULER_BLOCKING)
+    return req->blocking_head < req->blocking_len;
+  return t->running[SCHEDULER_LANE] < REQUEST_MAX_IN_FLIGHT &&
+         atomic_load(&req->next) < req->result.n_files;
 }
 
-static void lane_after_cb(uv_work_t *w, int status) {
-  Lane *lane = container_of(w, Lane, work);
-  Request *req = lane->req;
+static void lane_after_cb(uv_work_t *w, int status);
+static void job_after_cb(uv_work_t *w, int status);
 
-  req->in_flight--;
-  req->completed += lane->read;
-  lane->read = 0;
-  lane->req = NULL;
-  pump(req);
+static void request_start_unit(SchedulerTask *t, SchedulerClass cls) {
+  Request *req = container_of(t, Request, task);
+
+  req->in_flight++;
+  if (cls == SCHEDULER_BLOCKING) {
+    Job *job = g_new0(Job, 1);
+
+    job->req = req;
+    job->index = req->blocking[req->blocking_head++];
+    uv_queue_work(req->loop, &job->work, job_work_cb, job_after_cb);
+    return;
+  }
+  for (size_t k = 0; k < REQUEST_MAX_IN_FLIGHT; k++) {
+    Lane *lane = &req->lanes[k];
+
+    if (lane->req != NULL)
+      continue;
+    lane->req = req;
+    uv_queue_work(req->loop, &lane->work, lane_work_cb, lane_after_cb);
+    return;
+  }
+  g_assert_not_reached();
 }
+
+static const SchedulerOps request_scheduler_ops = {
+    .wants = request_wants,
+    .start = request_start_unit,
+};
 
 /* True when every file was read to the end (a cancelled file was not). */
 static bool all_read(const Request *req) {
@@ -165,32 +260,50 @@ static bool all_read(const Request *req) {
   return true;
 }
 
-/* Queues the lanes that are idle while files are left, and finishes the request when nothing
- * is. Lanes go to the back of the pool's queue, behind other requests' work. */
-static void pump(Request *req) {
-  bool cancelled = atomic_load(&req->cancelled), ok;
+/* Finishes the request once nothing of it runs and nothing is left to start. Until then, the
+ * scheduler starts its lanes and jobs as slots free. */
+static void maybe_finish(Request *req) {
+  bool ok;
 
-  for (size_t k = 0; k < req->n_lanes && !cancelled; k++) {
-    Lane *lane = &req->lanes[k];
-
-    if (lane->req != NULL || atomic_load(&req->next) >= req->result.n_files)
-      continue;
-    lane->req = req;
-    req->in_flight++;
-    uv_queue_work(req->loop, &lane->work, lane_work_cb, lane_after_cb);
-  }
-  if (req->in_flight > 0)
+  if (req->finished || req->in_flight > 0)
     return;
-  /* The answer was assembled on the pool by the last file's task; the per-file data is no
+  if (!atomic_load(&req->cancelled) && req->completed < req->result.n_files)
+    return;
+  scheduler_leave(&req->task);
+  /* The answer was assembled on the pool by the last file's thread; the per-file data is no
    * longer needed. */
   ok = all_read(req);
   read_result_clear(&req->result);
-  if (!ok) {
+  if (!ok)
     pieces_free(g_steal_pointer(&req->output), req->output_n);
-    finish(req, UV_ECANCELED);
-    return;
-  }
-  finish(req, 0);
+  req->finished = true;
+  req->done_cb(req, ok ? 0 : UV_ECANCELED);
+}
+
+static void lane_after_cb(uv_work_t *w, int status) {
+  Lane *lane = container_of(w, Lane, work);
+  Request *req = lane->req;
+
+  req->in_flight--;
+  req->completed += lane->read;
+  for (size_t k = 0; k < lane->n_deferred; k++)
+    req->blocking[req->blocking_len++] = lane->deferred[k];
+  lane->read = 0;
+  lane->n_deferred = 0;
+  lane->req = NULL;
+  scheduler_done(&req->task, SCHEDULER_LANE);
+  maybe_finish(req);
+}
+
+static void job_after_cb(uv_work_t *w, int status) {
+  Job *job = container_of(w, Job, work);
+  Request *req = job->req;
+
+  req->in_flight--;
+  req->completed += job->read ? 1 : 0;
+  g_free(job);
+  scheduler_done(&req->task, SCHEDULER_BLOCKING);
+  maybe_finish(req);
 }
 
 Request *request_start(uv_loop_t *loop, ReadParams *params, Workspace *ws, RequestOutput output,
@@ -219,19 +332,37 @@ Request *request_start(uv_loop_t *loop, ReadParams *params, Workspace *ws, Reque
   req->result.n_files = req->params.n_paths;
   req->result.files = g_new0(FileResult, req->result.n_files);
   req->frags = g_new0(GString *, req->result.n_files);
-  req->n_lanes = MIN(req->result.n_files, (size_t)REQUEST_MAX_IN_FLIGHT);
+  req->blocking = g_new(size_t, req->result.n_files);
   atomic_init(&req->next, 0);
   atomic_init(&req->unread, req->result.n_files);
-  pump(req);
+  scheduler_join(loop, &req->task, &request_scheduler_ops);
   return req;
+}
+
+static void cancel_work_cb(uv_work_t *w) {
+}
+
+static void cancel_after_cb(uv_work_t *w, int status) {
+  Request *req = container_of(w, Request, cancel_work);
+
+  req->in_flight--;
+  maybe_finish(req);
 }
 
 void request_cancel(Request *req) {
   if (req->finished || atomic_load(&req->cancelled))
     return;
   atomic_store(&req->cancelled, true);
-  /* Lanes still queued behind other requests' work can be dropped at once. */
-  for (size_t k = 0; k < req->n_lanes; k++)
+  /* Waiting for a slot, nothing of it runs that would come back: end it from the loop, never
+   * from here (the caller may be walking its list of requests). */
+  if (req->in_flight == 0) {
+    req->in_flight++;
+    uv_queue_work(req->loop, &req->cancel_work, cancel_work_cb, cancel_after_cb);
+    return;
+  }
+  /* Lanes still queued behind other work can be dropped at once; jobs not started never
+   * will be, and a running one stops at its next chunk. */
+  for (size_t k = 0; k < REQUEST_MAX_IN_FLIGHT; k++)
     if (req->lanes[k].req != NULL)
       uv_cancel((uv_req_t *)&req->lanes[k].work);
 }
@@ -260,6 +391,7 @@ void request_free(Request *req) {
     if (req->frags[i] != NULL)
       g_string_free(req->frags[i], TRUE);
   g_free(req->frags);
+  g_free(req->blocking);
   read_result_clear(&req->result);
   read_params_clear(&req->params);
   workspace_unref(req->ws);

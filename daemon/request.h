@@ -1,6 +1,8 @@
-/* One `read` request fanned out over libuv's thread pool: one task per file, a bounded number
- * in flight so that other requests interleave, results gathered in request order, then
- * formatted on the pool too. Only the loop thread calls these functions. */
+/* One `read` request fanned out over libuv's thread pool: its text files read by lanes that
+ * claim files for a short slice each, its pictures, PDFs and SVG renders by blocking jobs of
+ * their own, both started by the loop's fair scheduler (scheduler.h) as slots free; each file
+ * formatted where it was read; the answer assembled in request order by whichever thread reads
+ * the last file. Only the loop thread calls these functions. */
 #pragma once
 
 #include <stdbool.h>
@@ -48,9 +50,9 @@ void *request_get_data(const Request *req);
 /* Frees a finished request (from the done callback or later). NULL is fine. */
 void request_free(Request *req);
 
-/* How many pool tasks ("lanes") one request keeps at once; each reads files one after another
- * for a slice of at most REQUEST_SLICE_US microseconds or REQUEST_SLICE_FILES files, then goes
- * to the back of the pool's queue again. */
+/* How many lanes one request may have at once (the scheduler decides how many it gets); each
+ * reads files one after another for a slice of at most REQUEST_SLICE_US microseconds or
+ * REQUEST_SLICE_FILES files, then gives its slot back. */
 #define REQUEST_MAX_IN_FLIGHT 8
 #define REQUEST_SLICE_US 2000
 #define REQUEST_SLICE_FILES 64

@@ -14,6 +14,9 @@
 #define READ_MIN_MAX_DIMENSION 16
 #define READ_DEFAULT_MAX_TOTAL_IMAGE_BYTES ((int64_t)20 * 1024 * 1024) /* base64 of one request */
 #define READ_MAX_MAX_TOTAL_IMAGE_BYTES ((int64_t)1024 * 1024 * 1024)
+/* Bytes of files' content (text, pages, base64) one answer holds at most; the files past it
+ * are answered FILE_TOO_LARGE, naming the cap. */
+#define READ_MAX_ANSWER_BYTES ((size_t)64 * 1024 * 1024)
 
 /* The `format` param: the shape of the result (see docs/formats.md; formatters/format.h has
  * the formatter of each name). */
