@@ -10,6 +10,7 @@ connection:
    the machine, without sharing readerd),
 3. while another client reads the N files from readerd in a loop (the case the scheduler is for),
 4. while 10 clients each send a read of the N files and never read their answers,
+5. while one client has 32 slow PDFs in flight and another 32 costly SVGs to render (`render`),
 and the N-file read alone against `cat` of the same files, so that fairness is not bought with
 throughput. The loads run in processes of their own, so that this script's measuring is not
 slowed by them. Prints a Markdown report on stdout.
@@ -40,6 +41,45 @@ def stalled_clients(sock, files, n):
         s.sendall(line)
         out.append(s)
     return out
+
+
+def slow_pdf(path, ops=1500000):
+    """A one-page PDF of many tiny text objects: poppler takes seconds over it."""
+    body = ''.join('BT /F1 1 Tf %d %d Td (x) Tj ET\n' % (i % 600, (i // 600) % 800) for i in range(ops))
+    objs = ['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+            '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R '
+            '/Resources << /Font << /F1 5 0 R >> >> >>',
+            '<< /Length %d >>\nstream\n%s\nendstream' % (len(body), body),
+            '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>']
+    out, offs = '%PDF-1.4\n', []
+    for i, o in enumerate(objs):
+        offs.append(len(out))
+        out += '%d 0 obj\n%s\nendobj\n' % (i + 1, o)
+    xref = len(out)
+    out += 'xref\n0 6\n0000000000 65535 f \n' + ''.join('%010d 00000 n \n' % o for o in offs)
+    out += 'trailer\n<< /Size 6 /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n' % xref
+    with open(path, 'w') as fh:
+        fh.write(out)
+
+
+def costly_svg(path, rects=200):
+    """Blurred rectangles on a large canvas: librsvg spends many seconds of CPU on it."""
+    parts = ['<svg xmlns="http://www.w3.org/2000/svg" width="4000" height="4000">',
+             '<filter id="b"><feGaussianBlur stdDeviation="40"/></filter>']
+    parts += ['<rect x="%d" y="%d" width="3000" height="3000" fill="#%06x" filter="url(#b)"/>' %
+              (i * 3 % 1000, i * 7 % 1000, i * 2654435 % 0xffffff) for i in range(rects)]
+    parts.append('</svg>')
+    with open(path, 'w') as fh:
+        fh.write('\n'.join(parts))
+
+
+def in_flight(sock, paths, render):
+    """A client with one read of paths in flight; the socket stays open, the answer unread."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(sock)
+    items = [{'path': p, 'render': True} for p in paths] if render else paths
+    s.sendall(json.dumps({'jsonrpc': '2.0', 'id': 1, 'method': 'read', 'params': {'paths': items}}).encode() + b'\n')
+    return s
 
 
 def latencies(c, path, samples):
@@ -106,6 +146,16 @@ def main():
         for s in stalled:
             s.close()
 
+        pdf, svg = os.path.join(tmp, 'slow.pdf'), os.path.join(tmp, 'costly.svg')
+        slow_pdf(pdf)
+        costly_svg(svg)
+        hostile = [in_flight(sock, [pdf] * 32, False), in_flight(sock, [svg] * 32, True)]
+        time.sleep(1.0)
+        with_hostile = latencies(c, small, min(a.samples, 300))
+        for s in hostile:
+            s.close()
+        time.sleep(1.0)
+
         big = Client(sock)
         t_read = statistics.median([timed(lambda: big.call('read', {'paths': files})) for _ in range(a.runs)])
         t_cat = statistics.median([run_child(['cat'] + files)[0] for _ in range(a.runs)])
@@ -122,6 +172,7 @@ def main():
     print(row('`cat` of the %d files in a loop (floor)' % len(files), with_cat))
     print(row('another client reading the %d files in a loop' % len(files), with_big))
     print(row('10 clients that never read their %d-file answers' % len(files), with_stalled))
+    print(row('32 slow PDFs and 32 costly SVG renders in flight', with_hostile))
     print()
     print('Daemon RSS with the 10 stalled clients connected: %d MiB.' % (int(rss) // 1024))
     print()

@@ -367,7 +367,8 @@ START_TEST(jsonrpc_id_keys) {
   g_autoptr(JsonNode) n7 = json_node_init_int(json_node_alloc(), 7);
   g_autoptr(JsonNode) s7 = json_node_init_string(json_node_alloc(), "7");
   g_autoptr(JsonNode) null = json_node_init_null(json_node_alloc());
-  g_autoptr(JsonNode) obj = json_node_init_object(json_node_alloc(), json_object_new());
+  g_autoptr(JsonObject) o = json_object_new();
+  g_autoptr(JsonNode) obj = json_node_init_object(json_node_alloc(), o); /* takes its own ref */
   g_autofree char *kn = jsonrpc_id_key(n7);
   g_autofree char *ks = jsonrpc_id_key(s7);
 
