@@ -110,24 +110,44 @@ static bool path_excluded(const Workspace *ws, const char *rel) {
   return false;
 }
 
+/* The one answer for everything outside a confined root: the same code and words whatever lies
+ * there (a file, a folder, nothing), and no path of the outside in it. */
+static bool deny_outside(FileResult *res) {
+  file_result_fail(res, CODE_ACCESS_DENIED, "outside the workspace root (confineToRoot)");
+  return false;
+}
+
+/* The real path of the deepest ancestor of path (path itself first) that resolves, or NULL when
+ * none does. Components are stripped from the path as written, so ".." keeps its meaning after
+ * a symlink, as the kernel gives it. */
+static char *real_ancestor(const char *path) {
+  g_autofree char *p = g_strdup(path);
+
+  for (;;) {
+    char *real = realpath(p, NULL), *slash;
+
+    if (real != NULL)
+      return real;
+    slash = strrchr(p, '/');
+    if (slash == NULL)
+      return realpath(".", NULL);
+    if (slash == p)
+      return realpath("/", NULL);
+    *slash = '\0';
+  }
+}
+
 bool workspace_allows_path(const Workspace *ws, const char *path, FileResult *res) {
   g_autofree char *real = NULL;
 
   if (ws == NULL || !ws->confine)
     return true;
-  real = realpath(path, NULL);
-  if (real == NULL) {
-    /* A missing file is judged by its folder, so that nothing is said of what does or does
-     * not exist outside the root. */
-    g_autofree char *dir = g_path_get_dirname(path);
-
-    real = realpath(dir, NULL);
-  }
-  if (real == NULL || below_root(ws, real) != NULL)
-    return true;
-  file_result_fail(res, CODE_ACCESS_DENIED, "outside the workspace: %s is not under %s", real,
-                   ws->real_root);
-  return false;
+  /* A path that does not resolve is judged by its deepest ancestor that does: whether a file or
+   * a folder exists out there must not change the answer. */
+  real = real_ancestor(path);
+  if (real == NULL || below_root(ws, real) == NULL)
+    return deny_outside(res);
+  return true;
 }
 
 bool workspace_allows(const Workspace *ws, int fd, const char *path, FileResult *res) {
@@ -148,11 +168,8 @@ bool workspace_allows(const Workspace *ws, int fd, const char *path, FileResult 
   real[n] = '\0';
   if (ws->real_root != NULL)
     rel = below_root(ws, real);
-  if (ws->confine && rel == NULL) {
-    file_result_fail(res, CODE_ACCESS_DENIED, "outside the workspace: %s is not under %s", real,
-                     ws->real_root);
-    return false;
-  }
+  if (ws->confine && rel == NULL)
+    return deny_outside(res);
   /* Both names count: a link named notes.txt to .env is .env. */
   if (name_excluded(ws, path) || name_excluded(ws, real) || path_excluded(ws, rel)) {
     file_result_fail(res, CODE_ACCESS_DENIED, "excluded by the workspace's exclude patterns");

@@ -123,6 +123,57 @@ START_TEST(workspace_missing_outside_is_denied) {
 }
 END_TEST
 
+/* Whatever lies outside (a file, a folder, a missing folder, a folder readerd may not enter),
+ * the answer is the same code and the same words, and names no path of the outside. */
+START_TEST(workspace_outside_answers_are_uniform) {
+  Workspace *ws = make(root, true, NULL);
+  g_autofree char *outside = at("outside");
+  g_autofree char *dotdot_missing = g_strdup_printf("%s/../no-such-folder/x/y.txt", root);
+  g_autofree char *via_link = g_strdup_printf("%s/outdir/no-such-folder/y.txt", root);
+  g_autofree char *via_link_dotdot = g_strdup_printf("%s/outdir/../ws/src/main.c", root);
+  const char *const paths[] = {
+      "/etc/hostname", "/etc",           "/no-such-folder/x.txt", "/etc/no-such-folder/x.txt",
+      "/root/x/y",     "/proc/self/root/etc/hostname", outside,     dotdot_missing,
+      via_link,
+  };
+  char *first = NULL;
+
+  for (size_t i = 0; i < G_N_ELEMENTS(paths); i++) {
+    FileResult r = {0};
+
+    ck_assert_msg(!workspace_allows_path(ws, paths[i], &r), "%s was let through", paths[i]);
+    ck_assert_str_eq(r.code, CODE_ACCESS_DENIED);
+    if (first == NULL)
+      first = g_strdup(r.error);
+    ck_assert_str_eq(r.error, first);
+    ck_assert_msg(strstr(r.error, "/") == NULL, "the answer names a path: %s", r.error);
+    file_result_clear(&r);
+  }
+  /* A link out and back in is judged by where it lands, as the kernel resolves it. */
+  FileResult in = {0};
+  ck_assert(workspace_allows_path(ws, via_link_dotdot, &in));
+  file_result_clear(&in);
+  g_free(first);
+  workspace_unref(ws);
+}
+END_TEST
+
+/* What `exclude` promises for links, as docs/protocol.md says: a symlink is judged by the name
+ * it points to too (notes.txt -> .env is refused), but a hard link is another name of its own
+ * for the same file, and is read under that name. */
+START_TEST(workspace_exclude_and_links) {
+  const char *const exclude[] = {".env", NULL};
+  Workspace *ws = make(root, true, exclude);
+  g_autofree char *env = at("ws/.env"), *hard = at("ws/hard-notes.txt");
+
+  ck_assert_int_eq(link(env, hard), 0);
+  ck_assert_str_eq(verdict(ws, ".env"), CODE_ACCESS_DENIED);
+  ck_assert_str_eq(verdict(ws, "notes.txt"), CODE_ACCESS_DENIED);
+  ck_assert_ptr_null(verdict(ws, "hard-notes.txt"));
+  workspace_unref(ws);
+}
+END_TEST
+
 START_TEST(workspace_root_prefix_is_not_inside) {
   g_autofree char *twin = at("ws2");
   g_autofree char *file = at("ws2/f.txt");
@@ -190,6 +241,8 @@ static Suite *workspace_suite(void) {
   tcase_add_test(tc, workspace_confine_follows_symlinks);
   tcase_add_test(tc, workspace_root_prefix_is_not_inside);
   tcase_add_test(tc, workspace_missing_outside_is_denied);
+  tcase_add_test(tc, workspace_outside_answers_are_uniform);
+  tcase_add_test(tc, workspace_exclude_and_links);
   tcase_add_test(tc, workspace_exclude_patterns);
   tcase_add_test(tc, workspace_none_allows_everything);
   tcase_add_test(tc, workspace_bad_settings);
