@@ -66,8 +66,8 @@ static bool check_mode(FileResult *res, const struct stat *st) {
   return true;
 }
 
-static char *resolve(const ReadParams *params, const char *path, const Workspace *ws) {
-  const char *base = params->cwd != NULL ? params->cwd : workspace_root(ws);
+static char *resolve(const ReaderOptions *o, const char *path, const Workspace *ws) {
+  const char *base = o->base != NULL ? o->base : workspace_root(ws);
 
   if (g_path_is_absolute(path) || base == NULL)
     return g_strdup(path);
@@ -97,7 +97,7 @@ static ssize_t read_head(int fd, bool *ret_eof) {
 
 /* Reads the open file by its kind. Returns false, having read nothing into res, when the file
  * needs blocking work and text_only forbids it. */
-static bool read_open_file(const ReadParams *params, const PathSpec *spec, int fd,
+static bool read_open_file(const ReaderOptions *o, int fd,
                            const struct stat *st, bool text_only, const atomic_bool *cancelled,
                            FileResult *res) {
   bool eof = false, svg;
@@ -109,36 +109,36 @@ static bool read_open_file(const ReadParams *params, const PathSpec *spec, int f
     return true;
   }
   kind = detect_magic(head_buf, (size_t)n);
-  svg = kind == DETECT_UNKNOWN && spec->render && image_is_svg(head_buf, (size_t)n);
+  svg = kind == DETECT_UNKNOWN && o->render && image_is_svg(head_buf, (size_t)n);
   /* Pictures, PDFs and SVG renders wait on a decoder or a worker process: not on a text lane. */
   if (text_only && (kind != DETECT_UNKNOWN || svg))
     return false;
   if (svg) {
     /* SVG is text (agents edit it); `render: true` asks for the picture instead. */
-    ImageOptions iopt = {.max_dimension = params->max_dimension, .cancelled = cancelled};
+    ImageOptions iopt = {.max_dimension = o->max_dimension, .cancelled = cancelled};
 
     image_read_svg(fd, st, head_buf, (size_t)n, &iopt, res);
   } else if (kind == DETECT_UNKNOWN) {
     TextOptions topt = {
-        .offset = spec->offset > 0 ? spec->offset : params->offset,
-        .limit = spec->limit > 0 ? spec->limit : params->limit,
-        .line_numbers = params->line_numbers,
+        .offset = o->offset,
+        .limit = o->limit,
+        .line_numbers = o->line_numbers,
         .cancelled = cancelled,
     };
     text_read(fd, head_buf, (size_t)n, eof, &topt, res);
   } else if (kind == DETECT_PDF) {
     PdfOptions popt = {
-        .pages = spec->pages,
-        .password = spec->password,
-        .render = spec->render,
-        .max_dimension = params->max_dimension,
-        .max_image_bytes = params->max_total_image_bytes,
+        .pages = o->pages,
+        .password = o->password,
+        .render = o->render,
+        .max_dimension = o->max_dimension,
+        .max_image_bytes = o->max_image_bytes,
         .cancelled = cancelled,
     };
 
     pdf_read(fd, st, &popt, res);
   } else {
-    ImageOptions iopt = {.max_dimension = params->max_dimension, .cancelled = cancelled};
+    ImageOptions iopt = {.max_dimension = o->max_dimension, .cancelled = cancelled};
 
     image_read(fd, st, kind, head_buf, (size_t)n, &iopt, res);
   }
@@ -146,22 +146,21 @@ static bool read_open_file(const ReadParams *params, const PathSpec *spec, int f
 }
 
 /* reader_read(), or with text_only, false (res cleared) for a file that needs blocking work. */
-static bool read_file(const ReadParams *params, size_t i, const Workspace *ws, bool text_only,
+static bool read_file(const ReaderOptions *o, const Workspace *ws, bool text_only,
                       const atomic_bool *cancelled, FileResult *res) {
-  const PathSpec *spec = &params->paths[i];
   g_autofree char *full = NULL;
   struct stat st;
   bool done = true;
   int fd = -1;
 
-  res->path = g_strdup(spec->path);
+  res->path = g_strdup(o->path);
   res->bytes = -1;
   res->modified_ms = RESULT_TIME_UNKNOWN;
   if (cancelled != NULL && atomic_load(cancelled)) {
     file_result_fail(res, CODE_CANCELLED, "request cancelled");
     return true;
   }
-  full = resolve(params, spec->path, ws);
+  full = resolve(o, o->path, ws);
   /* Outside the workspace: refused before anything else is said of it. */
   if (!workspace_allows_path(ws, full, res))
     return true;
@@ -182,11 +181,11 @@ static bool read_file(const ReadParams *params, size_t i, const Workspace *ws, b
     fail_errno(res, errno, "fstat");
     goto finish;
   }
-  if (!check_mode(res, &st) || !workspace_allows(ws, fd, spec->path, res))
+  if (!check_mode(res, &st) || !workspace_allows(ws, fd, o->path, res))
     goto finish;
   res->bytes = (int64_t)st.st_size;
   res->modified_ms = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
-  if (!read_open_file(params, spec, fd, &st, text_only, cancelled, res)) {
+  if (!read_open_file(o, fd, &st, text_only, cancelled, res)) {
     file_result_clear(res);
     done = false;
   }
@@ -196,12 +195,12 @@ finish:
   return done;
 }
 
-void reader_read(const ReadParams *params, size_t i, const Workspace *ws,
-                 const atomic_bool *cancelled, FileResult *res) {
-  (void)read_file(params, i, ws, false, cancelled, res);
+void reader_read(const ReaderOptions *o, const Workspace *ws, const atomic_bool *cancelled,
+                 FileResult *res) {
+  (void)read_file(o, ws, false, cancelled, res);
 }
 
-bool reader_read_text(const ReadParams *params, size_t i, const Workspace *ws,
-                      const atomic_bool *cancelled, FileResult *res) {
-  return read_file(params, i, ws, true, cancelled, res);
+bool reader_read_text(const ReaderOptions *o, const Workspace *ws, const atomic_bool *cancelled,
+                      FileResult *res) {
+  return read_file(o, ws, true, cancelled, res);
 }

@@ -92,6 +92,25 @@ static void file_done(Request *req, size_t i) {
     assemble(req);
 }
 
+/* The reader's options for file i, from the request's params and the path's own. */
+static ReaderOptions reader_options(const Request *req, size_t i) {
+  const ReadParams *p = &req->params;
+  const PathSpec *spec = &p->paths[i];
+
+  return (ReaderOptions){
+      .path = spec->path,
+      .base = p->cwd,
+      .offset = spec->offset > 0 ? spec->offset : p->offset,
+      .limit = spec->limit > 0 ? spec->limit : p->limit,
+      .line_numbers = p->line_numbers,
+      .pages = spec->pages,
+      .password = spec->password,
+      .render = spec->render,
+      .max_dimension = p->max_dimension,
+      .max_image_bytes = p->max_total_image_bytes,
+  };
+}
+
 static void lane_work_cb(uv_work_t *w) {
   Lane *lane = container_of(w, Lane, work);
   Request *req = lane->req;
@@ -99,10 +118,12 @@ static void lane_work_cb(uv_work_t *w) {
 
   for (size_t n = 0; n < REQUEST_SLICE_FILES && !atomic_load(&req->cancelled); n++) {
     size_t i = atomic_fetch_add(&req->next, 1);
+    ReaderOptions o;
 
     if (i >= req->result.n_files)
       break;
-    if (reader_read_text(&req->params, i, req->ws, &req->cancelled, &req->result.files[i])) {
+    o = reader_options(req, i);
+    if (reader_read_text(&o, req->ws, &req->cancelled, &req->result.files[i])) {
       file_done(req, i);
       lane->read++;
     } else {
@@ -117,8 +138,9 @@ static void job_work_cb(uv_work_t *w) {
   Job *job = container_of(w, Job, work);
   Request *req = job->req;
 
-  reader_read(&req->params, job->index, req->ws, &req->cancelled,
-              &req->result.files[job->index]);
+  ReaderOptions o = reader_options(req, job->index);
+
+  reader_read(&o, req->ws, &req->cancelled, &req->result.files[job->index]);
   file_done(req, job->index);
   job->read = true;
 }

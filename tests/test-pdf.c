@@ -736,14 +736,10 @@ END_TEST
 START_TEST(pdf_detected_by_content) {
   static const GenPage page = {PG_TEXT, "named like text"};
   g_autofree char *path = write_pdf("notes.txt", gen_pdf(&page, 1, NULL));
-  PathSpec spec = {.path = path};
-  ReadParams params;
+  ReaderOptions o = {.path = path, .offset = 1, .limit = 2000, .max_dimension = 1568};
   FileResult f = {0};
 
-  read_params_init(&params);
-  params.paths = &spec;
-  params.n_paths = 1;
-  reader_read(&params, 0, NULL, NULL, &f);
+  reader_read(&o, NULL, NULL, &f);
   ck_assert_int_eq(f.type, FILE_TYPE_PDF);
   assert_pages(&f, "1");
   ck_assert_str_eq(f.page_out[0].text, "named like text");
