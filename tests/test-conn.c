@@ -185,8 +185,8 @@ static void client_close(Client *cl) {
 static char *read_line(const char *id, char *const *paths, size_t n) {
   GString *s = g_string_new(NULL);
 
-  g_string_append_printf(s, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"method\":\"read\",\"params\":{\"paths\":[",
-                         id);
+  g_string_append_printf(
+      s, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"method\":\"read\",\"params\":{\"paths\":[", id);
   for (size_t i = 0; i < n; i++) {
     g_autofree char *esc = g_strescape(paths[i], NULL);
 
@@ -227,11 +227,11 @@ static void assert_read_result(JsonNode *msg, char *const *paths, size_t n) {
   JsonObject *o = json_node_get_object(msg);
   JsonArray *files;
 
-  ck_assert_msg(msg_error(msg) == 0, "a read failed: %s",
-                json_object_has_member(o, "error")
-                    ? json_object_get_string_member(json_object_get_object_member(o, "error"),
-                                                    "message")
-                    : "");
+  ck_assert_msg(
+      msg_error(msg) == 0, "a read failed: %s",
+      json_object_has_member(o, "error")
+          ? json_object_get_string_member(json_object_get_object_member(o, "error"), "message")
+          : "");
   files = json_object_get_array_member(json_object_get_object_member(o, "result"), "files");
   ck_assert_uint_eq(json_array_get_length(files), n);
   for (size_t i = 0; i < n; i++) {
@@ -269,7 +269,8 @@ END_TEST
 
 #define SLOW_FILES 16
 #define SLOW_MAX_REQUESTS 300 /* above conn.c's 256 requests in flight */
-#define CONN_MAX_QUEUED_MIB 64 /* conn.c: unsent output before the connection stops reading */
+/* conn.c's CONN_MAX_QUEUED: the unsent output past which the connection stops reading. */
+#define CONN_MAX_QUEUED_MIB 64
 
 /* The result of a response line: what follows its id. */
 static const char *after_id(const char *line) {
@@ -313,8 +314,7 @@ START_TEST(conn_slow_reader) {
                   sent, SLOW_FILES);
     if (client_send_len(&cl, line, strlen(line), false, 2000, &done) < 0) {
       /* Blocked: the connection stopped reading. The rest goes once the client reads. */
-      ck_assert_int_eq(client_send_len(&cl, line + done, strlen(line) - done, true, WAIT_MS,
-                                       NULL),
+      ck_assert_int_eq(client_send_len(&cl, line + done, strlen(line) - done, true, WAIT_MS, NULL),
                        0);
       sent++;
       break;

@@ -383,8 +383,8 @@ START_TEST(files_access_denied) {
     assert_no_code(r, 0);
     assert_no_code(r, 1);
     assert_code(r, 2, "ACCESS_DENIED");
-    ck_assert_msg(strstr(rd_file_str(r, 2, "error"), "permission denied") != NULL,
-                  "%s: %s", ROOT_DENIED, rd_file_str(r, 2, "error"));
+    ck_assert_msg(strstr(rd_file_str(r, 2, "error"), "permission denied") != NULL, "%s: %s",
+                  ROOT_DENIED, rd_file_str(r, 2, "error"));
   } else {
     assert_code(r, 0, "ACCESS_DENIED");
     assert_code(r, 1, "ACCESS_DENIED");

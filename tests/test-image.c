@@ -456,7 +456,8 @@ START_TEST(image_svg_is_rendered_on_request) {
   ck_assert(image_is_svg((const uint8_t *)svg, sizeof(svg) - 1));
   ck_assert(!image_is_svg((const uint8_t *)"int main() { /* <svg */ }", 24));
   if (!image_convert_has_loader("svg"))
-    SKIP_CASE("image_svg_is_rendered_on_request: gdk-pixbuf has no SVG loader (Debian package librsvg2-common)");
+    SKIP_CASE("image_svg_is_rendered_on_request: gdk-pixbuf has no SVG loader (Debian package "
+              "librsvg2-common)");
   ck_assert(g_file_set_contents(path, svg, sizeof(svg) - 1, NULL));
   fd = open(path, O_RDONLY);
   fstat(fd, &st);

@@ -17,9 +17,9 @@
 #include "tests/rd-client.h"
 
 #define SOAK_CYCLES 200
-#define SOAK_WARMUP 20   /* cycles before the reference RSS is taken */
-#define SOAK_SECONDS 60  /* the cycles stop there, however many ran */
-#define SOAK_FILES 300   /* Go files per read */
+#define SOAK_WARMUP 20    /* cycles before the reference RSS is taken */
+#define SOAK_SECONDS 60   /* the cycles stop there, however many ran */
+#define SOAK_FILES 300    /* Go files per read */
 #define SOAK_SLACK_MIB 32 /* growth allowed over the warm reference (allocator caches, arenas) */
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -68,8 +68,7 @@ static bool soak_cycle(RdDaemon *d, int i) {
     rd_conn_notify(c, "$/cancelRequest", "{\"id\":1}");
     msg = rd_conn_wait(c, key, RD_TIMEOUT_MS);
     code = rd_error_code(msg);
-    ck_assert_msg(code == 0 || code == -32800, "cycle %d: the cancelled read answered %d", i,
-                  code);
+    ck_assert_msg(code == 0 || code == -32800, "cycle %d: the cancelled read answered %d", i, code);
     cancelled = code == -32800;
   }
   rd_conn_free(c);
@@ -105,7 +104,8 @@ START_TEST(soak_cancel_and_disconnect) {
   printf("soak: AddressSanitizer build: RSS not compared\n");
 #else
   ck_assert_msg(end_kib <= warm_kib + SOAK_SLACK_MIB * 1024,
-                "the idle daemon grew from %" G_GINT64_FORMAT " KiB after %d cycles to %" G_GINT64_FORMAT
+                "the idle daemon grew from %" G_GINT64_FORMAT
+                " KiB after %d cycles to %" G_GINT64_FORMAT
                 " KiB after %d (more than %d MiB): memory is leaking",
                 warm_kib, SOAK_WARMUP, end_kib, cycles, SOAK_SLACK_MIB);
 #endif
