@@ -391,6 +391,20 @@ bool rd_daemon_alive(RdDaemon *d) {
   return d->running;
 }
 
+int64_t rd_daemon_rss_kib(const RdDaemon *d) {
+  char *path = g_strdup_printf("/proc/%d/status", (int)d->pid);
+  char *data = NULL;
+  const char *line;
+  int64_t kib = -1;
+
+  if (g_file_get_contents(path, &data, NULL, NULL) && (line = strstr(data, "\nVmRSS:")) != NULL)
+    kib = g_ascii_strtoll(line + strlen("\nVmRSS:"), NULL, 10);
+  g_free(data);
+  ck_assert_msg(kib > 0, "no VmRSS in %s", path);
+  g_free(path);
+  return kib;
+}
+
 char *rd_daemon_log(const RdDaemon *d) {
   char *data = NULL;
   if (!g_file_get_contents(d->log, &data, NULL, NULL))

@@ -92,6 +92,10 @@ bool rd_daemon_alive(RdDaemon *d);
 /* The daemon's log so far. g_malloc'd. */
 char *rd_daemon_log(const RdDaemon *d);
 
+/* The daemon's resident memory (VmRSS of /proc/PID/status) in KiB; fails the test when it
+ * cannot be read. */
+int64_t rd_daemon_rss_kib(const RdDaemon *d);
+
 /* Kills the daemon if it still runs and removes its folder (when rd_daemon_start made it).
  * NULL is fine. */
 void rd_daemon_free(RdDaemon *d);

@@ -10,6 +10,7 @@
 #include <check.h>
 
 #include "tests/rd-client.h"
+#include "tests/skip.h"
 
 static char *dir;
 
@@ -233,10 +234,8 @@ START_TEST(cli_pdf_pages_and_render) {
   static const char pdf[] = "/usr/share/doc/libtasn1-doc/libtasn1.pdf";
   RdRun o;
 
-  if (!g_file_test(pdf, G_FILE_TEST_EXISTS)) {
-    printf("SKIP: %s is missing (Debian package libtasn1-doc)\n", pdf);
-    return;
-  }
+  if (!g_file_test(pdf, G_FILE_TEST_EXISTS))
+    SKIP_CASE("cli_pdf_pages_and_render: %s is missing (Debian package libtasn1-doc)", pdf);
   run(&o, "read", "--json", "--pages", "2-3", "--render", pdf, NULL);
   ck_assert_msg(o.code == 0, "exit %d: %s", o.code, o.err);
   RdResult *r = rd_result_from_json(o.out, o.out_len);
@@ -524,9 +523,10 @@ static Suite *cli_suite(void) {
 
 int main(void) {
   rd_init();
+  skip_init();
   SRunner *sr = srunner_create(cli_suite());
   srunner_run_all(sr, CK_NORMAL);
   int failed = srunner_ntests_failed(sr);
   srunner_free(sr);
-  return rd_finish(failed);
+  return skip_status(rd_finish(failed));
 }

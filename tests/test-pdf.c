@@ -26,13 +26,13 @@
 #include "daemon/pdf-worker.h"
 #include "daemon/pdf.h"
 #include "daemon/reader.h"
+#include "tests/skip.h"
 
 #define TASN1_PDF "/usr/share/doc/libtasn1-doc/libtasn1.pdf"
 #define MIME_PDF "/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf"
 #define REPORTLAB_PDF "/usr/share/doc/python-reportlab-doc/reportlab-userguide.pdf"
 
 static char *tmp_dir;
-static int skipped;
 
 /* ---- PDFs made here ---- */
 
@@ -953,7 +953,11 @@ START_TEST(pdf_corrupted_and_truncated) {
   read_pdf(header, NULL, &f);
   assert_code(&f, CODE_CORRUPTED_FILE, "");
   file_result_clear(&f);
-  if (g_file_test(TASN1_PDF, G_FILE_TEST_EXISTS)) {
+  if (!g_file_test(TASN1_PDF, G_FILE_TEST_EXISTS)) {
+    skip_note("pdf_corrupted_and_truncated: %s is missing (Debian package libtasn1-doc): no "
+              "real PDF cut short",
+              TASN1_PDF);
+  } else {
     g_autofree char *data = NULL;
     gsize len = 0;
 
@@ -1358,10 +1362,8 @@ END_TEST
 /* ---- suite ---- */
 
 static bool need(bool ok, const char *what) {
-  if (!ok) {
-    printf("SKIP: %s\n", what);
-    skipped++;
-  }
+  if (!ok)
+    skip_note("%s", what);
   return ok;
 }
 
@@ -1443,6 +1445,7 @@ int main(void) {
     return 77;
   }
   pdf_set_worker_path(readerd);
+  skip_init();
   tmp_dir = g_dir_make_tmp("test-pdf-XXXXXX", NULL);
   sr = srunner_create(pdf_suite());
   srunner_run_all(sr, CK_NORMAL);
@@ -1450,9 +1453,5 @@ int main(void) {
   srunner_free(sr);
   remove_tree(tmp_dir);
   g_free(tmp_dir);
-  if (failed == 0 && skipped > 0) {
-    printf("SKIP: %d group(s) of tests could not run (see above)\n", skipped);
-    return 77;
-  }
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return skip_status(failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE);
 }
