@@ -21,6 +21,8 @@
 #include "daemon/image-convert.h"
 #include "daemon/image-header.h"
 #include "daemon/image.h"
+#include "daemon/pdf-spawn.h"
+#include "daemon/pdf.h"
 #include "daemon/reader.h"
 #include "formatters/result.h"
 #include "ipc/read-params.h"
@@ -910,10 +912,19 @@ static Suite *image_suite(void) {
 }
 
 int main(void) {
-  SRunner *sr = srunner_create(image_suite());
+  const char *readerd = getenv("READERD");
+  SRunner *sr;
   int failed;
 
+  /* Images are decoded in readerd's worker processes. */
+  if (readerd == NULL || !g_file_test(readerd, G_FILE_TEST_IS_EXECUTABLE)) {
+    printf("SKIP: READERD does not name the readerd binary (the image worker)\n");
+    return 77;
+  }
+  pdf_set_worker_path(readerd);
+  sr = srunner_create(image_suite());
   srunner_run_all(sr, CK_NORMAL);
+  pdf_spawn_cleanup();
   failed = srunner_ntests_failed(sr);
   srunner_free(sr);
   return failed == 0 ? 0 : 1;
