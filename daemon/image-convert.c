@@ -88,11 +88,11 @@ static int job_fail(Job *job, int err, const char *fmt, ...) {
 
 /* 0 while the image may go on, else -ECANCELED or -ETIME with the message set. */
 static int job_check(Job *job) {
+  int64_t budget_ns =
+      job->opt->cpu_budget_ms > 0 ? job->opt->cpu_budget_ms * 1000000 : IMAGE_CPU_BUDGET_NS;
+
   if (job->opt->cancelled != NULL && atomic_load(job->opt->cancelled))
     return job_fail(job, -ECANCELED, "request cancelled");
-  int64_t budget_ns = job->opt->cpu_budget_ms > 0 ? job->opt->cpu_budget_ms * 1000000
-                                                  : IMAGE_CPU_BUDGET_NS;
-
   if (cpu_now_ns() - job->cpu_start > budget_ns)
     return job_fail(job, -ETIME, "converting the image took more than %" PRId64 " ms of CPU time",
                     budget_ns / 1000000);
@@ -111,7 +111,7 @@ static void fit(int w, int h, int edge, int *ret_w, int *ret_h) {
 
 typedef struct {
   Job *job;
-  int width, height; /* as the file states, before orientation */
+  int width, height;  /* as the file states, before orientation */
   int want_w, want_h; /* the size the picture must come out at */
   bool too_large;
   bool cancelled;
@@ -134,7 +134,8 @@ static void size_prepared_cb(GdkPixbufLoader *loader, int w, int h, gpointer use
            MAX(w, h) > opt->max_dimension)
     fit(w, h, opt->max_dimension, &tw, &th);
   /* A vector image costs the pixels it is rendered at, whatever size it states. */
-  if (w <= 0 || h <= 0 || (int64_t)(opt->vector ? tw : w) * (opt->vector ? th : h) > IMAGE_MAX_PIXELS) {
+  if (w <= 0 || h <= 0 ||
+      (int64_t)(opt->vector ? tw : w) * (opt->vector ? th : h) > IMAGE_MAX_PIXELS) {
     d->too_large = w > 0 && h > 0;
     gdk_pixbuf_loader_set_size(loader, 0, 0); /* loaders stop before allocating anything */
     return;

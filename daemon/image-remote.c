@@ -40,7 +40,7 @@ typedef struct {
   bool answered, ended;
 } Answer;
 
-/* Sets the budget from the environment; see image-remote.h. */
+/* The budget per image; see image-remote.h. */
 int image_remote_budget_ms(void) {
   const char *s = getenv("READERD_IMAGE_TIMEOUT_MS");
   char *end = NULL;
@@ -127,16 +127,13 @@ static int answer_error(Answer *a, const PdfRecord *rec) {
 }
 
 static int answer_record(Answer *a, const PdfRecord *rec) {
-  int r;
-
   switch (rec->tag) {
   case PDF_RES_IMAGE:
   case PDF_RES_IMAGE_ERROR:
     if (a->answered)
       return -EBADMSG;
     a->answered = true;
-    r = rec->tag == PDF_RES_IMAGE ? answer_image(a, rec) : answer_error(a, rec);
-    return r;
+    return rec->tag == PDF_RES_IMAGE ? answer_image(a, rec) : answer_error(a, rec);
   case PDF_RES_END:
     a->ended = true;
     return a->answered ? 0 : -EBADMSG;
@@ -237,13 +234,28 @@ static int outcome_error(Outcome out, int status, int budget_ms, char **ret_erro
     return -ECHILD;
   default:
     if (WIFSIGNALED(status))
-      *ret_error = g_strdup_printf("the image decoder failed on this file (killed by signal %d, %s)",
-                                   WTERMSIG(status), g_strsignal(WTERMSIG(status)));
+      *ret_error =
+          g_strdup_printf("the image decoder failed on this file (killed by signal %d, %s)",
+                          WTERMSIG(status), g_strsignal(WTERMSIG(status)));
     else
       *ret_error = g_strdup_printf("the image decoder failed on this file (exited with status %d)",
                                    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     return -ECHILD;
   }
+}
+
+/* PDF_REQ_IMAGE and PDF_REQ_END. */
+static GByteArray *build_request(uint32_t flags, const ImageConvertOptions *opt, int budget_ms) {
+  uint32_t fixed[3] = {GUINT32_TO_LE(flags), GUINT32_TO_LE((uint32_t)MAX(opt->max_dimension, 1)),
+                       GUINT32_TO_LE((uint32_t)budget_ms)};
+  GByteArray *p = g_byte_array_new(), *req = g_byte_array_new();
+
+  g_byte_array_append(p, (const guint8 *)fixed, sizeof(fixed));
+  g_byte_array_append(p, (const guint8 *)opt->loader, (guint)strlen(opt->loader));
+  pdf_wire_put(req, PDF_REQ_IMAGE, p->data, p->len);
+  pdf_wire_put(req, PDF_REQ_END, NULL, 0);
+  g_byte_array_free(p, TRUE);
+  return req;
 }
 
 /* Sends the request with the data's descriptor and waits for the answer. */
@@ -269,18 +281,7 @@ static int run(const uint8_t *data, size_t len, uint32_t flags, const ImageConve
     *ret_error = g_strdup_printf("cannot start the image decoder: %s", g_strerror(-r));
     return -ENOEXEC;
   }
-  req = g_byte_array_new();
-  {
-    uint32_t fixed[3] = {GUINT32_TO_LE(flags), GUINT32_TO_LE((uint32_t)MAX(opt->max_dimension, 1)),
-                         GUINT32_TO_LE((uint32_t)budget_ms)};
-    GByteArray *p = g_byte_array_new();
-
-    g_byte_array_append(p, (const guint8 *)fixed, sizeof(fixed));
-    g_byte_array_append(p, (const guint8 *)opt->loader, (guint)strlen(opt->loader));
-    pdf_wire_put(req, PDF_REQ_IMAGE, p->data, p->len);
-    g_byte_array_free(p, TRUE);
-  }
-  pdf_wire_put(req, PDF_REQ_END, NULL, 0);
+  req = build_request(flags, opt, budget_ms);
   /* A worker that died at once shows up as EOF on the reply: nothing to do here. */
   (void)pdf_spawn_send(&w, fd, req->data, req->len);
   g_byte_array_free(req, TRUE);

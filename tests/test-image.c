@@ -599,8 +599,8 @@ START_TEST(image_svg_huge_canvas_renders_at_max_dimension) {
   ck_assert_int_eq(px[(size_t)522 * stride + 0], 255);
   ck_assert_int_eq(px[(size_t)522 * stride + 2], 0);
   ck_assert_int_eq(px[(size_t)522 * stride + (size_t)1500 * gdk_pixbuf_get_n_channels(sent)], 0);
-  ck_assert_int_eq(
-      px[(size_t)522 * stride + (size_t)1500 * gdk_pixbuf_get_n_channels(sent) + 2], 255);
+  ck_assert_int_eq(px[(size_t)522 * stride + (size_t)1500 * gdk_pixbuf_get_n_channels(sent) + 2],
+                   255);
   file_result_clear(&res);
 }
 END_TEST
