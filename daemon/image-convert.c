@@ -1,6 +1,7 @@
 #include "daemon/image-convert.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <string.h>
 #include <time.h>
@@ -87,11 +88,14 @@ static int job_fail(Job *job, int err, const char *fmt, ...) {
 
 /* 0 while the image may go on, else -ECANCELED or -ETIME with the message set. */
 static int job_check(Job *job) {
+  int64_t budget_ns =
+      job->opt->cpu_budget_ms > 0 ? job->opt->cpu_budget_ms * 1000000 : IMAGE_CPU_BUDGET_NS;
+
   if (job->opt->cancelled != NULL && atomic_load(job->opt->cancelled))
     return job_fail(job, -ECANCELED, "request cancelled");
-  if (cpu_now_ns() - job->cpu_start > IMAGE_CPU_BUDGET_NS)
-    return job_fail(job, -ETIME, "converting the image took more than %d s of CPU time",
-                    (int)(IMAGE_CPU_BUDGET_NS / 1000000000));
+  if (cpu_now_ns() - job->cpu_start > budget_ns)
+    return job_fail(job, -ETIME, "converting the image took more than %" PRId64 " ms of CPU time",
+                    budget_ns / 1000000);
   return 0;
 }
 
@@ -107,7 +111,8 @@ static void fit(int w, int h, int edge, int *ret_w, int *ret_h) {
 
 typedef struct {
   Job *job;
-  int width, height; /* as the file states, before orientation */
+  int width, height;  /* as the file states, before orientation */
+  int want_w, want_h; /* the size the picture must come out at */
   bool too_large;
   bool cancelled;
   size_t reserved;          /* bytes of the decode memory budget held */
@@ -122,16 +127,21 @@ static void size_prepared_cb(GdkPixbufLoader *loader, int w, int h, gpointer use
 
   d->width = w;
   d->height = h;
-  if (w <= 0 || h <= 0 || (int64_t)w * h > IMAGE_MAX_PIXELS) {
+  /* JPEG decodes at 1/2, 1/4 or 1/8 scale when asked for a smaller size; SVG renders at any. */
+  if (w > 0 && h > 0 && opt->vector && MAX(w, h) < IMAGE_SVG_MIN_EDGE)
+    fit(w, h, MIN(IMAGE_SVG_MIN_EDGE, opt->max_dimension), &tw, &th);
+  else if (w > 0 && h > 0 && (opt->vector || strcmp(opt->loader, "jpeg") == 0) &&
+           MAX(w, h) > opt->max_dimension)
+    fit(w, h, opt->max_dimension, &tw, &th);
+  /* A vector image costs the pixels it is rendered at, whatever size it states. */
+  if (w <= 0 || h <= 0 ||
+      (int64_t)(opt->vector ? tw : w) * (opt->vector ? th : h) > IMAGE_MAX_PIXELS) {
     d->too_large = w > 0 && h > 0;
     gdk_pixbuf_loader_set_size(loader, 0, 0); /* loaders stop before allocating anything */
     return;
   }
-  /* JPEG decodes at 1/2, 1/4 or 1/8 scale when asked for a smaller size; SVG renders at any. */
-  if (opt->vector && MAX(w, h) < IMAGE_SVG_MIN_EDGE)
-    fit(w, h, MIN(IMAGE_SVG_MIN_EDGE, opt->max_dimension), &tw, &th);
-  else if ((opt->vector || strcmp(opt->loader, "jpeg") == 0) && MAX(w, h) > opt->max_dimension)
-    fit(w, h, opt->max_dimension, &tw, &th);
+  d->want_w = tw;
+  d->want_h = th;
   if (tw != w || th != h)
     gdk_pixbuf_loader_set_size(loader, tw, th);
   fw = tw;
@@ -197,6 +207,10 @@ static int feed(GdkPixbufLoader *loader, Decode *d, const uint8_t *data, size_t 
   }
   if (!gdk_pixbuf_loader_close(loader, r < 0 ? NULL : &err) && r == 0)
     r = decode_error(d, err);
+  /* Loaders that decode everything at close (SVG, TIFF) may ignore the stop request and give
+   * a picture of some other size (librsvg: 1x1). */
+  if (r == 0 && (d->too_large || d->cancelled))
+    r = decode_error(d, NULL);
   return r;
 }
 
@@ -233,6 +247,11 @@ static int decode(Job *job, const uint8_t *data, size_t len, Decode *d, GdkPixbu
   pb = r < 0 ? NULL : gdk_pixbuf_loader_get_pixbuf(loader);
   if (r == 0 && pb == NULL)
     r = decode_error(d, NULL);
+  if (r == 0 && d->want_w > 0 &&
+      (gdk_pixbuf_get_width(pb) != d->want_w || gdk_pixbuf_get_height(pb) != d->want_h))
+    r = job_fail(job, -EBADMSG,
+                 "image data is damaged: the decoder gave a %dx%d picture instead of %dx%d",
+                 gdk_pixbuf_get_width(pb), gdk_pixbuf_get_height(pb), d->want_w, d->want_h);
   if (r == 0 && job->opt->check_rows && (d->rows_first > 0 || d->rows_end < d->height))
     r = job_fail(job, -EBADMSG, "image data is truncated: only rows %d to %d of %d were decoded",
                  d->rows_first == G_MAXINT ? 0 : d->rows_first, d->rows_end, d->height);

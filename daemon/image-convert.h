@@ -1,5 +1,6 @@
 /* Decoding, orienting, scaling and re-encoding one picture with gdk-pixbuf, so that a model
- * can take it. Runs on worker threads; every function here is thread-safe. */
+ * can take it. Thread-safe; readerd runs it in its worker process (image-worker.h), where a
+ * decoder that spins can be killed: call image-remote.h there. */
 #pragma once
 
 #include <stdatomic.h>
@@ -12,7 +13,7 @@
 #define IMAGE_MAX_PIXELS ((int64_t)100 * 1000 * 1000)         /* refused above, before decoding */
 #define IMAGE_MAX_BASE64 ((size_t)5 * 1024 * 1024)            /* base64 bytes of one sent image */
 #define IMAGE_CPU_BUDGET_NS ((int64_t)5 * 1000 * 1000 * 1000) /* per image, decode + encode */
-#define IMAGE_DECODE_MEMORY ((size_t)512 * 1024 * 1024)       /* decoded pixels of all threads */
+#define IMAGE_DECODE_MEMORY ((size_t)512 * 1024 * 1024)       /* decoded pixels, per process */
 #define IMAGE_SVG_MIN_EDGE 512 /* a small SVG is rendered at least this large (long edge) */
 
 typedef struct {
@@ -22,16 +23,19 @@ typedef struct {
   bool vector;                  /* SVG: rendered at the target size, small ones scaled up */
   bool check_rows;              /* refuse a picture whose rows were not all decoded (BMP, ICO) */
   const atomic_bool *cancelled; /* may be NULL; checked between chunks and encoder steps */
+  int64_t cpu_budget_ms;        /* CPU time of the conversion; 0: IMAGE_CPU_BUDGET_NS */
 } ImageConvertOptions;
 
 /* Decodes the picture in data[0, len) (its first frame when animated) with the named loader,
  * applies its EXIF orientation, scales it so that its long edge is at most max_dimension
- * (aspect kept) and encodes it as PNG (alpha, graphics with few colours) or JPEG (photos,
- * quality 85 down to 45) within IMAGE_MAX_BASE64, scaling further down when needed. On success
- * fills *ret (media_type, data, width, height, and original_width/height when the size
+ * (aspect kept; a vector image is rendered at that size, so only the size rendered counts
+ * against IMAGE_MAX_PIXELS) and encodes it as PNG (alpha, graphics with few colours) or JPEG
+ * (photos, quality 85 down to 45) within IMAGE_MAX_BASE64, scaling further down when needed. On
+ * success fills *ret (media_type, data, width, height, and original_width/height when the size
  * changed) and *ret_animated. Returns 0, or with *ret_error (g_malloc'd) set:
  *   -EFBIG      more than IMAGE_MAX_PIXELS;      -ENOMEM  the decoder ran out of memory;
- *   -EBADMSG    damaged or truncated data;       -ENOTSUP no loader for the format;
+ *   -EBADMSG    damaged or truncated data, or a decoder that gave a picture of another size
+ *               than the one it announced (or was asked for);  -ENOTSUP no loader;
  *   -ETIME      the CPU time budget was spent;   -ECANCELED cancelled;
  *   -EIO        the encoder failed. */
 int image_convert(const uint8_t *data, size_t len, const ImageConvertOptions *opt, ImageOut *ret,

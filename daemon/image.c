@@ -10,6 +10,7 @@
 #include "daemon/image-cache.h"
 #include "daemon/image-convert.h"
 #include "daemon/image-header.h"
+#include "daemon/image-remote.h"
 
 #define SVG_SNIFF ((size_t)4096) /* the <svg> root element must start within this much */
 #define VARIANT_SVG 100          /* cache variant of rendered SVGs (others: the DetectKind) */
@@ -112,6 +113,7 @@ static int convert_failed(FileResult *res, int err, const char *message) {
     code = CODE_FILE_TOO_LARGE;
     break;
   case -EBADMSG:
+  case -ECHILD: /* the decoder crashed on it */
     code = CODE_CORRUPTED_FILE;
     break;
   case -ENOTSUP:
@@ -128,21 +130,21 @@ static int convert_failed(FileResult *res, int err, const char *message) {
   return err;
 }
 
-/* Converts the picture in data into res, and caches the outcome unless it depends on this
- * request (cancellation) or on the moment (memory). */
+/* Converts the picture in data into res (in a worker process), and caches the outcome unless
+ * it depends on this request (cancellation) or on the moment (memory, time, the worker). */
 static int convert(uint8_t *data, size_t len, ImageConvertOptions *copt, const ImageCacheKey *key,
                    FileResult *res) {
   g_autofree char *error = NULL;
   ImageOut out;
   bool animated = false;
-  int r = image_convert(data, len, copt, &out, &animated, &error);
+  int r = image_remote_convert(data, len, copt, &out, &animated, &error);
 
   res->animated = res->animated || animated;
   if (r < 0)
     convert_failed(res, r, error);
   else
     *file_result_add_image(res) = out;
-  if (r != -ECANCELED && r != -ENOMEM)
+  if (r != -ECANCELED && r != -ENOMEM && r != -ETIME && r != -ENOEXEC)
     image_cache_put(key, res);
   return r;
 }
@@ -207,7 +209,7 @@ static int web_image(DetectKind k, const uint8_t *data, size_t len, const ImageO
   if (k == DETECT_PNG && image_header_png_data_check(data, len) < 0)
     r = convert_failed(res, -EBADMSG, "image/png data is truncated or damaged");
   else if (k == DETECT_GIF || k == DETECT_WEBP)
-    r = image_convert_check(data, len, loader_for(k), opt->cancelled, &error);
+    r = image_remote_check(data, len, loader_for(k), opt->cancelled, &error);
   if (r < 0 && r != -ENOTSUP && res->code == NULL)
     convert_failed(res, r, error);
   if (res->code != NULL)
@@ -333,7 +335,7 @@ static int rescale(ImageOut *img, int edge, const atomic_bool *cancelled, char *
     *ret_error = g_strdup("the image could not be scaled down: unknown format");
     return -ENOTSUP;
   }
-  r = image_convert(raw, raw_len, &copt, &out, &animated, ret_error);
+  r = image_remote_convert(raw, raw_len, &copt, &out, &animated, ret_error);
   if (r < 0)
     return r;
   out.original_width = img->original_width > 0 ? img->original_width : img->width;

@@ -3,7 +3,8 @@
  * PNG, JPEG, GIF and WebP files within the limits (long edge <= max_dimension, base64 within
  * IMAGE_MAX_BASE64, upright, one frame, whole) are sent byte for byte (a GIF up to the end of its
  * frame and a trailer: the same bytes when it is well formed). Everything else is decoded,
- * turned upright, scaled and re-encoded by image-convert.c; conversions are cached
+ * turned upright, scaled and re-encoded by image-convert.c in a worker process
+ * (image-remote.h: killed at the time budget or on cancel); conversions are cached
  * (image-cache.c). image_request_budget() then applies the limits of a whole request. */
 #pragma once
 
@@ -22,7 +23,7 @@
 
 typedef struct {
   int max_dimension;            /* long edge in pixels */
-  const atomic_bool *cancelled; /* may be NULL; checked while decoding */
+  const atomic_bool *cancelled; /* may be NULL; watched every 50 ms while a worker decodes */
 } ImageOptions;
 
 /* Reads the image file open at fd (kind k by signature, size from st) into res: type, one

@@ -36,6 +36,13 @@ typedef enum {
   PDF_RES_NOTICE,     /* UTF-8: the text after the last page */
   PDF_RES_ERROR,      /* u32 PdfWireError, then a UTF-8 message; the worker stops */
   PDF_RES_END,        /* everything was sent */
+
+  /* Image conversion (image-worker.h): one PDF_REQ_IMAGE and PDF_REQ_END, with a descriptor
+   * holding the bytes to decode; the worker answers PDF_RES_IMAGE or PDF_RES_IMAGE_ERROR, then
+   * PDF_RES_END. */
+  PDF_REQ_IMAGE = 64,  /* u32 flags (ImageWorkerFlag), u32 max_dim, u32 budget_ms, loader name */
+  PDF_RES_IMAGE,       /* u32 width, height, original width, height, media, animated; base64 */
+  PDF_RES_IMAGE_ERROR, /* u32 errno (positive), u32 animated, then a UTF-8 message */
 } PdfWireTag;
 
 typedef enum {

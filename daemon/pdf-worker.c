@@ -15,6 +15,7 @@
 #include <glib.h>
 #include <poppler.h>
 
+#include "daemon/image-worker.h"
 #include "daemon/pdf-poppler.h"
 #include "daemon/pdf-select.h"
 #include "daemon/pdf-wire.h"
@@ -40,6 +41,8 @@ typedef struct {
   uint32_t budget_ms;
   size_t image_budget; /* base64 bytes of pictures at most; 0: no pictures */
   int pdf_fd;          /* the PDF as readerd opened it; -1 once poppler owns it */
+  uint8_t *image;      /* PDF_REQ_IMAGE's payload: an image to convert instead of a PDF */
+  size_t image_len;
 } WorkerRequest;
 
 typedef struct {
@@ -176,6 +179,11 @@ static void request_apply(WorkerRequest *req, const PdfRecord *rec) {
   case PDF_REQ_IMAGE_BUDGET:
     if (pdf_wire_u32(rec, 0, &v))
       req->image_budget = MIN((size_t)v, PDF_IMAGES_MAX_BASE64);
+    break;
+  case PDF_REQ_IMAGE:
+    g_free(req->image);
+    req->image = g_memdup2(rec->data, rec->len);
+    req->image_len = rec->len;
     break;
   default:
     break;
@@ -482,6 +490,11 @@ _Noreturn void pdf_worker_main(void) {
       _exit(0); /* readerd closed an idle worker */
     if (r < 0)
       _exit(2);
+    if (wk.req.image != NULL) { /* image-worker.h */
+      image_worker_serve(wk.req.image, wk.req.image_len, wk.req.pdf_fd);
+      g_free(wk.req.image);
+      continue;
+    }
     wk.out = g_byte_array_new();
     worker_limits(wk.req.budget_ms);
     worker_open(&wk);

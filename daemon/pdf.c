@@ -49,6 +49,11 @@ void pdf_set_worker_path(const char *path) {
   worker_path = path;
 }
 
+/* The worker's executable; see pdf.h. */
+const char *pdf_worker_path(void) {
+  return worker_path;
+}
+
 static int budget_from_env(void) {
   const char *s = getenv("READERD_PDF_TIMEOUT_MS");
   char *end = NULL;

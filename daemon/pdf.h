@@ -35,3 +35,7 @@ int pdf_read(int fd, const struct stat *st, const PdfOptions *opt, FileResult *r
  * programs linking the readers never start themselves as a worker) PDFs are
  * CONVERSION_FAILED. Not thread-safe: call it before reading. */
 void pdf_set_worker_path(const char *path);
+
+/* The executable pdf_set_worker_path() set, or NULL; image conversions use the same workers
+ * (image-remote.h). */
+const char *pdf_worker_path(void);

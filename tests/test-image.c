@@ -2,6 +2,7 @@
  * files, the cache and the request budget. */
 #include <check.h>
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -20,7 +21,11 @@
 #include "daemon/image-cache.h"
 #include "daemon/image-convert.h"
 #include "daemon/image-header.h"
+#include "daemon/image-remote.h"
 #include "daemon/image.h"
+#include "daemon/pdf-spawn.h"
+#include "daemon/pdf-wire.h"
+#include "daemon/pdf.h"
 #include "daemon/reader.h"
 #include "formatters/result.h"
 #include "ipc/read-params.h"
@@ -474,6 +479,199 @@ START_TEST(image_svg_is_rendered_on_request) {
 }
 END_TEST
 
+/* Renders the SVG text `svg` (written to `name`) like reader.c does with `render: true`. */
+static int read_svg(const char *name, const char *svg, int max_dimension,
+                    const atomic_bool *cancelled, FileResult *res) {
+  g_autofree char *path = g_build_filename(tmpdir, name, NULL);
+  ImageOptions opt = {.max_dimension = max_dimension, .cancelled = cancelled};
+  struct stat st;
+  int fd, r;
+
+  ck_assert(g_file_set_contents(path, svg, -1, NULL));
+  fd = open(path, O_RDONLY | O_CLOEXEC);
+  ck_assert_int_ge(fd, 0);
+  ck_assert_int_eq(fstat(fd, &st), 0);
+  memset(res, 0, sizeof(*res));
+  res->path = g_strdup(path);
+  r = image_read_svg(fd, &st, (const uint8_t *)"", 0, &opt, res);
+  close(fd);
+  return r;
+}
+
+/* n rectangles, each blurred by its own filter, on a 4000x4000 canvas: librsvg spends seconds
+ * of CPU on each few dozen of them, inside one gdk-pixbuf call. */
+static char *blurred_svg(int n) {
+  GString *s = g_string_new("<svg xmlns='http://www.w3.org/2000/svg' width='4000' height='4000'>"
+                            "<defs>");
+
+  for (int i = 0; i < n; i++)
+    g_string_append_printf(s, "<filter id='b%d'><feGaussianBlur stdDeviation='%d'/></filter>", i,
+                           30 + i % 20);
+  g_string_append(s, "</defs>");
+  for (int i = 0; i < n; i++)
+    g_string_append_printf(s,
+                           "<rect x='%d' y='%d' width='1200' height='1200' fill='#%06x' "
+                           "filter='url(#b%d)'/>",
+                           (i * 373) % 2800, (i * 611) % 2800, (i * 2654435761u) & 0xffffff, i);
+  g_string_append(s, "</svg>\n");
+  return g_string_free(s, FALSE);
+}
+
+static void *cancel_later(void *flag) {
+  g_usleep(200 * 1000);
+  atomic_store((atomic_bool *)flag, true);
+  return NULL;
+}
+
+START_TEST(image_svg_blur_is_stopped_at_the_budget) {
+  g_autofree char *svg = blurred_svg(200);
+  ImageCacheStats stats;
+  FileResult res;
+  double t0;
+
+  if (!image_convert_has_loader("svg")) {
+    printf("SKIP: gdk-pixbuf has no SVG loader\n");
+    return;
+  }
+  g_setenv("READERD_IMAGE_TIMEOUT_MS", "500", TRUE);
+  t0 = now_s();
+  ck_assert_int_eq(read_svg("blur.svg", svg, 1568, NULL, &res), -ETIME);
+  ck_assert_double_lt(now_s() - t0, 0.5 + 1.0);
+  ck_assert_str_eq(res.code, CODE_CONVERSION_FAILED);
+  ck_assert_msg(strstr(res.error, "500 ms time budget per image") != NULL, "%s", res.error);
+  ck_assert_uint_eq(res.n_images, 0);
+  file_result_clear(&res);
+  g_unsetenv("READERD_IMAGE_TIMEOUT_MS");
+  /* A budget that ran out depends on the moment: not cached. */
+  image_cache_stats(&stats);
+  ck_assert_uint_eq(stats.entries, 0);
+}
+END_TEST
+
+START_TEST(image_svg_blur_is_stopped_on_cancel) {
+  g_autofree char *svg = blurred_svg(200);
+  atomic_bool cancelled;
+  pthread_t t;
+  FileResult res;
+  double t0;
+
+  if (!image_convert_has_loader("svg")) {
+    printf("SKIP: gdk-pixbuf has no SVG loader\n");
+    return;
+  }
+  atomic_init(&cancelled, false);
+  ck_assert_int_eq(pthread_create(&t, NULL, cancel_later, &cancelled), 0);
+  t0 = now_s();
+  ck_assert_int_eq(read_svg("blur.svg", svg, 1568, &cancelled, &res), -ECANCELED);
+  /* Cancelled after 0.2 s; seen within the next 50 ms poll. */
+  ck_assert_double_lt(now_s() - t0, 0.2 + 0.4);
+  pthread_join(t, NULL);
+  ck_assert_str_eq(res.code, CODE_CANCELLED);
+  file_result_clear(&res);
+}
+END_TEST
+
+/* An SVG whose stated size is far past the pixel limit is rendered at maxDimension, never as
+ * a 1x1 picture. */
+START_TEST(image_svg_huge_canvas_renders_at_max_dimension) {
+  static const char svg[] = "<svg xmlns='http://www.w3.org/2000/svg' width='30000' height='20000'>"
+                            "<rect width='15000' height='20000' fill='#ff0000'/>"
+                            "<rect x='15000' width='15000' height='20000' fill='#0000ff'/></svg>\n";
+  g_autoptr(GdkPixbuf) sent = NULL;
+  const guint8 *px;
+  FileResult res;
+  int stride;
+
+  if (!image_convert_has_loader("svg")) {
+    printf("SKIP: gdk-pixbuf has no SVG loader\n");
+    return;
+  }
+  ck_assert_int_eq(read_svg("huge.svg", svg, 1568, NULL, &res), 0);
+  ck_assert_msg(res.code == NULL, "%s: %s", res.code, res.error);
+  ck_assert_int_eq(res.images[0].width, 1568);
+  ck_assert_int_eq(res.images[0].height, 1045);
+  ck_assert_int_eq(res.images[0].original_width, 30000);
+  ck_assert_int_eq(res.images[0].original_height, 20000);
+  sent = decode_sent(&res.images[0]);
+  px = gdk_pixbuf_read_pixels(sent);
+  stride = gdk_pixbuf_get_rowstride(sent);
+  /* Red on the left, blue on the right, in the middle row. */
+  ck_assert_int_eq(px[(size_t)522 * stride + 0], 255);
+  ck_assert_int_eq(px[(size_t)522 * stride + 2], 0);
+  ck_assert_int_eq(px[(size_t)522 * stride + (size_t)1500 * gdk_pixbuf_get_n_channels(sent)], 0);
+  ck_assert_int_eq(px[(size_t)522 * stride + (size_t)1500 * gdk_pixbuf_get_n_channels(sent) + 2],
+                   255);
+  file_result_clear(&res);
+}
+END_TEST
+
+/* A worker script that writes the file `reply` (may be NULL), then runs the shell command
+ * `then`. */
+static char *fake_worker(const char *name, const GByteArray *reply, const char *then) {
+  g_autofree char *reply_path = g_strdup_printf("%s/%s.bin", tmpdir, name);
+  g_autofree char *script = NULL;
+  char *path = g_build_filename(tmpdir, name, NULL);
+
+  ck_assert(g_file_set_contents(reply_path, reply != NULL ? (const char *)reply->data : "",
+                                reply != NULL ? (gssize)reply->len : 0, NULL));
+  script = g_strdup_printf("#!/bin/sh\ncat '%s'\n%s\n", reply_path, then);
+  ck_assert(g_file_set_contents(path, script, -1, NULL));
+  ck_assert_int_eq(chmod(path, 0755), 0);
+  return path;
+}
+
+/* Converts a BMP through the worker at `worker`. */
+static void read_bmp_with_worker(const char *worker, FileResult *res) {
+  g_autoptr(GdkPixbuf) pb = make_graphic(64, 48, false);
+  g_autofree char *bmp = g_build_filename(tmpdir, "w.bmp", NULL);
+
+  ck_assert(gdk_pixbuf_save(pb, bmp, "bmp", NULL, NULL));
+  image_cache_clear();
+  pdf_set_worker_path(worker);
+  read_image(bmp, 1568, NULL, res);
+  pdf_set_worker_path(getenv("READERD"));
+}
+
+START_TEST(image_worker_failures_are_per_file_errors) {
+  static const uint8_t zero_width[24] = {0, 0, 0, 0, 1, 0, 0, 0};
+  g_autofree char *crash = fake_worker("crash", NULL, "kill -SEGV $$");
+  g_autofree char *hang = fake_worker("hang", NULL, "exec sleep 30");
+  g_autofree char *broken = NULL;
+  GByteArray *b = g_byte_array_new();
+  FileResult res;
+  double t0;
+
+  /* A decoder that crashes on the file: that file's error, with how the worker ended. */
+  read_bmp_with_worker(crash, &res);
+  ck_assert_str_eq(res.code, CODE_CORRUPTED_FILE);
+  ck_assert_msg(strstr(res.error, "signal 11") != NULL, "%s", res.error);
+  file_result_clear(&res);
+  /* One that hangs is killed at the budget. */
+  g_setenv("READERD_IMAGE_TIMEOUT_MS", "300", TRUE);
+  t0 = now_s();
+  read_bmp_with_worker(hang, &res);
+  ck_assert_double_lt(now_s() - t0, 2.0);
+  ck_assert_str_eq(res.code, CODE_CONVERSION_FAILED);
+  ck_assert_msg(strstr(res.error, "300 ms time budget") != NULL, "%s", res.error);
+  file_result_clear(&res);
+  g_unsetenv("READERD_IMAGE_TIMEOUT_MS");
+  /* One that answers a 0-pixel-wide picture is broken, not a success. */
+  pdf_wire_put(b, PDF_RES_IMAGE, zero_width, sizeof(zero_width));
+  pdf_wire_put(b, PDF_RES_END, NULL, 0);
+  broken = fake_worker("broken", b, "exec sleep 30");
+  read_bmp_with_worker(broken, &res);
+  ck_assert_str_eq(res.code, CODE_CORRUPTED_FILE);
+  ck_assert_msg(strstr(res.error, "broken reply") != NULL, "%s", res.error);
+  file_result_clear(&res);
+  g_byte_array_free(b, TRUE);
+  /* The real worker converts it. */
+  read_bmp_with_worker(getenv("READERD"), &res);
+  ck_assert_msg(res.code == NULL, "%s: %s", res.code, res.error);
+  ck_assert_int_eq(res.images[0].width, 64);
+  file_result_clear(&res);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ damage and bombs */
 
 static void write_prefix(const char *src, const char *dst, double fraction) {
@@ -890,6 +1088,10 @@ static Suite *image_suite(void) {
   tcase_add_test(tc, image_ico_with_png_inside);
   tcase_add_test(tc, image_animated_gif_sends_first_frame);
   tcase_add_test(tc, image_svg_is_rendered_on_request);
+  tcase_add_test(tc, image_svg_blur_is_stopped_at_the_budget);
+  tcase_add_test(tc, image_svg_blur_is_stopped_on_cancel);
+  tcase_add_test(tc, image_svg_huge_canvas_renders_at_max_dimension);
+  tcase_add_test(tc, image_worker_failures_are_per_file_errors);
   tcase_add_test(tc, image_truncated_files_are_corrupted);
   tcase_add_test(tc, image_bombs_are_refused_before_decoding);
   tcase_add_test(tc, image_hostile_sets_are_all_answered);
@@ -907,11 +1109,20 @@ static Suite *image_suite(void) {
 }
 
 int main(void) {
-  SRunner *sr = srunner_create(image_suite());
+  const char *readerd = getenv("READERD");
+  SRunner *sr;
   int failed;
 
   skip_init();
+  /* Images are decoded in readerd's worker processes. */
+  if (readerd == NULL || !g_file_test(readerd, G_FILE_TEST_IS_EXECUTABLE)) {
+    printf("SKIP: READERD does not name the readerd binary (the image worker)\n");
+    return 77;
+  }
+  pdf_set_worker_path(readerd);
+  sr = srunner_create(image_suite());
   srunner_run_all(sr, CK_NORMAL);
+  pdf_spawn_cleanup();
   failed = srunner_ntests_failed(sr);
   srunner_free(sr);
   return skip_status(failed == 0 ? 0 : 1);
