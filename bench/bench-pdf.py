@@ -3,10 +3,12 @@
 
     bench/bench-pdf.py [--readerd build/daemon/readerd] [--pdf PATH] [--runs 7]
 
-Text: all 134 pages through a running `readerd serve --stdio`, once as one request whose paths
-split the document into page ranges (read in parallel), once the way an agent reads on (one
-request, then `pages="N-"` from each continuation notice until there is none), against
-`pdftotext FILE -`. Rendering: pages 1-10 with `render: true` (at the default 1568 px long edge,
+Text: all 134 pages through a running `readerd serve --socket`, as a client connected to its
+socket, once as one request whose paths split the document into page ranges (read in
+parallel), once the way an agent reads on (one request, then `pages="N-"` from each
+continuation notice until there is none, one request at a time), and once more that way on a
+copy of the PDF whose times are touched before each request (a changed file: every window opens
+the document again, as before workers kept documents open), against `pdftotext FILE -`. Rendering: pages 1-10 with `render: true` (at the default 1568 px long edge,
 and at 1169 px, which is A4 at 100 dpi), against `pdftoppm -r 100 -jpeg -f 1 -l 10`.
 Each run times readerd and its baseline back to back; the table gives median times and the
 median of the per-run ratios, readerd / poppler-utils (lower is better), for wall-clock time
@@ -15,7 +17,6 @@ figure on a busy machine, wall-clock time what a client waits).
 Prints a Markdown table. Needs poppler-utils and python-reportlab-doc.
 """
 import argparse
-import json
 import os
 import re
 import shutil
@@ -25,27 +26,19 @@ import sys
 import tempfile
 import time
 
+from benchlib import start_daemon
+
 DEFAULT_PDF = '/usr/share/doc/python-reportlab-doc/reportlab-userguide.pdf'
 
 
 class Daemon:
-    """readerd serve --stdio, one request at a time."""
+    """readerd serve on a socket in tmp, and one client connection: one request at a time."""
 
-    def __init__(self, binary):
-        self.p = subprocess.Popen([binary, 'serve', '--stdio'], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE)
-        self.next_id = 1
+    def __init__(self, binary, tmp):
+        self.p, self.client = start_daemon(binary, tmp)
 
     def read(self, paths, **params):
-        req = {'jsonrpc': '2.0', 'id': self.next_id, 'method': 'read',
-               'params': dict(paths=paths, **params)}
-        self.next_id += 1
-        self.p.stdin.write((json.dumps(req) + '\n').encode())
-        self.p.stdin.flush()
-        resp = json.loads(self.p.stdout.readline())
-        if 'result' not in resp:
-            sys.exit('readerd answered %r' % resp)
-        return resp['result']
+        return self.client.read(dict(paths=paths, **params))
 
     def cpu(self):
         """CPU seconds of the daemon and of its PDF workers: those it has waited for and
@@ -67,7 +60,8 @@ class Daemon:
         return total / os.sysconf('SC_CLK_TCK')
 
     def close(self):
-        self.p.stdin.close()
+        self.client.s.close()
+        self.p.terminate()
         self.p.wait(timeout=30)
 
 
@@ -113,9 +107,12 @@ def text_in_ranges(d, pdf, n_pages, step):
     check_files(d.read(paths), list(range(1, n_pages + 1)))
 
 
-def text_following_notices(d, pdf, n_pages):
+def text_following_notices(d, pdf, n_pages, touch=False):
+    """With touch, the file's times change before each request: the worker cannot keep it."""
     shown, pages = [], '1-'
     while pages:
+        if touch:
+            os.utime(pdf, ns=(time.time_ns(), time.time_ns()))
         r = d.read([{'path': pdf, 'pages': pages}])
         check_files(r)
         shown += [int(n) for n in re.findall(r"<Page number='(\d+)'", r['xml'])]
@@ -148,7 +145,9 @@ def main():
     info = subprocess.run(['pdfinfo', pdf], capture_output=True, text=True, check=True).stdout
     n_pages = int(re.search(r'^Pages:\s+(\d+)', info, re.M).group(1))
     out_dir = tempfile.mkdtemp(prefix='bench-pdf-')
-    d = Daemon(args.readerd)
+    touched = os.path.join(out_dir, 'touched.pdf')
+    shutil.copyfile(pdf, touched)
+    d = Daemon(args.readerd, out_dir)
     try:
         def pdftotext():
             subprocess.run(['pdftotext', pdf, os.path.join(out_dir, 'out.txt')], check=True)
@@ -163,6 +162,9 @@ def main():
              lambda: text_in_ranges(d, pdf, n_pages, 20), pdftotext, 'pdftotext'),
             ('text, all %d pages: from page 1, then following each `continue with pages=` notice'
              % n_pages, lambda: text_following_notices(d, pdf, n_pages), pdftotext, 'pdftotext'),
+            ('text, all %d pages: the same, the file touched before each request (opened again '
+             'each time)' % n_pages, lambda: text_following_notices(d, touched, n_pages, True),
+             pdftotext, 'pdftotext'),
             ('render pages 1-10, long edge 1568 px (the default)',
              lambda: render_ten(d, pdf, 1568), pdftoppm, 'pdftoppm -r 100 -jpeg'),
             ('render pages 1-10, long edge 1169 px (A4 at 100 dpi)',
