@@ -362,10 +362,13 @@ static void worker_open(Worker *wk) {
   int32_t bad = 0;
 
   wk->doc = keyed ? cache_get(&id, wk->req.password) : NULL;
-  if (wk->doc == NULL)
+  if (wk->doc == NULL) {
     wk->doc = open_document(&wk->req, &needed, &err);
-  else
-    keyed = false; /* already kept */
+  } else { /* kept already, over the descriptor of an earlier read: this one is not needed */
+    keyed = false;
+    close(wk->req.pdf_fd);
+    wk->req.pdf_fd = -1;
+  }
   if (wk->doc == NULL && g_error_matches(err, POPPLER_ERROR, POPPLER_ERROR_ENCRYPTED)) {
     if (wk->req.password != NULL)
       worker_fail(wk, PDF_ERR_PASSWORD, "the password given does not open this PDF");

@@ -1569,6 +1569,160 @@ START_TEST(pdf_worker_is_reused) {
 }
 END_TEST
 
+/* How many descriptors of process pid are open on path (or on what was path before it was
+ * replaced: "path (deleted)"). */
+static int fds_on(pid_t pid, const char *path) {
+  g_autofree char *dir_path = g_strdup_printf("/proc/%d/fd", (int)pid);
+  GDir *dir = g_dir_open(dir_path, 0, NULL);
+  const char *name;
+  int n = 0;
+
+  ck_assert_ptr_nonnull(dir);
+  while ((name = g_dir_read_name(dir)) != NULL) {
+    g_autofree char *link = g_build_filename(dir_path, name, NULL);
+    g_autofree char *target = g_file_read_link(link, NULL);
+
+    if (target != NULL && g_str_has_prefix(target, path))
+      n++;
+  }
+  g_dir_close(dir);
+  return n;
+}
+
+/* Rewrites path in place (same inode) with pdf, which this takes. */
+static void rewrite_in_place(const char *path, GString *pdf) {
+  int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+
+  ck_assert_int_ge(fd, 0);
+  ck_assert_int_eq(write(fd, pdf->str, pdf->len), (ssize_t)pdf->len);
+  close(fd);
+  g_string_free(pdf, TRUE);
+}
+
+/* Reads path and asserts the pages shown and the first one's text. */
+static void assert_read(const char *path, const char *pages, const char *first) {
+  FileResult f;
+
+  read_pdf(path, NULL, &f);
+  assert_pages(&f, pages);
+  ck_assert_str_eq(f.page_out[0].text, first);
+  file_result_clear(&f);
+}
+
+static void assert_text(const char *path, const char *want) {
+  assert_read(path, "1", want);
+}
+
+/* A worker keeps the document it read open for the next read of the same file, and never
+ * serves it for a file that changed since. */
+START_TEST(pdf_cache_sees_rewritten_file) {
+  static const GenPage first = {PG_TEXT, "first version"}, second = {PG_TEXT, "second, longer"};
+  static const GenPage two[] = {{PG_TEXT, "one of two"}, {PG_TEXT, "two of two"}};
+  g_autofree char *path = write_pdf("rewritten.pdf", gen_pdf(&first, 1, NULL));
+  g_autofree char *other = NULL;
+  GString *pdf_two = gen_pdf(two, 2, NULL), *pdf_one = gen_pdf(&second, 1, NULL);
+  struct stat before, after;
+  struct timespec times[2];
+  pid_t worker;
+
+  assert_text(path, "first version");
+  worker = only_child();
+  ck_assert_int_eq(fds_on(worker, path), 1); /* kept open */
+  assert_text(path, "first version");
+  ck_assert_int_eq(fds_on(worker, path), 1); /* served from the cache: nothing more open */
+  /* Rewritten in place: same inode, another size. */
+  rewrite_in_place(path, g_string_new_len(pdf_two->str, (gssize)pdf_two->len));
+  assert_read(path, "1 2", "one of two");
+  ck_assert_int_eq(only_child(), worker);
+  ck_assert_int_eq(fds_on(worker, path), 1); /* the first version was let go */
+  /* The same size and its mtime set back: only the ctime tells. poppler reads pages' contents
+   * from the file as it goes but keeps the page count: one page, not two, is the new file. */
+  ck_assert_int_eq(stat(path, &before), 0);
+  ck_assert_uint_lt(pdf_one->len, pdf_two->len);
+  g_string_append_c(pdf_one, '%');
+  while (pdf_one->len < pdf_two->len - 1)
+    g_string_append_c(pdf_one, ' ');
+  g_string_append_c(pdf_one, '\n');
+  rewrite_in_place(path, pdf_one);
+  times[0] = before.st_atim;
+  times[1] = before.st_mtim;
+  ck_assert_int_eq(utimensat(AT_FDCWD, path, times, 0), 0);
+  ck_assert_int_eq(stat(path, &after), 0);
+  ck_assert_int_eq(after.st_size, before.st_size);
+  ck_assert_int_eq(after.st_ino, before.st_ino);
+  ck_assert(after.st_mtim.tv_sec == before.st_mtim.tv_sec &&
+            after.st_mtim.tv_nsec == before.st_mtim.tv_nsec);
+  assert_text(path, "second, longer");
+  g_string_free(pdf_two, TRUE);
+  /* Replaced by another file under the same path. */
+  other = write_pdf("replacement.pdf", gen_pdf(&(GenPage){PG_TEXT, "a new file"}, 1, NULL));
+  ck_assert_int_eq(rename(other, path), 0);
+  assert_text(path, "a new file");
+  ck_assert_int_eq(only_child(), worker);
+  pdf_spawn_cleanup();
+}
+END_TEST
+
+/* However many PDFs a worker reads, it keeps PDF_DOC_CACHE_MAX_DOCS open at most. */
+START_TEST(pdf_cache_is_bounded) {
+  g_autofree char *prefix = g_build_filename(tmp_dir, "bounded-", NULL);
+  pid_t worker = 0;
+
+  for (int i = 0; i < 8; i++) {
+    g_autofree char *name = g_strdup_printf("bounded-%d.pdf", i);
+    g_autofree char *path = write_numbered_pdf(name, 2 + i);
+    FileResult f;
+
+    read_pdf(path, &(ReadOpts){.pages = "2"}, &f);
+    assert_pages(&f, "2");
+    file_result_clear(&f);
+    if (worker == 0)
+      worker = only_child();
+    ck_assert_int_eq(only_child(), worker);
+    ck_assert_int_eq(fds_on(worker, prefix), MIN(i + 1, PDF_DOC_CACHE_MAX_DOCS));
+  }
+  pdf_spawn_cleanup();
+}
+END_TEST
+
+/* A read goes to the idle worker that read the same file last, which may still hold it. */
+START_TEST(pdf_cache_affinity) {
+  g_autofree char *a = write_numbered_pdf("affinity-a.pdf", 3);
+  g_autofree char *b = write_numbered_pdf("affinity-b.pdf", 3);
+  struct stat st;
+  PdfFileId id_a, id_b;
+  PdfWorker wa, wb;
+  FileResult f;
+
+  ck_assert_int_eq(stat(a, &st), 0);
+  pdf_file_id_from_stat(&st, &id_a);
+  ck_assert_int_eq(stat(b, &st), 0);
+  pdf_file_id_from_stat(&st, &id_b);
+  /* Two idle workers: wa was last given a, wb (the more recently idle) b. */
+  ck_assert_int_eq(pdf_spawn_take_for(getenv("READERD"), &id_a, &wa), 0);
+  ck_assert_int_eq(pdf_spawn_take_for(getenv("READERD"), &id_b, &wb), 0);
+  pdf_spawn_give(&wa, getenv("READERD"));
+  pdf_spawn_give(&wb, getenv("READERD"));
+  read_pdf(a, &(ReadOpts){.pages = "1"}, &f);
+  assert_pages(&f, "1");
+  file_result_clear(&f);
+  ck_assert_int_eq(fds_on(wa.pid, a), 1);
+  ck_assert_int_eq(fds_on(wb.pid, a), 0);
+  read_pdf(b, &(ReadOpts){.pages = "2"}, &f);
+  assert_pages(&f, "2");
+  file_result_clear(&f);
+  ck_assert_int_eq(fds_on(wb.pid, b), 1);
+  ck_assert_int_eq(fds_on(wa.pid, b), 0);
+  /* a again: its worker is the least recently idle now, and still the one chosen. */
+  read_pdf(a, &(ReadOpts){.pages = "3"}, &f);
+  assert_pages(&f, "3");
+  file_result_clear(&f);
+  ck_assert_int_eq(fds_on(wa.pid, a), 1);
+  ck_assert_int_eq(fds_on(wb.pid, a), 0);
+  pdf_spawn_cleanup();
+}
+END_TEST
+
 START_TEST(pdf_worker_cannot_start) {
   FileResult f;
 
@@ -1729,6 +1883,9 @@ static Suite *pdf_suite(void) {
   tcase_add_test(worker, pdf_cancel_stops_worker);
   tcase_add_test(worker, pdf_worker_is_reused);
   tcase_add_test(worker, pdf_worker_cannot_start);
+  tcase_add_test(worker, pdf_cache_sees_rewritten_file);
+  tcase_add_test(worker, pdf_cache_is_bounded);
+  tcase_add_test(worker, pdf_cache_affinity);
   tcase_add_test(worker, pdf_no_fd_or_child_leak);
   suite_add_tcase(s, worker);
 
