@@ -1260,6 +1260,28 @@ START_TEST(pdf_long_passwords) {
 }
 END_TEST
 
+/* poppler-glib gives info strings NUL-terminated: an escaped NUL ends the title, in
+ * PDFDocEncoding (poppler stops converting there) and in UTF-16 (the rest is converted, but
+ * the length is not returned). */
+START_TEST(pdf_info_nul_ends_title) {
+  static const GenPage page = {PG_TEXT, "body"};
+  g_autofree char *doc = write_pdf("nul-title.pdf", gen_pdf(&page, 1, "Before\\000After"));
+  g_autofree char *utf16 =
+      write_pdf("nul-title-16.pdf", gen_pdf(&page, 1, "\\376\\377\\000B\\000\\000\\000A"));
+  FileResult f;
+
+  read_pdf(doc, NULL, &f);
+  assert_pages(&f, "1");
+  ck_assert_str_eq(f.title, "Before");
+  ck_assert_str_eq(f.author, "Ann Author");
+  file_result_clear(&f);
+  read_pdf(utf16, NULL, &f);
+  assert_pages(&f, "1");
+  ck_assert_str_eq(f.title, "B");
+  file_result_clear(&f);
+}
+END_TEST
+
 START_TEST(pdf_corrupted_and_truncated) {
   static const char broken[] = "%PDF-1.4\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R\n\0garbage";
   g_autofree char *b = write_file("broken.pdf", broken, sizeof(broken));
@@ -1868,6 +1890,7 @@ static Suite *pdf_suite(void) {
   tcase_add_test(worker, pdf_scanned_pages_rendered_automatically);
   tcase_add_test(worker, pdf_picture_budget);
   tcase_add_test(worker, pdf_forms_outline_info);
+  tcase_add_test(worker, pdf_info_nul_ends_title);
   if (need(have_program("qpdf"), "qpdf is not installed: no encrypted PDFs")) {
     tcase_add_test(worker, pdf_encrypted);
     tcase_add_test(worker, pdf_long_passwords);
