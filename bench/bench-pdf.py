@@ -19,6 +19,7 @@ Prints a Markdown table. Needs poppler-utils and python-reportlab-doc.
 import argparse
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -41,23 +42,31 @@ class Daemon:
         return self.client.read(dict(paths=paths, **params))
 
     def cpu(self):
-        """CPU seconds of the daemon and of its PDF workers: those it has waited for and
-        those still running (workers are kept for reuse)."""
-        def ticks(pid, fields):
+        """CPU seconds of the daemon and of its PDF workers: those still running (workers are
+        kept for reuse) to the nanosecond (schedstat), those it has waited for in clock ticks."""
+        def run_ns(pid):
+            total = 0
             try:
-                stat = open('/proc/%d/stat' % pid).read().rsplit(')', 1)[1].split()
+                tasks = os.listdir('/proc/%d/task' % pid)
             except OSError:
                 return 0
-            return sum(int(stat[i]) for i in fields)
+            for task in tasks:
+                try:
+                    total += int(open('/proc/%d/task/%s/schedstat' % (pid, task)).read().split()[0])
+                except (OSError, IndexError, ValueError):
+                    pass
+            return total
 
-        total = ticks(self.p.pid, range(11, 15))  # utime stime cutime cstime
+        stat = open('/proc/%d/stat' % self.p.pid).read().rsplit(')', 1)[1].split()
+        total = run_ns(self.p.pid) / 1e9
+        total += (int(stat[13]) + int(stat[14])) / os.sysconf('SC_CLK_TCK')  # cutime cstime
         for task in os.listdir('/proc/%d/task' % self.p.pid):
             try:
                 children = open('/proc/%d/task/%s/children' % (self.p.pid, task)).read().split()
             except OSError:
                 continue
-            total += sum(ticks(int(c), (11, 12)) for c in children)
-        return total / os.sysconf('SC_CLK_TCK')
+            total += sum(run_ns(int(c)) for c in children) / 1e9
+        return total
 
     def close(self):
         self.client.s.close()
@@ -73,8 +82,8 @@ def timed(fn, cpu):
 
 
 def children_cpu():
-    t = os.times()
-    return t.children_user + t.children_system
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 def measure(cases, runs, daemon_cpu):
