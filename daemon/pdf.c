@@ -11,6 +11,7 @@
 #include <glib.h>
 
 #include "daemon/pdf-file-id.h"
+#include "daemon/pdf-password.h"
 #include "daemon/pdf-select.h"
 #include "daemon/pdf-spawn.h"
 #include "daemon/pdf-wire.h"
@@ -77,8 +78,11 @@ static void send_request(PdfWorker *w, int pdf_fd, const PdfFileId *id, const Pd
 
     pdf_wire_put_str(b, PDF_REQ_PAGES, pages);
   }
+  /* No rule of the standard reads past 127 bytes (pdf-password.h), and a password as long as
+   * a request line (16 MiB) would not fit a worker's request. */
   if (opt->password != NULL)
-    pdf_wire_put_str(b, PDF_REQ_PASSWORD, opt->password);
+    pdf_wire_put(b, PDF_REQ_PASSWORD, opt->password,
+                 pdf_password_cut(opt->password, strlen(opt->password), PDF_PASSWORD_AES256));
   pdf_wire_put_u32(b, PDF_REQ_RENDER, opt->render ? 1 : 0);
   pdf_wire_put_u32(b, PDF_REQ_MAX_DIM, (uint32_t)MAX(opt->max_dimension, 1));
   pdf_wire_put_u32(b, PDF_REQ_BUDGET_MS, (uint32_t)budget_ms);
