@@ -3,10 +3,12 @@
 
     bench/bench-pdf.py [--readerd build/daemon/readerd] [--pdf PATH] [--runs 7]
 
-Text: all 134 pages through a running `readerd serve --stdio`, once as one request whose paths
-split the document into page ranges (read in parallel), once the way an agent reads on (one
-request, then `pages="N-"` from each continuation notice until there is none), against
-`pdftotext FILE -`. Rendering: pages 1-10 with `render: true` (at the default 1568 px long edge,
+Text: all 134 pages through a running `readerd serve --socket`, as a client connected to its
+socket, once as one request whose paths split the document into page ranges (read in
+parallel), once the way an agent reads on (one request, then `pages="N-"` from each
+continuation notice until there is none, one request at a time), and once more that way on a
+copy of the PDF whose times are touched before each request (a changed file: every window opens
+the document again, as before workers kept documents open), against `pdftotext FILE -`. Rendering: pages 1-10 with `render: true` (at the default 1568 px long edge,
 and at 1169 px, which is A4 at 100 dpi), against `pdftoppm -r 100 -jpeg -f 1 -l 10`.
 Each run times readerd and its baseline back to back; the table gives median times and the
 median of the per-run ratios, readerd / poppler-utils (lower is better), for wall-clock time
@@ -15,9 +17,9 @@ figure on a busy machine, wall-clock time what a client waits).
 Prints a Markdown table. Needs poppler-utils and python-reportlab-doc.
 """
 import argparse
-import json
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -25,49 +27,50 @@ import sys
 import tempfile
 import time
 
+from benchlib import start_daemon
+
 DEFAULT_PDF = '/usr/share/doc/python-reportlab-doc/reportlab-userguide.pdf'
 
 
 class Daemon:
-    """readerd serve --stdio, one request at a time."""
+    """readerd serve on a socket in tmp, and one client connection: one request at a time."""
 
-    def __init__(self, binary):
-        self.p = subprocess.Popen([binary, 'serve', '--stdio'], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE)
-        self.next_id = 1
+    def __init__(self, binary, tmp):
+        self.p, self.client = start_daemon(binary, tmp)
 
     def read(self, paths, **params):
-        req = {'jsonrpc': '2.0', 'id': self.next_id, 'method': 'read',
-               'params': dict(paths=paths, **params)}
-        self.next_id += 1
-        self.p.stdin.write((json.dumps(req) + '\n').encode())
-        self.p.stdin.flush()
-        resp = json.loads(self.p.stdout.readline())
-        if 'result' not in resp:
-            sys.exit('readerd answered %r' % resp)
-        return resp['result']
+        return self.client.read(dict(paths=paths, **params))
 
     def cpu(self):
-        """CPU seconds of the daemon and of its PDF workers: those it has waited for and
-        those still running (workers are kept for reuse)."""
-        def ticks(pid, fields):
+        """CPU seconds of the daemon and of its PDF workers: those still running (workers are
+        kept for reuse) to the nanosecond (schedstat), those it has waited for in clock ticks."""
+        def run_ns(pid):
+            total = 0
             try:
-                stat = open('/proc/%d/stat' % pid).read().rsplit(')', 1)[1].split()
+                tasks = os.listdir('/proc/%d/task' % pid)
             except OSError:
                 return 0
-            return sum(int(stat[i]) for i in fields)
+            for task in tasks:
+                try:
+                    total += int(open('/proc/%d/task/%s/schedstat' % (pid, task)).read().split()[0])
+                except (OSError, IndexError, ValueError):
+                    pass
+            return total
 
-        total = ticks(self.p.pid, range(11, 15))  # utime stime cutime cstime
+        stat = open('/proc/%d/stat' % self.p.pid).read().rsplit(')', 1)[1].split()
+        total = run_ns(self.p.pid) / 1e9
+        total += (int(stat[13]) + int(stat[14])) / os.sysconf('SC_CLK_TCK')  # cutime cstime
         for task in os.listdir('/proc/%d/task' % self.p.pid):
             try:
                 children = open('/proc/%d/task/%s/children' % (self.p.pid, task)).read().split()
             except OSError:
                 continue
-            total += sum(ticks(int(c), (11, 12)) for c in children)
-        return total / os.sysconf('SC_CLK_TCK')
+            total += sum(run_ns(int(c)) for c in children) / 1e9
+        return total
 
     def close(self):
-        self.p.stdin.close()
+        self.client.s.close()
+        self.p.terminate()
         self.p.wait(timeout=30)
 
 
@@ -79,8 +82,8 @@ def timed(fn, cpu):
 
 
 def children_cpu():
-    t = os.times()
-    return t.children_user + t.children_system
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 def measure(cases, runs, daemon_cpu):
@@ -113,9 +116,12 @@ def text_in_ranges(d, pdf, n_pages, step):
     check_files(d.read(paths), list(range(1, n_pages + 1)))
 
 
-def text_following_notices(d, pdf, n_pages):
+def text_following_notices(d, pdf, n_pages, touch=False):
+    """With touch, the file's times change before each request: the worker cannot keep it."""
     shown, pages = [], '1-'
     while pages:
+        if touch:
+            os.utime(pdf, ns=(time.time_ns(), time.time_ns()))
         r = d.read([{'path': pdf, 'pages': pages}])
         check_files(r)
         shown += [int(n) for n in re.findall(r"<Page number='(\d+)'", r['xml'])]
@@ -148,7 +154,9 @@ def main():
     info = subprocess.run(['pdfinfo', pdf], capture_output=True, text=True, check=True).stdout
     n_pages = int(re.search(r'^Pages:\s+(\d+)', info, re.M).group(1))
     out_dir = tempfile.mkdtemp(prefix='bench-pdf-')
-    d = Daemon(args.readerd)
+    touched = os.path.join(out_dir, 'touched.pdf')
+    shutil.copyfile(pdf, touched)
+    d = Daemon(args.readerd, out_dir)
     try:
         def pdftotext():
             subprocess.run(['pdftotext', pdf, os.path.join(out_dir, 'out.txt')], check=True)
@@ -163,6 +171,9 @@ def main():
              lambda: text_in_ranges(d, pdf, n_pages, 20), pdftotext, 'pdftotext'),
             ('text, all %d pages: from page 1, then following each `continue with pages=` notice'
              % n_pages, lambda: text_following_notices(d, pdf, n_pages), pdftotext, 'pdftotext'),
+            ('text, all %d pages: the same, the file touched before each request (opened again '
+             'each time)' % n_pages, lambda: text_following_notices(d, touched, n_pages, True),
+             pdftotext, 'pdftotext'),
             ('render pages 1-10, long edge 1568 px (the default)',
              lambda: render_ten(d, pdf, 1568), pdftoppm, 'pdftoppm -r 100 -jpeg'),
             ('render pages 1-10, long edge 1169 px (A4 at 100 dpi)',

@@ -73,6 +73,7 @@ static int start(const char *path, PdfWorker *ret) {
   }
   ret->sock = sv[0];
   ret->reads = 0;
+  ret->n_recent = 0;
   return 0;
 }
 
@@ -106,29 +107,81 @@ static bool idle_and_alive(const PdfWorker *w) {
   return poll(&p, 1, 0) == 0;
 }
 
+/* True when the worker was given the file `id` among its last reads. */
+static bool knows(const PdfWorker *w, const PdfFileId *id) {
+  for (size_t i = 0; i < w->n_recent; i++)
+    if (pdf_file_id_equal(&w->recent[i], id))
+      return true;
+  return false;
+}
+
+/* Notes that the worker is given the file `id`, the oldest note going when they are full. */
+static void remember(PdfWorker *w, const PdfFileId *id) {
+  size_t keep = 0;
+
+  for (size_t i = 0; i < w->n_recent; i++)
+    if (!pdf_file_id_equal(&w->recent[i], id))
+      w->recent[keep++] = w->recent[i];
+  if (keep == PDF_SPAWN_RECENT) {
+    memmove(w->recent, w->recent + 1, (PDF_SPAWN_RECENT - 1) * sizeof(w->recent[0]));
+    keep--;
+  }
+  w->recent[keep] = *id;
+  w->n_recent = keep + 1;
+}
+
+/* Takes out of the idle list the worker of `path` to hand out: the most recently used one that
+ * knows the file `id`, else the most recently used one. Call with idle_lock held. Returns
+ * false when there is none. */
+static bool idle_pick(const char *path, const PdfFileId *id, Idle *ret) {
+  size_t pick = n_idle;
+
+  for (size_t i = n_idle; i-- > 0;) {
+    if (strcmp(idle[i].path, path) != 0)
+      continue;
+    if (pick == n_idle)
+      pick = i;
+    if (id != NULL && knows(&idle[i].w, id)) {
+      pick = i;
+      break;
+    }
+  }
+  if (pick == n_idle)
+    return false;
+  *ret = idle[pick];
+  memmove(idle + pick, idle + pick + 1, (n_idle - pick - 1) * sizeof(idle[0]));
+  n_idle--;
+  return true;
+}
+
 /* Takes an idle worker or starts one; see pdf-spawn.h. */
 int pdf_spawn_take(const char *path, PdfWorker *ret) {
+  return pdf_spawn_take_for(path, NULL, ret);
+}
+
+/* Takes an idle worker, preferably one that read the file, or starts one; see pdf-spawn.h. */
+int pdf_spawn_take_for(const char *path, const PdfFileId *id, PdfWorker *ret) {
   for (;;) {
     Idle it = {0};
-    bool found = false;
+    bool found;
+    int r = 0;
 
     pthread_mutex_lock(&idle_lock);
-    for (size_t i = n_idle; i-- > 0 && !found;) {
-      if (strcmp(idle[i].path, path) != 0)
-        continue;
-      it = idle[i];
-      idle[i] = idle[--n_idle];
-      found = true;
-    }
+    found = idle_pick(path, id, &it);
     pthread_mutex_unlock(&idle_lock);
-    if (!found)
-      return start(path, ret);
-    g_free(it.path);
-    if (idle_and_alive(&it.w)) {
+    if (found) {
+      g_free(it.path);
+      if (!idle_and_alive(&it.w)) {
+        pdf_spawn_end(&it.w, true, 0);
+        continue;
+      }
       *ret = it.w;
-      return 0;
+    } else {
+      r = start(path, ret);
     }
-    pdf_spawn_end(&it.w, true, 0);
+    if (r == 0 && id != NULL)
+      remember(ret, id);
+    return r;
   }
 }
 

@@ -10,13 +10,19 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "daemon/pdf-file-id.h"
+
 #define PDF_SPAWN_MAX_IDLE 4   /* idle workers kept: as many as the pool reads at once */
 #define PDF_SPAWN_MAX_READS 32 /* PDFs one worker reads before it is retired */
+/* Files a worker is remembered to have read last: as many as it keeps open (pdf-doc-cache.h). */
+#define PDF_SPAWN_RECENT 3
 
 typedef struct {
   pid_t pid;
-  int sock;  /* readerd's end of the worker's socket */
-  int reads; /* PDFs it was given so far */
+  int sock;                           /* readerd's end of the worker's socket */
+  int reads;                          /* PDFs it was given so far */
+  PdfFileId recent[PDF_SPAWN_RECENT]; /* the files it was last given, the latest last */
+  size_t n_recent;
 } PdfWorker;
 
 /* Gives a worker running the executable `path` (as `path pdf-worker`): an idle one started
@@ -24,6 +30,11 @@ typedef struct {
  * pdf_spawn_give() or pdf_spawn_end(). Returns 0, or a negative errno when no worker could be
  * started. */
 int pdf_spawn_take(const char *path, PdfWorker *ret);
+
+/* Like pdf_spawn_take, for a read of the file `id` (NULL: any): an idle worker that was given
+ * that file among its last PDF_SPAWN_RECENT reads comes first, since it may still hold the
+ * document open; the worker handed out then remembers id. */
+int pdf_spawn_take_for(const char *path, const PdfFileId *id, PdfWorker *ret);
 
 /* Sends one request (records ending with PDF_REQ_END) to the worker with the PDF's descriptor
  * attached, and counts the read. Returns 0, or a negative errno (a dead worker: EPIPE). */

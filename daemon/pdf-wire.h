@@ -22,6 +22,7 @@ typedef enum {
   PDF_REQ_BUDGET_MS,    /* u32: the time budget, for the worker's own CPU limit */
   PDF_REQ_IMAGE_BUDGET, /* u32: base64 bytes of all pictures at most; 0: no pictures */
   PDF_REQ_END,          /* the request is complete; the PDF's descriptor came with it */
+  PDF_REQ_FILE_ID = 24, /* PdfFileId (pdf-file-id.h): the PDF's identity, for the worker's cache */
 
   /* worker -> readerd */
   PDF_RES_DOC = 32,   /* u32 page count: the document opened */

@@ -10,12 +10,16 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <glib.h>
 #include <poppler.h>
 
 #include "daemon/image-worker.h"
+#include "daemon/pdf-doc-cache.h"
+#include "daemon/pdf-file-id.h"
+#include "daemon/pdf-password.h"
 #include "daemon/pdf-poppler.h"
 #include "daemon/pdf-select.h"
 #include "daemon/pdf-wire.h"
@@ -43,6 +47,8 @@ typedef struct {
   int pdf_fd;          /* the PDF as readerd opened it; -1 once poppler owns it */
   uint8_t *image;      /* PDF_REQ_IMAGE's payload: an image to convert instead of a PDF */
   size_t image_len;
+  PdfFileId file_id;   /* the PDF's identity as readerd saw it, when has_file_id */
+  bool has_file_id;
 } WorkerRequest;
 
 typedef struct {
@@ -58,6 +64,39 @@ typedef struct {
   int32_t last_shown;
   const char *stop_reason; /* why pages stopped before the selection ended; NULL: window */
 } Worker;
+
+/* Documents kept open for the next read of the same file (pdf-doc-cache.h). */
+static PdfDocCache *doc_cache;
+
+/* The file's identity, when the worker's own fstat of the descriptor it was given confirms the
+ * one readerd sent; false when none came or they differ: the cache is then not used. */
+static bool cache_key(const WorkerRequest *req, PdfFileId *ret) {
+  struct stat st;
+
+  if (!req->has_file_id || req->pdf_fd < 0 || fstat(req->pdf_fd, &st) < 0)
+    return false;
+  pdf_file_id_from_stat(&st, ret);
+  return pdf_file_id_equal(ret, &req->file_id);
+}
+
+/* The document this worker kept from an earlier read of the same, unchanged file under the
+ * same password; NULL when none. */
+static PopplerDocument *cache_get(const PdfFileId *id, const char *password) {
+  return doc_cache != NULL ? pdf_doc_cache_get(doc_cache, id, password) : NULL;
+}
+
+/* Keeps the document opened for this read. */
+static void cache_put(const PdfFileId *id, const char *password, PopplerDocument *doc) {
+  if (doc_cache == NULL)
+    doc_cache = pdf_doc_cache_new(PDF_DOC_CACHE_MAX_DOCS, PDF_DOC_CACHE_MAX_HEAP);
+  pdf_doc_cache_put(doc_cache, id, password, doc);
+}
+
+/* After a read: the oldest documents go while the heap is over its bound. */
+static void cache_trim(void) {
+  if (doc_cache != NULL)
+    (void)pdf_doc_cache_trim(doc_cache, pdf_doc_cache_heap_used);
+}
 
 static void worker_flush(Worker *wk) {
   /* readerd went away or gave up on us: nothing left to do. */
@@ -86,8 +125,9 @@ static void worker_done(Worker *wk) {
   g_byte_array_free(wk->out, TRUE);
   g_free(wk->req.pages);
   g_free(wk->req.password);
-  /* An idle worker keeps poppler's caches, not the pages' memory. */
+  /* An idle worker keeps poppler's caches and its kept documents, not the pages' memory. */
   malloc_trim(0);
+  cache_trim();
 }
 
 static _Noreturn __attribute__((format(printf, 3, 4))) void worker_fail(Worker *wk, PdfWireError e,
@@ -185,6 +225,9 @@ static void request_apply(WorkerRequest *req, const PdfRecord *rec) {
     req->image = g_memdup2(rec->data, rec->len);
     req->image_len = rec->len;
     break;
+  case PDF_REQ_FILE_ID:
+    req->has_file_id = pdf_file_id_parse(rec, &req->file_id) == 0;
+    break;
   default:
     break;
   }
@@ -268,35 +311,72 @@ static int request_read(WorkerRequest *req) {
   return r == 1 ? 0 : r;
 }
 
-/* Opens the PDF at req->pdf_fd. With a password, poppler retries a failed password in
- * another encoding on a copy of its stream after freeing the original; with a stream over a
- * descriptor or bytes that copy reads freed memory (poppler 22.x). Opening the descriptor's
- * own /proc link by name gives poppler a file it can open twice: the same open file, never
- * the client's path again.
+/* Opens uri with the password cut as the PDF standard reads it (pdf-password.h): to 127
+ * bytes for AES-256 and, when that does not open it, to 32 characters for RC4 and AES-128.
+ * poppler cannot say which of them the PDF uses before it opens, and given more than 127 bytes
+ * it overruns its stack on AES-256. */
+static PopplerDocument *open_with_password(const char *uri, const char *password, GError **error) {
+  size_t len = strlen(password);
+  size_t aes = pdf_password_cut(password, len, PDF_PASSWORD_AES256);
+  size_t padded = pdf_password_cut(password, len, PDF_PASSWORD_PADDED);
+  g_autofree char *cut = g_strndup(password, aes);
+  PopplerDocument *doc = poppler_document_new_from_file(uri, cut, error);
+
+  if (doc != NULL || padded == aes ||
+      !g_error_matches(*error, POPPLER_ERROR, POPPLER_ERROR_ENCRYPTED))
+    return doc;
+  g_clear_error(error);
+  g_free(cut);
+  cut = g_strndup(password, padded);
+  return poppler_document_new_from_file(uri, cut, error);
+}
+
+/* Opens the PDF at req->pdf_fd; *ret_needed tells whether the password was needed. With a
+ * password, poppler retries a failed password in another encoding on a copy of its stream
+ * after freeing the original; with a stream over a descriptor or bytes that copy reads freed
+ * memory (poppler 22.x). Opening the descriptor's own /proc link by name gives poppler a file
+ * it can open twice: the same open file, never the client's path again.
  * A password is tried only when the PDF needs one: poppler refuses a PDF that opens without
  * a password (owner password only) when given a wrong one. */
-static PopplerDocument *open_document(WorkerRequest *req, GError **error) {
+static PopplerDocument *open_document(WorkerRequest *req, bool *ret_needed, GError **error) {
   g_autofree char *proc_uri = g_strdup_printf("file:///proc/self/fd/%d", req->pdf_fd);
   PopplerDocument *doc;
   int fd = req->pdf_fd;
 
+  *ret_needed = req->password != NULL;
   if (req->password == NULL || access(proc_uri + strlen("file://"), R_OK) < 0) {
+    g_autofree char *cut = NULL;
+
+    if (req->password != NULL)
+      cut = g_strndup(req->password,
+                      pdf_password_cut(req->password, strlen(req->password), PDF_PASSWORD_AES256));
     req->pdf_fd = -1; /* poppler owns it now, and closes it with the document */
-    return poppler_document_new_from_fd(fd, req->password, error);
+    return poppler_document_new_from_fd(fd, cut, error);
   }
   doc = poppler_document_new_from_file(proc_uri, NULL, error);
+  *ret_needed = doc == NULL;
   if (doc != NULL || !g_error_matches(*error, POPPLER_ERROR, POPPLER_ERROR_ENCRYPTED))
     return doc;
   g_clear_error(error);
-  return poppler_document_new_from_file(proc_uri, req->password, error);
+  return open_with_password(proc_uri, req->password, error);
 }
 
-/* Opens the PDF and checks the selection; failures end the worker. */
+/* Opens the PDF, or takes it from the cache, and checks the selection; failures end the
+ * worker. */
 static void worker_open(Worker *wk) {
   g_autoptr(GError) err = NULL;
+  PdfFileId id;
+  bool keyed = cache_key(&wk->req, &id), needed = false;
   int32_t bad = 0;
 
-  wk->doc = open_document(&wk->req, &err);
+  wk->doc = keyed ? cache_get(&id, wk->req.password) : NULL;
+  if (wk->doc == NULL) {
+    wk->doc = open_document(&wk->req, &needed, &err);
+  } else { /* kept already, over the descriptor of an earlier read: this one is not needed */
+    keyed = false;
+    close(wk->req.pdf_fd);
+    wk->req.pdf_fd = -1;
+  }
   if (wk->doc == NULL && g_error_matches(err, POPPLER_ERROR, POPPLER_ERROR_ENCRYPTED)) {
     if (wk->req.password != NULL)
       worker_fail(wk, PDF_ERR_PASSWORD, "the password given does not open this PDF");
@@ -309,6 +389,8 @@ static void worker_open(Worker *wk) {
   wk->n_pages = poppler_document_get_n_pages(wk->doc);
   if (wk->n_pages <= 0)
     worker_fail(wk, PDF_ERR_CORRUPTED, "the PDF has no pages that can be read");
+  if (keyed)
+    cache_put(&id, needed ? wk->req.password : NULL, wk->doc);
   pdf_wire_put_u32(wk->out, PDF_RES_DOC, (uint32_t)wk->n_pages);
   if (pdf_select_parse(wk->req.pages, &wk->sel) < 0)
     worker_fail(wk, PDF_ERR_INTERNAL, "invalid page selection");

@@ -4,8 +4,9 @@
  * (pdf-wire.h PDF_REQ_* records up to PDF_REQ_END) with the PDF's descriptor as readerd
  * opened it attached (SCM_RIGHTS: the file is never opened again by its name), and the
  * results (PDF_RES_*) go out page by page, up to PDF_RES_END. After a read that went well it
- * waits for the next request; after one that failed, and when readerd closes the socket, it
- * exits. It limits its own address space and CPU time and dies with the thread that started
+ * waits for the next request, keeping the last few documents open for the next read of the
+ * same unchanged file (pdf-doc-cache.h); after one that failed, and when readerd closes the
+ * socket, it exits. It limits its own address space and CPU time and dies with the thread that started
  * it. */
 #pragma once
 

@@ -10,6 +10,8 @@
 
 #include <glib.h>
 
+#include "daemon/pdf-file-id.h"
+#include "daemon/pdf-password.h"
 #include "daemon/pdf-select.h"
 #include "daemon/pdf-spawn.h"
 #include "daemon/pdf-wire.h"
@@ -68,8 +70,8 @@ static int budget_from_env(void) {
 }
 
 /* Sends the request, with the PDF's descriptor. */
-static void send_request(PdfWorker *w, int pdf_fd, const PdfOptions *opt, const PdfSelection *sel,
-                         int budget_ms) {
+static void send_request(PdfWorker *w, int pdf_fd, const PdfFileId *id, const PdfOptions *opt,
+                         const PdfSelection *sel, int budget_ms) {
   int64_t image_budget = (int64_t)PDF_IMAGES_MAX_BASE64;
   GByteArray *b = g_byte_array_new();
 
@@ -81,12 +83,16 @@ static void send_request(PdfWorker *w, int pdf_fd, const PdfOptions *opt, const 
 
     pdf_wire_put_str(b, PDF_REQ_PAGES, pages);
   }
+  /* No rule of the standard reads past 127 bytes (pdf-password.h), and a password as long as
+   * a request line (16 MiB) would not fit a worker's request. */
   if (opt->password != NULL)
-    pdf_wire_put_str(b, PDF_REQ_PASSWORD, opt->password);
+    pdf_wire_put(b, PDF_REQ_PASSWORD, opt->password,
+                 pdf_password_cut(opt->password, strlen(opt->password), PDF_PASSWORD_AES256));
   pdf_wire_put_u32(b, PDF_REQ_RENDER, opt->render ? 1 : 0);
   pdf_wire_put_u32(b, PDF_REQ_MAX_DIM, (uint32_t)MAX(opt->max_dimension, 1));
   pdf_wire_put_u32(b, PDF_REQ_BUDGET_MS, (uint32_t)budget_ms);
   pdf_wire_put_u32(b, PDF_REQ_IMAGE_BUDGET, (uint32_t)image_budget);
+  pdf_file_id_put(b, PDF_REQ_FILE_ID, id);
   pdf_wire_put(b, PDF_REQ_END, NULL, 0);
   /* A worker that died at once shows up as EOF on the reply: nothing to do here. */
   (void)pdf_spawn_send(w, pdf_fd, b->data, b->len);
@@ -374,6 +380,7 @@ int pdf_read(int fd, const struct stat *st, const PdfOptions *opt, FileResult *r
   Collect c = {.res = res, .opt = opt, .budget_ms = budget_from_env()};
   gint64 deadline;
   int status = 0, r;
+  PdfFileId id;
   PdfWorker w;
   Outcome out;
 
@@ -396,13 +403,15 @@ int pdf_read(int fd, const struct stat *st, const PdfOptions *opt, FileResult *r
     r = -ENOEXEC;
     goto finish;
   }
-  r = pdf_spawn_take(worker_path, &w);
+  /* The worker that read this file last may still hold it open. */
+  pdf_file_id_from_stat(st, &id);
+  r = pdf_spawn_take_for(worker_path, &id, &w);
   if (r < 0) {
     file_result_fail(res, CODE_CONVERSION_FAILED, "cannot start the PDF reader: %s",
                      g_strerror(-r));
     goto finish;
   }
-  send_request(&w, fd, opt, &c.sel, c.budget_ms);
+  send_request(&w, fd, &id, opt, &c.sel, c.budget_ms);
   out = collect_run(&c, w.sock, deadline);
   if (out == OUTCOME_ENDED && res->code == NULL)
     pdf_spawn_give(&w, worker_path); /* it waits for another PDF */

@@ -19,7 +19,10 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
+#include "daemon/pdf-doc-cache.h"
 #include "daemon/pdf-encode.h"
+#include "daemon/pdf-file-id.h"
+#include "daemon/pdf-password.h"
 #include "daemon/pdf-select.h"
 #include "daemon/pdf-spawn.h"
 #include "daemon/pdf-wire.h"
@@ -545,6 +548,217 @@ START_TEST(pdf_select_walks_and_formats) {
 }
 END_TEST
 
+/* ---- pdf-password ---- */
+
+/* n copies of the UTF-8 character c, then tail. */
+static char *repeat(const char *c, size_t n, const char *tail) {
+  GString *s = g_string_new(NULL);
+
+  for (size_t i = 0; i < n; i++)
+    g_string_append(s, c);
+  g_string_append(s, tail);
+  return g_string_free(s, FALSE);
+}
+
+START_TEST(pdf_password_cuts_by_rule) {
+  static const size_t lens[] = {0, 5, 32, 33, 127, 128, 200, 100000};
+  g_autofree char *ascii = repeat("a", 100000, "");
+  g_autofree char *latin1 = repeat("\xC3\xA9", 40, "");   /* é: one Latin-1 byte each */
+  g_autofree char *euro = repeat("\xE2\x82\xAC", 40, ""); /* €: not Latin-1 */
+  g_autofree char *split = repeat("a", 126, "\xC3\xA9");  /* 128 bytes, é across 127 */
+  g_autofree char *broken = repeat("\xC3\xA9", 10,
+                                   "\xFF\xFE"
+                                   "0123456789012345678901234567");
+
+  for (size_t i = 0; i < G_N_ELEMENTS(lens); i++) {
+    ck_assert_uint_eq(pdf_password_cut(ascii, lens[i], PDF_PASSWORD_AES256), MIN(lens[i], 127));
+    ck_assert_uint_eq(pdf_password_cut(ascii, lens[i], PDF_PASSWORD_PADDED), MIN(lens[i], 32));
+  }
+  /* AES-256 counts bytes, and cuts inside a character as conforming writers do. */
+  ck_assert_uint_eq(pdf_password_cut(split, strlen(split), PDF_PASSWORD_AES256), 127);
+  ck_assert_uint_eq(pdf_password_cut(latin1, strlen(latin1), PDF_PASSWORD_AES256), 80);
+  /* The padding algorithm counts Latin-1 bytes: 32 characters of é are 64 bytes of UTF-8. */
+  ck_assert_uint_eq(pdf_password_cut(latin1, strlen(latin1), PDF_PASSWORD_PADDED), 64);
+  ck_assert_uint_eq(pdf_password_cut(latin1, 20, PDF_PASSWORD_PADDED), 20);
+  ck_assert_uint_eq(pdf_password_cut(euro, strlen(euro), PDF_PASSWORD_PADDED), 32);
+  ck_assert_uint_eq(pdf_password_cut(broken, strlen(broken), PDF_PASSWORD_PADDED), 32);
+  /* Never past len, even when the string goes on. */
+  ck_assert_uint_eq(pdf_password_cut(latin1, 33, PDF_PASSWORD_PADDED), 32);
+  ck_assert_uint_eq(pdf_password_cut(latin1, 3, PDF_PASSWORD_PADDED), 3);
+}
+END_TEST
+
+/* ---- pdf-file-id and pdf-doc-cache ---- */
+
+START_TEST(pdf_file_id_round_trips) {
+  struct stat st = {.st_dev = 2049, .st_ino = 1234567, .st_size = 142786};
+  PdfFileId id, back, other;
+  GByteArray *b = g_byte_array_new();
+  PdfRecord rec;
+
+  st.st_mtim = (struct timespec){.tv_sec = 1795452194, .tv_nsec = 4000123};
+  st.st_ctim = (struct timespec){.tv_sec = 1795452195, .tv_nsec = 999999999};
+  pdf_file_id_from_stat(&st, &id);
+  pdf_file_id_put(b, PDF_REQ_FILE_ID, &id);
+  ck_assert_int_eq(pdf_wire_next(b->data, b->len, &rec), PDF_WIRE_HEADER + PDF_FILE_ID_BYTES);
+  ck_assert_uint_eq(rec.tag, PDF_REQ_FILE_ID);
+  ck_assert_int_eq(pdf_file_id_parse(&rec, &back), 0);
+  ck_assert(pdf_file_id_equal(&id, &back));
+  ck_assert_uint_eq(back.ino, 1234567);
+  ck_assert_uint_eq(back.ctime_nsec, 999999999);
+  /* Any field that moves makes another file, or the same inode with other contents. */
+  for (int field = 0; field < 5; field++) {
+    other = id;
+    if (field == 0)
+      other.size++;
+    else if (field == 1)
+      other.mtime_nsec++;
+    else if (field == 2)
+      other.ctime_sec++;
+    else if (field == 3)
+      other.ino++;
+    else
+      other.dev++;
+    ck_assert(!pdf_file_id_equal(&id, &other));
+    ck_assert(pdf_file_id_same_inode(&id, &other) == (field < 3));
+  }
+  /* A short record or nanoseconds out of range are refused. */
+  rec.len--;
+  ck_assert_int_eq(pdf_file_id_parse(&rec, &back), -EBADMSG);
+  g_byte_array_set_size(b, 0);
+  id.mtime_nsec = 1000000000u;
+  pdf_file_id_put(b, PDF_REQ_FILE_ID, &id);
+  ck_assert_int_gt(pdf_wire_next(b->data, b->len, &rec), 0);
+  ck_assert_int_eq(pdf_file_id_parse(&rec, &back), -EBADMSG);
+  g_byte_array_free(b, TRUE);
+}
+END_TEST
+
+/* A real poppler document of one page saying `text`. */
+static PopplerDocument *small_document(const char *text) {
+  GenPage page = {PG_TEXT, text};
+  GString *pdf = gen_pdf(&page, 1, NULL);
+  GBytes *bytes = g_bytes_new(pdf->str, pdf->len);
+  PopplerDocument *doc = poppler_document_new_from_bytes(bytes, NULL, NULL);
+
+  ck_assert_ptr_nonnull(doc);
+  g_bytes_unref(bytes);
+  g_string_free(pdf, TRUE);
+  return doc;
+}
+
+/* Keeps a new document saying `text` under id and password. */
+static void put_document(PdfDocCache *c, const PdfFileId *id, const char *password,
+                         const char *text) {
+  PopplerDocument *doc = small_document(text);
+
+  pdf_doc_cache_put(c, id, password, doc);
+  g_object_unref(doc);
+}
+
+static PdfFileId file_id(uint64_t ino, uint64_t size) {
+  return (PdfFileId){.dev = 1, .ino = ino, .size = size, .mtime_sec = 100, .ctime_sec = 100};
+}
+
+/* The text of the only page of a document the cache gave (NULL: none), and the reference
+ * dropped. */
+static char *cached_text(PopplerDocument *doc) {
+  PopplerPage *page;
+  char *text;
+
+  if (doc == NULL)
+    return g_strdup("(none)");
+  page = poppler_document_get_page(doc, 0);
+  text = poppler_page_get_text(page);
+  g_object_unref(page);
+  g_object_unref(doc);
+  return text;
+}
+
+#define ASSERT_CACHED(c, id, pw, want)                                                             \
+  do {                                                                                             \
+    g_autofree char *got_ = cached_text(pdf_doc_cache_get((c), (id), (pw)));                       \
+    ck_assert_str_eq(got_, (want));                                                                \
+  } while (0)
+
+START_TEST(pdf_doc_cache_keys_and_bounds) {
+  PdfDocCache *c = pdf_doc_cache_new(PDF_DOC_CACHE_MAX_DOCS, PDF_DOC_CACHE_MAX_HEAP);
+  PdfFileId ids[5], changed;
+  char name[16];
+
+  for (int i = 0; i < 5; i++) {
+    g_snprintf(name, sizeof(name), "doc %d", i);
+    ids[i] = file_id(10 + (uint64_t)i, 1000);
+    put_document(c, &ids[i], NULL, name);
+    ck_assert_uint_le(pdf_doc_cache_len(c), PDF_DOC_CACHE_MAX_DOCS);
+  }
+  /* Never more than PDF_DOC_CACHE_MAX_DOCS: the least recently used went. */
+  ck_assert_uint_eq(pdf_doc_cache_len(c), 3);
+  ASSERT_CACHED(c, &ids[0], NULL, "(none)");
+  ASSERT_CACHED(c, &ids[1], NULL, "(none)");
+  ASSERT_CACHED(c, &ids[2], NULL, "doc 2");           /* now the most recently used */
+  ASSERT_CACHED(c, &ids[4], "any password", "doc 4"); /* opened without one */
+  /* The same inode with another size, mtime or ctime is another file. */
+  changed = ids[4];
+  changed.size++;
+  ASSERT_CACHED(c, &changed, NULL, "(none)");
+  changed = ids[4];
+  changed.mtime_nsec = 1;
+  ASSERT_CACHED(c, &changed, NULL, "(none)");
+  changed = ids[4];
+  changed.ctime_sec++;
+  ASSERT_CACHED(c, &changed, NULL, "(none)");
+  /* Its new version replaces the old one. */
+  put_document(c, &changed, NULL, "doc 4, rewritten");
+  ck_assert_uint_eq(pdf_doc_cache_len(c), 3);
+  ASSERT_CACHED(c, &ids[4], NULL, "(none)");
+  ASSERT_CACHED(c, &changed, NULL, "doc 4, rewritten");
+  /* ids[3] was the least recently used: the next one pushes it out. */
+  put_document(c, &ids[0], "pw", "secret");
+  ASSERT_CACHED(c, &ids[3], NULL, "(none)");
+  /* A document that needed a password is served under that password only. */
+  ASSERT_CACHED(c, &ids[0], NULL, "(none)");
+  ASSERT_CACHED(c, &ids[0], "PW", "(none)");
+  ASSERT_CACHED(c, &ids[0], "pw\x01", "(none)");
+  ASSERT_CACHED(c, &ids[0], "pw", "secret");
+  pdf_doc_cache_free(c);
+}
+END_TEST
+
+static int heap_calls;
+
+/* A heap that is over any bound for its first two looks. */
+static size_t heap_shrinking(void) {
+  return heap_calls++ < 2 ? SIZE_MAX : 0;
+}
+
+START_TEST(pdf_doc_cache_trims_to_heap) {
+  PdfDocCache *c = pdf_doc_cache_new(PDF_DOC_CACHE_MAX_DOCS, PDF_DOC_CACHE_MAX_HEAP);
+  PdfFileId last;
+
+  for (int i = 0; i < 3; i++) {
+    PdfFileId id = file_id((uint64_t)i, 1);
+
+    put_document(c, &id, NULL, "kept");
+  }
+  /* The real heap of this small test is under 256 MiB: nothing goes. */
+  ck_assert_uint_eq(pdf_doc_cache_trim(c, pdf_doc_cache_heap_used), 0);
+  ck_assert_uint_eq(pdf_doc_cache_len(c), 3);
+  /* Over the bound, the oldest go until it is met: here, two looks. */
+  heap_calls = 0;
+  ck_assert_uint_eq(pdf_doc_cache_trim(c, heap_shrinking), 2);
+  ck_assert_uint_eq(pdf_doc_cache_len(c), 1);
+  last = file_id(2, 1);
+  ASSERT_CACHED(c, &last, NULL, "kept");
+  /* Never over it: everything goes. */
+  heap_calls = -1000;
+  ck_assert_uint_eq(pdf_doc_cache_trim(c, heap_shrinking), 1);
+  ck_assert_uint_eq(pdf_doc_cache_len(c), 0);
+  pdf_doc_cache_free(c);
+  pdf_doc_cache_free(NULL);
+}
+END_TEST
+
 /* ---- pdf-wire ---- */
 
 START_TEST(pdf_wire_round_trips) {
@@ -941,6 +1155,130 @@ START_TEST(pdf_encrypted) {
 }
 END_TEST
 
+/* `head` then `fill` up to len bytes. */
+static char *padded(const char *head, char fill, size_t len) {
+  char *s = g_malloc(len + 1);
+  size_t n = MIN(strlen(head), len);
+
+  memcpy(s, head, n);
+  memset(s + n, fill, len - n);
+  s[len] = '\0';
+  return s;
+}
+
+/* Encrypts plain into name with qpdf's arguments (NULL-terminated); returns the path. */
+static char *encrypt(const char *plain, const char *name, const char *const *args) {
+  char *path = g_build_filename(tmp_dir, name, NULL);
+  GPtrArray *argv = g_ptr_array_new();
+  g_autofree char *out = NULL;
+
+  g_ptr_array_add(argv, (char *)"qpdf");
+  for (const char *const *a = args; *a != NULL; a++)
+    g_ptr_array_add(argv, (char *)*a);
+  g_ptr_array_add(argv, (char *)"--");
+  g_ptr_array_add(argv, (char *)plain);
+  g_ptr_array_add(argv, path);
+  g_ptr_array_add(argv, NULL);
+  out = run((const char *const *)argv->pdata);
+  ck_assert_msg(out != NULL, "qpdf failed for %s", name);
+  g_ptr_array_free(argv, TRUE);
+  return path;
+}
+
+/* Reads path with the password; asserts that it opens and shows its second page. */
+static void assert_opens(const char *path, const char *password) {
+  FileResult f;
+
+  read_pdf(path, &(ReadOpts){.password = password, .pages = "2"}, &f);
+  ck_assert_msg(f.code == NULL, "%zu-byte password on %s: %s %s", strlen(password), path, f.code,
+                f.error);
+  ck_assert_str_eq(f.page_out[0].text, "long secret two");
+  file_result_clear(&f);
+}
+
+static void assert_refused(const char *path, const char *password) {
+  FileResult f;
+
+  read_pdf(path, &(ReadOpts){.password = password}, &f);
+  assert_code(&f, CODE_PASSWORD_PROTECTED, "the password given does not open");
+  file_result_clear(&f);
+}
+
+/* Passwords are cut as the standard says before poppler sees them: 127 bytes for AES-256
+ * (poppler 22.12 overran its stack on 128 and more: CORRUPTED_FILE), 32 for RC4 and AES-128. */
+START_TEST(pdf_long_passwords) {
+  static const GenPage pages[] = {{PG_TEXT, "long secret one"}, {PG_TEXT, "long secret two"}};
+  /* 2 MiB: more than a worker takes in one request. */
+  static const size_t lens[] = {127, 128, 200, 100000, 2 * 1024 * 1024};
+  g_autofree char *plain = write_pdf("long-plain.pdf", gen_pdf(pages, 2, NULL));
+  g_autofree char *p127 = padded("aes256-", 'k', 127);
+  g_autofree char *p32 = padded("rc4-", 'r', 32);
+  g_autofree char *p200 = padded("qpdf-", 'q', 200);
+  g_autofree char *cut = padded("", 'a', 127), *split = padded("", 'a', 126);
+  const char *aes[] = {"--encrypt", p127, "OWNER", "256", NULL};
+  const char *rc4[] = {"--allow-weak-crypto", "--encrypt", p32, "OWNER", "128",
+                       "--use-aes=n",         NULL};
+  const char *aes128[] = {"--encrypt", p32, "OWNER", "128", "--use-aes=y", NULL};
+  const char *cut_aes[] = {"--password-mode=bytes", "--encrypt", cut, "OWNER", "256", NULL};
+  const char *long_aes[] = {"--encrypt", p200, "OWNER", "256", NULL};
+  g_autofree char *aes_pdf = encrypt(plain, "aes256-127.pdf", aes);
+  g_autofree char *rc4_pdf = encrypt(plain, "rc4-32.pdf", rc4);
+  g_autofree char *aes128_pdf = NULL, *cut_pdf = NULL, *long_pdf = NULL;
+  g_autofree char *split_pw = NULL;
+
+  cut[126] = '\xC3'; /* é's first byte: the 127-byte cut of split_pw below */
+  split_pw = g_strconcat(split, "\xC3\xA9", NULL);
+  aes128_pdf = encrypt(plain, "aes128-32.pdf", aes128);
+  cut_pdf = encrypt(plain, "aes256-split.pdf", cut_aes);
+  long_pdf = encrypt(plain, "aes256-200.pdf", long_aes);
+  for (size_t i = 0; i < G_N_ELEMENTS(lens); i++) {
+    g_autofree char *pw = padded(p127, 'z', lens[i]);
+    g_autofree char *pw_rc4 = padded(p32, 'z', lens[i]);
+    g_autofree char *wrong = padded("", 'w', lens[i]);
+
+    assert_opens(aes_pdf, pw);
+    assert_opens(rc4_pdf, pw_rc4);
+    assert_opens(aes128_pdf, pw_rc4);
+    assert_refused(aes_pdf, wrong);
+    assert_refused(rc4_pdf, wrong);
+  }
+  /* 128 bytes whose 127-byte cut falls inside a character. */
+  ck_assert_uint_eq(strlen(split_pw), 128);
+  assert_opens(cut_pdf, split_pw);
+  /* One byte short of what the standard reads is another password. */
+  p127[126] = '\0';
+  assert_refused(aes_pdf, p127);
+  p32[31] = '\0';
+  assert_refused(rc4_pdf, p32);
+  /* qpdf 11 hashes all 200 bytes of a password when it writes, but only 127 when it reads:
+   * the PDF opens for no reader that follows the standard, qpdf included. A refusal, never a
+   * crash. */
+  assert_refused(long_pdf, p200);
+}
+END_TEST
+
+/* poppler-glib gives info strings NUL-terminated: an escaped NUL ends the title, in
+ * PDFDocEncoding (poppler stops converting there) and in UTF-16 (the rest is converted, but
+ * the length is not returned). */
+START_TEST(pdf_info_nul_ends_title) {
+  static const GenPage page = {PG_TEXT, "body"};
+  g_autofree char *doc = write_pdf("nul-title.pdf", gen_pdf(&page, 1, "Before\\000After"));
+  g_autofree char *utf16 =
+      write_pdf("nul-title-16.pdf", gen_pdf(&page, 1, "\\376\\377\\000B\\000\\000\\000A"));
+  FileResult f;
+
+  read_pdf(doc, NULL, &f);
+  assert_pages(&f, "1");
+  ck_assert_str_eq(f.title, "Before");
+  ck_assert_str_eq(f.author, "Ann Author");
+  file_result_clear(&f);
+  read_pdf(utf16, NULL, &f);
+  assert_pages(&f, "1");
+  ck_assert_str_eq(f.title, "B");
+  file_result_clear(&f);
+}
+END_TEST
+
 START_TEST(pdf_corrupted_and_truncated) {
   static const char broken[] = "%PDF-1.4\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R\n\0garbage";
   g_autofree char *b = write_file("broken.pdf", broken, sizeof(broken));
@@ -1254,6 +1592,160 @@ START_TEST(pdf_worker_is_reused) {
 }
 END_TEST
 
+/* How many descriptors of process pid are open on path (or on what was path before it was
+ * replaced: "path (deleted)"). */
+static int fds_on(pid_t pid, const char *path) {
+  g_autofree char *dir_path = g_strdup_printf("/proc/%d/fd", (int)pid);
+  GDir *dir = g_dir_open(dir_path, 0, NULL);
+  const char *name;
+  int n = 0;
+
+  ck_assert_ptr_nonnull(dir);
+  while ((name = g_dir_read_name(dir)) != NULL) {
+    g_autofree char *link = g_build_filename(dir_path, name, NULL);
+    g_autofree char *target = g_file_read_link(link, NULL);
+
+    if (target != NULL && g_str_has_prefix(target, path))
+      n++;
+  }
+  g_dir_close(dir);
+  return n;
+}
+
+/* Rewrites path in place (same inode) with pdf, which this takes. */
+static void rewrite_in_place(const char *path, GString *pdf) {
+  int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+
+  ck_assert_int_ge(fd, 0);
+  ck_assert_int_eq(write(fd, pdf->str, pdf->len), (ssize_t)pdf->len);
+  close(fd);
+  g_string_free(pdf, TRUE);
+}
+
+/* Reads path and asserts the pages shown and the first one's text. */
+static void assert_read(const char *path, const char *pages, const char *first) {
+  FileResult f;
+
+  read_pdf(path, NULL, &f);
+  assert_pages(&f, pages);
+  ck_assert_str_eq(f.page_out[0].text, first);
+  file_result_clear(&f);
+}
+
+static void assert_text(const char *path, const char *want) {
+  assert_read(path, "1", want);
+}
+
+/* A worker keeps the document it read open for the next read of the same file, and never
+ * serves it for a file that changed since. */
+START_TEST(pdf_cache_sees_rewritten_file) {
+  static const GenPage first = {PG_TEXT, "first version"}, second = {PG_TEXT, "second, longer"};
+  static const GenPage two[] = {{PG_TEXT, "one of two"}, {PG_TEXT, "two of two"}};
+  g_autofree char *path = write_pdf("rewritten.pdf", gen_pdf(&first, 1, NULL));
+  g_autofree char *other = NULL;
+  GString *pdf_two = gen_pdf(two, 2, NULL), *pdf_one = gen_pdf(&second, 1, NULL);
+  struct stat before, after;
+  struct timespec times[2];
+  pid_t worker;
+
+  assert_text(path, "first version");
+  worker = only_child();
+  ck_assert_int_eq(fds_on(worker, path), 1); /* kept open */
+  assert_text(path, "first version");
+  ck_assert_int_eq(fds_on(worker, path), 1); /* served from the cache: nothing more open */
+  /* Rewritten in place: same inode, another size. */
+  rewrite_in_place(path, g_string_new_len(pdf_two->str, (gssize)pdf_two->len));
+  assert_read(path, "1 2", "one of two");
+  ck_assert_int_eq(only_child(), worker);
+  ck_assert_int_eq(fds_on(worker, path), 1); /* the first version was let go */
+  /* The same size and its mtime set back: only the ctime tells. poppler reads pages' contents
+   * from the file as it goes but keeps the page count: one page, not two, is the new file. */
+  ck_assert_int_eq(stat(path, &before), 0);
+  ck_assert_uint_lt(pdf_one->len, pdf_two->len);
+  g_string_append_c(pdf_one, '%');
+  while (pdf_one->len < pdf_two->len - 1)
+    g_string_append_c(pdf_one, ' ');
+  g_string_append_c(pdf_one, '\n');
+  rewrite_in_place(path, pdf_one);
+  times[0] = before.st_atim;
+  times[1] = before.st_mtim;
+  ck_assert_int_eq(utimensat(AT_FDCWD, path, times, 0), 0);
+  ck_assert_int_eq(stat(path, &after), 0);
+  ck_assert_int_eq(after.st_size, before.st_size);
+  ck_assert_int_eq(after.st_ino, before.st_ino);
+  ck_assert(after.st_mtim.tv_sec == before.st_mtim.tv_sec &&
+            after.st_mtim.tv_nsec == before.st_mtim.tv_nsec);
+  assert_text(path, "second, longer");
+  g_string_free(pdf_two, TRUE);
+  /* Replaced by another file under the same path. */
+  other = write_pdf("replacement.pdf", gen_pdf(&(GenPage){PG_TEXT, "a new file"}, 1, NULL));
+  ck_assert_int_eq(rename(other, path), 0);
+  assert_text(path, "a new file");
+  ck_assert_int_eq(only_child(), worker);
+  pdf_spawn_cleanup();
+}
+END_TEST
+
+/* However many PDFs a worker reads, it keeps PDF_DOC_CACHE_MAX_DOCS open at most. */
+START_TEST(pdf_cache_is_bounded) {
+  g_autofree char *prefix = g_build_filename(tmp_dir, "bounded-", NULL);
+  pid_t worker = 0;
+
+  for (int i = 0; i < 8; i++) {
+    g_autofree char *name = g_strdup_printf("bounded-%d.pdf", i);
+    g_autofree char *path = write_numbered_pdf(name, 2 + i);
+    FileResult f;
+
+    read_pdf(path, &(ReadOpts){.pages = "2"}, &f);
+    assert_pages(&f, "2");
+    file_result_clear(&f);
+    if (worker == 0)
+      worker = only_child();
+    ck_assert_int_eq(only_child(), worker);
+    ck_assert_int_eq(fds_on(worker, prefix), MIN(i + 1, PDF_DOC_CACHE_MAX_DOCS));
+  }
+  pdf_spawn_cleanup();
+}
+END_TEST
+
+/* A read goes to the idle worker that read the same file last, which may still hold it. */
+START_TEST(pdf_cache_affinity) {
+  g_autofree char *a = write_numbered_pdf("affinity-a.pdf", 3);
+  g_autofree char *b = write_numbered_pdf("affinity-b.pdf", 3);
+  struct stat st;
+  PdfFileId id_a, id_b;
+  PdfWorker wa, wb;
+  FileResult f;
+
+  ck_assert_int_eq(stat(a, &st), 0);
+  pdf_file_id_from_stat(&st, &id_a);
+  ck_assert_int_eq(stat(b, &st), 0);
+  pdf_file_id_from_stat(&st, &id_b);
+  /* Two idle workers: wa was last given a, wb (the more recently idle) b. */
+  ck_assert_int_eq(pdf_spawn_take_for(getenv("READERD"), &id_a, &wa), 0);
+  ck_assert_int_eq(pdf_spawn_take_for(getenv("READERD"), &id_b, &wb), 0);
+  pdf_spawn_give(&wa, getenv("READERD"));
+  pdf_spawn_give(&wb, getenv("READERD"));
+  read_pdf(a, &(ReadOpts){.pages = "1"}, &f);
+  assert_pages(&f, "1");
+  file_result_clear(&f);
+  ck_assert_int_eq(fds_on(wa.pid, a), 1);
+  ck_assert_int_eq(fds_on(wb.pid, a), 0);
+  read_pdf(b, &(ReadOpts){.pages = "2"}, &f);
+  assert_pages(&f, "2");
+  file_result_clear(&f);
+  ck_assert_int_eq(fds_on(wb.pid, b), 1);
+  ck_assert_int_eq(fds_on(wa.pid, b), 0);
+  /* a again: its worker is the least recently idle now, and still the one chosen. */
+  read_pdf(a, &(ReadOpts){.pages = "3"}, &f);
+  assert_pages(&f, "3");
+  file_result_clear(&f);
+  ck_assert_int_eq(fds_on(wa.pid, a), 1);
+  ck_assert_int_eq(fds_on(wb.pid, a), 0);
+  pdf_spawn_cleanup();
+}
+END_TEST
+
 START_TEST(pdf_worker_cannot_start) {
   FileResult f;
 
@@ -1382,6 +1874,10 @@ static Suite *pdf_suite(void) {
   tcase_add_test(pure, pdf_encode_png_is_lossless);
   tcase_add_test(pure, pdf_encode_many_colors_is_jpeg);
   tcase_add_test(pure, pdf_encode_respects_budget);
+  tcase_add_test(pure, pdf_password_cuts_by_rule);
+  tcase_add_test(pure, pdf_file_id_round_trips);
+  tcase_add_test(pure, pdf_doc_cache_keys_and_bounds);
+  tcase_add_test(pure, pdf_doc_cache_trims_to_heap);
   suite_add_tcase(s, pure);
 
   tcase_set_timeout(worker, 60);
@@ -1393,8 +1889,11 @@ static Suite *pdf_suite(void) {
   tcase_add_test(worker, pdf_scanned_pages_rendered_automatically);
   tcase_add_test(worker, pdf_picture_budget);
   tcase_add_test(worker, pdf_forms_outline_info);
-  if (need(have_program("qpdf"), "qpdf is not installed: no encrypted PDFs"))
+  tcase_add_test(worker, pdf_info_nul_ends_title);
+  if (need(have_program("qpdf"), "qpdf is not installed: no encrypted PDFs")) {
     tcase_add_test(worker, pdf_encrypted);
+    tcase_add_test(worker, pdf_long_passwords);
+  }
   tcase_add_test(worker, pdf_corrupted_and_truncated);
   tcase_add_test(worker, pdf_lost_xref_is_rebuilt);
   tcase_add_test(worker, pdf_too_large);
@@ -1406,6 +1905,9 @@ static Suite *pdf_suite(void) {
   tcase_add_test(worker, pdf_cancel_stops_worker);
   tcase_add_test(worker, pdf_worker_is_reused);
   tcase_add_test(worker, pdf_worker_cannot_start);
+  tcase_add_test(worker, pdf_cache_sees_rewritten_file);
+  tcase_add_test(worker, pdf_cache_is_bounded);
+  tcase_add_test(worker, pdf_cache_affinity);
   tcase_add_test(worker, pdf_no_fd_or_child_leak);
   suite_add_tcase(s, worker);
 
