@@ -12,6 +12,7 @@
 
 #include "daemon/conn.h"
 #include "daemon/log.h"
+#include "daemon/socket-path.h"
 
 typedef struct {
   uv_loop_t *loop;
@@ -81,21 +82,15 @@ static void connection_cb(uv_stream_t *listener, int status) {
 char *server_default_socket_path(int *ret_err) {
   const char *rt = g_getenv("XDG_RUNTIME_DIR");
   g_autofree char *dir = NULL;
-  struct stat st;
 
   if (rt != NULL && *rt == '/')
     return g_build_filename(rt, "readerd.sock", NULL);
-  dir = g_strdup_printf("/tmp/readerd-%u", (unsigned)getuid());
+  dir = g_strdup_printf("/tmp/readerd-%u", (unsigned)geteuid());
   if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
     *ret_err = -errno;
     return NULL;
   }
-  /* Someone else's folder, or a link planted there, is not ours to listen in. */
-  if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
-      (st.st_mode & 0077) != 0) {
-    *ret_err = -EPERM;
-    return NULL;
-  }
+  /* Whether the folder is ours to listen in is checked, as for any path, before binding. */
   return g_build_filename(dir, "readerd.sock", NULL);
 }
 
@@ -115,14 +110,16 @@ static int socket_alive(const char *path) {
 }
 
 static int bind_socket(Server *s, const char *path) {
-  struct sockaddr_un sa;
   struct stat st;
   mode_t old_mask;
+  g_autofree char *err = NULL;
   int r;
 
-  if (strlen(path) >= sizeof(sa.sun_path)) {
-    log_error("socket path is longer than %zu bytes: %s", sizeof(sa.sun_path) - 1, path);
-    return UV_ENAMETOOLONG;
+  /* Never an abstract socket, never a folder others can write to. */
+  r = socket_path_check(path, &err);
+  if (r < 0) {
+    log_error("refusing the socket path: %s", err);
+    return r;
   }
   if (lstat(path, &st) == 0) {
     if (!S_ISSOCK(st.st_mode)) {

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1014,13 +1015,15 @@ START_TEST(daemon_sigint_removes_socket) {
 END_TEST
 
 /* Runs `readerd serve --socket sock`, which must fail at start: exit > 0 within 5 s, saying
- * why. */
-static void assert_serve_refused(const char *dir, const char *sock) {
+ * why (with `want` in the message when not NULL). */
+static void assert_serve_refused(const char *dir, const char *sock, const char *want) {
   const char *argv[] = {rd_readerd(), "serve", "--socket", sock, NULL};
   RdRun o;
   rd_run(dir, argv, NULL, 0, 5000, &o);
   ck_assert_msg(o.code > 0, "serve --socket %.80s... exited %d", sock, o.code);
   ck_assert_msg(*g_strstrip(o.err), "serve --socket %.80s... failed without a message", sock);
+  ck_assert_msg(want == NULL || strstr(o.err, want) != NULL,
+                "serve --socket %.80s... said '%s', not '%s'", sock, o.err, want);
   rd_run_clear(&o);
 }
 
@@ -1028,21 +1031,80 @@ START_TEST(daemon_bad_socket_paths) {
   char *dir = rd_tmpdir();
   /* A regular file where the socket should go is not the daemon's to remove. */
   char *file = rd_write_str(dir, "precious.txt", "keep me\n");
-  assert_serve_refused(dir, file);
+  assert_serve_refused(dir, file, NULL);
   char *kept = rd_read_file(file, NULL);
   ck_assert_str_eq(kept, "keep me\n");
   g_free(kept);
   /* A folder that does not exist, a path longer than a socket address holds. */
-  char *nodir = g_build_filename(dir, "no", "such", "s.sock", NULL);
-  assert_serve_refused(dir, nodir);
+  char *missing = g_build_filename(dir, "no", "such", NULL);
+  char *nodir = g_build_filename(missing, "s.sock", NULL);
+  char *want = g_strdup_printf("no such folder: %s", missing);
+  assert_serve_refused(dir, nodir, want);
   GString *longp = g_string_new(dir);
   while (longp->len < 200)
     g_string_append(longp, "/abcdefghij");
   g_string_append(longp, "/s.sock");
-  assert_serve_refused(dir, longp->str);
+  assert_serve_refused(dir, longp->str, "longer than");
   g_string_free(longp, TRUE);
+  g_free(want);
   g_free(nodir);
+  g_free(missing);
   g_free(file);
+  rd_rmtree(dir);
+  g_free(dir);
+}
+END_TEST
+
+/* An abstract socket has no file mode: any user could connect to it. */
+START_TEST(daemon_abstract_socket_refused) {
+  char *dir = rd_tmpdir();
+  assert_serve_refused(dir, "", "abstract");
+  assert_serve_refused(dir, "@readerd-test", "abstract");
+  /* Nothing listens on that abstract name afterwards. */
+  struct sockaddr_un sa = {.sun_family = AF_UNIX};
+  memcpy(sa.sun_path + 1, "readerd-test", strlen("readerd-test"));
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ck_assert_int_ge(fd, 0);
+  ck_assert_int_lt(connect(fd, (struct sockaddr *)&sa,
+                           (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
+                                       strlen("readerd-test"))),
+                   0);
+  close(fd);
+  /* Nor was "@readerd-test" taken as a file name in the working folder. */
+  char *at = g_build_filename(dir, "@readerd-test", NULL);
+  struct stat sb;
+  ck_assert_msg(lstat(at, &sb) < 0, "a socket file named @readerd-test was made");
+  g_free(at);
+  rd_rmtree(dir);
+  g_free(dir);
+}
+END_TEST
+
+/* A folder others may write to, or a symlink to a folder, is not a place to listen. */
+START_TEST(daemon_shared_socket_folder_refused) {
+  char *dir = rd_tmpdir();
+  char *shared = g_build_filename(dir, "shared", NULL);
+  char *sock = g_build_filename(shared, "s.sock", NULL);
+  ck_assert_int_eq(mkdir(shared, 0700), 0);
+  ck_assert_int_eq(chmod(shared, 0777), 0);
+  assert_serve_refused(dir, sock, "writable by others");
+  struct stat sb;
+  ck_assert_msg(lstat(sock, &sb) < 0 && errno == ENOENT, "a socket was made in a shared folder");
+  ck_assert_int_eq(chmod(shared, 0700), 0);
+  char *link = g_build_filename(dir, "link", NULL);
+  char *link_sock = g_build_filename(link, "s.sock", NULL);
+  ck_assert_int_eq(symlink(shared, link), 0);
+  assert_serve_refused(dir, link_sock, "symlink");
+  /* The same folder, private, is fine. */
+  dmn = rd_daemon_start_at(dir, sock);
+  assert_serves_new_client();
+  rd_daemon_stop(dmn);
+  rd_daemon_free(dmn);
+  dmn = NULL;
+  g_free(link_sock);
+  g_free(link);
+  g_free(sock);
+  g_free(shared);
   rd_rmtree(dir);
   g_free(dir);
 }
@@ -1084,6 +1146,8 @@ static Suite *daemon_suite(void) {
   tcase_set_timeout(bare, 60);
   tcase_add_test(bare, daemon_stale_socket_replaced);
   tcase_add_test(bare, daemon_bad_socket_paths);
+  tcase_add_test(bare, daemon_abstract_socket_refused);
+  tcase_add_test(bare, daemon_shared_socket_folder_refused);
   suite_add_tcase(s, bare);
   return s;
 }
