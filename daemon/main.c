@@ -1,8 +1,11 @@
 /* readerd: reads many files at once for coding agents and editor extensions. */
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <libxml/parser.h>
 
@@ -15,9 +18,29 @@
 /* Threads of libuv's pool unless UV_THREADPOOL_SIZE says otherwise: 2 * REQUEST_MAX_IN_FLIGHT. */
 #define POOL_SIZE_DEFAULT "16"
 
+/* Opens /dev/null on whichever of descriptors 0, 1 and 2 is closed. Otherwise the next file
+ * or socket opened would take that number: libuv refuses such a descriptor (an assertion), and
+ * output meant for stdout or stderr would go into it. Exits 127 when even that fails. */
+static void reopen_std_fds(void) {
+  for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++) {
+    int n;
+
+    if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+      continue;
+    /* The lowest free number is fd itself, since the ones below are open by now. */
+    n = open("/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY);
+    if (n != fd) {
+      if (n >= 0)
+        close(n);
+      _exit(127);
+    }
+  }
+}
+
 int main(int argc, char **argv) {
   int r;
 
+  reopen_std_fds();
   if (argc < 2) {
     cli_usage(1);
     return 2;

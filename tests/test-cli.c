@@ -41,6 +41,12 @@ static void run(RdRun *ret, const char *arg, ...) {
   g_ptr_array_free(argv, TRUE);
 }
 
+/* Runs `sh -c script` in dir with $0 the readerd binary and `in` (may be NULL) on stdin. */
+static void run_sh(RdRun *ret, const char *script, const char *in) {
+  const char *argv[] = {"/bin/sh", "-c", script, rd_readerd(), NULL};
+  rd_run(dir, argv, in, in ? strlen(in) : 0, 30000, ret);
+}
+
 static void assert_first_line(RdResult *r, guint i, const char *want) {
   char **t = rd_text_lines(r, i);
   ck_assert_msg(t[0] && strcmp(t[0], want) == 0, "Content %u starts '%s', expected '%s'", i,
@@ -499,6 +505,36 @@ START_TEST(cli_stdio_exit_without_shutdown) {
 }
 END_TEST
 
+/* A standard descriptor closed by the caller is /dev/null to readerd: libuv never sees it
+ * taken by a file or a socket (it aborts on that), and nothing is read from or written to
+ * a file that happens to get its number. */
+START_TEST(cli_closed_std_descriptors) {
+  g_free(put_str("a.txt", "alpha\n"));
+  RdRun o;
+  run_sh(&o, "exec \"$0\" read a.txt <&-", NULL);
+  ck_assert_msg(o.code == 0, "read with stdin closed exited %d: %s", o.code, o.err);
+  RdResult *r = rd_result_from_xml(o.out, o.out_len);
+  assert_first_line(r, 0, "     1\talpha");
+  rd_result_free(r);
+  rd_run_clear(&o);
+
+  run_sh(&o, "exec \"$0\" read a.txt >&-", NULL);
+  ck_assert_msg(o.code == 0, "read with stdout closed exited %d: %s", o.code, o.err);
+  rd_run_clear(&o);
+
+  run_sh(&o, "READERD_LOG=debug exec \"$0\" read a.txt missing.txt 2>&-", NULL);
+  ck_assert_msg(o.code == 1, "read of a missing file with stderr closed exited %d", o.code);
+  r = rd_result_from_xml(o.out, o.out_len);
+  ck_assert_int_eq(r->contents->len, 2);
+  rd_result_free(r);
+  rd_run_clear(&o);
+
+  run_sh(&o, "exec \"$0\" read a.txt <&- >&- 2>&-", NULL);
+  ck_assert_msg(o.code == 0, "read with every standard descriptor closed exited %d", o.code);
+  rd_run_clear(&o);
+}
+END_TEST
+
 static Suite *cli_suite(void) {
   Suite *s = suite_create("cli");
   TCase *tc = tcase_create("cli");
@@ -518,6 +554,7 @@ static Suite *cli_suite(void) {
   tcase_add_test(tc, cli_stdio_pipelined_until_exit);
   tcase_add_test(tc, cli_stdio_eof_answers);
   tcase_add_test(tc, cli_stdio_exit_without_shutdown);
+  tcase_add_test(tc, cli_closed_std_descriptors);
   suite_add_tcase(s, tc);
   return s;
 }
