@@ -1,6 +1,7 @@
 #include "daemon/conn.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <string.h>
 
 #include <glib.h>
@@ -388,7 +389,8 @@ static void drain_lines(Conn *c) {
       send_error(c, NULL, JSONRPC_INVALID_REQUEST, "message line exceeds 16 MiB");
       continue;
     }
-    if (len > 0)
+    /* Empty lines, and lines of only spaces, tabs and CRs, are ignored. */
+    if (frame_line_has_content(line, len))
       handle_line(c, line, len);
   }
 }
@@ -412,6 +414,16 @@ static void maybe_resume(Conn *c) {
     c->reading = true;
 }
 
+/* True when the peer of a socket closed both ways (not only its writing side): then
+ * nobody would read the answers. */
+static bool peer_gone(Conn *c) {
+  struct pollfd p = {.events = POLLOUT};
+
+  if (uv_fileno(&c->in.handle, &p.fd) < 0)
+    return true;
+  return poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLERR)) != 0;
+}
+
 static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
   Conn *c = s->data;
 
@@ -427,11 +439,15 @@ static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
   if (nread != UV_EOF)
     log_debug("read failed: %s", uv_strerror((int)nread));
   pause_reading(c);
-  if (c->stdio && nread == UV_EOF) {
-    /* A client that closes stdin still gets the answers to what it asked. */
+  if (nread == UV_EOF && (c->stdio || !peer_gone(c))) {
+    /* A client that stops writing (stdin closed, or a socket shut down for writing) still
+     * gets the answers to what it asked, a last line without its newline included. */
     c->eof = true;
+    framer_end(c->framer);
+    drain_lines(c);
     conn_finish(c);
   } else {
+    /* Nobody is left to answer: the work is cancelled. */
     conn_close(c);
   }
 }
