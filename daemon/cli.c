@@ -42,6 +42,18 @@ void cli_usage(int to_stderr) {
   fputs(usage_text, to_stderr ? stderr : stdout);
 }
 
+int cli_check_output(int status) {
+  int err = 0;
+
+  /* An error of an earlier buffered write sticks (ferror); errno then is that write's. */
+  if (fflush(stdout) != 0 || ferror(stdout))
+    err = errno != 0 ? errno : EIO;
+  if (err == 0)
+    return status;
+  fprintf(stderr, "readerd: cannot write the output: %s\n", g_strerror(err));
+  return CLI_EXIT_OUTPUT;
+}
+
 typedef struct {
   int exit_status;
   bool json;
@@ -58,8 +70,10 @@ static void cli_done_cb(Request *req, int status) {
   } else {
     bool newline = false;
 
+    errno = 0;
     for (size_t i = 0; i < n; i++) {
-      fwrite(pieces[i]->str, 1, pieces[i]->len, stdout);
+      if (!ferror(stdout))
+        fwrite(pieces[i]->str, 1, pieces[i]->len, stdout);
       if (pieces[i]->len > 0)
         newline = pieces[i]->str[pieces[i]->len - 1] == '\n';
       g_string_free(pieces[i], TRUE);
@@ -217,8 +231,7 @@ int cli_read(int argc, char **argv) {
   workspace_unref(ws);
   uv_run(uv_default_loop(), UV_RUN_DEFAULT);
   uv_loop_close(uv_default_loop());
-  fflush(stdout);
-  return run.exit_status;
+  return cli_check_output(run.exit_status);
 }
 
 int cli_serve(int argc, char **argv) {

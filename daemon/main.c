@@ -47,12 +47,12 @@ int main(int argc, char **argv) {
   }
   if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
     printf("readerd %s\n", READERD_VERSION);
-    return 0;
+    return cli_check_output(0);
   }
   if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
       strcmp(argv[1], "help") == 0) {
     cli_usage(0);
-    return 0;
+    return cli_check_output(0);
   }
   /* The PDF worker process that the PDF reader starts (hidden: not in --help): this same
    * executable. */
@@ -66,6 +66,7 @@ int main(int argc, char **argv) {
   /* A client that goes away must not kill the daemon: writes then fail with EPIPE. */
   signal(SIGPIPE, SIG_IGN);
   log_init_from_env();
+  log_route_glib();
   /* libxml2 initializes global state lazily; do it before worker threads format XML. */
   xmlInitParser();
   if (strcmp(argv[1], "read") == 0) {
@@ -78,5 +79,6 @@ int main(int argc, char **argv) {
     r = 2;
   }
   xmlCleanupParser();
+  log_report_suppressed();
   return r;
 }

@@ -535,6 +535,28 @@ START_TEST(cli_closed_std_descriptors) {
 }
 END_TEST
 
+/* Output that cannot be written is a failure of its own (exit 3), said once on stderr. */
+START_TEST(cli_output_write_failure) {
+  g_free(put_str("a.txt", "alpha\n"));
+  const char *scripts[] = {
+      "exec \"$0\" read a.txt >/dev/full",
+      "exec \"$0\" read --json a.txt missing.txt >/dev/full",
+      "exec \"$0\" --version >/dev/full",
+      "exec \"$0\" --help >/dev/full",
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(scripts); i++) {
+    RdRun o;
+    run_sh(&o, scripts[i], NULL);
+    ck_assert_msg(o.code == 3, "'%s' exited %d, not 3", scripts[i], o.code);
+    ck_assert_msg(strstr(o.err, "cannot write the output: No space left on device") != NULL,
+                  "'%s' said '%s'", scripts[i], o.err);
+    ck_assert_msg(strstr(o.err, "cannot write") == g_strrstr(o.err, "cannot write"),
+                  "'%s' said it more than once", scripts[i]);
+    rd_run_clear(&o);
+  }
+}
+END_TEST
+
 static Suite *cli_suite(void) {
   Suite *s = suite_create("cli");
   TCase *tc = tcase_create("cli");
@@ -555,6 +577,7 @@ static Suite *cli_suite(void) {
   tcase_add_test(tc, cli_stdio_eof_answers);
   tcase_add_test(tc, cli_stdio_exit_without_shutdown);
   tcase_add_test(tc, cli_closed_std_descriptors);
+  tcase_add_test(tc, cli_output_write_failure);
   suite_add_tcase(s, tc);
   return s;
 }

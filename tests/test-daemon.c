@@ -1134,6 +1134,111 @@ START_TEST(daemon_shared_socket_folder_refused) {
 }
 END_TEST
 
+/* n WebP files in dir that gdk-pixbuf's loader complains about in GLib criticals: a VP8X
+ * header announcing an animation and no frame. Paths g_strfreev. */
+static char **make_damaged_webps(const char *dir, int n) {
+  char **paths = g_new0(char *, n + 1);
+  for (int i = 0; i < n; i++) {
+    unsigned char b[30] = "RIFF\x16\0\0\0WEBPVP8X\x0a\0\0\0\x02";
+    int side = 15 + i;
+    b[24] = (unsigned char)side;
+    b[25] = (unsigned char)(side >> 8);
+    b[27] = (unsigned char)side;
+    b[28] = (unsigned char)(side >> 8);
+    char *name = g_strdup_printf("damaged%03d.webp", i);
+    paths[i] = rd_write_file(dir, name, b, sizeof b);
+    g_free(name);
+  }
+  return paths;
+}
+
+/* Reads the damaged files; each is answered with a per-file error. */
+static void assert_damaged_refused(RdConn *c, char **paths, int n) {
+  RdResult *r = rd_read_paths(c, (const char *const *)paths, (size_t)n, NULL);
+  ck_assert_int_eq(json_array_get_length(r->files), n);
+  for (int i = 0; i < n; i++)
+    ck_assert_msg(rd_file_str(r, (guint)i, "code") != NULL, "%s was read as an image", paths[i]);
+  rd_result_free(r);
+}
+
+/* Everything readable from fd now (non-blocking), appended to out. */
+static void drain_fd(int fd, GString *out) {
+  char buf[65536];
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof buf)) > 0)
+    g_string_append_len(out, buf, n);
+}
+
+/* An editor that never reads the daemon's stderr: the pipe is full from the start, and the
+ * daemon, logging at debug level with library criticals on every damaged image, still serves
+ * (log lines are dropped, never waited for) and says later how many it dropped. */
+START_TEST(daemon_stderr_never_drained) {
+  int p[2];
+  ck_assert_int_eq(pipe2(p, O_CLOEXEC | O_NONBLOCK), 0);
+  fcntl(p[1], F_SETPIPE_SZ, 4096);
+  char fill[4096];
+  memset(fill, 'x', sizeof fill);
+  while (write(p[1], fill, sizeof fill) > 0)
+    ;
+  /* The daemon gets a blocking descriptor, as an editor's pipe is. */
+  ck_assert_int_eq(fcntl(p[1], F_SETFL, 0), 0);
+  g_setenv("READERD_LOG", "debug", TRUE);
+  dmn = rd_daemon_start_stderr(p[1]);
+  g_unsetenv("READERD_LOG");
+  close(p[1]);
+
+  char **paths = make_damaged_webps(dmn->dir, 300);
+  RdConn *c = rd_conn_new(dmn->sock);
+  assert_damaged_refused(c, paths, 300);
+  rd_conn_free(c);
+  assert_serves_new_client();
+
+  GString *err = g_string_new(NULL);
+  drain_fd(p[0], err);
+  ck_assert_msg(strspn(err->str, "x") == err->len, "a log line got in while stderr was full");
+  g_string_truncate(err, 0);
+  rd_daemon_stop(dmn);
+  drain_fd(p[0], err);
+  ck_assert_msg(strstr(err->str, "log lines suppressed") != NULL,
+                "the dropped lines are not reported: '%s'", err->str);
+  close(p[0]);
+  rd_daemon_free(dmn);
+  dmn = NULL;
+  g_strfreev(paths);
+  g_string_free(err, TRUE);
+}
+END_TEST
+
+/* Library messages go through the daemon's logger and its rate limit: hundreds of criticals
+ * give at most a burst of lines plus the rate, and a line saying how many were suppressed. */
+START_TEST(daemon_library_logs_rate_limited) {
+  int64_t start = g_get_monotonic_time();
+  dmn = rd_daemon_start();
+  char **paths = make_damaged_webps(dmn->dir, 300);
+  RdConn *c = rd_conn_new(dmn->sock);
+  assert_damaged_refused(c, paths, 300);
+  rd_conn_free(c);
+  rd_daemon_stop(dmn);
+  double secs = (double)(g_get_monotonic_time() - start) / G_USEC_PER_SEC;
+  char *log = rd_daemon_log(dmn);
+  char **lines = g_strsplit(log, "\n", -1);
+  guint n = g_strv_length(lines);
+  ck_assert_msg(strstr(log, "GdkPixbuf") != NULL, "gdk-pixbuf's criticals are not logged");
+  ck_assert_msg(strstr(log, "** (process") == NULL && strstr(log, "-CRITICAL **") == NULL,
+                "GLib wrote to stderr on its own");
+  for (guint i = 0; i + 1 < n; i++)
+    ck_assert_msg(g_str_has_prefix(lines[i], "readerd["), "a log line not in readerd's form: %s",
+                  lines[i]);
+  ck_assert_msg(n <= 100 + 20 * secs + 4, "%u log lines in %.1f s: not rate-limited", n, secs);
+  ck_assert_msg(strstr(log, "log lines suppressed") != NULL, "no line says what was suppressed");
+  g_strfreev(lines);
+  g_free(log);
+  g_strfreev(paths);
+  rd_daemon_free(dmn);
+  dmn = NULL;
+}
+END_TEST
+
 static Suite *daemon_suite(void) {
   Suite *s = suite_create("daemon");
   TCase *tc = tcase_create("protocol");
@@ -1174,6 +1279,12 @@ static Suite *daemon_suite(void) {
   tcase_add_test(bare, daemon_abstract_socket_refused);
   tcase_add_test(bare, daemon_shared_socket_folder_refused);
   suite_add_tcase(s, bare);
+
+  TCase *logs = tcase_create("logs");
+  tcase_set_timeout(logs, 120);
+  tcase_add_test(logs, daemon_stderr_never_drained);
+  tcase_add_test(logs, daemon_library_logs_rate_limited);
+  suite_add_tcase(s, logs);
   return s;
 }
 
