@@ -177,6 +177,24 @@ static int cli_read_option(int c, ReadParams *params, CliRun *run, CliPathOption
   }
 }
 
+/* The daemon's limits on paths, with its words: at most READ_MAX_PATHS, none empty. Returns
+ * 0, or 2 after a usage error. */
+static int cli_check_paths(int n, char **paths) {
+  g_autofree char *what = NULL;
+
+  if (n > READ_MAX_PATHS) {
+    what = g_strdup_printf("paths must have at most %d items (%d given)", READ_MAX_PATHS, n);
+    return usage_error(what, NULL);
+  }
+  for (int i = 0; i < n; i++) {
+    if (*paths[i] == '\0') {
+      what = g_strdup_printf("paths[%d] must be a non-empty string", i);
+      return usage_error(what, NULL);
+    }
+  }
+  return 0;
+}
+
 int cli_read(int argc, char **argv) {
   static const struct option opts[] = {
       {"json", no_argument, NULL, 'j'},
@@ -217,6 +235,12 @@ int cli_read(int argc, char **argv) {
                                       (const char *const *)exclude->pdata, &ws, &err) < 0) {
     read_params_clear(&params);
     return usage_error(err != NULL ? err : "no PATH given", NULL);
+  }
+  r = cli_check_paths(argc - optind, argv + optind);
+  if (r != 0) {
+    read_params_clear(&params);
+    workspace_unref(ws);
+    return r;
   }
   params.n_paths = (size_t)(argc - optind);
   params.paths = g_new0(PathSpec, params.n_paths);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <glib.h>
 #include <json-glib/json-glib.h>
@@ -65,6 +66,7 @@ struct Conn {
   bool closing;
   bool shutdown_received;
   bool exit_received;
+  bool output_failed; /* a write of an answer failed */
 
   ConnClosedCb closed_cb;
   void *data;
@@ -107,6 +109,7 @@ static void write_cb(uv_write_t *w, int status) {
   c->writes--;
   if (status < 0 && status != UV_ECANCELED && !c->closing) {
     log_debug("write failed: %s", uv_strerror(status));
+    c->output_failed = true;
     conn_close(c);
     return;
   }
@@ -133,8 +136,10 @@ static void conn_write_req(Conn *c, WriteReq *wr) {
       c->closing ? UV_ECANCELED : uv_write(&wr->req, c->out_stream, wr->bufs, wr->n_bufs, write_cb);
 
   if (r < 0) {
-    if (r != UV_ECANCELED)
+    if (r != UV_ECANCELED) {
       log_debug("write failed: %s", uv_strerror(r));
+      c->output_failed = true;
+    }
     write_req_free(wr);
     conn_close(c);
     return;
@@ -271,12 +276,23 @@ static char *initialize_result(void) {
   return json_generator_to_data(gen, NULL);
 }
 
+/* A rootPath must be an existing folder, fence or not: relative paths would otherwise
+ * resolve against nothing. One stat(2) on the loop, as a path given once per connection. */
+static int root_path_check(const char *root, char **ret_error) {
+  struct stat st;
+
+  if (root == NULL || (stat(root, &st) == 0 && S_ISDIR(st.st_mode)))
+    return 0;
+  *ret_error = g_strdup_printf("rootPath %s is not a folder", root);
+  return -EINVAL;
+}
+
 static void handle_initialize(Conn *c, const JsonrpcMessage *msg) {
   g_autofree char *result = NULL, *err = NULL;
   InitializeParams p;
   Workspace *ws = NULL;
 
-  if (initialize_params_parse(msg->params, &p, &err) < 0 ||
+  if (initialize_params_parse(msg->params, &p, &err) < 0 || root_path_check(p.root_path, &err) < 0 ||
       workspace_new(p.root_path, p.confine, (const char *const *)p.exclude, &ws, &err) < 0) {
     send_error(c, msg->id, JSONRPC_INVALID_PARAMS, err);
     initialize_params_clear(&p);
@@ -482,6 +498,8 @@ void conn_close(Conn *c) {
 }
 
 int conn_exit_status(const Conn *c) {
+  if (c->stdio && c->output_failed)
+    return CONN_EXIT_OUTPUT;
   /* As in LSP: exit without shutdown first is a failure; end of input is not. */
   if (c->exit_received)
     return c->shutdown_received ? 0 : 1;

@@ -13,6 +13,7 @@
 #include "daemon/conn.h"
 #include "daemon/log.h"
 #include "daemon/socket-path.h"
+#include "daemon/stdio-relay.h"
 
 typedef struct {
   uv_loop_t *loop;
@@ -195,17 +196,38 @@ int server_run_socket(const char *path) {
 
 int server_run_stdio(void) {
   Server s;
-  int err = 0;
+  StdioRelay *in_relay = NULL, *out_relay = NULL;
+  int in_fd = -1, out_fd = -1, err = 0, out_err;
 
   server_init(&s);
   s.exit_status = 1;
-  s.stdio_conn = conn_open_stdio(s.loop, STDIN_FILENO, STDOUT_FILENO, conn_closed_cb, &s, &err);
+  /* A regular file or /dev/null cannot be watched by the loop: a thread relays it. */
+  err = stdio_relay_open(STDIN_FILENO, true, &in_fd, &in_relay);
+  if (err == 0)
+    err = stdio_relay_open(STDOUT_FILENO, false, &out_fd, &out_relay);
+  if (err == 0)
+    s.stdio_conn = conn_open_stdio(s.loop, in_fd, out_fd, conn_closed_cb, &s, &err);
   if (s.stdio_conn == NULL) {
-    log_error("stdin and stdout must be pipes or a terminal: %s", uv_strerror(err));
+    log_error("cannot serve on stdin and stdout: %s", uv_strerror(err));
+    /* The relays' ends were not taken by the connection: closing them ends the threads. */
+    if (in_relay != NULL)
+      close(in_fd);
+    if (out_relay != NULL)
+      close(out_fd);
+    stdio_relay_finish(in_relay);
+    stdio_relay_finish(out_relay);
     stop(&s);
     server_finish(&s);
     return 1;
   }
   g_ptr_array_add(s.conns, s.stdio_conn);
-  return server_finish(&s);
+  server_finish(&s);
+  /* The connection's handles are closed: the relays have seen the end of it. */
+  stdio_relay_finish(in_relay);
+  out_err = stdio_relay_finish(out_relay);
+  if (out_err < 0) {
+    log_error("cannot write the output: %s", g_strerror(-out_err));
+    return CONN_EXIT_OUTPUT;
+  }
+  return s.exit_status;
 }

@@ -290,6 +290,51 @@ START_TEST(daemon_bad_json) {
 }
 END_TEST
 
+/* A rootPath that is not an existing folder is invalid params, fenced or not; the
+ * connection's earlier workspace stays. */
+START_TEST(daemon_initialize_root_must_be_folder) {
+  RdConn *c = rd_conn_new(dmn->sock);
+  char *file = rd_write_str(dmn->dir, "root-file.txt", "x\n");
+  char *missing = g_build_filename(dmn->dir, "no-such-folder", NULL);
+  char *sub = g_build_filename(dmn->dir, "sub", NULL);
+  char *inner = rd_write_str(sub, "inner.txt", "inner\n");
+  char *q = rd_json_quote(sub);
+  char *good = g_strdup_printf("{\"rootPath\":%s}", q);
+  JsonNode *m = rd_conn_call(c, "initialize", good);
+  ck_assert_int_eq(rd_error_code(m), 0);
+  json_node_unref(m);
+  const char *bad_roots[] = {missing, file};
+  for (size_t i = 0; i < G_N_ELEMENTS(bad_roots); i++) {
+    for (int confine = 0; confine <= 1; confine++) {
+      char *bq = rd_json_quote(bad_roots[i]);
+      char *params = g_strdup_printf("{\"rootPath\":%s,\"confineToRoot\":%s}", bq,
+                                     confine ? "true" : "false");
+      m = rd_conn_call(c, "initialize", params);
+      ck_assert_msg(rd_error_code(m) == -32602, "rootPath %s (confine %d) gave code %d",
+                    bad_roots[i], confine, rd_error_code(m));
+      const char *text = json_object_get_string_member(
+          json_object_get_object_member(json_node_get_object(m), "error"), "message");
+      ck_assert_msg(strstr(text, "is not a folder") != NULL, "message: %s", text);
+      json_node_unref(m);
+      g_free(params);
+      g_free(bq);
+    }
+  }
+  /* Relative paths still resolve against the good root. */
+  const char *rel[] = {"inner.txt"};
+  RdResult *r = rd_read_paths(c, rel, 1, NULL);
+  ck_assert_msg(rd_file_str(r, 0, "code") == NULL, "inner.txt: %s", rd_file_str(r, 0, "error"));
+  rd_result_free(r);
+  rd_conn_free(c);
+  g_free(good);
+  g_free(q);
+  g_free(inner);
+  g_free(sub);
+  g_free(missing);
+  g_free(file);
+}
+END_TEST
+
 /* A client that sends its requests and then shuts down its writing side (nc -N, socat) gets
  * every answer, a last line without a newline included, then the daemon closes. */
 START_TEST(daemon_half_close_answers) {
@@ -1245,6 +1290,7 @@ static Suite *daemon_suite(void) {
   tcase_add_checked_fixture(tc, daemon_setup, daemon_teardown);
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, daemon_initialize);
+  tcase_add_test(tc, daemon_initialize_root_must_be_folder);
   tcase_add_test(tc, daemon_pipelining);
   tcase_add_test(tc, daemon_concurrent_clients);
   tcase_add_test(tc, daemon_bad_json);
