@@ -18,8 +18,18 @@
 #include "ipc/read-params.h"
 
 #define CONN_READ_BUF ((size_t)64 * 1024)
-#define CONN_MAX_CALLS 256                         /* requests in flight before reading pauses */
-#define CONN_MAX_QUEUED ((size_t)64 * 1024 * 1024) /* unsent output before reading pauses */
+/* What one connection may hold (docs/protocol.md, "Memory per connection", has the bound they
+ * give). A read starts only while fewer than CONN_MAX_RUNNING of the connection's reads run and
+ * its unsent output is below CONN_MAX_UNSENT; the others wait, parsed, in a queue. Reading the
+ * socket pauses while the queue is full (CONN_MAX_WAITING reads or CONN_MAX_WAITING_COST bytes)
+ * or the unsent output is at CONN_MAX_UNSENT: a client that never reads its answers holds at
+ * most the answers of the reads that had started. */
+#define CONN_MAX_RUNNING 4
+#define CONN_MAX_UNSENT ((size_t)8 * 1024 * 1024)
+#define CONN_MAX_WAITING 64
+#define CONN_MAX_WAITING_COST ((size_t)16 * 1024 * 1024)
+/* What a waiting read's parsed params cost beyond its message text, per path. */
+#define CONN_PATH_COST 128
 
 typedef union {
   uv_handle_t handle;
@@ -28,12 +38,14 @@ typedef union {
   uv_tty_t tty;
 } StreamHandle;
 
-/* A request of this connection being served. */
+/* A read of this connection: waiting (req NULL, params held) or running. */
 typedef struct {
   Conn *conn; /* NULL once the connection closed: the request is then only freed */
   JsonNode *id;
   char *key;
   Request *req;
+  ReadParams params; /* while waiting; request_start() takes them */
+  size_t cost;       /* while waiting: message bytes plus CONN_PATH_COST per path */
 } Call;
 
 /* One uv_write: a line of its own, or a result sent as its envelope and pieces. Everything
@@ -58,8 +70,10 @@ struct Conn {
 
   Framer *framer;
   Workspace *ws;    /* from initialize; NULL until then */
-  GPtrArray *calls; /* Call*, in flight */
-  size_t writes;    /* uv_write requests not yet completed */
+  GPtrArray *calls;    /* Call*, running */
+  GQueue waiting;      /* Call*, parsed and not started, in order of arrival */
+  size_t waiting_cost; /* sum of the waiting calls' cost */
+  size_t writes;       /* uv_write requests not yet completed */
 
   bool reading;
   bool eof;
@@ -75,7 +89,7 @@ struct Conn {
 
 static void conn_finish(Conn *c);
 static void write_req_free(WriteReq *wr);
-static void maybe_resume(Conn *c);
+static void conn_progress(Conn *c);
 static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf);
 
 static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
@@ -113,12 +127,8 @@ static void write_cb(uv_write_t *w, int status) {
     conn_close(c);
     return;
   }
-  if (c->closing)
-    return;
-  if (c->exit_received || c->eof)
-    conn_finish(c);
-  else
-    maybe_resume(c);
+  if (!c->closing)
+    conn_progress(c);
 }
 
 static void write_req_free(WriteReq *wr) {
@@ -209,6 +219,7 @@ static void call_free(Call *call) {
   if (call->id != NULL)
     json_node_unref(call->id);
   g_free(call->key);
+  read_params_clear(&call->params);
   g_free(call);
 }
 
@@ -226,12 +237,30 @@ static void call_done_cb(Request *req, int status) {
   }
   request_free(req);
   call_free(call);
-  if (c != NULL && !c->closing) {
-    if (c->eof || c->exit_received)
-      conn_finish(c);
-    else
-      maybe_resume(c);
+  if (c != NULL && !c->closing)
+    conn_progress(c);
+}
+
+static size_t unsent(const Conn *c) {
+  return c->out_stream->write_queue_size;
+}
+
+/* Starts waiting reads, in order, while the connection may run more. */
+static void start_waiting(Conn *c) {
+  while (!c->closing && c->waiting.length > 0 && c->calls->len < CONN_MAX_RUNNING &&
+         unsent(c) < CONN_MAX_UNSENT) {
+    Call *call = g_queue_pop_head(&c->waiting);
+
+    c->waiting_cost -= call->cost;
+    call->cost = 0;
+    g_ptr_array_add(c->calls, call);
+    call->req = request_start(c->loop, &call->params, c->ws, REQUEST_OUTPUT_RESULT_JSON,
+                              call_done_cb, call);
   }
+}
+
+static bool queue_full(const Conn *c) {
+  return c->waiting.length >= CONN_MAX_WAITING || c->waiting_cost >= CONN_MAX_WAITING_COST;
 }
 
 static char *initialize_result(void) {
@@ -306,23 +335,24 @@ static void handle_initialize(Conn *c, const JsonrpcMessage *msg) {
   send_result(c, msg->id, result, strlen(result));
 }
 
-static void handle_read(Conn *c, const JsonrpcMessage *msg) {
-  ReadParams params;
+/* Queues a read (len: its message's length), and starts it when the connection may. */
+static void handle_read(Conn *c, const JsonrpcMessage *msg, size_t len) {
   g_autofree char *err = NULL;
-  Call *call;
+  Call *call = g_new0(Call, 1);
 
-  read_params_init(&params);
-  if (read_params_parse(msg->params, &params, &err) < 0) {
+  read_params_init(&call->params);
+  if (read_params_parse(msg->params, &call->params, &err) < 0) {
     send_error(c, msg->id, JSONRPC_INVALID_PARAMS, err);
+    call_free(call);
     return;
   }
-  call = g_new0(Call, 1);
   call->conn = c;
   call->id = json_node_copy(msg->id);
   call->key = jsonrpc_id_key(msg->id);
-  g_ptr_array_add(c->calls, call);
-  call->req =
-      request_start(c->loop, &params, c->ws, REQUEST_OUTPUT_RESULT_JSON, call_done_cb, call);
+  call->cost = len + call->params.n_paths * CONN_PATH_COST;
+  c->waiting_cost += call->cost;
+  g_queue_push_tail(&c->waiting, call);
+  start_waiting(c);
 }
 
 static void handle_cancel(Conn *c, const JsonrpcMessage *msg) {
@@ -341,9 +371,21 @@ static void handle_cancel(Conn *c, const JsonrpcMessage *msg) {
     if (strcmp(call->key, key) == 0)
       request_cancel(call->req);
   }
+  /* A read that has not started is answered at once. */
+  for (GList *l = c->waiting.head, *next; l != NULL; l = next) {
+    Call *call = l->data;
+
+    next = l->next;
+    if (strcmp(call->key, key) != 0)
+      continue;
+    g_queue_delete_link(&c->waiting, l);
+    c->waiting_cost -= call->cost;
+    send_error(c, call->id, JSONRPC_REQUEST_CANCELLED, "request cancelled");
+    call_free(call);
+  }
 }
 
-static void handle_request(Conn *c, const JsonrpcMessage *msg) {
+static void handle_request(Conn *c, const JsonrpcMessage *msg, size_t len) {
   const char *m = msg->method;
 
   if (strcmp(m, "initialize") == 0) {
@@ -352,7 +394,7 @@ static void handle_request(Conn *c, const JsonrpcMessage *msg) {
     if (c->shutdown_received)
       send_error(c, msg->id, JSONRPC_INVALID_REQUEST, "the client asked for shutdown");
     else
-      handle_read(c, msg);
+      handle_read(c, msg, len);
   } else if (strcmp(m, "shutdown") == 0) {
     c->shutdown_received = true;
     send_result(c, msg->id, "null", 4);
@@ -389,7 +431,7 @@ static void handle_line(Conn *c, const char *line, size_t len) {
     return;
   }
   if (msg.kind == JSONRPC_KIND_REQUEST)
-    handle_request(c, &msg);
+    handle_request(c, &msg, len);
   else if (msg.kind == JSONRPC_KIND_NOTIFICATION)
     handle_notification(c, &msg);
   jsonrpc_message_clear(&msg);
@@ -400,7 +442,10 @@ static void drain_lines(Conn *c) {
   size_t len;
   int r;
 
-  while (!c->closing && !c->exit_received && (r = framer_next(c->framer, &line, &len)) != 0) {
+  /* Lines stay in the framer while the queue is full: reading is paused then, so they are
+   * at most one read's worth. */
+  while (!c->closing && !c->exit_received && !queue_full(c) &&
+         (r = framer_next(c->framer, &line, &len)) != 0) {
     if (r == -E2BIG) {
       send_error(c, NULL, JSONRPC_INVALID_REQUEST, "message line exceeds 16 MiB");
       continue;
@@ -411,8 +456,9 @@ static void drain_lines(Conn *c) {
   }
 }
 
+/* Reading pauses while the queue is full or the client has not taken its answers. */
 static bool overloaded(const Conn *c) {
-  return c->calls->len >= CONN_MAX_CALLS || c->out_stream->write_queue_size > CONN_MAX_QUEUED;
+  return queue_full(c) || unsent(c) >= CONN_MAX_UNSENT;
 }
 
 static void pause_reading(Conn *c) {
@@ -422,12 +468,21 @@ static void pause_reading(Conn *c) {
   }
 }
 
-/* Reading resumes once the client has taken its answers and few requests are in flight. */
-static void maybe_resume(Conn *c) {
-  if (c->reading || c->closing || c->eof || c->exit_received || overloaded(c))
+/* Moves the connection on after anything changed (a line read, an answer written, a read
+ * finished): starts the reads it may, handles the lines it held back, then closes when done
+ * (after end of input or exit) or reads on unless overloaded. */
+static void conn_progress(Conn *c) {
+  start_waiting(c);
+  drain_lines(c);
+  if (c->closing)
     return;
-  if (uv_read_start(&c->in.stream, alloc_cb, read_cb) == 0)
+  if (c->eof || c->exit_received) {
+    conn_finish(c);
+  } else if (overloaded(c)) {
+    pause_reading(c);
+  } else if (!c->reading && uv_read_start(&c->in.stream, alloc_cb, read_cb) == 0) {
     c->reading = true;
+  }
 }
 
 /* True when the peer of a socket closed both ways (not only its writing side): then
@@ -445,9 +500,7 @@ static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
 
   if (nread > 0) {
     framer_feed(c->framer, buf->base, (size_t)nread);
-    drain_lines(c);
-    if (!c->closing && overloaded(c))
-      pause_reading(c);
+    conn_progress(c);
     return;
   }
   if (nread == 0)
@@ -460,8 +513,7 @@ static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
      * gets the answers to what it asked, a last line without its newline included. */
     c->eof = true;
     framer_end(c->framer);
-    drain_lines(c);
-    conn_finish(c);
+    conn_progress(c);
   } else {
     /* Nobody is left to answer: the work is cancelled. */
     conn_close(c);
@@ -475,7 +527,9 @@ static void conn_finish(Conn *c) {
   pause_reading(c);
   if (c->closing)
     return;
-  if (c->calls->len == 0 && c->writes == 0)
+  /* With lines held back by a full queue, those reads are still to come. */
+  if (c->calls->len == 0 && c->waiting.length == 0 && c->writes == 0 &&
+      (c->exit_received || framer_pending(c->framer) == 0))
     conn_close(c);
 }
 
@@ -492,6 +546,8 @@ void conn_close(Conn *c) {
     request_cancel(call->req);
   }
   g_ptr_array_set_size(c->calls, 0);
+  g_queue_clear_full(&c->waiting, (GDestroyNotify)call_free);
+  c->waiting_cost = 0;
   uv_close(&c->in.handle, close_cb);
   if (c->stdio)
     uv_close(&c->out.handle, close_cb);
@@ -512,6 +568,7 @@ static Conn *conn_new(uv_loop_t *loop, ConnClosedCb closed_cb, void *data) {
   c->loop = loop;
   c->framer = framer_new(FRAME_MAX_LINE);
   c->calls = g_ptr_array_new();
+  g_queue_init(&c->waiting);
   c->closed_cb = closed_cb;
   c->data = data;
   c->in.handle.data = c;

@@ -290,6 +290,40 @@ START_TEST(daemon_bad_json) {
 }
 END_TEST
 
+/* More reads than may run at once wait their turn: each is answered, a waiting one that is
+ * cancelled is answered -32800 at once, and all of it holds across a half-close. */
+START_TEST(daemon_waiting_reads) {
+  char **files = make_files("wait", 300);
+  char *arr = rd_json_paths((const char *const *)files, 300);
+  GString *msg = g_string_new(NULL);
+  for (int id = 1; id <= 9; id++)
+    g_string_append_printf(
+        msg, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"read\",\"params\":{\"paths\":%s}}\n",
+        id, arr);
+  g_string_append(msg, "{\"jsonrpc\":\"2.0\",\"method\":\"$/cancelRequest\","
+                       "\"params\":{\"id\":9}}\n");
+  RdConn *c = rd_conn_new(dmn->sock);
+  rd_conn_send(c, msg->str, msg->len);
+  rd_conn_close_write(c);
+  JsonNode *m = rd_conn_wait(c, "n:9", RD_TIMEOUT_MS);
+  assert_error(m, -32800, "n:9");
+  json_node_unref(m);
+  for (int id = 1; id <= 8; id++) {
+    char *key = g_strdup_printf("n:%d", id);
+    RdResult *r = rd_result_new(rd_conn_wait(c, key, RD_TIMEOUT_MS));
+    ck_assert_int_eq(json_array_get_length(r->files), 300);
+    assert_whole_text(r, (guint)(id * 31), files[id * 31]);
+    rd_result_free(r);
+    g_free(key);
+  }
+  ck_assert_msg(rd_conn_wait_closed(c, 5000), "the daemon kept a half-closed connection open");
+  rd_conn_free(c);
+  g_string_free(msg, TRUE);
+  g_free(arr);
+  g_strfreev(files);
+}
+END_TEST
+
 /* A rootPath that is not an existing folder is invalid params, fenced or not; the
  * connection's earlier workspace stays. */
 START_TEST(daemon_initialize_root_must_be_folder) {
@@ -1284,6 +1318,165 @@ START_TEST(daemon_library_logs_rate_limited) {
 }
 END_TEST
 
+/* ---------------------------------------------------------------- memory per connection */
+
+#define GO_SRC "/usr/share/go-1.19/src"
+#define MEM_CLIENTS 10
+#define MEM_READS 8 /* pipelined by each client, twice what may run at once */
+/* docs/protocol.md, "Memory per connection". */
+#define CONN_RUNNING 4
+#define CONN_UNSENT_MIB 8
+
+static void collect_go(const char *dir, GPtrArray *out) {
+  GDir *d = g_dir_open(dir, 0, NULL);
+  if (d == NULL)
+    return;
+  const char *name;
+  while ((name = g_dir_read_name(d)) != NULL) {
+    char *path = g_build_filename(dir, name, NULL);
+    struct stat sb;
+    if (lstat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+      collect_go(path, out);
+    else if (S_ISREG(sb.st_mode) && g_str_has_suffix(name, ".go"))
+      g_ptr_array_add(out, g_strdup(path));
+    g_free(path);
+  }
+  g_dir_close(d);
+}
+
+static int cmp_str(gconstpointer a, gconstpointer b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A field of /proc/PID/status in KiB (VmRSS, VmHWM). */
+static int64_t proc_status_kib(GPid pid, const char *field) {
+  char *path = g_strdup_printf("/proc/%d/status", (int)pid);
+  char *text = rd_read_file(path, NULL);
+  char *at = strstr(text, field);
+  ck_assert_msg(at != NULL, "no %s in %s", field, path);
+  int64_t v = g_ascii_strtoll(at + strlen(field) + 1, NULL, 10);
+  g_free(text);
+  g_free(path);
+  return v;
+}
+
+/* CPU time the process used so far, in clock ticks. */
+static int64_t proc_cpu_ticks(GPid pid) {
+  char *path = g_strdup_printf("/proc/%d/stat", (int)pid);
+  char *text = rd_read_file(path, NULL);
+  char *p = strrchr(text, ')');
+  ck_assert_ptr_nonnull(p);
+  char **f = g_strsplit(p + 2, " ", -1);
+  /* utime and stime are fields 14 and 15; f[0] is field 3. */
+  int64_t t = g_ascii_strtoll(f[11], NULL, 10) + g_ascii_strtoll(f[12], NULL, 10);
+  g_strfreev(f);
+  g_free(text);
+  g_free(path);
+  return t;
+}
+
+/* Ten clients pipeline large reads and never read an answer: the daemon holds at most the
+ * answers of the reads each connection may run, keeps answering another client, and serves
+ * on once they are gone. */
+START_TEST(daemon_memory_bounded_for_non_reading_clients) {
+  if (access(GO_SRC, R_OK) != 0) {
+    printf("SKIP: daemon_memory_bounded_for_non_reading_clients: %s is missing (install "
+           "golang-1.19-src)\n",
+           GO_SRC);
+    return;
+  }
+  GPtrArray *all = g_ptr_array_new_with_free_func(g_free);
+  collect_go(GO_SRC, all);
+  g_ptr_array_sort(all, cmp_str);
+  ck_assert_uint_ge(all->len, 2000);
+  char *arr = rd_json_paths((const char *const *)all->pdata, 2000);
+  dmn = rd_daemon_start();
+
+  /* One answer's size, from a client that reads it. */
+  RdConn *reader = rd_conn_new(dmn->sock);
+  char *params = g_strdup_printf("{\"paths\":%s}", arr);
+  char *key = rd_conn_request(reader, "read", params, NULL);
+  JsonNode *m = rd_conn_wait(reader, key, 60000);
+  char *text = json_to_string(m, FALSE);
+  int64_t answer = (int64_t)strlen(text);
+  g_free(text);
+  json_node_unref(m);
+  g_free(key);
+  rd_conn_free(reader);
+  int64_t base = proc_status_kib(dmn->pid, "VmRSS:") * 1024;
+
+  GString *reqs = g_string_new(NULL);
+  for (int i = 0; i < MEM_READS; i++)
+    g_string_append_printf(reqs,
+                           "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"read\","
+                           "\"params\":{\"paths\":%s}}\n",
+                           i, arr);
+  int fds[MEM_CLIENTS];
+  for (int k = 0; k < MEM_CLIENTS; k++) {
+    fds[k] = rd_socket_connect(dmn->sock, 10000);
+    ck_assert_int_ge(fds[k], 0);
+    /* Every read is taken (queued) even though none is answered: the writes complete. */
+    ck_assert_int_eq(fcntl(fds[k], F_SETFL, 0), 0);
+    struct timeval tv = {.tv_sec = 30};
+    setsockopt(fds[k], SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    for (size_t off = 0; off < reqs->len;) {
+      ssize_t n = send(fds[k], reqs->str + off, reqs->len - off, MSG_NOSIGNAL);
+      ck_assert_msg(n > 0, "client %d: send: %s", k, g_strerror(errno));
+      off += (size_t)n;
+    }
+  }
+
+  /* Another client is still answered, within seconds. */
+  int64_t t0 = g_get_monotonic_time();
+  RdConn *probe = rd_conn_new(dmn->sock);
+  assert_serves(probe);
+  double probe_s = (double)(g_get_monotonic_time() - t0) / G_USEC_PER_SEC;
+  ck_assert_msg(probe_s < 15, "a one-file read took %.1f s while others were not reading",
+                probe_s);
+
+  /* Until the daemon is idle (no CPU time for 2 s), its memory stays under the bound. */
+  int64_t bound = base + MEM_CLIENTS * ((int64_t)CONN_UNSENT_MIB * 1048576 +
+                                        CONN_RUNNING * answer * 13 / 10) + 64 * 1048576;
+  int64_t peak = 0, last_cpu = -1, idle_since = g_get_monotonic_time();
+  int64_t deadline = g_get_monotonic_time() + 120 * G_USEC_PER_SEC;
+  while (g_get_monotonic_time() < deadline) {
+    int64_t rss = proc_status_kib(dmn->pid, "VmRSS:") * 1024;
+    int64_t cpu = proc_cpu_ticks(dmn->pid);
+    peak = MAX(peak, rss);
+    ck_assert_msg(rss <= bound,
+                  "VmRSS %" G_GINT64_FORMAT " MiB is over the bound of %" G_GINT64_FORMAT
+                  " MiB (base %" G_GINT64_FORMAT " MiB, answers of %" G_GINT64_FORMAT " MiB)",
+                  rss >> 20, bound >> 20, base >> 20, answer >> 20);
+    if (cpu != last_cpu)
+      idle_since = g_get_monotonic_time();
+    else if (g_get_monotonic_time() - idle_since > 2 * G_USEC_PER_SEC)
+      break;
+    last_cpu = cpu;
+    g_usleep(100000);
+  }
+  ck_assert_msg(g_get_monotonic_time() < deadline, "the daemon did not settle within 120 s");
+  int64_t hwm = proc_status_kib(dmn->pid, "VmHWM:") * 1024;
+  ck_assert_msg(hwm <= bound, "VmHWM %" G_GINT64_FORMAT " MiB is over the bound of %" G_GINT64_FORMAT " MiB",
+                hwm >> 20, bound >> 20);
+  /* The answers of the reads that could run are there, whole, to be read. */
+  ck_assert_msg(peak >= base + CONN_RUNNING * answer, "peak %" G_GINT64_FORMAT " MiB: the reads did not run",
+                peak >> 20);
+
+  for (int k = 0; k < MEM_CLIENTS; k++)
+    close(fds[k]);
+  assert_serves(probe);
+  rd_conn_free(probe);
+  assert_serves_new_client();
+  rd_daemon_stop(dmn);
+  rd_daemon_free(dmn);
+  dmn = NULL;
+  g_string_free(reqs, TRUE);
+  g_free(params);
+  g_free(arr);
+  g_ptr_array_free(all, TRUE);
+}
+END_TEST
+
 static Suite *daemon_suite(void) {
   Suite *s = suite_create("daemon");
   TCase *tc = tcase_create("protocol");
@@ -1295,6 +1488,7 @@ static Suite *daemon_suite(void) {
   tcase_add_test(tc, daemon_concurrent_clients);
   tcase_add_test(tc, daemon_bad_json);
   tcase_add_test(tc, daemon_half_close_answers);
+  tcase_add_test(tc, daemon_waiting_reads);
   tcase_add_test(tc, daemon_invalid_request);
   tcase_add_test(tc, daemon_unknown_method);
   tcase_add_test(tc, daemon_invalid_params);
@@ -1331,6 +1525,11 @@ static Suite *daemon_suite(void) {
   tcase_add_test(logs, daemon_stderr_never_drained);
   tcase_add_test(logs, daemon_library_logs_rate_limited);
   suite_add_tcase(s, logs);
+
+  TCase *mem = tcase_create("memory");
+  tcase_set_timeout(mem, 240);
+  tcase_add_test(mem, daemon_memory_bounded_for_non_reading_clients);
+  suite_add_tcase(s, mem);
   return s;
 }
 
