@@ -33,7 +33,8 @@ static const char usage_text[] =
     "      an existing folder of your own that only you can write to; abstract names are\n"
     "      refused.\n"
     "  readerd serve --stdio\n"
-    "      Serve one client on stdin/stdout.\n"
+    "      Serve one client on stdin/stdout (pipes, a terminal, or files: < requests.jsonl\n"
+    "      > answers.jsonl). Exit 3 when the answers could not be written.\n"
     "  readerd --version | --help\n"
     "\n"
     "The protocol is described in docs/protocol.md.\n";
