@@ -69,7 +69,7 @@ struct Conn {
   int handles_open;
 
   Framer *framer;
-  Workspace *ws;    /* from initialize; NULL until then */
+  Workspace *ws;       /* from initialize; NULL until then */
   GPtrArray *calls;    /* Call*, running */
   GQueue waiting;      /* Call*, parsed and not started, in order of arrival */
   size_t waiting_cost; /* sum of the waiting calls' cost */
@@ -321,7 +321,8 @@ static void handle_initialize(Conn *c, const JsonrpcMessage *msg) {
   InitializeParams p;
   Workspace *ws = NULL;
 
-  if (initialize_params_parse(msg->params, &p, &err) < 0 || root_path_check(p.root_path, &err) < 0 ||
+  if (initialize_params_parse(msg->params, &p, &err) < 0 ||
+      root_path_check(p.root_path, &err) < 0 ||
       workspace_new(p.root_path, p.confine, (const char *const *)p.exclude, &ws, &err) < 0) {
     send_error(c, msg->id, JSONRPC_INVALID_PARAMS, err);
     initialize_params_clear(&p);

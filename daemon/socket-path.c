@@ -31,8 +31,8 @@ static int check_folder(const char *dir, char **ret_error) {
     return -ENOTDIR;
   }
   if (st.st_uid != geteuid()) {
-    *ret_error = g_strdup_printf("the folder %s belongs to uid %u, not to this user (uid %u)",
-                                 dir, (unsigned)st.st_uid, (unsigned)geteuid());
+    *ret_error = g_strdup_printf("the folder %s belongs to uid %u, not to this user (uid %u)", dir,
+                                 (unsigned)st.st_uid, (unsigned)geteuid());
     return -EPERM;
   }
   if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {

@@ -361,8 +361,7 @@ static void daemon_spawn(RdDaemon *d, int out_fd, int err_fd) {
     }
     if (now_ms() >= deadline) {
       char *tail = log_tail(d->log);
-      ck_abort_msg("readerd did not accept connections on %s within 10 s; log:\n%s", d->sock,
-                   tail);
+      ck_abort_msg("readerd did not accept connections on %s within 10 s; log:\n%s", d->sock, tail);
     }
     g_usleep(10000);
   }

@@ -298,8 +298,8 @@ START_TEST(daemon_waiting_reads) {
   GString *msg = g_string_new(NULL);
   for (int id = 1; id <= 9; id++)
     g_string_append_printf(
-        msg, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"read\",\"params\":{\"paths\":%s}}\n",
-        id, arr);
+        msg, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"read\",\"params\":{\"paths\":%s}}\n", id,
+        arr);
   g_string_append(msg, "{\"jsonrpc\":\"2.0\",\"method\":\"$/cancelRequest\","
                        "\"params\":{\"id\":9}}\n");
   RdConn *c = rd_conn_new(dmn->sock);
@@ -341,8 +341,8 @@ START_TEST(daemon_initialize_root_must_be_folder) {
   for (size_t i = 0; i < G_N_ELEMENTS(bad_roots); i++) {
     for (int confine = 0; confine <= 1; confine++) {
       char *bq = rd_json_quote(bad_roots[i]);
-      char *params = g_strdup_printf("{\"rootPath\":%s,\"confineToRoot\":%s}", bq,
-                                     confine ? "true" : "false");
+      char *params =
+          g_strdup_printf("{\"rootPath\":%s,\"confineToRoot\":%s}", bq, confine ? "true" : "false");
       m = rd_conn_call(c, "initialize", params);
       ck_assert_msg(rd_error_code(m) == -32602, "rootPath %s (confine %d) gave code %d",
                     bad_roots[i], confine, rd_error_code(m));
@@ -1168,10 +1168,10 @@ START_TEST(daemon_abstract_socket_refused) {
   memcpy(sa.sun_path + 1, "readerd-test", strlen("readerd-test"));
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   ck_assert_int_ge(fd, 0);
-  ck_assert_int_lt(connect(fd, (struct sockaddr *)&sa,
-                           (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
-                                       strlen("readerd-test"))),
-                   0);
+  ck_assert_int_lt(
+      connect(fd, (struct sockaddr *)&sa,
+              (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + strlen("readerd-test"))),
+      0);
   close(fd);
   /* Nor was "@readerd-test" taken as a file name in the working folder. */
   char *at = g_build_filename(dir, "@readerd-test", NULL);
@@ -1431,12 +1431,12 @@ START_TEST(daemon_memory_bounded_for_non_reading_clients) {
   RdConn *probe = rd_conn_new(dmn->sock);
   assert_serves(probe);
   double probe_s = (double)(g_get_monotonic_time() - t0) / G_USEC_PER_SEC;
-  ck_assert_msg(probe_s < 15, "a one-file read took %.1f s while others were not reading",
-                probe_s);
+  ck_assert_msg(probe_s < 15, "a one-file read took %.1f s while others were not reading", probe_s);
 
   /* Until the daemon is idle (no CPU time for 2 s), its memory stays under the bound. */
-  int64_t bound = base + MEM_CLIENTS * ((int64_t)CONN_UNSENT_MIB * 1048576 +
-                                        CONN_RUNNING * answer * 13 / 10) + 64 * 1048576;
+  int64_t bound =
+      base + MEM_CLIENTS * ((int64_t)CONN_UNSENT_MIB * 1048576 + CONN_RUNNING * answer * 13 / 10) +
+      64 * 1048576;
   int64_t peak = 0, last_cpu = -1, idle_since = g_get_monotonic_time();
   int64_t deadline = g_get_monotonic_time() + 120 * G_USEC_PER_SEC;
   while (g_get_monotonic_time() < deadline) {
@@ -1456,11 +1456,12 @@ START_TEST(daemon_memory_bounded_for_non_reading_clients) {
   }
   ck_assert_msg(g_get_monotonic_time() < deadline, "the daemon did not settle within 120 s");
   int64_t hwm = proc_status_kib(dmn->pid, "VmHWM:") * 1024;
-  ck_assert_msg(hwm <= bound, "VmHWM %" G_GINT64_FORMAT " MiB is over the bound of %" G_GINT64_FORMAT " MiB",
+  ck_assert_msg(hwm <= bound,
+                "VmHWM %" G_GINT64_FORMAT " MiB is over the bound of %" G_GINT64_FORMAT " MiB",
                 hwm >> 20, bound >> 20);
   /* The answers of the reads that could run are there, whole, to be read. */
-  ck_assert_msg(peak >= base + CONN_RUNNING * answer, "peak %" G_GINT64_FORMAT " MiB: the reads did not run",
-                peak >> 20);
+  ck_assert_msg(peak >= base + CONN_RUNNING * answer,
+                "peak %" G_GINT64_FORMAT " MiB: the reads did not run", peak >> 20);
 
   for (int k = 0; k < MEM_CLIENTS; k++)
     close(fds[k]);
