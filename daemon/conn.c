@@ -521,9 +521,9 @@ static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
   }
 }
 
-/* Closes once nothing is left to answer or to write. After exit, or at the end of stdio
- * input, requests already received are still answered: a client that wants them dropped
- * disconnects instead. */
+/* Closes once nothing is left to answer or to write. After exit, or at the end of input
+ * (stdin closed, a socket shut down for writing), requests already received, waiting ones
+ * included, are still answered: a client that wants them dropped disconnects instead. */
 static void conn_finish(Conn *c) {
   pause_reading(c);
   if (c->closing)
