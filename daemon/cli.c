@@ -29,15 +29,30 @@ static const char usage_text[] =
     "      every file was read, 1 when any file has a per-file error, 2 on a usage error.\n"
     "  readerd serve [--socket PATH]\n"
     "      Serve line-delimited JSON-RPC on a Unix socket (mode 0600). The default socket is\n"
-    "      $XDG_RUNTIME_DIR/readerd.sock, else /tmp/readerd-UID/readerd.sock.\n"
+    "      $XDG_RUNTIME_DIR/readerd.sock, else /tmp/readerd-UID/readerd.sock. PATH must be in\n"
+    "      an existing folder of your own that only you can write to; abstract names are\n"
+    "      refused.\n"
     "  readerd serve --stdio\n"
-    "      Serve one client on stdin/stdout.\n"
+    "      Serve one client on stdin/stdout (pipes, a terminal, or files: < requests.jsonl\n"
+    "      > answers.jsonl). Exit 3 when the answers could not be written.\n"
     "  readerd --version | --help\n"
     "\n"
     "The protocol is described in docs/protocol.md.\n";
 
 void cli_usage(int to_stderr) {
   fputs(usage_text, to_stderr ? stderr : stdout);
+}
+
+int cli_check_output(int status) {
+  int err = 0;
+
+  /* An error of an earlier buffered write sticks (ferror); errno then is that write's. */
+  if (fflush(stdout) != 0 || ferror(stdout))
+    err = errno != 0 ? errno : EIO;
+  if (err == 0)
+    return status;
+  fprintf(stderr, "readerd: cannot write the output: %s\n", g_strerror(err));
+  return CLI_EXIT_OUTPUT;
 }
 
 typedef struct {
@@ -56,8 +71,10 @@ static void cli_done_cb(Request *req, int status) {
   } else {
     bool newline = false;
 
+    errno = 0;
     for (size_t i = 0; i < n; i++) {
-      fwrite(pieces[i]->str, 1, pieces[i]->len, stdout);
+      if (!ferror(stdout))
+        fwrite(pieces[i]->str, 1, pieces[i]->len, stdout);
       if (pieces[i]->len > 0)
         newline = pieces[i]->str[pieces[i]->len - 1] == '\n';
       g_string_free(pieces[i], TRUE);
@@ -161,6 +178,24 @@ static int cli_read_option(int c, ReadParams *params, CliRun *run, CliPathOption
   }
 }
 
+/* The daemon's limits on paths, with its words: at most READ_MAX_PATHS, none empty. Returns
+ * 0, or 2 after a usage error. */
+static int cli_check_paths(int n, char **paths) {
+  g_autofree char *what = NULL;
+
+  if (n > READ_MAX_PATHS) {
+    what = g_strdup_printf("paths must have at most %d items (%d given)", READ_MAX_PATHS, n);
+    return usage_error(what, NULL);
+  }
+  for (int i = 0; i < n; i++) {
+    if (*paths[i] == '\0') {
+      what = g_strdup_printf("paths[%d] must be a non-empty string", i);
+      return usage_error(what, NULL);
+    }
+  }
+  return 0;
+}
+
 int cli_read(int argc, char **argv) {
   static const struct option opts[] = {
       {"json", no_argument, NULL, 'j'},
@@ -202,6 +237,12 @@ int cli_read(int argc, char **argv) {
     read_params_clear(&params);
     return usage_error(err != NULL ? err : "no PATH given", NULL);
   }
+  r = cli_check_paths(argc - optind, argv + optind);
+  if (r != 0) {
+    read_params_clear(&params);
+    workspace_unref(ws);
+    return r;
+  }
   params.n_paths = (size_t)(argc - optind);
   params.paths = g_new0(PathSpec, params.n_paths);
   for (size_t i = 0; i < params.n_paths; i++) {
@@ -215,8 +256,7 @@ int cli_read(int argc, char **argv) {
   workspace_unref(ws);
   uv_run(uv_default_loop(), UV_RUN_DEFAULT);
   uv_loop_close(uv_default_loop());
-  fflush(stdout);
-  return run.exit_status;
+  return cli_check_output(run.exit_status);
 }
 
 int cli_serve(int argc, char **argv) {

@@ -1,7 +1,9 @@
 #include "daemon/conn.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <glib.h>
 #include <json-glib/json-glib.h>
@@ -16,8 +18,18 @@
 #include "ipc/read-params.h"
 
 #define CONN_READ_BUF ((size_t)64 * 1024)
-#define CONN_MAX_CALLS 256                         /* requests in flight before reading pauses */
-#define CONN_MAX_QUEUED ((size_t)64 * 1024 * 1024) /* unsent output before reading pauses */
+/* What one connection may hold (docs/protocol.md, "Memory per connection", has the bound they
+ * give). A read starts only while fewer than CONN_MAX_RUNNING of the connection's reads run and
+ * its unsent output is below CONN_MAX_UNSENT; the others wait, parsed, in a queue. Reading the
+ * socket pauses while the queue is full (CONN_MAX_WAITING reads or CONN_MAX_WAITING_COST bytes)
+ * or the unsent output is at CONN_MAX_UNSENT: a client that never reads its answers holds at
+ * most the answers of the reads that had started. */
+#define CONN_MAX_RUNNING 4
+#define CONN_MAX_UNSENT ((size_t)8 * 1024 * 1024)
+#define CONN_MAX_WAITING 64
+#define CONN_MAX_WAITING_COST ((size_t)16 * 1024 * 1024)
+/* What a waiting read's parsed params cost beyond its message text, per path. */
+#define CONN_PATH_COST 128
 
 typedef union {
   uv_handle_t handle;
@@ -26,12 +38,14 @@ typedef union {
   uv_tty_t tty;
 } StreamHandle;
 
-/* A request of this connection being served. */
+/* A read of this connection: waiting (req NULL, params held) or running. */
 typedef struct {
   Conn *conn; /* NULL once the connection closed: the request is then only freed */
   JsonNode *id;
   char *key;
   Request *req;
+  ReadParams params; /* while waiting; request_start() takes them */
+  size_t cost;       /* while waiting: message bytes plus CONN_PATH_COST per path */
 } Call;
 
 /* One uv_write: a line of its own, or a result sent as its envelope and pieces. Everything
@@ -55,15 +69,18 @@ struct Conn {
   int handles_open;
 
   Framer *framer;
-  Workspace *ws;    /* from initialize; NULL until then */
-  GPtrArray *calls; /* Call*, in flight */
-  size_t writes;    /* uv_write requests not yet completed */
+  Workspace *ws;       /* from initialize; NULL until then */
+  GPtrArray *calls;    /* Call*, running */
+  GQueue waiting;      /* Call*, parsed and not started, in order of arrival */
+  size_t waiting_cost; /* sum of the waiting calls' cost */
+  size_t writes;       /* uv_write requests not yet completed */
 
   bool reading;
   bool eof;
   bool closing;
   bool shutdown_received;
   bool exit_received;
+  bool output_failed; /* a write of an answer failed */
 
   ConnClosedCb closed_cb;
   void *data;
@@ -72,7 +89,7 @@ struct Conn {
 
 static void conn_finish(Conn *c);
 static void write_req_free(WriteReq *wr);
-static void maybe_resume(Conn *c);
+static void conn_progress(Conn *c);
 static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf);
 
 static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
@@ -106,15 +123,12 @@ static void write_cb(uv_write_t *w, int status) {
   c->writes--;
   if (status < 0 && status != UV_ECANCELED && !c->closing) {
     log_debug("write failed: %s", uv_strerror(status));
+    c->output_failed = true;
     conn_close(c);
     return;
   }
-  if (c->closing)
-    return;
-  if (c->exit_received || c->eof)
-    conn_finish(c);
-  else
-    maybe_resume(c);
+  if (!c->closing)
+    conn_progress(c);
 }
 
 static void write_req_free(WriteReq *wr) {
@@ -132,8 +146,10 @@ static void conn_write_req(Conn *c, WriteReq *wr) {
       c->closing ? UV_ECANCELED : uv_write(&wr->req, c->out_stream, wr->bufs, wr->n_bufs, write_cb);
 
   if (r < 0) {
-    if (r != UV_ECANCELED)
+    if (r != UV_ECANCELED) {
       log_debug("write failed: %s", uv_strerror(r));
+      c->output_failed = true;
+    }
     write_req_free(wr);
     conn_close(c);
     return;
@@ -203,6 +219,7 @@ static void call_free(Call *call) {
   if (call->id != NULL)
     json_node_unref(call->id);
   g_free(call->key);
+  read_params_clear(&call->params);
   g_free(call);
 }
 
@@ -220,12 +237,30 @@ static void call_done_cb(Request *req, int status) {
   }
   request_free(req);
   call_free(call);
-  if (c != NULL && !c->closing) {
-    if (c->eof || c->exit_received)
-      conn_finish(c);
-    else
-      maybe_resume(c);
+  if (c != NULL && !c->closing)
+    conn_progress(c);
+}
+
+static size_t unsent(const Conn *c) {
+  return c->out_stream->write_queue_size;
+}
+
+/* Starts waiting reads, in order, while the connection may run more. */
+static void start_waiting(Conn *c) {
+  while (!c->closing && c->waiting.length > 0 && c->calls->len < CONN_MAX_RUNNING &&
+         unsent(c) < CONN_MAX_UNSENT) {
+    Call *call = g_queue_pop_head(&c->waiting);
+
+    c->waiting_cost -= call->cost;
+    call->cost = 0;
+    g_ptr_array_add(c->calls, call);
+    call->req = request_start(c->loop, &call->params, c->ws, REQUEST_OUTPUT_RESULT_JSON,
+                              call_done_cb, call);
   }
+}
+
+static bool queue_full(const Conn *c) {
+  return c->waiting.length >= CONN_MAX_WAITING || c->waiting_cost >= CONN_MAX_WAITING_COST;
 }
 
 static char *initialize_result(void) {
@@ -270,12 +305,24 @@ static char *initialize_result(void) {
   return json_generator_to_data(gen, NULL);
 }
 
+/* A rootPath must be an existing folder, fence or not: relative paths would otherwise
+ * resolve against nothing. One stat(2) on the loop, as a path given once per connection. */
+static int root_path_check(const char *root, char **ret_error) {
+  struct stat st;
+
+  if (root == NULL || (stat(root, &st) == 0 && S_ISDIR(st.st_mode)))
+    return 0;
+  *ret_error = g_strdup_printf("rootPath %s is not a folder", root);
+  return -EINVAL;
+}
+
 static void handle_initialize(Conn *c, const JsonrpcMessage *msg) {
   g_autofree char *result = NULL, *err = NULL;
   InitializeParams p;
   Workspace *ws = NULL;
 
   if (initialize_params_parse(msg->params, &p, &err) < 0 ||
+      root_path_check(p.root_path, &err) < 0 ||
       workspace_new(p.root_path, p.confine, (const char *const *)p.exclude, &ws, &err) < 0) {
     send_error(c, msg->id, JSONRPC_INVALID_PARAMS, err);
     initialize_params_clear(&p);
@@ -289,23 +336,24 @@ static void handle_initialize(Conn *c, const JsonrpcMessage *msg) {
   send_result(c, msg->id, result, strlen(result));
 }
 
-static void handle_read(Conn *c, const JsonrpcMessage *msg) {
-  ReadParams params;
+/* Queues a read (len: its message's length), and starts it when the connection may. */
+static void handle_read(Conn *c, const JsonrpcMessage *msg, size_t len) {
   g_autofree char *err = NULL;
-  Call *call;
+  Call *call = g_new0(Call, 1);
 
-  read_params_init(&params);
-  if (read_params_parse(msg->params, &params, &err) < 0) {
+  read_params_init(&call->params);
+  if (read_params_parse(msg->params, &call->params, &err) < 0) {
     send_error(c, msg->id, JSONRPC_INVALID_PARAMS, err);
+    call_free(call);
     return;
   }
-  call = g_new0(Call, 1);
   call->conn = c;
   call->id = json_node_copy(msg->id);
   call->key = jsonrpc_id_key(msg->id);
-  g_ptr_array_add(c->calls, call);
-  call->req =
-      request_start(c->loop, &params, c->ws, REQUEST_OUTPUT_RESULT_JSON, call_done_cb, call);
+  call->cost = len + call->params.n_paths * CONN_PATH_COST;
+  c->waiting_cost += call->cost;
+  g_queue_push_tail(&c->waiting, call);
+  start_waiting(c);
 }
 
 static void handle_cancel(Conn *c, const JsonrpcMessage *msg) {
@@ -324,9 +372,21 @@ static void handle_cancel(Conn *c, const JsonrpcMessage *msg) {
     if (strcmp(call->key, key) == 0)
       request_cancel(call->req);
   }
+  /* A read that has not started is answered at once. */
+  for (GList *l = c->waiting.head, *next; l != NULL; l = next) {
+    Call *call = l->data;
+
+    next = l->next;
+    if (strcmp(call->key, key) != 0)
+      continue;
+    g_queue_delete_link(&c->waiting, l);
+    c->waiting_cost -= call->cost;
+    send_error(c, call->id, JSONRPC_REQUEST_CANCELLED, "request cancelled");
+    call_free(call);
+  }
 }
 
-static void handle_request(Conn *c, const JsonrpcMessage *msg) {
+static void handle_request(Conn *c, const JsonrpcMessage *msg, size_t len) {
   const char *m = msg->method;
 
   if (strcmp(m, "initialize") == 0) {
@@ -335,7 +395,7 @@ static void handle_request(Conn *c, const JsonrpcMessage *msg) {
     if (c->shutdown_received)
       send_error(c, msg->id, JSONRPC_INVALID_REQUEST, "the client asked for shutdown");
     else
-      handle_read(c, msg);
+      handle_read(c, msg, len);
   } else if (strcmp(m, "shutdown") == 0) {
     c->shutdown_received = true;
     send_result(c, msg->id, "null", 4);
@@ -372,7 +432,7 @@ static void handle_line(Conn *c, const char *line, size_t len) {
     return;
   }
   if (msg.kind == JSONRPC_KIND_REQUEST)
-    handle_request(c, &msg);
+    handle_request(c, &msg, len);
   else if (msg.kind == JSONRPC_KIND_NOTIFICATION)
     handle_notification(c, &msg);
   jsonrpc_message_clear(&msg);
@@ -383,18 +443,23 @@ static void drain_lines(Conn *c) {
   size_t len;
   int r;
 
-  while (!c->closing && !c->exit_received && (r = framer_next(c->framer, &line, &len)) != 0) {
+  /* Lines stay in the framer while the queue is full: reading is paused then, so they are
+   * at most one read's worth. */
+  while (!c->closing && !c->exit_received && !queue_full(c) &&
+         (r = framer_next(c->framer, &line, &len)) != 0) {
     if (r == -E2BIG) {
       send_error(c, NULL, JSONRPC_INVALID_REQUEST, "message line exceeds 16 MiB");
       continue;
     }
-    if (len > 0)
+    /* Empty lines, and lines of only spaces, tabs and CRs, are ignored. */
+    if (frame_line_has_content(line, len))
       handle_line(c, line, len);
   }
 }
 
+/* Reading pauses while the queue is full or the client has not taken its answers. */
 static bool overloaded(const Conn *c) {
-  return c->calls->len >= CONN_MAX_CALLS || c->out_stream->write_queue_size > CONN_MAX_QUEUED;
+  return queue_full(c) || unsent(c) >= CONN_MAX_UNSENT;
 }
 
 static void pause_reading(Conn *c) {
@@ -404,12 +469,31 @@ static void pause_reading(Conn *c) {
   }
 }
 
-/* Reading resumes once the client has taken its answers and few requests are in flight. */
-static void maybe_resume(Conn *c) {
-  if (c->reading || c->closing || c->eof || c->exit_received || overloaded(c))
+/* Moves the connection on after anything changed (a line read, an answer written, a read
+ * finished): starts the reads it may, handles the lines it held back, then closes when done
+ * (after end of input or exit) or reads on unless overloaded. */
+static void conn_progress(Conn *c) {
+  start_waiting(c);
+  drain_lines(c);
+  if (c->closing)
     return;
-  if (uv_read_start(&c->in.stream, alloc_cb, read_cb) == 0)
+  if (c->eof || c->exit_received) {
+    conn_finish(c);
+  } else if (overloaded(c)) {
+    pause_reading(c);
+  } else if (!c->reading && uv_read_start(&c->in.stream, alloc_cb, read_cb) == 0) {
     c->reading = true;
+  }
+}
+
+/* True when the peer of a socket closed both ways (not only its writing side): then
+ * nobody would read the answers. */
+static bool peer_gone(Conn *c) {
+  struct pollfd p = {.events = POLLOUT};
+
+  if (uv_fileno(&c->in.handle, &p.fd) < 0)
+    return true;
+  return poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLERR)) != 0;
 }
 
 static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
@@ -417,9 +501,7 @@ static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
 
   if (nread > 0) {
     framer_feed(c->framer, buf->base, (size_t)nread);
-    drain_lines(c);
-    if (!c->closing && overloaded(c))
-      pause_reading(c);
+    conn_progress(c);
     return;
   }
   if (nread == 0)
@@ -427,23 +509,28 @@ static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
   if (nread != UV_EOF)
     log_debug("read failed: %s", uv_strerror((int)nread));
   pause_reading(c);
-  if (c->stdio && nread == UV_EOF) {
-    /* A client that closes stdin still gets the answers to what it asked. */
+  if (nread == UV_EOF && (c->stdio || !peer_gone(c))) {
+    /* A client that stops writing (stdin closed, or a socket shut down for writing) still
+     * gets the answers to what it asked, a last line without its newline included. */
     c->eof = true;
-    conn_finish(c);
+    framer_end(c->framer);
+    conn_progress(c);
   } else {
+    /* Nobody is left to answer: the work is cancelled. */
     conn_close(c);
   }
 }
 
-/* Closes once nothing is left to answer or to write. After exit, or at the end of stdio
- * input, requests already received are still answered: a client that wants them dropped
- * disconnects instead. */
+/* Closes once nothing is left to answer or to write. After exit, or at the end of input
+ * (stdin closed, a socket shut down for writing), requests already received, waiting ones
+ * included, are still answered: a client that wants them dropped disconnects instead. */
 static void conn_finish(Conn *c) {
   pause_reading(c);
   if (c->closing)
     return;
-  if (c->calls->len == 0 && c->writes == 0)
+  /* With lines held back by a full queue, those reads are still to come. */
+  if (c->calls->len == 0 && c->waiting.length == 0 && c->writes == 0 &&
+      (c->exit_received || framer_pending(c->framer) == 0))
     conn_close(c);
 }
 
@@ -460,12 +547,16 @@ void conn_close(Conn *c) {
     request_cancel(call->req);
   }
   g_ptr_array_set_size(c->calls, 0);
+  g_queue_clear_full(&c->waiting, (GDestroyNotify)call_free);
+  c->waiting_cost = 0;
   uv_close(&c->in.handle, close_cb);
   if (c->stdio)
     uv_close(&c->out.handle, close_cb);
 }
 
 int conn_exit_status(const Conn *c) {
+  if (c->stdio && c->output_failed)
+    return CONN_EXIT_OUTPUT;
   /* As in LSP: exit without shutdown first is a failure; end of input is not. */
   if (c->exit_received)
     return c->shutdown_received ? 0 : 1;
@@ -478,6 +569,7 @@ static Conn *conn_new(uv_loop_t *loop, ConnClosedCb closed_cb, void *data) {
   c->loop = loop;
   c->framer = framer_new(FRAME_MAX_LINE);
   c->calls = g_ptr_array_new();
+  g_queue_init(&c->waiting);
   c->closed_cb = closed_cb;
   c->data = data;
   c->in.handle.data = c;

@@ -31,6 +31,8 @@ Conn *conn_open_stdio(uv_loop_t *loop, int in_fd, int out_fd, ConnClosedCb close
  * completes), its handles closed; closed_cb follows. Safe to call more than once. */
 void conn_close(Conn *c);
 
-/* The process exit status the client asked for: 1 when it sent exit without shutdown first,
- * else 0. */
+#define CONN_EXIT_OUTPUT 3 /* an answer could not be written (stdio) */
+
+/* The process exit status the client asked for: CONN_EXIT_OUTPUT when an answer could not
+ * be written on a stdio connection, 1 when it sent exit without shutdown first, else 0. */
 int conn_exit_status(const Conn *c);

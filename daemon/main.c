@@ -1,8 +1,11 @@
 /* readerd: reads many files at once for coding agents and editor extensions. */
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <glib.h>
 #include <libxml/parser.h>
@@ -15,21 +18,41 @@
 #include "daemon/scheduler.h"
 
 
+/* Opens /dev/null on whichever of descriptors 0, 1 and 2 is closed. Otherwise the next file
+ * or socket opened would take that number: libuv refuses such a descriptor (an assertion), and
+ * output meant for stdout or stderr would go into it. Exits 127 when even that fails. */
+static void reopen_std_fds(void) {
+  for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++) {
+    int n;
+
+    if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+      continue;
+    /* The lowest free number is fd itself, since the ones below are open by now. */
+    n = open("/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY);
+    if (n != fd) {
+      if (n >= 0)
+        close(n);
+      _exit(127);
+    }
+  }
+}
+
 int main(int argc, char **argv) {
   int r;
 
+  reopen_std_fds();
   if (argc < 2) {
     cli_usage(1);
     return 2;
   }
   if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
     printf("readerd %s\n", READERD_VERSION);
-    return 0;
+    return cli_check_output(0);
   }
   if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
       strcmp(argv[1], "help") == 0) {
     cli_usage(0);
-    return 0;
+    return cli_check_output(0);
   }
   /* The PDF worker process that the PDF reader starts (hidden: not in --help): this same
    * executable. */
@@ -43,6 +66,7 @@ int main(int argc, char **argv) {
   /* A client that goes away must not kill the daemon: writes then fail with EPIPE. */
   signal(SIGPIPE, SIG_IGN);
   log_init_from_env();
+  log_route_glib(LOG_ERR);
   /* libxml2 initializes global state lazily; do it before worker threads format XML. */
   xmlInitParser();
   if (strcmp(argv[1], "read") == 0) {
@@ -55,5 +79,6 @@ int main(int argc, char **argv) {
     r = 2;
   }
   xmlCleanupParser();
+  log_report_suppressed();
   return r;
 }

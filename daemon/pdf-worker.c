@@ -17,6 +17,7 @@
 #include <poppler.h>
 
 #include "daemon/image-worker.h"
+#include "daemon/log.h"
 #include "daemon/pdf-doc-cache.h"
 #include "daemon/pdf-file-id.h"
 #include "daemon/pdf-password.h"
@@ -147,19 +148,18 @@ static _Noreturn __attribute__((format(printf, 3, 4))) void worker_fail(Worker *
   worker_exit(wk);
 }
 
-static void quiet_log_cb(const char *domain, GLogLevelFlags level, const char *msg, void *data) {
-}
-
-/* poppler writes its complaints about broken fonts and streams straight to stderr, which is
- * readerd's log: they go to /dev/null unless READERD_LOG=debug (or a sanitizer build, whose
- * reports must be seen). */
+/* poppler, gdk-pixbuf and librsvg complain about damaged files through GLib: those messages go
+ * through readerd's logger, which never blocks on a full stderr, at debug level (the file's own
+ * error says what went wrong). What libraries print to stderr themselves goes to /dev/null
+ * unless READERD_LOG=debug (or in a sanitizer build, whose reports must be seen). */
 static void worker_quiet(void) {
   const char *log = getenv("READERD_LOG");
   int fd;
 
+  log_init_from_env();
+  log_route_glib(LOG_DEBUG);
   if (log != NULL && strcmp(log, "debug") == 0)
     return;
-  g_log_set_default_handler(quiet_log_cb, NULL);
 #ifndef WORKER_SANITIZED
   fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
   if (fd >= 0) {

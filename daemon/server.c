@@ -12,6 +12,8 @@
 
 #include "daemon/conn.h"
 #include "daemon/log.h"
+#include "daemon/socket-path.h"
+#include "daemon/stdio-relay.h"
 
 typedef struct {
   uv_loop_t *loop;
@@ -81,21 +83,15 @@ static void connection_cb(uv_stream_t *listener, int status) {
 char *server_default_socket_path(int *ret_err) {
   const char *rt = g_getenv("XDG_RUNTIME_DIR");
   g_autofree char *dir = NULL;
-  struct stat st;
 
   if (rt != NULL && *rt == '/')
     return g_build_filename(rt, "readerd.sock", NULL);
-  dir = g_strdup_printf("/tmp/readerd-%u", (unsigned)getuid());
+  dir = g_strdup_printf("/tmp/readerd-%u", (unsigned)geteuid());
   if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
     *ret_err = -errno;
     return NULL;
   }
-  /* Someone else's folder, or a link planted there, is not ours to listen in. */
-  if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
-      (st.st_mode & 0077) != 0) {
-    *ret_err = -EPERM;
-    return NULL;
-  }
+  /* Whether the folder is ours to listen in is checked, as for any path, before binding. */
   return g_build_filename(dir, "readerd.sock", NULL);
 }
 
@@ -115,14 +111,16 @@ static int socket_alive(const char *path) {
 }
 
 static int bind_socket(Server *s, const char *path) {
-  struct sockaddr_un sa;
   struct stat st;
   mode_t old_mask;
+  g_autofree char *err = NULL;
   int r;
 
-  if (strlen(path) >= sizeof(sa.sun_path)) {
-    log_error("socket path is longer than %zu bytes: %s", sizeof(sa.sun_path) - 1, path);
-    return UV_ENAMETOOLONG;
+  /* Never an abstract socket, never a folder others can write to. */
+  r = socket_path_check(path, &err);
+  if (r < 0) {
+    log_error("refusing the socket path: %s", err);
+    return r;
   }
   if (lstat(path, &st) == 0) {
     if (!S_ISSOCK(st.st_mode)) {
@@ -198,17 +196,38 @@ int server_run_socket(const char *path) {
 
 int server_run_stdio(void) {
   Server s;
-  int err = 0;
+  StdioRelay *in_relay = NULL, *out_relay = NULL;
+  int in_fd = -1, out_fd = -1, err = 0, out_err;
 
   server_init(&s);
   s.exit_status = 1;
-  s.stdio_conn = conn_open_stdio(s.loop, STDIN_FILENO, STDOUT_FILENO, conn_closed_cb, &s, &err);
+  /* A regular file or /dev/null cannot be watched by the loop: a thread relays it. */
+  err = stdio_relay_open(STDIN_FILENO, true, &in_fd, &in_relay);
+  if (err == 0)
+    err = stdio_relay_open(STDOUT_FILENO, false, &out_fd, &out_relay);
+  if (err == 0)
+    s.stdio_conn = conn_open_stdio(s.loop, in_fd, out_fd, conn_closed_cb, &s, &err);
   if (s.stdio_conn == NULL) {
-    log_error("stdin and stdout must be pipes or a terminal: %s", uv_strerror(err));
+    log_error("cannot serve on stdin and stdout: %s", uv_strerror(err));
+    /* The relays' ends were not taken by the connection: closing them ends the threads. */
+    if (in_relay != NULL)
+      close(in_fd);
+    if (out_relay != NULL)
+      close(out_fd);
+    stdio_relay_finish(in_relay);
+    stdio_relay_finish(out_relay);
     stop(&s);
     server_finish(&s);
     return 1;
   }
   g_ptr_array_add(s.conns, s.stdio_conn);
-  return server_finish(&s);
+  server_finish(&s);
+  /* The connection's handles are closed: the relays have seen the end of it. */
+  stdio_relay_finish(in_relay);
+  out_err = stdio_relay_finish(out_relay);
+  if (out_err < 0) {
+    log_error("cannot write the output: %s", g_strerror(-out_err));
+    return CONN_EXIT_OUTPUT;
+  }
+  return s.exit_status;
 }

@@ -11,6 +11,8 @@ char *server_default_socket_path(int *ret_err);
  * the process exit status. */
 int server_run_socket(const char *path);
 
-/* Serves one client on stdin/stdout until it sends exit or closes stdin. Returns the exit
- * status: 1 when exit came without shutdown first, else 0. */
+/* Serves one client on stdin/stdout until it sends exit or closes stdin. Either may be a
+ * pipe, a socket, a terminal, a regular file or a device (relayed by a thread). Returns the
+ * exit status: 3 when an answer could not be written, 1 when exit came without shutdown
+ * first, else 0. */
 int server_run_stdio(void);

@@ -29,6 +29,7 @@ struct Framer {
   size_t scanned; /* buf[start..scanned) is known to hold no '\n' */
   size_t max_line;
   bool skipping; /* dropping an oversized line up to its '\n' */
+  bool ended;    /* end of input: a partial line is the last line */
 };
 
 Framer *framer_new(size_t max_line) {
@@ -74,6 +75,8 @@ static void framer_reserve(Framer *f, size_t len) {
 }
 
 void framer_feed(Framer *f, const char *data, size_t len) {
+  if (f->ended)
+    return;
   if (f->skipping) {
     const char *nl = memchr(data, '\n', len);
 
@@ -102,6 +105,15 @@ static bool framer_partial_too_long(const Framer *f) {
   return pending > f->max_line + 1 || f->buf[f->end - 1] != '\r';
 }
 
+void framer_end(Framer *f) {
+  if (f->ended)
+    return;
+  f->ended = true;
+  /* Room for the NUL that ends the last line. */
+  if (f->end > f->start)
+    framer_reserve(f, 1);
+}
+
 int framer_next(Framer *f, const char **ret_line, size_t *ret_len) {
   char *line, *nl;
   size_t len;
@@ -110,6 +122,11 @@ int framer_next(Framer *f, const char **ret_line, size_t *ret_len) {
     return 0;
 
   nl = memchr(f->buf + f->scanned, '\n', f->end - f->scanned);
+  if (!nl && f->ended && !framer_partial_too_long(f)) {
+    /* The last line, without its '\n': the NUL goes where the '\n' would be. */
+    nl = f->buf + f->end;
+    f->end++;
+  }
   if (!nl) {
     f->scanned = f->end;
     if (!framer_partial_too_long(f))
@@ -132,6 +149,13 @@ int framer_next(Framer *f, const char **ret_line, size_t *ret_len) {
   *ret_line = line;
   *ret_len = len;
   return 1;
+}
+
+bool frame_line_has_content(const char *line, size_t len) {
+  for (size_t i = 0; i < len; i++)
+    if (line[i] != ' ' && line[i] != '\t' && line[i] != '\r')
+      return true;
+  return false;
 }
 
 size_t framer_pending(const Framer *f) {

@@ -338,18 +338,12 @@ static char *log_tail(const char *log) {
   return data;
 }
 
-RdDaemon *rd_daemon_start_at(const char *dir, const char *sock) {
-  static int counter;
-  RdDaemon *d = g_new0(RdDaemon, 1);
-  d->dir = g_strdup(dir);
-  d->sock = g_strdup(sock);
-  d->log = g_strdup_printf("%s/readerd.%d.log", dir, counter++);
-  int log_fd = open(d->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  ck_assert_msg(log_fd >= 0, "cannot create %s: %s", d->log, g_strerror(errno));
-  const char *argv[] = {rd_readerd(), "serve", "--socket", sock, NULL};
-  d->pid = rd_spawn(dir, argv, -1, log_fd, log_fd);
+/* Spawns the daemon of d with stdout on out_fd and stderr on err_fd, and waits until it
+ * accepts a connection. */
+static void daemon_spawn(RdDaemon *d, int out_fd, int err_fd) {
+  const char *argv[] = {rd_readerd(), "serve", "--socket", d->sock, NULL};
+  d->pid = rd_spawn(d->dir, argv, -1, out_fd, err_fd);
   d->running = true;
-  close(log_fd);
 
   int64_t deadline = now_ms() + 10000;
   for (;;) {
@@ -360,17 +354,50 @@ RdDaemon *rd_daemon_start_at(const char *dir, const char *sock) {
       ck_abort_msg("readerd serve exited at start-up with status %d; log:\n%s", rd_exit_code(st),
                    tail);
     }
-    int fd = rd_socket_connect(sock, 0);
+    int fd = rd_socket_connect(d->sock, 0);
     if (fd >= 0) {
       close(fd);
-      return d;
+      return;
     }
     if (now_ms() >= deadline) {
       char *tail = log_tail(d->log);
-      ck_abort_msg("readerd did not accept connections on %s within 10 s; log:\n%s", sock, tail);
+      ck_abort_msg("readerd did not accept connections on %s within 10 s; log:\n%s", d->sock, tail);
     }
     g_usleep(10000);
   }
+}
+
+static RdDaemon *daemon_new(const char *dir, const char *sock) {
+  static int counter;
+  RdDaemon *d = g_new0(RdDaemon, 1);
+  d->dir = g_strdup(dir);
+  d->sock = g_strdup(sock);
+  d->log = g_strdup_printf("%s/readerd.%d.log", dir, counter++);
+  return d;
+}
+
+RdDaemon *rd_daemon_start_at(const char *dir, const char *sock) {
+  RdDaemon *d = daemon_new(dir, sock);
+  int log_fd = open(d->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  ck_assert_msg(log_fd >= 0, "cannot create %s: %s", d->log, g_strerror(errno));
+  daemon_spawn(d, log_fd, log_fd);
+  close(log_fd);
+  return d;
+}
+
+RdDaemon *rd_daemon_start_stderr(int err_fd) {
+  char *dir = rd_tmpdir();
+  char *sock = g_build_filename(dir, "s.sock", NULL);
+  reg_add_dir(dir);
+  RdDaemon *d = daemon_new(dir, sock);
+  d->owns_dir = true;
+  int log_fd = open(d->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  ck_assert_msg(log_fd >= 0, "cannot create %s: %s", d->log, g_strerror(errno));
+  daemon_spawn(d, log_fd, err_fd);
+  close(log_fd);
+  g_free(sock);
+  g_free(dir);
+  return d;
 }
 
 RdDaemon *rd_daemon_start(void) {

@@ -82,6 +82,10 @@ RdDaemon *rd_daemon_start(void);
 /* Same, in an existing folder `dir` (kept) with the socket at `sock`. */
 RdDaemon *rd_daemon_start_at(const char *dir, const char *sock);
 
+/* rd_daemon_start(), with the daemon's stderr on err_fd (the caller keeps it) and only its
+ * stdout in `log`. */
+RdDaemon *rd_daemon_start_stderr(int err_fd);
+
 /* Sends SIGTERM and asserts that the daemon exits 0 within 5 s and that its socket file is
  * gone. */
 void rd_daemon_stop(RdDaemon *d);

@@ -42,6 +42,12 @@ static void run(RdRun *ret, const char *arg, ...) {
   g_ptr_array_free(argv, TRUE);
 }
 
+/* Runs `sh -c script` in dir with $0 the readerd binary and `in` (may be NULL) on stdin. */
+static void run_sh(RdRun *ret, const char *script, const char *in) {
+  const char *argv[] = {"/bin/sh", "-c", script, rd_readerd(), NULL};
+  rd_run(dir, argv, in, in ? strlen(in) : 0, 30000, ret);
+}
+
 static void assert_first_line(RdResult *r, guint i, const char *want) {
   char **t = rd_text_lines(r, i);
   ck_assert_msg(t[0] && strcmp(t[0], want) == 0, "Content %u starts '%s', expected '%s'", i,
@@ -127,6 +133,8 @@ START_TEST(cli_usage_errors) {
       {"read", "--limit", "-3", "good.txt", NULL},
       {"read", "--offset", NULL},
       {"read", "--max-dimension", "0", "good.txt", NULL},
+      {"read", "good.txt", "", NULL},
+      {"read", "--", "", NULL},
       {"frobnicate", NULL},
       {"serve", "--bogus", NULL},
       {"serve", "--socket", NULL},
@@ -498,6 +506,161 @@ START_TEST(cli_stdio_exit_without_shutdown) {
 }
 END_TEST
 
+/* A standard descriptor closed by the caller is /dev/null to readerd: libuv never sees it
+ * taken by a file or a socket (it aborts on that), and nothing is read from or written to
+ * a file that happens to get its number. */
+START_TEST(cli_closed_std_descriptors) {
+  g_free(put_str("a.txt", "alpha\n"));
+  RdRun o;
+  run_sh(&o, "exec \"$0\" read a.txt <&-", NULL);
+  ck_assert_msg(o.code == 0, "read with stdin closed exited %d: %s", o.code, o.err);
+  RdResult *r = rd_result_from_xml(o.out, o.out_len);
+  assert_first_line(r, 0, "     1\talpha");
+  rd_result_free(r);
+  rd_run_clear(&o);
+
+  run_sh(&o, "exec \"$0\" read a.txt >&-", NULL);
+  ck_assert_msg(o.code == 0, "read with stdout closed exited %d: %s", o.code, o.err);
+  rd_run_clear(&o);
+
+  run_sh(&o, "READERD_LOG=debug exec \"$0\" read a.txt missing.txt 2>&-", NULL);
+  ck_assert_msg(o.code == 1, "read of a missing file with stderr closed exited %d", o.code);
+  r = rd_result_from_xml(o.out, o.out_len);
+  ck_assert_int_eq(r->contents->len, 2);
+  rd_result_free(r);
+  rd_run_clear(&o);
+
+  run_sh(&o, "exec \"$0\" read a.txt <&- >&- 2>&-", NULL);
+  ck_assert_msg(o.code == 0, "read with every standard descriptor closed exited %d", o.code);
+  rd_run_clear(&o);
+}
+END_TEST
+
+/* Output that cannot be written is a failure of its own (exit 3), said once on stderr. */
+START_TEST(cli_output_write_failure) {
+  g_free(put_str("a.txt", "alpha\n"));
+  const char *scripts[] = {
+      "exec \"$0\" read a.txt >/dev/full",
+      "exec \"$0\" read --json a.txt missing.txt >/dev/full",
+      "exec \"$0\" --version >/dev/full",
+      "exec \"$0\" --help >/dev/full",
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(scripts); i++) {
+    RdRun o;
+    run_sh(&o, scripts[i], NULL);
+    ck_assert_msg(o.code == 3, "'%s' exited %d, not 3", scripts[i], o.code);
+    ck_assert_msg(strstr(o.err, "cannot write the output: No space left on device") != NULL,
+                  "'%s' said '%s'", scripts[i], o.err);
+    ck_assert_msg(strstr(o.err, "cannot write") == g_strrstr(o.err, "cannot write"),
+                  "'%s' said it more than once", scripts[i]);
+    rd_run_clear(&o);
+  }
+}
+END_TEST
+
+/* The daemon's limit on paths per read holds for the CLI too: one more is a usage error. */
+START_TEST(cli_path_limit) {
+  g_free(put_str("a.txt", "alpha\n"));
+  GPtrArray *argv = g_ptr_array_new();
+  g_ptr_array_add(argv, (gpointer)rd_readerd());
+  g_ptr_array_add(argv, "read");
+  for (int i = 0; i < 10000; i++)
+    g_ptr_array_add(argv, "a.txt");
+  g_ptr_array_add(argv, NULL);
+  RdRun o;
+  rd_run(dir, (const char *const *)argv->pdata, NULL, 0, 60000, &o);
+  ck_assert_msg(o.code == 0, "a read of 10,000 paths exited %d: %.200s", o.code, o.err);
+  rd_run_clear(&o);
+  argv->pdata[argv->len - 1] = "a.txt";
+  g_ptr_array_add(argv, NULL);
+  rd_run(dir, (const char *const *)argv->pdata, NULL, 0, 60000, &o);
+  ck_assert_msg(o.code == 2, "a read of 10,001 paths exited %d", o.code);
+  ck_assert_msg(strstr(o.err, "paths must have at most 10000 items") != NULL, "said: %.200s",
+                o.err);
+  ck_assert_uint_eq(o.out_len, 0);
+  rd_run_clear(&o);
+  g_ptr_array_free(argv, TRUE);
+}
+END_TEST
+
+/* Writes requests to dir/name and returns the path. */
+static char *stdio_requests(const char *name, bool last_newline) {
+  char *text = g_strdup_printf(
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\"}\n"
+      "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"read\",\"params\":{\"paths\":[\"a.txt\"]}}\n"
+      "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"shutdown\"}%s",
+      last_newline ? "\n" : "");
+  char *path = put_str(name, text);
+  g_free(text);
+  return path;
+}
+
+/* `readerd serve --stdio < requests.jsonl > answers.jsonl`: regular files and /dev/null on
+ * stdin and stdout, relayed off the loop. */
+START_TEST(cli_stdio_files) {
+  g_free(put_str("a.txt", "alpha\nbeta\n"));
+  g_free(stdio_requests("req.jsonl", true));
+  g_free(stdio_requests("req-nonl.jsonl", false));
+  const char *scripts[] = {
+      "exec \"$0\" serve --stdio <req.jsonl >ans.jsonl",
+      "exec \"$0\" serve --stdio <req-nonl.jsonl >ans.jsonl",
+      "cat req.jsonl | \"$0\" serve --stdio >ans.jsonl",
+      "exec \"$0\" serve --stdio <req.jsonl 2>/dev/null | cat >ans.jsonl",
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(scripts); i++) {
+    RdRun o;
+    run_sh(&o, scripts[i], NULL);
+    ck_assert_msg(o.code == 0, "'%s' exited %d: %s", scripts[i], o.code, o.err);
+    rd_run_clear(&o);
+    char *path = g_build_filename(dir, "ans.jsonl", NULL);
+    size_t len;
+    char *ans = rd_read_file(path, &len);
+    char **lines = rd_split_lines(ans, len);
+    ck_assert_msg(g_strv_length(lines) == 3, "'%s' gave %u answers", scripts[i],
+                  g_strv_length(lines));
+    int seen = 0;
+    for (int k = 0; k < 3; k++) {
+      JsonNode *m = rd_json_parse(lines[k], strlen(lines[k]));
+      ck_assert_int_eq(rd_error_code(m), 0);
+      char *key = rd_msg_id_key(m);
+      if (strcmp(key, "n:2") == 0) {
+        RdResult *r = rd_result_new(m);
+        assert_first_line(r, 0, "     1\talpha");
+        rd_result_free(r);
+      } else {
+        json_node_unref(m);
+      }
+      seen |= 1 << (key[2] - '0');
+      g_free(key);
+    }
+    ck_assert_int_eq(seen, 0xe);
+    g_strfreev(lines);
+    g_free(ans);
+    g_free(path);
+  }
+  /* /dev/null in and out, and a closed stdin: end of input at once, exit 0. */
+  const char *quiet[] = {
+      "exec \"$0\" serve --stdio </dev/null",
+      "exec \"$0\" serve --stdio <&-",
+      "exec \"$0\" serve --stdio <req.jsonl >/dev/null",
+      "exec \"$0\" serve --stdio <req.jsonl >&-",
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(quiet); i++) {
+    RdRun o;
+    run_sh(&o, quiet[i], NULL);
+    ck_assert_msg(o.code == 0, "'%s' exited %d: %s", quiet[i], o.code, o.err);
+    ck_assert_msg(o.out_len == 0, "'%s' wrote to the test's pipe", quiet[i]);
+    rd_run_clear(&o);
+  }
+  /* Answers that cannot be written: exit 3, said on stderr. */
+  RdRun o;
+  run_sh(&o, "exec \"$0\" serve --stdio <req.jsonl >/dev/full", NULL);
+  ck_assert_msg(o.code == 3, "serve --stdio >/dev/full exited %d", o.code);
+  ck_assert_msg(strstr(o.err, "cannot write the output") != NULL, "said: %s", o.err);
+  rd_run_clear(&o);
+}
+END_TEST
+
 static Suite *cli_suite(void) {
   Suite *s = suite_create("cli");
   TCase *tc = tcase_create("cli");
@@ -517,6 +680,10 @@ static Suite *cli_suite(void) {
   tcase_add_test(tc, cli_stdio_pipelined_until_exit);
   tcase_add_test(tc, cli_stdio_eof_answers);
   tcase_add_test(tc, cli_stdio_exit_without_shutdown);
+  tcase_add_test(tc, cli_closed_std_descriptors);
+  tcase_add_test(tc, cli_output_write_failure);
+  tcase_add_test(tc, cli_path_limit);
+  tcase_add_test(tc, cli_stdio_files);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -268,9 +268,10 @@ START_TEST(conn_disconnect_mid_request) {
 END_TEST
 
 #define SLOW_FILES 16
-#define SLOW_MAX_REQUESTS 300 /* above conn.c's 256 requests in flight */
-/* conn.c's CONN_MAX_QUEUED: the unsent output past which the connection stops reading. */
-#define CONN_MAX_QUEUED_MIB 64
+#define SLOW_MAX_REQUESTS 300 /* above what conn.c lets wait */
+/* conn.c's CONN_MAX_UNSENT: the unsent output past which the connection stops reading
+ * (docs/protocol.md, "Memory per connection"). */
+#define CONN_MAX_QUEUED_MIB 8
 
 /* The result of a response line: what follows its id. */
 static const char *after_id(const char *line) {

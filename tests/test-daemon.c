@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -273,26 +274,129 @@ START_TEST(daemon_bad_json) {
   json_node_unref(dm);
   assert_serves(c);
 
-  /* Empty lines: either ignored or refused with id null; the next request is answered. */
-  rd_conn_send_str(c, "\n\r\n  \n");
+  /* Empty lines, and lines of only spaces, tabs and CRs, are ignored: the next answer is the
+   * next request's. */
+  rd_conn_send_str(c, "\n\r\n  \n\t \r\n \r \r\n");
   char *key = rd_conn_request(c, "initialize", "{}", "\"after-empty\"");
-  for (;;) {
-    JsonNode *m = rd_conn_recv(c, 10000);
-    char *k = rd_msg_id_key(m);
-    bool done = strcmp(k, key) == 0;
-    if (!done) {
-      int code = rd_error_code(m);
-      ck_assert_msg(strcmp(k, "null") == 0 && (code == -32700 || code == -32600),
-                    "an empty line was answered with id %s code %d", k, code);
-    }
-    g_free(k);
-    json_node_unref(m);
-    if (done)
-      break;
-  }
+  JsonNode *m = rd_conn_recv(c, 10000);
+  char *k = rd_msg_id_key(m);
+  ck_assert_msg(strcmp(k, key) == 0 && rd_error_code(m) == 0,
+                "a blank line was answered (id %s, code %d)", k, rd_error_code(m));
+  g_free(k);
+  json_node_unref(m);
   g_free(key);
   assert_serves(c);
   rd_conn_free(c);
+}
+END_TEST
+
+/* More reads than may run at once wait their turn: each is answered, a waiting one that is
+ * cancelled is answered -32800 at once, and all of it holds across a half-close. */
+START_TEST(daemon_waiting_reads) {
+  char **files = make_files("wait", 300);
+  char *arr = rd_json_paths((const char *const *)files, 300);
+  GString *msg = g_string_new(NULL);
+  for (int id = 1; id <= 9; id++)
+    g_string_append_printf(
+        msg, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"read\",\"params\":{\"paths\":%s}}\n", id,
+        arr);
+  g_string_append(msg, "{\"jsonrpc\":\"2.0\",\"method\":\"$/cancelRequest\","
+                       "\"params\":{\"id\":9}}\n");
+  RdConn *c = rd_conn_new(dmn->sock);
+  rd_conn_send(c, msg->str, msg->len);
+  rd_conn_close_write(c);
+  JsonNode *m = rd_conn_wait(c, "n:9", RD_TIMEOUT_MS);
+  assert_error(m, -32800, "n:9");
+  json_node_unref(m);
+  for (int id = 1; id <= 8; id++) {
+    char *key = g_strdup_printf("n:%d", id);
+    RdResult *r = rd_result_new(rd_conn_wait(c, key, RD_TIMEOUT_MS));
+    ck_assert_int_eq(json_array_get_length(r->files), 300);
+    assert_whole_text(r, (guint)(id * 31), files[id * 31]);
+    rd_result_free(r);
+    g_free(key);
+  }
+  ck_assert_msg(rd_conn_wait_closed(c, 5000), "the daemon kept a half-closed connection open");
+  rd_conn_free(c);
+  g_string_free(msg, TRUE);
+  g_free(arr);
+  g_strfreev(files);
+}
+END_TEST
+
+/* A rootPath that is not an existing folder is invalid params, fenced or not; the
+ * connection's earlier workspace stays. */
+START_TEST(daemon_initialize_root_must_be_folder) {
+  RdConn *c = rd_conn_new(dmn->sock);
+  char *file = rd_write_str(dmn->dir, "root-file.txt", "x\n");
+  char *missing = g_build_filename(dmn->dir, "no-such-folder", NULL);
+  char *sub = g_build_filename(dmn->dir, "sub", NULL);
+  char *inner = rd_write_str(sub, "inner.txt", "inner\n");
+  char *q = rd_json_quote(sub);
+  char *good = g_strdup_printf("{\"rootPath\":%s}", q);
+  JsonNode *m = rd_conn_call(c, "initialize", good);
+  ck_assert_int_eq(rd_error_code(m), 0);
+  json_node_unref(m);
+  const char *bad_roots[] = {missing, file};
+  for (size_t i = 0; i < G_N_ELEMENTS(bad_roots); i++) {
+    for (int confine = 0; confine <= 1; confine++) {
+      char *bq = rd_json_quote(bad_roots[i]);
+      char *params =
+          g_strdup_printf("{\"rootPath\":%s,\"confineToRoot\":%s}", bq, confine ? "true" : "false");
+      m = rd_conn_call(c, "initialize", params);
+      ck_assert_msg(rd_error_code(m) == -32602, "rootPath %s (confine %d) gave code %d",
+                    bad_roots[i], confine, rd_error_code(m));
+      const char *text = json_object_get_string_member(
+          json_object_get_object_member(json_node_get_object(m), "error"), "message");
+      ck_assert_msg(strstr(text, "is not a folder") != NULL, "message: %s", text);
+      json_node_unref(m);
+      g_free(params);
+      g_free(bq);
+    }
+  }
+  /* Relative paths still resolve against the good root. */
+  const char *rel[] = {"inner.txt"};
+  RdResult *r = rd_read_paths(c, rel, 1, NULL);
+  ck_assert_msg(rd_file_str(r, 0, "code") == NULL, "inner.txt: %s", rd_file_str(r, 0, "error"));
+  rd_result_free(r);
+  rd_conn_free(c);
+  g_free(good);
+  g_free(q);
+  g_free(inner);
+  g_free(sub);
+  g_free(missing);
+  g_free(file);
+}
+END_TEST
+
+/* A client that sends its requests and then shuts down its writing side (nc -N, socat) gets
+ * every answer, a last line without a newline included, then the daemon closes. */
+START_TEST(daemon_half_close_answers) {
+  char **files = make_files("half", 40);
+  char *arr = rd_json_paths((const char *const *)files, 40);
+  char *msg = g_strdup_printf(
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"read\",\"params\":{\"paths\":%s}}\n"
+      " \t\r\n"
+      "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"read\",\"params\":{\"paths\":%s}}",
+      arr, arr);
+  RdConn *c = rd_conn_new(dmn->sock);
+  rd_conn_send_str(c, msg);
+  rd_conn_close_write(c);
+  for (int id = 1; id <= 2; id++) {
+    char *key = g_strdup_printf("n:%d", id);
+    RdResult *r = rd_result_new(rd_conn_wait(c, key, RD_TIMEOUT_MS));
+    ck_assert_int_eq(json_array_get_length(r->files), 40);
+    for (guint i = 0; i < 40; i += 13)
+      assert_whole_text(r, i, files[i]);
+    rd_result_free(r);
+    g_free(key);
+  }
+  ck_assert_msg(rd_conn_wait_closed(c, 5000), "the daemon kept a half-closed connection open");
+  rd_conn_free(c);
+  assert_serves_new_client();
+  g_free(msg);
+  g_free(arr);
+  g_strfreev(files);
 }
 END_TEST
 
@@ -1062,13 +1166,15 @@ START_TEST(daemon_sigint_removes_socket) {
 END_TEST
 
 /* Runs `readerd serve --socket sock`, which must fail at start: exit > 0 within 5 s, saying
- * why. */
-static void assert_serve_refused(const char *dir, const char *sock) {
+ * why (with `want` in the message when not NULL). */
+static void assert_serve_refused(const char *dir, const char *sock, const char *want) {
   const char *argv[] = {rd_readerd(), "serve", "--socket", sock, NULL};
   RdRun o;
   rd_run(dir, argv, NULL, 0, 5000, &o);
   ck_assert_msg(o.code > 0, "serve --socket %.80s... exited %d", sock, o.code);
   ck_assert_msg(*g_strstrip(o.err), "serve --socket %.80s... failed without a message", sock);
+  ck_assert_msg(want == NULL || strstr(o.err, want) != NULL,
+                "serve --socket %.80s... said '%s', not '%s'", sock, o.err, want);
   rd_run_clear(&o);
 }
 
@@ -1076,23 +1182,359 @@ START_TEST(daemon_bad_socket_paths) {
   char *dir = rd_tmpdir();
   /* A regular file where the socket should go is not the daemon's to remove. */
   char *file = rd_write_str(dir, "precious.txt", "keep me\n");
-  assert_serve_refused(dir, file);
+  assert_serve_refused(dir, file, NULL);
   char *kept = rd_read_file(file, NULL);
   ck_assert_str_eq(kept, "keep me\n");
   g_free(kept);
   /* A folder that does not exist, a path longer than a socket address holds. */
-  char *nodir = g_build_filename(dir, "no", "such", "s.sock", NULL);
-  assert_serve_refused(dir, nodir);
+  char *missing = g_build_filename(dir, "no", "such", NULL);
+  char *nodir = g_build_filename(missing, "s.sock", NULL);
+  char *want = g_strdup_printf("no such folder: %s", missing);
+  assert_serve_refused(dir, nodir, want);
   GString *longp = g_string_new(dir);
   while (longp->len < 200)
     g_string_append(longp, "/abcdefghij");
   g_string_append(longp, "/s.sock");
-  assert_serve_refused(dir, longp->str);
+  assert_serve_refused(dir, longp->str, "longer than");
   g_string_free(longp, TRUE);
+  g_free(want);
   g_free(nodir);
+  g_free(missing);
   g_free(file);
   rd_rmtree(dir);
   g_free(dir);
+}
+END_TEST
+
+/* An abstract socket has no file mode: any user could connect to it. */
+START_TEST(daemon_abstract_socket_refused) {
+  char *dir = rd_tmpdir();
+  assert_serve_refused(dir, "", "abstract");
+  assert_serve_refused(dir, "@readerd-test", "abstract");
+  /* Nothing listens on that abstract name afterwards. */
+  struct sockaddr_un sa = {.sun_family = AF_UNIX};
+  memcpy(sa.sun_path + 1, "readerd-test", strlen("readerd-test"));
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ck_assert_int_ge(fd, 0);
+  ck_assert_int_lt(
+      connect(fd, (struct sockaddr *)&sa,
+              (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + strlen("readerd-test"))),
+      0);
+  close(fd);
+  /* Nor was "@readerd-test" taken as a file name in the working folder. */
+  char *at = g_build_filename(dir, "@readerd-test", NULL);
+  struct stat sb;
+  ck_assert_msg(lstat(at, &sb) < 0, "a socket file named @readerd-test was made");
+  g_free(at);
+  rd_rmtree(dir);
+  g_free(dir);
+}
+END_TEST
+
+/* A folder others may write to, or a symlink to a folder, is not a place to listen. */
+START_TEST(daemon_shared_socket_folder_refused) {
+  char *dir = rd_tmpdir();
+  char *shared = g_build_filename(dir, "shared", NULL);
+  char *sock = g_build_filename(shared, "s.sock", NULL);
+  ck_assert_int_eq(mkdir(shared, 0700), 0);
+  ck_assert_int_eq(chmod(shared, 0777), 0);
+  assert_serve_refused(dir, sock, "writable by others");
+  struct stat sb;
+  ck_assert_msg(lstat(sock, &sb) < 0 && errno == ENOENT, "a socket was made in a shared folder");
+  ck_assert_int_eq(chmod(shared, 0700), 0);
+  char *link = g_build_filename(dir, "link", NULL);
+  char *link_sock = g_build_filename(link, "s.sock", NULL);
+  ck_assert_int_eq(symlink(shared, link), 0);
+  assert_serve_refused(dir, link_sock, "symlink");
+  /* The same folder, private, is fine. */
+  dmn = rd_daemon_start_at(dir, sock);
+  assert_serves_new_client();
+  rd_daemon_stop(dmn);
+  rd_daemon_free(dmn);
+  dmn = NULL;
+  g_free(link_sock);
+  g_free(link);
+  g_free(sock);
+  g_free(shared);
+  rd_rmtree(dir);
+  g_free(dir);
+}
+END_TEST
+
+/* n WebP files in dir that gdk-pixbuf's loader complains about in GLib criticals: a VP8X
+ * header announcing an animation and no frame. Paths g_strfreev. */
+static char **make_damaged_webps(const char *dir, int n) {
+  char **paths = g_new0(char *, n + 1);
+  for (int i = 0; i < n; i++) {
+    unsigned char b[30] = "RIFF\x16\0\0\0WEBPVP8X\x0a\0\0\0\x02";
+    int side = 15 + i;
+    b[24] = (unsigned char)side;
+    b[25] = (unsigned char)(side >> 8);
+    b[27] = (unsigned char)side;
+    b[28] = (unsigned char)(side >> 8);
+    char *name = g_strdup_printf("damaged%03d.webp", i);
+    paths[i] = rd_write_file(dir, name, b, sizeof b);
+    g_free(name);
+  }
+  return paths;
+}
+
+/* Reads the damaged files; each is answered with a per-file error. */
+static void assert_damaged_refused(RdConn *c, char **paths, int n) {
+  RdResult *r = rd_read_paths(c, (const char *const *)paths, (size_t)n, NULL);
+  ck_assert_int_eq(json_array_get_length(r->files), n);
+  for (int i = 0; i < n; i++)
+    ck_assert_msg(rd_file_str(r, (guint)i, "code") != NULL, "%s was read as an image", paths[i]);
+  rd_result_free(r);
+}
+
+/* Everything readable from fd now (non-blocking), appended to out. */
+static void drain_fd(int fd, GString *out) {
+  char buf[65536];
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof buf)) > 0)
+    g_string_append_len(out, buf, n);
+}
+
+/* An editor that never reads the daemon's stderr: the pipe is full from the start, and the
+ * daemon, logging at debug level with library criticals on every damaged image, still serves
+ * (log lines are dropped, never waited for) and says later how many it dropped. */
+START_TEST(daemon_stderr_never_drained) {
+  int p[2];
+  ck_assert_int_eq(pipe2(p, O_CLOEXEC | O_NONBLOCK), 0);
+  fcntl(p[1], F_SETPIPE_SZ, 4096);
+  char fill[4096];
+  memset(fill, 'x', sizeof fill);
+  while (write(p[1], fill, sizeof fill) > 0)
+    ;
+  /* The daemon gets a blocking descriptor, as an editor's pipe is. */
+  ck_assert_int_eq(fcntl(p[1], F_SETFL, 0), 0);
+  g_setenv("READERD_LOG", "debug", TRUE);
+  dmn = rd_daemon_start_stderr(p[1]);
+  g_unsetenv("READERD_LOG");
+  close(p[1]);
+
+  char **paths = make_damaged_webps(dmn->dir, 300);
+  RdConn *c = rd_conn_new(dmn->sock);
+  assert_damaged_refused(c, paths, 300);
+  rd_conn_free(c);
+  assert_serves_new_client();
+
+  GString *err = g_string_new(NULL);
+  drain_fd(p[0], err);
+  ck_assert_msg(strspn(err->str, "x") == err->len, "a log line got in while stderr was full");
+  g_string_truncate(err, 0);
+  rd_daemon_stop(dmn);
+  drain_fd(p[0], err);
+  ck_assert_msg(strstr(err->str, "log lines suppressed") != NULL,
+                "the dropped lines are not reported: '%s'", err->str);
+  close(p[0]);
+  rd_daemon_free(dmn);
+  dmn = NULL;
+  g_strfreev(paths);
+  g_string_free(err, TRUE);
+}
+END_TEST
+
+/* Library messages go through readerd's logger and its rate limit, in the daemon and in the
+ * worker processes that decode pictures (where they are debug lines: the file's error says what
+ * went wrong): hundreds of criticals give each process at most a burst of lines plus the rate,
+ * all in readerd's form. */
+START_TEST(daemon_library_logs_rate_limited) {
+  int64_t start = g_get_monotonic_time();
+  g_setenv("READERD_LOG", "debug", TRUE);
+  dmn = rd_daemon_start();
+  g_unsetenv("READERD_LOG");
+  char **paths = make_damaged_webps(dmn->dir, 300);
+  RdConn *c = rd_conn_new(dmn->sock);
+  assert_damaged_refused(c, paths, 300);
+  rd_conn_free(c);
+  rd_daemon_stop(dmn);
+  double secs = (double)(g_get_monotonic_time() - start) / G_USEC_PER_SEC;
+  char *log = rd_daemon_log(dmn);
+  char **lines = g_strsplit(log, "\n", -1);
+  guint n = g_strv_length(lines);
+  GHashTable *per_pid = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  ck_assert_msg(strstr(log, "GdkPixbuf") != NULL, "gdk-pixbuf's criticals are not logged");
+  ck_assert_msg(strstr(log, "** (process") == NULL && strstr(log, "-CRITICAL **") == NULL,
+                "GLib wrote to stderr on its own");
+  for (guint i = 0; i + 1 < n; i++) {
+    ck_assert_msg(g_str_has_prefix(lines[i], "readerd["), "a log line not in readerd's form: %s",
+                  lines[i]);
+    char *pid = g_strndup(lines[i], strcspn(lines[i], "]"));
+    guint k = GPOINTER_TO_UINT(g_hash_table_lookup(per_pid, pid)) + 1;
+    ck_assert_msg(k <= 100 + 20 * secs + 4, "%s: over %u log lines in %.1f s: not rate-limited",
+                  pid, k, secs);
+    g_hash_table_replace(per_pid, pid, GUINT_TO_POINTER(k));
+  }
+  /* A worker reads at most 32 files, so its own lines stay under the burst here: the rate limit
+   * itself is tested in-process (test-log). */
+  g_hash_table_unref(per_pid);
+  g_strfreev(lines);
+  g_free(log);
+  g_strfreev(paths);
+  rd_daemon_free(dmn);
+  dmn = NULL;
+}
+END_TEST
+
+/* ---------------------------------------------------------------- memory per connection */
+
+#define GO_SRC "/usr/share/go-1.19/src"
+#define MEM_CLIENTS 10
+#define MEM_READS 8 /* pipelined by each client, twice what may run at once */
+/* docs/protocol.md, "Memory per connection". */
+#define CONN_RUNNING 4
+#define CONN_UNSENT_MIB 8
+
+static void collect_go(const char *dir, GPtrArray *out) {
+  GDir *d = g_dir_open(dir, 0, NULL);
+  if (d == NULL)
+    return;
+  const char *name;
+  while ((name = g_dir_read_name(d)) != NULL) {
+    char *path = g_build_filename(dir, name, NULL);
+    struct stat sb;
+    if (lstat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+      collect_go(path, out);
+    else if (S_ISREG(sb.st_mode) && g_str_has_suffix(name, ".go"))
+      g_ptr_array_add(out, g_strdup(path));
+    g_free(path);
+  }
+  g_dir_close(d);
+}
+
+static int cmp_str(gconstpointer a, gconstpointer b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A field of /proc/PID/status in KiB (VmRSS, VmHWM). */
+static int64_t proc_status_kib(GPid pid, const char *field) {
+  char *path = g_strdup_printf("/proc/%d/status", (int)pid);
+  char *text = rd_read_file(path, NULL);
+  char *at = strstr(text, field);
+  ck_assert_msg(at != NULL, "no %s in %s", field, path);
+  int64_t v = g_ascii_strtoll(at + strlen(field) + 1, NULL, 10);
+  g_free(text);
+  g_free(path);
+  return v;
+}
+
+/* CPU time the process used so far, in clock ticks. */
+static int64_t proc_cpu_ticks(GPid pid) {
+  char *path = g_strdup_printf("/proc/%d/stat", (int)pid);
+  char *text = rd_read_file(path, NULL);
+  char *p = strrchr(text, ')');
+  ck_assert_ptr_nonnull(p);
+  char **f = g_strsplit(p + 2, " ", -1);
+  /* utime and stime are fields 14 and 15; f[0] is field 3. */
+  int64_t t = g_ascii_strtoll(f[11], NULL, 10) + g_ascii_strtoll(f[12], NULL, 10);
+  g_strfreev(f);
+  g_free(text);
+  g_free(path);
+  return t;
+}
+
+/* Ten clients pipeline large reads and never read an answer: the daemon holds at most the
+ * answers of the reads each connection may run, keeps answering another client, and serves
+ * on once they are gone. */
+START_TEST(daemon_memory_bounded_for_non_reading_clients) {
+  if (access(GO_SRC, R_OK) != 0) {
+    printf("SKIP: daemon_memory_bounded_for_non_reading_clients: %s is missing (install "
+           "golang-1.19-src)\n",
+           GO_SRC);
+    return;
+  }
+  GPtrArray *all = g_ptr_array_new_with_free_func(g_free);
+  collect_go(GO_SRC, all);
+  g_ptr_array_sort(all, cmp_str);
+  ck_assert_uint_ge(all->len, 2000);
+  char *arr = rd_json_paths((const char *const *)all->pdata, 2000);
+  dmn = rd_daemon_start();
+
+  /* One answer's size, from a client that reads it. */
+  RdConn *reader = rd_conn_new(dmn->sock);
+  char *params = g_strdup_printf("{\"paths\":%s}", arr);
+  char *key = rd_conn_request(reader, "read", params, NULL);
+  JsonNode *m = rd_conn_wait(reader, key, 60000);
+  char *text = json_to_string(m, FALSE);
+  int64_t answer = (int64_t)strlen(text);
+  g_free(text);
+  json_node_unref(m);
+  g_free(key);
+  rd_conn_free(reader);
+  int64_t base = proc_status_kib(dmn->pid, "VmRSS:") * 1024;
+
+  GString *reqs = g_string_new(NULL);
+  for (int i = 0; i < MEM_READS; i++)
+    g_string_append_printf(reqs,
+                           "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"read\","
+                           "\"params\":{\"paths\":%s}}\n",
+                           i, arr);
+  int fds[MEM_CLIENTS];
+  for (int k = 0; k < MEM_CLIENTS; k++) {
+    fds[k] = rd_socket_connect(dmn->sock, 10000);
+    ck_assert_int_ge(fds[k], 0);
+    /* Every read is taken (queued) even though none is answered: the writes complete. */
+    ck_assert_int_eq(fcntl(fds[k], F_SETFL, 0), 0);
+    struct timeval tv = {.tv_sec = 30};
+    setsockopt(fds[k], SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    for (size_t off = 0; off < reqs->len;) {
+      ssize_t n = send(fds[k], reqs->str + off, reqs->len - off, MSG_NOSIGNAL);
+      ck_assert_msg(n > 0, "client %d: send: %s", k, g_strerror(errno));
+      off += (size_t)n;
+    }
+  }
+
+  /* Another client is still answered, within seconds. */
+  int64_t t0 = g_get_monotonic_time();
+  RdConn *probe = rd_conn_new(dmn->sock);
+  assert_serves(probe);
+  double probe_s = (double)(g_get_monotonic_time() - t0) / G_USEC_PER_SEC;
+  ck_assert_msg(probe_s < 15, "a one-file read took %.1f s while others were not reading", probe_s);
+
+  /* Until the daemon is idle (no CPU time for 2 s), its memory stays under the bound. */
+  int64_t bound =
+      base + MEM_CLIENTS * ((int64_t)CONN_UNSENT_MIB * 1048576 + CONN_RUNNING * answer * 13 / 10) +
+      64 * 1048576;
+  int64_t peak = 0, last_cpu = -1, idle_since = g_get_monotonic_time();
+  int64_t deadline = g_get_monotonic_time() + 120 * G_USEC_PER_SEC;
+  while (g_get_monotonic_time() < deadline) {
+    int64_t rss = proc_status_kib(dmn->pid, "VmRSS:") * 1024;
+    int64_t cpu = proc_cpu_ticks(dmn->pid);
+    peak = MAX(peak, rss);
+    ck_assert_msg(rss <= bound,
+                  "VmRSS %" G_GINT64_FORMAT " MiB is over the bound of %" G_GINT64_FORMAT
+                  " MiB (base %" G_GINT64_FORMAT " MiB, answers of %" G_GINT64_FORMAT " MiB)",
+                  rss >> 20, bound >> 20, base >> 20, answer >> 20);
+    if (cpu != last_cpu)
+      idle_since = g_get_monotonic_time();
+    else if (g_get_monotonic_time() - idle_since > 2 * G_USEC_PER_SEC)
+      break;
+    last_cpu = cpu;
+    g_usleep(100000);
+  }
+  ck_assert_msg(g_get_monotonic_time() < deadline, "the daemon did not settle within 120 s");
+  int64_t hwm = proc_status_kib(dmn->pid, "VmHWM:") * 1024;
+  ck_assert_msg(hwm <= bound,
+                "VmHWM %" G_GINT64_FORMAT " MiB is over the bound of %" G_GINT64_FORMAT " MiB",
+                hwm >> 20, bound >> 20);
+  /* The answers of the reads that could run are there, whole, to be read. */
+  ck_assert_msg(peak >= base + CONN_RUNNING * answer,
+                "peak %" G_GINT64_FORMAT " MiB: the reads did not run", peak >> 20);
+
+  for (int k = 0; k < MEM_CLIENTS; k++)
+    close(fds[k]);
+  assert_serves(probe);
+  rd_conn_free(probe);
+  assert_serves_new_client();
+  rd_daemon_stop(dmn);
+  rd_daemon_free(dmn);
+  dmn = NULL;
+  g_string_free(reqs, TRUE);
+  g_free(params);
+  g_free(arr);
+  g_ptr_array_free(all, TRUE);
 }
 END_TEST
 
@@ -1102,9 +1544,12 @@ static Suite *daemon_suite(void) {
   tcase_add_checked_fixture(tc, daemon_setup, daemon_teardown);
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, daemon_initialize);
+  tcase_add_test(tc, daemon_initialize_root_must_be_folder);
   tcase_add_test(tc, daemon_pipelining);
   tcase_add_test(tc, daemon_concurrent_clients);
   tcase_add_test(tc, daemon_bad_json);
+  tcase_add_test(tc, daemon_half_close_answers);
+  tcase_add_test(tc, daemon_waiting_reads);
   tcase_add_test(tc, daemon_invalid_request);
   tcase_add_test(tc, daemon_unknown_method);
   tcase_add_test(tc, daemon_invalid_params);
@@ -1132,7 +1577,20 @@ static Suite *daemon_suite(void) {
   tcase_set_timeout(bare, 60);
   tcase_add_test(bare, daemon_stale_socket_replaced);
   tcase_add_test(bare, daemon_bad_socket_paths);
+  tcase_add_test(bare, daemon_abstract_socket_refused);
+  tcase_add_test(bare, daemon_shared_socket_folder_refused);
   suite_add_tcase(s, bare);
+
+  TCase *logs = tcase_create("logs");
+  tcase_set_timeout(logs, 120);
+  tcase_add_test(logs, daemon_stderr_never_drained);
+  tcase_add_test(logs, daemon_library_logs_rate_limited);
+  suite_add_tcase(s, logs);
+
+  TCase *mem = tcase_create("memory");
+  tcase_set_timeout(mem, 240);
+  tcase_add_test(mem, daemon_memory_bounded_for_non_reading_clients);
+  suite_add_tcase(s, mem);
   return s;
 }
 

@@ -319,6 +319,84 @@ START_TEST(frame_free_null) {
 }
 END_TEST
 
+/* Frames input whole, then ends it. */
+static GPtrArray *frame_to_end(size_t max_line, const char *input, size_t len) {
+  GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
+  Framer *f = framer_new(max_line);
+
+  framer_feed(f, input, len);
+  drain(f, out);
+  framer_end(f);
+  drain(f, out);
+  /* Nothing more comes, whatever is fed after the end. */
+  framer_feed(f, "late\n", 5);
+  drain(f, out);
+  ck_assert_uint_eq(framer_pending(f), 0);
+  framer_free(f);
+  return out;
+}
+
+START_TEST(frame_last_line_without_newline_at_end) {
+  static const char *const want[] = {"one", "two", NULL};
+  static const char *const want_cr[] = {"one", "two", NULL};
+  static const char *const want_none[] = {"one", NULL};
+  GPtrArray *out = frame_to_end(64, "one\ntwo", 7);
+
+  assert_lines(out, want);
+  g_ptr_array_free(out, TRUE);
+  out = frame_to_end(64, "one\r\ntwo\r", 9);
+  assert_lines(out, want_cr);
+  g_ptr_array_free(out, TRUE);
+  /* Ending right after a newline adds no empty line. */
+  out = frame_to_end(64, "one\n", 4);
+  assert_lines(out, want_none);
+  g_ptr_array_free(out, TRUE);
+}
+END_TEST
+
+START_TEST(frame_last_line_at_end_respects_cap) {
+  static const char *const want[] = {"ok", OVERSIZED, NULL};
+  static const char *const want_fits[] = {"ok", "12345678", NULL};
+  GPtrArray *out = frame_to_end(8, "ok\n123456789", 12);
+
+  assert_lines(out, want);
+  g_ptr_array_free(out, TRUE);
+  out = frame_to_end(8, "ok\n12345678\r", 12);
+  assert_lines(out, want_fits);
+  g_ptr_array_free(out, TRUE);
+}
+END_TEST
+
+START_TEST(frame_end_in_pieces) {
+  /* The end comes after feeds of one byte each: the last line is whole. */
+  static const char *const want[] = {"{\"a\":1}", "{\"b\":2}", NULL};
+  const char *input = "{\"a\":1}\n{\"b\":2}";
+  GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
+  Framer *f = framer_new(64);
+
+  for (size_t i = 0; input[i]; i++) {
+    framer_feed(f, input + i, 1);
+    drain(f, out);
+  }
+  framer_end(f);
+  framer_end(f);
+  drain(f, out);
+  assert_lines(out, want);
+  framer_free(f);
+  g_ptr_array_free(out, TRUE);
+}
+END_TEST
+
+START_TEST(frame_blank_lines_have_no_content) {
+  ck_assert(!frame_line_has_content("", 0));
+  ck_assert(!frame_line_has_content(" \t \r ", 5));
+  ck_assert(!frame_line_has_content("\r", 1));
+  ck_assert(frame_line_has_content("  {}", 4));
+  ck_assert(frame_line_has_content("\v", 1));
+  ck_assert(frame_line_has_content(" \0 ", 3));
+}
+END_TEST
+
 static Suite *frame_suite(void) {
   Suite *s = suite_create("frame");
   TCase *tc = tcase_create("core");
@@ -340,6 +418,10 @@ static Suite *frame_suite(void) {
   tcase_add_test(tc, frame_oversized_ends_exactly_at_feed_boundary);
   tcase_add_test(tc, frame_large_line_fed_in_small_pieces);
   tcase_add_test(tc, frame_free_null);
+  tcase_add_test(tc, frame_last_line_without_newline_at_end);
+  tcase_add_test(tc, frame_last_line_at_end_respects_cap);
+  tcase_add_test(tc, frame_end_in_pieces);
+  tcase_add_test(tc, frame_blank_lines_have_no_content);
   suite_add_tcase(s, tc);
   return s;
 }
