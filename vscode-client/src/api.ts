@@ -3,9 +3,9 @@
 import type * as vscode from 'vscode';
 import type { DaemonInfo } from './daemon';
 import type { ExpandedMessage, Mention } from './mentions';
-import type { PathSpec, ReadParams, ReadResult } from './protocol';
+import type { FormattedReadResult, ImageParams, PathItem, PathSpec, ReadFormat, ReadParams, ReadResult } from './protocol';
 
-export type { DaemonInfo, ExpandedMessage, Mention, PathSpec, ReadParams, ReadResult };
+export type { DaemonInfo, ExpandedMessage, FormattedReadResult, ImageParams, Mention, PathItem, PathSpec, ReadFormat, ReadParams, ReadResult };
 
 export interface ReadFilesOptions extends Omit<ReadParams, 'paths'> {
   /** Cancels the request (`$/cancelRequest` is sent to the daemon). */
@@ -15,7 +15,10 @@ export interface ReadFilesOptions extends Omit<ReadParams, 'paths'> {
 }
 
 export interface ExpandMentionsOptions {
-  /** Folder the mentions are relative to; default: the first workspace folder. */
+  /**
+   * Folder the mentions are relative to. Default: the workspace folders, as readFiles locates
+   * relative paths (`@/name/...` names a folder of a multi-root workspace).
+   */
   root?: string;
   token?: vscode.CancellationToken;
 }
@@ -25,11 +28,15 @@ export interface ReaderdApi {
   readonly apiVersion: 1;
   /**
    * Reads the paths in one `read` request. Relative paths resolve against `options.cwd`, else
-   * the first workspace folder. Resolves with the whole result (`xml`, `files`, `images`, ...);
-   * per-file failures are in `files[i].code`, not thrown. Throws a ReaderdError (`kind`:
-   * `rpc` | `cancelled` | `timeout` | `closed` | `start`) when the request itself fails.
+   * their workspace folder: in a multi-root workspace the folder whose name starts the path
+   * (`app/src/main.c`), else the first folder that has it, else the first folder. Each file is
+   * fenced to the folder it lies in. Resolves with the whole result (`xml`, `files`, `images`,
+   * ...), or with `format` that format's result; per-file failures are in `files[i].code`, not
+   * thrown. Throws a ReaderdError (`kind`: `rpc` | `cancelled` | `timeout` | `closed` |
+   * `start`) when the request itself fails.
    */
-  readFiles(paths: PathSpec[], options?: ReadFilesOptions): Promise<ReadResult>;
+  readFiles(paths: PathSpec[], options?: ReadFilesOptions & { format?: 'xml' }): Promise<ReadResult>;
+  readFiles(paths: PathSpec[], options: ReadFilesOptions & { format: Exclude<ReadFormat, 'xml'> }): Promise<FormattedReadResult>;
   /**
    * Finds `@/path`, `@/folder/` and `@"/path with spaces"` in `text`, reads everything mentioned
    * in one request (raw text, no line numbers; a folder gives its files, one level, respecting

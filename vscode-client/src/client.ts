@@ -16,7 +16,7 @@ import {
   ResponseError,
 } from 'vscode-jsonrpc/node';
 import { LineMessageReader, LineMessageWriter } from './lineTransport';
-import { ErrorCode, InitializeParams, InitializeResult, ReadParams, ReadResult } from './protocol';
+import { ErrorCode, InitializeParams, InitializeResult, ReadAnswer, ReadParams } from './protocol';
 
 /** What went wrong with a request. */
 export type ReaderdErrorKind = 'rpc' | 'cancelled' | 'timeout' | 'closed' | 'start';
@@ -48,7 +48,7 @@ export interface RequestOptions {
 }
 
 export interface ClientOptions {
-  /** Default timeout of requests in milliseconds (0: none). Default 60000. */
+  /** Default timeout of requests in milliseconds; 0 or absent: none. */
   timeoutMs?: number;
   /** How long a cancelled request waits for the daemon's `-32800` before it rejects anyway. */
   cancelGraceMs?: number;
@@ -74,7 +74,6 @@ export interface CloseInfo {
   reason: string;
 }
 
-const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_CANCEL_GRACE_MS = 2_000;
 
 /** One connection to readerd. */
@@ -97,7 +96,7 @@ export class ReaderdClient {
     readonly description: string,
     private readonly options: ClientOptions,
   ) {
-    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.timeoutMs = options.timeoutMs ?? 0;
     this.cancelGraceMs = options.cancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS;
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
     this.connection = createMessageConnection(new LineMessageReader(input), new LineMessageWriter(output), {
@@ -173,8 +172,8 @@ export class ReaderdClient {
     return this.request<InitializeResult>('initialize', params, options);
   }
 
-  read(params: ReadParams, options?: RequestOptions): Promise<ReadResult> {
-    return this.request<ReadResult>('read', params, options);
+  read<P extends ReadParams>(params: P, options?: RequestOptions): Promise<ReadAnswer<P>> {
+    return this.request<ReadAnswer<P>>('read', params, options);
   }
 
   /**

@@ -4,7 +4,7 @@
 
 import { Emitter, Event } from 'vscode-jsonrpc/node';
 import { CloseInfo, ReaderdClient, ReaderdError, RequestOptions } from './client';
-import { InitializeResult, ReadParams, ReadResult } from './protocol';
+import { InitializeParams, InitializeResult, ReadAnswer, ReadParams } from './protocol';
 
 export type DaemonState = 'stopped' | 'starting' | 'running' | 'restarting' | 'failed';
 
@@ -13,23 +13,34 @@ export interface DaemonOptions {
   binary?: string;
   /** Connect to this Unix socket instead of starting a daemon. */
   socket?: string;
-  /** Sent as `initialize`'s `rootPath`: the base of relative paths. */
+  /**
+   * Sent as `initialize`'s `rootPath` at each start: the base of relative paths, and the root a
+   * `read` without its own `root` is fenced to.
+   */
   rootPath?: string;
-  /** Sent as `confineToRoot` when there is a rootPath: files outside it are refused. */
+  /** Sent as `confineToRoot` with each root: files outside it are refused. */
   confineToRoot?: boolean;
   /** Sent as `exclude`: glob patterns of files never to read. */
   exclude?: string[];
   clientInfo?: { name: string; version?: string };
-  /** Default request timeout in milliseconds; 0: none. */
-  requestTimeoutMs?: number;
+  /** Default request timeout in milliseconds, and longest wait for a restart; 0: none. */
+  requestTimeoutMs: number;
   /** First wait before a restart. Default 250 ms; doubles on each quick death. */
   minRestartDelayMs?: number;
-  /** Longest wait between restarts. Default 30 s. */
-  maxRestartDelayMs?: number;
+  /** Longest wait between restarts. */
+  maxRestartDelayMs: number;
   /** A daemon that ran this long before dying is restarted after the shortest wait again. */
   stableAfterMs?: number;
   env?: NodeJS.ProcessEnv;
   log?: (line: string) => void;
+}
+
+export interface DaemonReadOptions extends RequestOptions {
+  /**
+   * The workspace folder the request is fenced to (its `rootPath`, with `confineToRoot` and
+   * `exclude` as configured); absent: `rootPath` of the options. `null`: no root.
+   */
+  root?: string | null;
 }
 
 export interface DaemonInfo {
@@ -60,6 +71,10 @@ export class DaemonManager {
   private waiters: Array<{ resolve: (c: ReaderdClient) => void; reject: (e: Error) => void }> = [];
   private readonly stateEmitter = new Emitter<DaemonInfo>();
   private stopping = false;
+  /** The root the connection is initialized with (null: none); undefined before `initialize`. */
+  private fencedTo: string | null | undefined;
+  /** Orders the switches of root and the requests sent after them. */
+  private sending: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly options: DaemonOptions) {
     if (!options.binary && !options.socket) {
@@ -105,7 +120,7 @@ export class DaemonManager {
    * The running client: waits while the daemon starts or restarts (up to `waitMs`), starts it if
    * it is stopped or failed.
    */
-  async getClient(waitMs = this.options.requestTimeoutMs || 60_000): Promise<ReaderdClient> {
+  async getClient(waitMs = this.options.requestTimeoutMs): Promise<ReaderdClient> {
     if (this.client && !this.client.isClosed) {
       return this.client;
     }
@@ -126,18 +141,47 @@ export class DaemonManager {
           reject(e);
         },
       };
-      const timer = setTimeout(() => {
+      const timer = waitMs > 0 ? setTimeout(() => {
         this.waiters = this.waiters.filter((w) => w !== waiter);
         reject(new ReaderdError('timeout', `readerd did not come back within ${waitMs} ms (${this.lastError ?? this.stateValue})`));
-      }, waitMs);
+      }, waitMs) : undefined;
       this.waiters.push(waiter);
     });
   }
 
-  /** Sends `read` to the running daemon (waiting for it if it is restarting). */
-  async read(params: ReadParams, options: RequestOptions = {}): Promise<ReadResult> {
+  /**
+   * Sends `read` to the running daemon (starting it, or waiting for it if it is restarting),
+   * fenced to `options.root`: when the connection is fenced to another root, `initialize` is
+   * sent first with that root, and the read goes out right after it answered, before any other
+   * switch (the daemon fences each request with the connection's workspace when it arrives).
+   */
+  async read<P extends ReadParams>(params: P, options: DaemonReadOptions = {}): Promise<ReadAnswer<P>> {
+    const { root, ...requestOptions } = options;
+    const wanted = root === undefined ? this.options.rootPath ?? null : root;
     const client = await this.getClient();
-    return client.read(params, { timeoutMs: this.options.requestTimeoutMs, ...options });
+    let sent!: Promise<ReadAnswer<P>>;
+    const step = this.sending.then(async () => {
+      if (this.client !== client || this.fencedTo !== wanted) {
+        await client.initialize(this.initializeParams(wanted), { timeoutMs: 10_000 });
+        if (this.client === client) {
+          this.fencedTo = wanted;
+        }
+      }
+      sent = client.read(params, { timeoutMs: this.options.requestTimeoutMs, ...requestOptions });
+    });
+    this.sending = step.catch(() => undefined);
+    await step;
+    return sent;
+  }
+
+  private initializeParams(root: string | null): InitializeParams {
+    return {
+      rootPath: root ?? undefined,
+      // Confinement needs a root: without a workspace folder there is nothing to confine to.
+      confineToRoot: root ? this.options.confineToRoot : undefined,
+      exclude: this.options.exclude?.length ? this.options.exclude : undefined,
+      clientInfo: this.options.clientInfo,
+    };
   }
 
   /** Stops and starts again at once (the back-off is reset). */
@@ -229,16 +273,8 @@ export class DaemonManager {
       : await ReaderdClient.spawn(this.options.binary!, { ...common, env: this.options.env, cwd: this.options.rootPath });
     this.log(`connected to ${client.description}`);
     try {
-      const result = await client.initialize(
-        {
-          rootPath: this.options.rootPath,
-          // Confinement needs a root: without a workspace folder there is nothing to confine to.
-          confineToRoot: this.options.rootPath ? this.options.confineToRoot : undefined,
-          exclude: this.options.exclude?.length ? this.options.exclude : undefined,
-          clientInfo: this.options.clientInfo,
-        },
-        { timeoutMs: 10_000 },
-      );
+      const result = await client.initialize(this.initializeParams(this.options.rootPath ?? null), { timeoutMs: 10_000 });
+      this.fencedTo = this.options.rootPath ?? null;
       this.serverInfo = result.serverInfo;
       this.log(`initialized: ${result.serverInfo.name} ${result.serverInfo.version}, root ${this.options.rootPath ?? '(none)'}`);
       return client;
@@ -268,7 +304,7 @@ export class DaemonManager {
 
   private scheduleRestart(): void {
     const min = this.options.minRestartDelayMs ?? 250;
-    const max = this.options.maxRestartDelayMs ?? 30_000;
+    const max = this.options.maxRestartDelayMs;
     const wait = Math.min(max, min * 2 ** this.attempt);
     this.attempt++;
     this.lastRestartDelayMs = wait;

@@ -8,10 +8,13 @@ import { ReaderdError } from './client';
 import { DaemonInfo, DaemonManager } from './daemon';
 import { findReaderd } from './findBinary';
 import { ReadFilesTool, TOOL_NAME } from './lmTool';
-import { expandMentions, parseMentions } from './mentions';
-import { PathSpec, ReadParams, ReadResult } from './protocol';
-import { readFilesCommand, filesInFolder, pathForRead } from './readCommand';
+import { expandMentions, locatedFolders, parseMentions } from './mentions';
+import { DAEMON_SETTINGS, onDidChangeSettings, readSettings, Settings } from './config';
+import { PathSpec, ReadAnswer, ReadParams, XmlReadParams } from './protocol';
+import { readFilesCommand, filesInFolder } from './readCommand';
 import { ResultStore } from './results';
+import { readInRoots } from './rootedRead';
+import { WorkspaceRoots } from './roots';
 
 const STATE_ICONS: Record<DaemonInfo['state'], string> = {
   stopped: '$(circle-slash)',
@@ -24,9 +27,13 @@ const STATE_ICONS: Record<DaemonInfo['state'], string> = {
 class Controller implements vscode.Disposable {
   private manager: DaemonManager | undefined;
   private managerSub: { dispose(): unknown } | undefined;
+  private starting: Promise<DaemonManager | undefined> | undefined;
   private readonly stateEmitter = new vscode.EventEmitter<DaemonInfo>();
   private readonly status: vscode.StatusBarItem;
   private notFound: string | undefined;
+  private notFoundShown = false;
+  private settings: Settings = readSettings();
+  roots: WorkspaceRoots = currentRoots();
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -35,6 +42,7 @@ class Controller implements vscode.Disposable {
     this.status = vscode.window.createStatusBarItem('readerd.status', vscode.StatusBarAlignment.Right, 100);
     this.status.name = 'readerd';
     this.status.command = 'readerd.showLog';
+    this.updateStatus(this.info());
     this.status.show();
   }
 
@@ -42,13 +50,14 @@ class Controller implements vscode.Disposable {
     return this.stateEmitter.event;
   }
 
+  /** The first workspace folder: the base of paths that name no folder. */
   root(): string | undefined {
-    return vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    return this.roots.first;
   }
 
   info(): DaemonInfo {
     return this.manager?.info() ?? {
-      state: 'failed',
+      state: this.notFound ? 'failed' : 'stopped',
       pid: undefined,
       restarts: 0,
       lastRestartDelayMs: undefined,
@@ -58,28 +67,59 @@ class Controller implements vscode.Disposable {
     };
   }
 
+  /** Follows the settings: a change of one the daemon depends on restarts it, if it runs. */
+  settingsChanged(changed: Array<keyof Settings>): void {
+    this.settings = readSettings();
+    this.notFoundShown = false;
+    if (changed.some((key) => DAEMON_SETTINGS.includes(key)) && (this.manager || this.starting)) {
+      this.log.info('settings changed: restarting readerd');
+      void this.restart();
+    } else if (this.notFound && changed.includes('path')) {
+      this.notFound = undefined;
+      this.updateStatus(this.info());
+    }
+  }
+
+  /** Follows the workspace folders: each is a root from the next request on. */
+  foldersChanged(): void {
+    this.roots = currentRoots();
+    this.log.info(`workspace folders: ${this.roots.folders.map((f) => f.path).join(', ') || 'none'}`);
+  }
+
+  /** The daemon, started on first use. Undefined when readerd cannot be found. */
+  private ensureStarted(): Promise<DaemonManager | undefined> {
+    if (this.manager) {
+      return Promise.resolve(this.manager);
+    }
+    this.starting ??= this.start().finally(() => (this.starting = undefined));
+    return this.starting;
+  }
+
   /** Builds a DaemonManager from the settings and starts it. */
-  async start(): Promise<void> {
-    const config = vscode.workspace.getConfiguration('readerd');
-    const socket = config.get<string>('socket', '').trim();
+  async start(): Promise<DaemonManager | undefined> {
+    const settings = this.settings;
+    const socket = settings.socket.trim();
     const root = this.root();
     let binary: string | undefined;
     if (!socket) {
       const found = findReaderd({
-        configured: config.get<string>('path', ''),
+        configured: settings.path,
         baseDir: root,
-        searchFrom: [...(vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath), this.context.extensionPath],
+        searchFrom: [...this.roots.folders.map((f) => f.path), this.context.extensionPath],
       });
       if (!found) {
         this.notFound = 'readerd was not found: set "readerd.path", build it in the repository (build/daemon/readerd), or put it on PATH';
         this.log.error(this.notFound);
         this.updateStatus(this.info());
-        void vscode.window.showErrorMessage(`readerd: ${this.notFound}`, 'Open Settings').then((choice) => {
-          if (choice) {
-            void vscode.commands.executeCommand('workbench.action.openSettings', 'readerd.path');
-          }
-        });
-        return;
+        if (!this.notFoundShown) {
+          this.notFoundShown = true;
+          void vscode.window.showErrorMessage(`readerd: ${this.notFound}`, 'Open Settings').then((choice) => {
+            if (choice) {
+              void vscode.commands.executeCommand('workbench.action.openSettings', 'readerd.path');
+            }
+          });
+        }
+        return undefined;
       }
       this.notFound = undefined;
       binary = found.path;
@@ -89,11 +129,11 @@ class Controller implements vscode.Disposable {
       binary,
       socket: socket || undefined,
       rootPath: root,
-      confineToRoot: config.get<boolean>('confineToWorkspace', true),
-      exclude: config.get<string[]>('exclude', []),
+      confineToRoot: settings.confineToWorkspace,
+      exclude: settings.exclude,
       clientInfo: { name: 'vscode-readerd', version: String(this.context.extension.packageJSON.version ?? '') },
-      requestTimeoutMs: config.get<number>('requestTimeout', 60_000),
-      maxRestartDelayMs: config.get<number>('maxRestartDelay', 30_000),
+      requestTimeoutMs: settings.requestTimeout,
+      maxRestartDelayMs: settings.maxRestartDelay,
       log: (line) => this.log.info(line),
     });
     this.manager = manager;
@@ -109,9 +149,11 @@ class Controller implements vscode.Disposable {
         void vscode.window.showErrorMessage(`readerd: ${message}`);
       }
     }
+    return manager;
   }
 
   async stop(): Promise<void> {
+    await this.starting?.catch(() => undefined);
     const manager = this.manager;
     this.manager = undefined;
     this.managerSub?.dispose();
@@ -120,11 +162,13 @@ class Controller implements vscode.Disposable {
       await manager.stop();
       manager.dispose();
     }
+    this.updateStatus(this.info());
+    this.stateEmitter.fire(this.info());
   }
 
   async restart(): Promise<void> {
     await this.stop();
-    await this.start();
+    await this.ensureStarted();
   }
 
   private updateStatus(info: DaemonInfo): void {
@@ -144,18 +188,24 @@ class Controller implements vscode.Disposable {
       : undefined;
   }
 
-  async read(params: ReadParams, options: { token?: vscode.CancellationToken; timeoutMs?: number } = {}): Promise<ReadResult> {
-    if (!this.manager) {
+  /**
+   * Reads, starting the daemon on first use. Each path is fenced to the workspace folder it
+   * belongs to (see WorkspaceRoots.locate).
+   */
+  async read<P extends ReadParams>(params: P, options: { token?: vscode.CancellationToken; timeoutMs?: number } = {}): Promise<ReadAnswer<P>> {
+    const manager = await this.ensureStarted();
+    if (!manager) {
       throw new ReaderdError('start', this.notFound ?? 'readerd is not running');
     }
-    return this.manager.read(params, options);
+    const result = await readInRoots(params, this.roots, (sub, root) => manager.read(sub, { ...options, root: root ?? null }));
+    return result as ReadAnswer<P>;
   }
 
+  /** The `read` params the settings give the read command and the tool. */
   readDefaults(): Pick<ReadParams, 'lineNumbers' | 'images'> {
-    const config = vscode.workspace.getConfiguration('readerd');
     return {
-      lineNumbers: config.get<boolean>('lineNumbers', true),
-      images: { maxDimension: config.get<number>('maxImageDimension', 1568) },
+      lineNumbers: this.settings.lineNumbers,
+      images: { maxDimension: this.settings.maxImageDimension },
     };
   }
 
@@ -163,6 +213,10 @@ class Controller implements vscode.Disposable {
     this.status.dispose();
     this.stateEmitter.dispose();
   }
+}
+
+function currentRoots(): WorkspaceRoots {
+  return new WorkspaceRoots((vscode.workspace.workspaceFolders ?? []).map((f) => ({ name: f.name, path: f.uri.fsPath })));
 }
 
 let controller: Controller | undefined;
@@ -174,32 +228,31 @@ export function activate(context: vscode.ExtensionContext): ReaderdApi {
   const results = new ResultStore();
   context.subscriptions.push(log, ctl, results);
 
-  const readFiles = async (paths: PathSpec[], options: ReadFilesOptions = {}): Promise<ReadResult> => {
+  const readFiles = (async (paths: PathSpec[], options: ReadFilesOptions = {}) => {
     const { token, timeoutMs, ...params } = options;
-    return ctl.read({ cwd: ctl.root(), ...params, paths }, { token, timeoutMs });
-  };
+    return ctl.read({ ...params, paths }, { token, timeoutMs });
+  }) as ReaderdApi['readFiles'];
 
   const expand = async (text: string, options: ExpandMentionsOptions = {}) => {
-    const root = options.root ?? ctl.root();
-    if (!root) {
+    if (!options.root && ctl.roots.folders.length === 0) {
       throw new Error('readerd: @-mentions need a workspace folder (or options.root)');
     }
-    const rootUri = vscode.Uri.file(root);
+    // Without options.root, a mention is located among the workspace folders as readFiles does.
+    const absolute = (rel: string): string => (options.root ? path.resolve(options.root, rel) : ctl.roots.locate(rel).absolute);
     return expandMentions(text, {
-      root,
+      root: options.root,
       read: (params) => ctl.read(params, { token: options.token }),
-      isFolder: async (rel) => {
-        try {
-          const st = await vscode.workspace.fs.stat(vscode.Uri.joinPath(rootUri, rel));
-          return (st.type & vscode.FileType.Directory) !== 0;
-        } catch {
-          return false;
-        }
-      },
-      listFolder: async (rel) => {
-        const files = await filesInFolder(vscode.Uri.joinPath(rootUri, rel));
-        return files.map((u) => pathForRead(root, u.fsPath));
-      },
+      ...locatedFolders(
+        absolute,
+        async (dir) => (await filesInFolder(vscode.Uri.file(dir))).map((u) => u.fsPath),
+        async (abs) => {
+          try {
+            return ((await vscode.workspace.fs.stat(vscode.Uri.file(abs))).type & vscode.FileType.Directory) !== 0;
+          } catch {
+            return false;
+          }
+        },
+      ),
     });
   };
 
@@ -207,8 +260,8 @@ export function activate(context: vscode.ExtensionContext): ReaderdApi {
     vscode.commands.registerCommand('readerd.readFiles', (clicked?: unknown, selected?: unknown) =>
       readFilesCommand(
         {
-          root: () => ctl.root(),
-          read: (paths, token) => ctl.read({ paths, cwd: ctl.root(), ...ctl.readDefaults() }, { token }),
+          display: (fsPath) => ctl.roots.display(fsPath),
+          read: (paths, token) => ctl.read<XmlReadParams>({ paths, ...ctl.readDefaults() }, { token }),
           results,
           log: (line) => log.info(line),
         },
@@ -220,13 +273,8 @@ export function activate(context: vscode.ExtensionContext): ReaderdApi {
     vscode.commands.registerCommand('readerd.showImages', () => results.showImages()),
     vscode.commands.registerCommand('readerd.restart', () => ctl.restart()),
     vscode.commands.registerCommand('readerd.showLog', () => log.show()),
-    vscode.workspace.onDidChangeConfiguration((e) => {
-      const restarting = ['readerd.path', 'readerd.socket', 'readerd.requestTimeout', 'readerd.maxRestartDelay', 'readerd.confineToWorkspace', 'readerd.exclude'];
-      if (restarting.some((s) => e.affectsConfiguration(s))) {
-        log.info('settings changed: restarting readerd');
-        void ctl.restart();
-      }
-    }),
+    onDidChangeSettings((changed) => ctl.settingsChanged(changed)),
+    vscode.workspace.onDidChangeWorkspaceFolders(() => ctl.foldersChanged()),
   );
 
   if (typeof vscode.lm?.registerTool === 'function') {
@@ -234,8 +282,8 @@ export function activate(context: vscode.ExtensionContext): ReaderdApi {
       vscode.lm.registerTool(
         TOOL_NAME,
         new ReadFilesTool((paths, options) =>
-          ctl.read(
-            { paths, cwd: ctl.root(), offset: options.offset, limit: options.limit, ...ctl.readDefaults() },
+          ctl.read<XmlReadParams>(
+            { paths, offset: options.offset, limit: options.limit, ...ctl.readDefaults() },
             { token: options.token },
           ),
         ),
@@ -245,8 +293,8 @@ export function activate(context: vscode.ExtensionContext): ReaderdApi {
     log.warn('this VS Code has no language-model tool API; readerd_read_files is not registered');
   }
 
-  void ctl.start();
-  log.info(`readerd extension activated (workspace ${ctl.root() ?? 'none'}, extension at ${path.basename(context.extensionPath)})`);
+  // The daemon starts on first use: the first command, tool call or API call that reads.
+  log.info(`readerd extension activated (workspace folders ${ctl.roots.folders.map((f) => f.path).join(', ') || 'none'}, extension at ${path.basename(context.extensionPath)})`);
 
   return {
     apiVersion: 1,

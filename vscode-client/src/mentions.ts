@@ -1,10 +1,11 @@
 // @-mentions in a chat message, as Cline writes them: `@/relative/path`, `@/folder/` and
 // `@"/path with spaces.md"` (a space may also be escaped: `@/my\ file.md`). Paths are relative
-// to the workspace folder. Plain Node: no vscode import.
+// to the workspace folder (in a multi-root workspace, `@/name/...` is in the folder called name).
+// Plain Node: no vscode import.
 
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { ImageInfo, ReadParams, ReadResult } from './protocol';
+import { ImageInfo, ReadResult, XmlReadParams } from './protocol';
 
 export interface Mention {
   /** The text as written, `@"/docs/my file.md"`. */
@@ -59,10 +60,14 @@ function normalizeRelative(written: string): string | undefined {
 }
 
 export interface ExpandDeps {
-  /** The workspace folder the mentions are relative to. */
-  root: string;
+  /**
+   * The folder the mentions are relative to, sent as the request's `cwd`. Undefined: no `cwd`,
+   * `read` resolves them (against the workspace folders); `listFolder` and `isFolder` are then
+   * required.
+   */
+  root: string | undefined;
   /** Sends one `read` request. */
-  read(params: ReadParams): Promise<ReadResult>;
+  read(params: XmlReadParams): Promise<ReadResult>;
   /**
    * Files (not folders) directly in the folder `relDir` (relative to root), as paths relative to
    * root, in the order to read them. Default: the folder's regular files, sorted, dot-files kept.
@@ -101,6 +106,27 @@ export async function listFolderFiles(root: string, relDir: string): Promise<str
 }
 
 /**
+ * `isFolder` and `listFolder` for mentions that are not relative to one root: `absolute` says
+ * where a mention's path is (in the extension, the workspace folder it belongs to), `filesIn`
+ * lists the files directly in a folder (absolute paths; default: its regular files, sorted) and
+ * `isDirectory` tells a folder (default: fs.stat). A folder's files keep the mention's prefix:
+ * `@/app/docs/` gives `app/docs/a.md`, so they are located the same way.
+ */
+export function locatedFolders(
+  absolute: (rel: string) => string,
+  filesIn: (absDir: string) => Promise<string[]> = async (dir) => (await listFolderFiles(dir, '.')).map((f) => path.join(dir, f)),
+  isDirectory: (abs: string) => Promise<boolean> = (abs) => fs.stat(abs).then((s) => s.isDirectory(), () => false),
+): Required<Pick<ExpandDeps, 'isFolder' | 'listFolder'>> {
+  return {
+    isFolder: (rel) => isDirectory(absolute(rel)),
+    listFolder: async (rel) => {
+      const files = await filesIn(absolute(rel));
+      return files.map((f) => (rel === '.' ? path.basename(f) : `${rel}/${path.basename(f)}`));
+    },
+  };
+}
+
+/**
  * Expands the mentions of `text`: every mentioned file, and the files directly in every mentioned
  * folder, are read in one `read` request (raw content, no line numbers); each mention is replaced
  * by `'path' (see below for file content)` and the `<ReadResults>` XML is appended.
@@ -110,9 +136,13 @@ export async function expandMentions(text: string, deps: ExpandDeps): Promise<Ex
   if (mentions.length === 0) {
     return { text, images: [], mentions, paths: [] };
   }
-  const listFolder = deps.listFolder ?? ((rel: string) => listFolderFiles(deps.root, rel));
+  const root = deps.root;
+  if (root === undefined && (!deps.listFolder || !deps.isFolder)) {
+    throw new Error('expandMentions: without a root, listFolder and isFolder are needed');
+  }
+  const listFolder = deps.listFolder ?? ((rel: string) => listFolderFiles(root!, rel));
   const isFolder = deps.isFolder ??
-    ((rel: string) => fs.stat(path.join(deps.root, rel)).then((s) => s.isDirectory(), () => false));
+    ((rel: string) => fs.stat(path.join(root!, rel)).then((s) => s.isDirectory(), () => false));
   const paths: string[] = [];
   const seen = new Set<string>();
   const add = (p: string): void => {
@@ -153,7 +183,7 @@ export async function expandMentions(text: string, deps: ExpandDeps): Promise<Ex
   if (paths.length === 0) {
     return { text: replaced, images: [], mentions, paths };
   }
-  const result = await deps.read({ paths, cwd: deps.root, lineNumbers: false });
+  const result = await deps.read({ paths, cwd: root, lineNumbers: false });
   return {
     text: `${replaced}\n\n${result.xml}`,
     images: result.images,

@@ -1,26 +1,52 @@
 // Types of readerd's wire protocol (docs/protocol.md in the repository). Nothing here imports
 // vscode, so the client and the mention parser can be used and tested in plain Node.
 
-/** One item of `read`'s `paths`: a path, or a path with its own window / PDF options. */
-export type PathSpec =
-  | string
-  | {
-      path: string;
-      offset?: number;
-      limit?: number;
-      pages?: string;
-      render?: boolean;
-      password?: string;
-    };
+/** One item of `read`'s `paths`, with its own window and PDF / SVG options. */
+export interface PathItem {
+  path: string;
+  /** First line shown of this text file (>= 1); overrides the request's. */
+  offset?: number;
+  /** Lines shown at most of this text file (>= 1); overrides the request's. */
+  limit?: number;
+  /** PDF pages: `"3"`, `"2-5"`, `"1,28-"`. */
+  pages?: string;
+  /** Render PDF pages as pictures; send an SVG file as a picture. */
+  render?: boolean;
+  /** Password of an encrypted PDF (the user or the owner password). */
+  password?: string;
+}
+
+/** One item of `read`'s `paths`: a path, or a path with its own options. */
+export type PathSpec = string | PathItem;
+
+/** The `format` param of `read`: the shape of the result (docs/formats.md). */
+export type ReadFormat = 'xml' | 'anthropic' | 'openai' | 'toolresult' | 'text';
+
+/** The `images` param of `read`. */
+export interface ImageParams {
+  /** Long edge in pixels of the images sent, 16 to 8000; default 1568. */
+  maxDimension?: number;
+  /** Base64 bytes of all the request's images, 0 to 1073741824; default 20 MiB. */
+  maxTotalBytes?: number;
+  /** `detail` of the `openai` format's image parts; default `auto`. */
+  detail?: 'auto' | 'low' | 'high';
+}
 
 /** Parameters of the `read` method. */
 export interface ReadParams {
+  /** 1 to 10,000 items. */
   paths: PathSpec[];
+  /** Base of relative paths; default: the connection's `rootPath`. */
   cwd?: string;
+  /** First line shown of text files (>= 1); default 1. */
   offset?: number;
+  /** Lines shown at most of text files (>= 1); default 2000. */
   limit?: number;
+  /** `cat -n` numbering; default true. */
   lineNumbers?: boolean;
-  images?: { maxDimension?: number };
+  images?: ImageParams;
+  /** The shape of the result; default `xml` (a ReadResult), else a FormattedReadResult. */
+  format?: ReadFormat;
 }
 
 /** `files[i]` of a read result: answers `paths[i]`. */
@@ -40,6 +66,14 @@ export interface FileInfo {
   width?: number;
   height?: number;
   pages?: number;
+  /** Pictures: the size of the upright source when it was resized. */
+  originalWidth?: number;
+  originalHeight?: number;
+  /** An animation, of which the first frame is sent. */
+  animated?: boolean;
+  /** PDFs: from the document information. */
+  title?: string;
+  author?: string;
   /** Set when this file could not be read (FILE_NOT_FOUND, IS_DIRECTORY, ...). */
   code?: string;
   error?: string;
@@ -67,13 +101,52 @@ export interface ReadResult {
   lines: number;
 }
 
+/** The `toolresult` format's shape. */
+export interface ToolResultShape {
+  success: boolean;
+  /** The `<ReadResults>` XML. */
+  content: string;
+  error?: string;
+  shortResult: string;
+  images: Array<{ data: string; mediaType: string }>;
+}
+
+/**
+ * The result of `read` with a `format` other than `xml`: `{FORMAT: shape, files, bytes, lines}`.
+ * The anthropic and openai shapes are those APIs' content blocks and parts (docs/formats.md).
+ */
+export interface FormattedReadResult {
+  anthropic?: unknown[];
+  openai?: unknown[];
+  toolresult?: ToolResultShape;
+  text?: string;
+  files: FileInfo[];
+  bytes: number;
+  lines: number;
+}
+
+/** `read` params that ask for the default `xml` format. */
+export type XmlReadParams = ReadParams & { format?: 'xml' };
+
+/**
+ * What `read` answers for params of type P: a ReadResult for the `xml` format (the default), a
+ * FormattedReadResult for another, either when P does not say which.
+ */
+export type ReadAnswer<P extends ReadParams> = P extends { format: Exclude<ReadFormat, 'xml'> }
+  ? FormattedReadResult
+  : P extends { paths: PathSpec[]; format?: 'xml' }
+    ? ReadResult
+    : ReadResult | FormattedReadResult;
+
 /** Parameters of `initialize`. */
 export interface InitializeParams {
+  /** Base of relative paths for the connection. */
   rootPath?: string;
   /** Refuse files outside rootPath once symlinks are resolved (needs rootPath). */
   confineToRoot?: boolean;
   /** Glob patterns of files never to read: a name (`.env`, `*.pem`) or a path under the root. */
   exclude?: string[];
+  /** Who is connecting; logged by the daemon. */
   clientInfo?: { name: string; version?: string };
 }
 
@@ -81,7 +154,7 @@ export interface InitializeParams {
 export interface InitializeResult {
   serverInfo: { name: string; version: string };
   capabilities: {
-    read?: { types?: string[]; maxPaths?: number; defaultLimit?: number };
+    read?: { types?: string[]; maxPaths?: number; defaultLimit?: number; formats?: ReadFormat[] };
     cancelRequest?: boolean;
     [key: string]: unknown;
   };

@@ -8,24 +8,14 @@ import { ReadResult } from './protocol';
 import { formatBytes, ResultStore, ShownResult } from './results';
 
 export interface ReadCommandDeps {
-  root(): string | undefined;
+  /** How to write a file's path in the request: relative to its workspace folder (see WorkspaceRoots.display). */
+  display(fsPath: string): string;
   read(paths: string[], token: vscode.CancellationToken): Promise<ReadResult>;
   results: ResultStore;
   log(line: string): void;
 }
 
 const MAX_PICK_FILES = 20_000;
-
-/** Path to send for a file: relative to the root when inside it, else absolute. */
-export function pathForRead(root: string | undefined, fsPath: string): string {
-  if (root) {
-    const rel = path.relative(root, fsPath);
-    if (rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel)) {
-      return rel.split(path.sep).join('/');
-    }
-  }
-  return fsPath;
-}
 
 /** Files directly in a folder, as VS Code lists them (files.exclude applies), sorted. */
 export async function filesInFolder(folder: vscode.Uri): Promise<vscode.Uri[]> {
@@ -58,7 +48,7 @@ async function expandSelection(uris: vscode.Uri[]): Promise<vscode.Uri[]> {
   return out;
 }
 
-async function pickFiles(root: string | undefined): Promise<vscode.Uri[] | undefined> {
+async function pickFiles(display: (fsPath: string) => string): Promise<vscode.Uri[] | undefined> {
   const files = await vscode.workspace.findFiles('**/*', undefined, MAX_PICK_FILES);
   if (files.length === 0) {
     void vscode.window.showInformationMessage('readerd: the workspace has no files to read.');
@@ -66,7 +56,7 @@ async function pickFiles(root: string | undefined): Promise<vscode.Uri[] | undef
   }
   const items = files
     .map((uri) => {
-      const rel = pathForRead(root, uri.fsPath);
+      const rel = display(uri.fsPath);
       const dir = path.posix.dirname(rel);
       return { label: path.basename(uri.fsPath), description: dir === '.' ? '' : dir, uri, rel };
     })
@@ -86,14 +76,13 @@ export async function readFilesCommand(
   clicked?: unknown,
   selected?: unknown,
 ): Promise<ShownResult | undefined> {
-  const root = deps.root();
   let uris: vscode.Uri[] | undefined;
   if (Array.isArray(selected) && selected.length > 0 && selected.every((u) => u instanceof vscode.Uri)) {
     uris = selected as vscode.Uri[];
   } else if (clicked instanceof vscode.Uri) {
     uris = [clicked];
   } else {
-    uris = await pickFiles(root);
+    uris = await pickFiles((p) => deps.display(p));
   }
   if (!uris || uris.length === 0) {
     return undefined;
@@ -103,7 +92,7 @@ export async function readFilesCommand(
     void vscode.window.showInformationMessage('readerd: the selected folders have no files to read.');
     return undefined;
   }
-  const paths = files.map((u) => pathForRead(root, u.fsPath));
+  const paths = files.map((u) => deps.display(u.fsPath));
   let result: ReadResult;
   try {
     result = await vscode.window.withProgress(

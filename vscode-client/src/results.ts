@@ -3,6 +3,7 @@
 
 import * as vscode from 'vscode';
 import { ReadResult } from './protocol';
+import { RecentMap } from './recent';
 
 export const RESULT_SCHEME = 'readerd';
 
@@ -12,9 +13,19 @@ export interface ShownResult {
   title: string;
 }
 
-/** Holds the results read in this window and serves their XML as documents. */
+/** How many results are kept for their documents and the image panel, the oldest dropped first. */
+export const KEPT_RESULTS = 20;
+/** Bytes of XML and image data kept at most (the last result is kept whatever its size). */
+export const KEPT_RESULT_BYTES = 64 * 1024 * 1024;
+
+/** Bytes a result holds: its XML (UTF-8) and its images' base64. */
+export function resultBytes(result: ReadResult): number {
+  return Buffer.byteLength(result.xml) + result.images.reduce((sum, image) => sum + image.data.length, 0);
+}
+
+/** Holds the recent results read in this window and serves their XML as documents. */
 export class ResultStore implements vscode.TextDocumentContentProvider, vscode.Disposable {
-  private readonly results = new Map<string, ShownResult>();
+  private readonly results = new RecentMap<string, ShownResult>(KEPT_RESULTS, KEPT_RESULT_BYTES, (s) => resultBytes(s.result));
   private counter = 0;
   private last: ShownResult | undefined;
   private panel: vscode.WebviewPanel | undefined;

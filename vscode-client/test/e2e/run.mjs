@@ -1,9 +1,11 @@
 // Runs the extension in a real VS Code: code-server (VS Code served over HTTP) driven by Debian's
-// Chromium through playwright-core. Two phases:
+// Chromium through playwright-core. Three phases:
 //   1. the in-VS-Code suite (out/test/suite/index.js) with the extension loaded from its folder,
 //      through the `payload` parameter (extensionDevelopmentPath + extensionTestsPath);
 //   2. the packaged .vsix installed into code-server, and a person's use of it: the command
-//      palette, "readerd: Read Files...", the quick pick, a screenshot of the result.
+//      palette, "readerd: Read Files...", the quick pick, a screenshot of the result;
+//   3. the multi-root suite (out/test/suite/multiRoot.js) in a workspace of two folders opened
+//      from a .code-workspace file.
 // Prints one `ok`/`not ok` line per test. Exit status 0 only when every test passed.
 //
 // Environment: CODE_SERVER (…/node_modules/code-server), PLAYWRIGHT (a folder whose node_modules
@@ -75,6 +77,28 @@ function makeWorkspace(dir) {
   fs.writeFileSync(path.join(dir, '.env'), 'API_KEY=not-for-the-model\n');
   fs.symlinkSync('/etc/hostname', path.join(dir, 'escape.txt'));
   writeJson(path.join(dir, '.vscode', 'settings.json'), { 'files.exclude': { '**/*.tmp': true, '**/.vscode': true, '**/.readerd-e2e-results.json': true } });
+}
+
+/** A multi-root workspace: two folders and the .code-workspace file; a third folder to add. */
+function makeMultiRoot(dir) {
+  const app = path.join(dir, 'app');
+  const lib = path.join(dir, 'lib');
+  fs.mkdirSync(path.join(app, 'src'), { recursive: true });
+  fs.mkdirSync(path.join(lib, 'docs'), { recursive: true });
+  fs.mkdirSync(path.join(dir, 'extra'), { recursive: true });
+  fs.writeFileSync(path.join(app, 'a.txt'), 'alpha\nbeta\ngamma\n');
+  fs.writeFileSync(path.join(app, 'src', 'main.c'), 'int main(void) {\n  return 0;\n}\n');
+  fs.writeFileSync(path.join(lib, 'b.txt'), 'one\ntwo\n');
+  fs.writeFileSync(path.join(lib, 'only-in-lib.txt'), 'only here\n');
+  fs.writeFileSync(path.join(lib, 'docs', 'one.md'), '# One\n');
+  fs.writeFileSync(path.join(lib, 'docs', 'two.md'), '# Two\n');
+  fs.writeFileSync(path.join(lib, '.env'), 'API_KEY=not-for-the-model\n');
+  fs.copyFileSync(path.join(extensionDir, '..', 'samples', 'readerd.png'), path.join(lib, 'logo.png'));
+  fs.symlinkSync(path.join(lib, 'b.txt'), path.join(app, 'link-to-lib.txt'));
+  fs.writeFileSync(path.join(dir, 'extra', 'x.txt'), 'extra\n');
+  const file = path.join(dir, 'multi.code-workspace');
+  writeJson(file, { folders: [{ path: 'app' }, { path: 'lib', name: 'Library' }], settings: {} });
+  return file;
 }
 
 function runNode(args, opts = {}) {
@@ -153,28 +177,32 @@ async function launchBrowser(profile) {
   });
 }
 
-/** Phase 1: the in-VS-Code suite. */
-async function runSuite(base, dirs, browserLog) {
+/**
+ * Phases 1 and 3: a suite in VS Code. `suite.module` is the test module under out/test/suite,
+ * `suite.open` the query that opens the workspace (`folder=...` or `workspace=...`),
+ * `suite.name` the name its outcomes are written under (see test/suite/harness.ts).
+ */
+async function runSuite(base, dirs, browserLog, suite) {
   const remote = (p) => `vscode-remote://${base.host}${p}`;
   const payload = [
     ['extensionDevelopmentPath', remote(extensionDir)],
-    ['extensionTestsPath', remote(path.join(extensionDir, 'out', 'test', 'suite', 'index.js'))],
+    ['extensionTestsPath', remote(path.join(extensionDir, 'out', 'test', 'suite', suite.module))],
   ];
-  const context = await launchBrowser(path.join(scratch, 'chromium-suite'));
+  const context = await launchBrowser(path.join(scratch, `chromium-${suite.name}`));
   try {
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base.origin });
     const page = context.pages()[0] ?? (await context.newPage());
-    page.on('console', (m) => fs.appendFileSync(browserLog, `[suite] ${m.type()}: ${m.text()}\n`));
+    page.on('console', (m) => fs.appendFileSync(browserLog, `[${suite.name}] ${m.type()}: ${m.text()}\n`));
     let resolveExit;
     const exited = new Promise((resolve) => (resolveExit = resolve));
     await page.exposeFunction('codeAutomationExit', (code) => resolveExit(code));
-    await page.goto(`${base.origin}/?folder=${encodeURIComponent(dirs.workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`);
+    await page.goto(`${base.origin}/?${suite.open}&payload=${encodeURIComponent(JSON.stringify(payload))}`);
     let timer;
     const code = await Promise.race([exited, new Promise((r) => (timer = setTimeout(() => r('timeout'), 180_000)))]);
     clearTimeout(timer);
     let results = [];
     try {
-      results = JSON.parse(fs.readFileSync(dirs.results, 'utf8'));
+      results = JSON.parse(fs.readFileSync(dirs.results.replace(/\.json$/, `-${suite.name}.json`), 'utf8'));
     } catch {
       // the suite never wrote: reported below
     }
@@ -182,9 +210,9 @@ async function runSuite(base, dirs, browserLog) {
       report(r.name, r.ok, r.ok ? '' : r.error);
     }
     if (results.length === 0) {
-      report('vscode_suite_ran', false, `the suite reported nothing (exit ${code}); see ${browserLog} and the server log`);
+      report(`vscode_suite_${suite.name}_ran`, false, `the suite reported nothing (exit ${code}); see ${browserLog} and the server log`);
     } else if (code !== 0 && results.every((r) => r.ok)) {
-      report('vscode_suite_exit', false, `VS Code reported exit ${code} though every test passed`);
+      report(`vscode_suite_${suite.name}_exit`, false, `VS Code reported exit ${code} though every test passed`);
     }
   } finally {
     await context.close();
@@ -255,8 +283,7 @@ async function runUi(base, dirs, browserLog) {
     page.on('console', (m) => fs.appendFileSync(browserLog, `[ui] ${m.type()}: ${m.text()}\n`));
     await page.goto(`${base.origin}/?folder=${encodeURIComponent(dirs.workspace)}`);
     await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
-    // The status bar item shows once the installed extension has activated.
-    await page.locator('.statusbar-item', { hasText: 'readerd' }).first().waitFor({ state: 'visible', timeout: 60_000 });
+    // The extension activates with its first command (the palette lists it from package.json).
     await runFromPalette(page, 'readerd: Read Files...');
     await page.locator('.quick-input-widget .quick-input-list .monaco-list-row').first().waitFor({ state: 'visible', timeout: 15_000 });
     await checkItem(page, 'main.c', 'main.c');
@@ -279,6 +306,8 @@ async function runUi(base, dirs, browserLog) {
     // The notification that sums up the read, with its "Copy as prompt context" button.
     await page.locator('.notification-toast', { hasText: 'readerd: read 3 of 3 files' }).first()
       .waitFor({ state: 'visible', timeout: 10_000 });
+    // The status bar item, there since the command activated the extension, shows the daemon.
+    await page.locator('.statusbar-item', { hasText: 'readerd' }).first().waitFor({ state: 'visible', timeout: 10_000 });
     fs.mkdirSync(screenshots, { recursive: true });
     await page.screenshot({ path: shot });
     const want = ["path='src/main.c'", "path='logo.png'", "path='docs/notes.txt'"];
@@ -316,6 +345,7 @@ async function main() {
   fs.rmSync(scratch, { recursive: true, force: true });
   const dirs = {
     workspace: path.join(scratch, 'workspace'),
+    multiRoot: path.join(scratch, 'multi-root'),
     userData: path.join(scratch, 'user-data'),
     extensions: path.join(scratch, 'extensions'),
     results: path.join(scratch, 'suite-results.json'),
@@ -326,6 +356,7 @@ async function main() {
     },
   };
   makeWorkspace(dirs.workspace);
+  const workspaceFile = makeMultiRoot(dirs.multiRoot);
   writeJson(path.join(dirs.userData, 'User', 'settings.json'), {
     'readerd.path': readerd,
     'chat.disableAIFeatures': false,
@@ -360,7 +391,7 @@ async function main() {
     let base = { origin: `http://127.0.0.1:${port}`, host: `127.0.0.1:${port}` };
     server = await startCodeServer(port, dirs, dirs.workspace, serverLog, { smokeTestDriver: true });
     console.log(`# code-server on ${base.origin} (${elapsed()})`);
-    await runSuite(base, dirs, browserLog);
+    await runSuite(base, dirs, browserLog, { name: 'single', module: 'index.js', open: `folder=${encodeURIComponent(dirs.workspace)}` });
     console.log(`# suite done (${elapsed()})`);
     await stopProcessGroup(server);
     if (installed) {
@@ -369,7 +400,13 @@ async function main() {
       server = await startCodeServer(port, dirs, dirs.workspace, serverLog, { smokeTestDriver: false });
       await runUi(base, dirs, browserLog);
       console.log(`# UI done (${elapsed()})`);
+      await stopProcessGroup(server);
     }
+    port = await freePort();
+    base = { origin: `http://127.0.0.1:${port}`, host: `127.0.0.1:${port}` };
+    server = await startCodeServer(port, dirs, workspaceFile, serverLog, { smokeTestDriver: true });
+    await runSuite(base, dirs, browserLog, { name: 'multi-root', module: 'multiRoot.js', open: `workspace=${encodeURIComponent(workspaceFile)}` });
+    console.log(`# multi-root suite done (${elapsed()})`);
   } catch (error) {
     report('vscode_run', false, String(error.stack ?? error));
   } finally {

@@ -2,6 +2,8 @@
 // loaded from its folder. test/e2e/run.mjs starts VS Code with this module as
 // `extensionTestsPath`; VS Code calls run() and reports whether it threw.
 //
+// The extension is not activated before the first test: the first use is a tool call.
+//
 // The workspace is made by run.mjs: a.txt, src/main.c, logo.png, docs/my file.md,
 // docs/notes.txt, docs/skip.tmp (excluded by files.exclude), docs/deeper/hidden.txt, .env, and
 // escape.txt (a link to /etc/hostname).
@@ -11,41 +13,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ReaderdApi } from '../../src/api';
+import { readSettings } from '../../src/config';
 import type { ShownResult } from '../../src/results';
-
-const EXTENSION_ID = 'readerd.readerd';
-
-interface Outcome {
-  name: string;
-  ok: boolean;
-  ms: number;
-  error?: string;
-}
-
-type TestFn = () => Promise<void>;
-const tests: Array<{ name: string; fn: TestFn; timeoutMs: number }> = [];
-
-function test(name: string, fn: TestFn, timeoutMs = 30_000): void {
-  tests.push({ name, fn, timeoutMs });
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-async function waitFor<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) {
-      return value;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what}`);
-    }
-    await sleep(50);
-  }
-}
+import { EXTENSION_ID, readerdChildren, resultsFile, runTests, test, waitFor } from './harness';
 
 function root(): string {
   const folder = vscode.workspace.workspaceFolders?.[0];
@@ -59,11 +29,24 @@ function uri(rel: string): vscode.Uri {
 
 let api: ReaderdApi;
 
-test('vscode_extension_activates', async () => {
+test('vscode_extension_inactive_until_used', async () => {
   const ext = vscode.extensions.getExtension<ReaderdApi>(EXTENSION_ID);
   assert.ok(ext, `extension ${EXTENSION_ID} is installed`);
-  api = await ext.activate();
-  assert.equal(ext.isActive, true);
+  // The workbench has finished starting (this suite runs after it): nothing activated readerd.
+  assert.equal(ext.isActive, false, 'not activated at startup');
+  assert.deepEqual(readerdChildren(), [], 'no readerd process');
+});
+
+test('vscode_tool_call_activates_and_starts_daemon', async () => {
+  const info = await waitFor('the tool in vscode.lm.tools', () => vscode.lm.tools.find((t) => t.name === 'readerd_read_files'));
+  assert.ok(info, 'the tool is listed from package.json before activation');
+  const result = await vscode.lm.invokeTool('readerd_read_files', { input: { paths: ['a.txt'] }, toolInvocationToken: undefined });
+  const [text] = result.content;
+  assert.ok(text instanceof vscode.LanguageModelTextPart);
+  assert.match(text.value, /<Content path='a.txt' type='text'/);
+  const ext = vscode.extensions.getExtension<ReaderdApi>(EXTENSION_ID)!;
+  assert.equal(ext.isActive, true, 'the tool call activated the extension');
+  api = ext.exports;
   assert.equal(api.apiVersion, 1);
   assert.equal(typeof api.readFiles, 'function');
   assert.equal(typeof api.expandMentions, 'function');
@@ -73,12 +56,54 @@ test('vscode_extension_activates', async () => {
   }
 });
 
-test('vscode_daemon_starts', async () => {
-  const info = await waitFor('the daemon to run', () => (api.daemon().state === 'running' ? api.daemon() : undefined));
+test('vscode_daemon_started_by_first_use', async () => {
+  const info = api.daemon();
+  assert.equal(info.state, 'running');
   assert.equal(typeof info.pid, 'number');
   assert.equal(info.serverInfo?.name, 'readerd');
   assert.match(info.target, /^stdio .*readerd$/);
-  process.kill(info.pid!, 0); // the process exists
+  assert.deepEqual(readerdChildren(), [info.pid], 'one daemon, started by this extension host');
+});
+
+test('vscode_settings_defaults_come_from_package_json', async () => {
+  const ext = vscode.extensions.getExtension(EXTENSION_ID)!;
+  const properties = ext.packageJSON.contributes.configuration.properties as Record<string, { default: unknown }>;
+  const settings = readSettings() as unknown as Record<string, unknown>;
+  const names = Object.keys(properties).map((k) => k.replace(/^readerd\./, ''));
+  assert.deepEqual(Object.keys(settings).sort(), names.sort());
+  for (const name of names) {
+    // readerd.path is set by the test's user settings; every other one is package.json's default.
+    if (name !== 'path') {
+      assert.deepEqual(settings[name], properties[`readerd.${name}`]!.default, `readerd.${name}`);
+    }
+  }
+});
+
+test('vscode_settings_changes_apply', async () => {
+  const config = () => vscode.workspace.getConfiguration('readerd');
+  const root0 = root();
+  try {
+    // A request setting: the next read follows it, the daemon keeps running.
+    const pid = api.daemon().pid;
+    await config().update('lineNumbers', false, vscode.ConfigurationTarget.Global);
+    const shown = (await vscode.commands.executeCommand('readerd.readFiles', uri('a.txt'), [uri('a.txt')])) as ShownResult;
+    assert.match(shown.result.xml, /<!\[CDATA\[alpha\nbeta/);
+    assert.equal(api.daemon().pid, pid);
+    // A daemon setting: restarts it, and the new fence applies.
+    await config().update('exclude', ['a.txt'], vscode.ConfigurationTarget.Global);
+    await waitFor('a restarted daemon', () => api.daemon().state === 'running' && api.daemon().pid !== pid);
+    const denied = await api.readFiles(['a.txt', 'src/main.c']);
+    assert.deepEqual(denied.files.map((f) => f.code ?? f.type), ['ACCESS_DENIED', 'text']);
+  } finally {
+    const pid = api.daemon().pid;
+    await config().update('lineNumbers', undefined, vscode.ConfigurationTarget.Global);
+    await config().update('exclude', undefined, vscode.ConfigurationTarget.Global);
+    await waitFor('the daemon back with the defaults', () => api.daemon().state === 'running' && api.daemon().pid !== pid);
+  }
+  assert.equal(root(), root0);
+  const back = await api.readFiles(['a.txt', '.env']);
+  assert.deepEqual(back.files.map((f) => f.code ?? f.type), ['text', 'ACCESS_DENIED']);
+  assert.match(back.xml, /\s+1\talpha/);
 });
 
 test('vscode_read_command_on_multi_selection', async () => {
@@ -191,29 +216,5 @@ test('vscode_daemon_restarts_after_kill', async () => {
 });
 
 export async function run(): Promise<void> {
-  const outcomes: Outcome[] = [];
-  const resultsFile = process.env.READERD_E2E_RESULTS ?? path.join(root(), '.readerd-e2e-results.json');
-  for (const t of tests) {
-    const started = Date.now();
-    try {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        t.fn(),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`timed out after ${t.timeoutMs} ms`)), t.timeoutMs);
-        }),
-      ]).finally(() => clearTimeout(timer));
-      outcomes.push({ name: t.name, ok: true, ms: Date.now() - started });
-      console.log(`ok - ${t.name}`);
-    } catch (error) {
-      const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
-      outcomes.push({ name: t.name, ok: false, ms: Date.now() - started, error: message });
-      console.log(`not ok - ${t.name}\n${message}`);
-    }
-    fs.writeFileSync(resultsFile, JSON.stringify(outcomes, null, 2));
-  }
-  const failed = outcomes.filter((o) => !o.ok).length;
-  if (failed > 0) {
-    throw new Error(`${failed} of ${outcomes.length} tests failed`);
-  }
+  await runTests(resultsFile('single'));
 }

@@ -11,12 +11,16 @@ import {
   makeWorkspace,
   readerdBinary,
   removeWorkspace,
+  settingDefault,
   startSocketDaemon,
   stopProcess,
   waitFor,
 } from './helpers';
 
 let root: string;
+
+/** What the settings give in the extension: package.json's defaults. */
+const TIMING = { requestTimeoutMs: settingDefault<number>('requestTimeout'), maxRestartDelayMs: settingDefault<number>('maxRestartDelay') };
 
 before(() => {
   root = makeWorkspace();
@@ -34,7 +38,7 @@ after(async () => {
 });
 
 function manager(extra: Partial<ConstructorParameters<typeof DaemonManager>[0]> = {}): { m: DaemonManager; states: DaemonState[] } {
-  const m = new DaemonManager({ binary: readerdBinary(), rootPath: root, minRestartDelayMs: 50, ...extra });
+  const m = new DaemonManager({ ...TIMING, binary: readerdBinary(), rootPath: root, minRestartDelayMs: 50, ...extra });
   managers.push(m);
   const states: DaemonState[] = [];
   m.onDidChangeState((info) => states.push(info.state));
@@ -132,7 +136,7 @@ test('daemon_stop_during_restart_stays_stopped', async () => {
 });
 
 test('daemon_missing_binary_fails', async () => {
-  const m = new DaemonManager({ binary: path.join(root, 'nope', 'readerd') });
+  const m = new DaemonManager({ ...TIMING, binary: path.join(root, 'nope', 'readerd') });
   await assert.rejects(m.start(), (e: unknown) => e instanceof ReaderdError && e.kind === 'start');
   assert.equal(m.state, 'failed');
   await assert.rejects(m.read({ paths: ['a.txt'] }), /cannot start/);
@@ -141,7 +145,7 @@ test('daemon_missing_binary_fails', async () => {
 test('daemon_socket_mode_reconnects_when_daemon_comes_back', async () => {
   const socketPath = path.join(root, 'mgr.sock');
   let daemon = await startSocketDaemon(socketPath);
-  const m = new DaemonManager({ socket: socketPath, rootPath: root, minRestartDelayMs: 50, maxRestartDelayMs: 200 });
+  const m = new DaemonManager({ ...TIMING, socket: socketPath, rootPath: root, minRestartDelayMs: 50, maxRestartDelayMs: 200 });
   managers.push(m);
   after(() => stopProcess(daemon));
   await m.start();

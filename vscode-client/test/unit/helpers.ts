@@ -18,6 +18,21 @@ export function readerdBinary(): string {
   return binary;
 }
 
+/** The extension's package.json. */
+export const PACKAGE_JSON = JSON.parse(fs.readFileSync(path.join(REPO, 'vscode-client', 'package.json'), 'utf8')) as {
+  activationEvents?: string[];
+  contributes: { configuration: { properties: Record<string, { default?: unknown }> } };
+};
+
+/** The default package.json gives the setting `readerd.NAME`. */
+export function settingDefault<T>(name: string): T {
+  const property = PACKAGE_JSON.contributes.configuration.properties[`readerd.${name}`];
+  if (!property || !('default' in property)) {
+    throw new Error(`package.json declares no default for readerd.${name}`);
+  }
+  return property.default as T;
+}
+
 /** A scratch workspace with a text file, an image, a file with spaces in its name and a folder. */
 export function makeWorkspace(): string {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'readerd-unit-'));

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ReaderdClient } from '../../src/client';
 import { expandMentions, parseMentions } from '../../src/mentions';
-import { ReadParams } from '../../src/protocol';
+import { XmlReadParams } from '../../src/protocol';
 import { makeWorkspace, readerdBinary, removeWorkspace } from './helpers';
 
 const paths = (text: string): string[] => parseMentions(text).map((m) => m.path);
@@ -63,7 +63,7 @@ describe('parseMentions', () => {
 describe('expandMentions with readerd', () => {
   let root: string;
   let client: ReaderdClient;
-  let requests: ReadParams[];
+  let requests: XmlReadParams[];
 
   before(async () => {
     root = makeWorkspace();
@@ -78,7 +78,7 @@ describe('expandMentions with readerd', () => {
 
   const deps = () => ({
     root,
-    read: (params: ReadParams) => {
+    read: (params: XmlReadParams) => {
       requests.push(params);
       return client.read(params);
     },

@@ -1,0 +1,59 @@
+// The `readerd.*` settings, read in one place. Their defaults are those package.json declares
+// (VS Code applies them): none is repeated here.
+
+import * as vscode from 'vscode';
+
+export const SECTION = 'readerd';
+
+/** The settings, as the user (or package.json's default) sets them. */
+export interface Settings {
+  path: string;
+  socket: string;
+  requestTimeout: number;
+  maxRestartDelay: number;
+  lineNumbers: boolean;
+  maxImageDimension: number;
+  confineToWorkspace: boolean;
+  exclude: string[];
+}
+
+/** The settings that shape the daemon or its connection: changing one restarts it. */
+export const DAEMON_SETTINGS: ReadonlyArray<keyof Settings> = [
+  'path',
+  'socket',
+  'requestTimeout',
+  'maxRestartDelay',
+  'confineToWorkspace',
+  'exclude',
+];
+
+const KEYS: ReadonlyArray<keyof Settings> = [
+  'path',
+  'socket',
+  'requestTimeout',
+  'maxRestartDelay',
+  'lineNumbers',
+  'maxImageDimension',
+  'confineToWorkspace',
+  'exclude',
+];
+
+/** Reads every setting. A value package.json gives no default for would be undefined: none lacks one. */
+export function readSettings(): Settings {
+  const config = vscode.workspace.getConfiguration(SECTION);
+  const out: Record<string, unknown> = {};
+  for (const key of KEYS) {
+    out[key] = config.get(key);
+  }
+  return out as unknown as Settings;
+}
+
+/** Calls `listener` with the names of the settings that changed (for example `['socket']`). */
+export function onDidChangeSettings(listener: (changed: Array<keyof Settings>) => void): vscode.Disposable {
+  return vscode.workspace.onDidChangeConfiguration((e) => {
+    const changed = KEYS.filter((key) => e.affectsConfiguration(`${SECTION}.${key}`));
+    if (changed.length > 0) {
+      listener(changed);
+    }
+  });
+}
