@@ -11,7 +11,7 @@
 
 #include "daemon/request.h"
 #include "daemon/server.h"
-#include "daemon/workspace.h"
+#include "daemon/readers/workspace.h"
 #include "ipc/read-params.h"
 
 static const char usage_text[] =

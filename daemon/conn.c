@@ -11,7 +11,7 @@
 #include "daemon/log.h"
 #include "daemon/macro.h"
 #include "daemon/request.h"
-#include "daemon/workspace.h"
+#include "daemon/readers/workspace.h"
 #include "ipc/frame.h"
 #include "ipc/initialize-params.h"
 #include "ipc/jsonrpc.h"

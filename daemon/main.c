@@ -11,10 +11,10 @@
 #include <libxml/parser.h>
 
 #include "daemon/cli.h"
-#include "daemon/detect.h"
+#include "daemon/readers/detect.h"
 #include "daemon/log.h"
-#include "daemon/pdf-worker.h"
-#include "daemon/pdf.h"
+#include "daemon/pdf/worker/pdf-worker.h"
+#include "daemon/pdf/pdf.h"
 #include "daemon/scheduler.h"
 
 

@@ -6,9 +6,9 @@
 #include <glib.h>
 #include <libxml/parser.h>
 
-#include "daemon/image.h"
+#include "daemon/readers/image.h"
 #include "daemon/macro.h"
-#include "daemon/reader.h"
+#include "daemon/readers/reader.h"
 #include "daemon/scheduler.h"
 #include "formatters/format.h"
 #include "formatters/result.h"

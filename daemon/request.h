@@ -11,7 +11,7 @@
 #include <glib.h>
 #include <uv.h>
 
-#include "daemon/workspace.h"
+#include "daemon/readers/workspace.h"
 #include "ipc/read-params.h"
 
 typedef enum {

@@ -8,7 +8,7 @@
 
 #include <glib.h>
 
-#include "daemon/detect.h"
+#include "daemon/readers/detect.h"
 
 #define B(s) ((const uint8_t *)(s)), (sizeof(s) - 1)
 

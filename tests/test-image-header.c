@@ -6,8 +6,8 @@
 #include <gdk-pixbuf/gdk-pixbuf.h>
 #include <glib.h>
 
-#include "daemon/detect.h"
-#include "daemon/image-header.h"
+#include "daemon/readers/detect.h"
+#include "daemon/readers/image-header.h"
 #include "tests/skip.h"
 
 #define PIXBUF_TESTS "/usr/libexec/installed-tests/gdk-pixbuf"

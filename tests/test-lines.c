@@ -6,8 +6,8 @@
 
 #include <glib.h>
 
-#include "daemon/lines.h"
-#include "daemon/text.h"
+#include "daemon/readers/lines.h"
+#include "daemon/readers/text.h"
 
 /* Like ck_assert_str_eq, for strings too long for check's message: reports where they differ. */
 #define assert_long_str_eq(a, b)                                                                   \

@@ -19,16 +19,16 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
-#include "daemon/pdf-doc-cache.h"
-#include "daemon/pdf-encode.h"
-#include "daemon/pdf-file-id.h"
-#include "daemon/pdf-password.h"
-#include "daemon/pdf-select.h"
-#include "daemon/pdf-spawn.h"
-#include "daemon/pdf-wire.h"
-#include "daemon/pdf-worker.h"
-#include "daemon/pdf.h"
-#include "daemon/reader.h"
+#include "daemon/pdf/worker/pdf-doc-cache.h"
+#include "daemon/pdf/worker/pdf-encode.h"
+#include "daemon/pdf/pdf-file-id.h"
+#include "daemon/pdf/pdf-password.h"
+#include "daemon/pdf/pdf-select.h"
+#include "daemon/pdf/pdf-spawn.h"
+#include "daemon/pdf/pdf-wire.h"
+#include "daemon/pdf/worker/pdf-worker.h"
+#include "daemon/pdf/pdf.h"
+#include "daemon/readers/reader.h"
 #include "tests/skip.h"
 
 #define TASN1_PDF "/usr/share/doc/libtasn1-doc/libtasn1.pdf"

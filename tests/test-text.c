@@ -10,7 +10,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
-#include "daemon/text.h"
+#include "daemon/readers/text.h"
 #include "formatters/result.h"
 #include "tests/skip.h"
 

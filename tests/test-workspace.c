@@ -9,7 +9,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
-#include "daemon/workspace.h"
+#include "daemon/readers/workspace.h"
 
 static char *top; /* a temporary folder holding ws/ (the root) and outside/ */
 static char *root;

@@ -10,7 +10,7 @@
 
 #include <glib.h>
 
-#include "daemon/pdf-password.c"
+#include "daemon/pdf/pdf-password.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

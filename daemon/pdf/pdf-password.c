@@ -1,0 +1,55 @@
+#include "daemon/pdf/pdf-password.h"
+
+#include <stdint.h>
+
+/* The code point of the UTF-8 character at p[0..left), its length in *ret_n; -1 when it is
+ * not a valid, shortest-form character that fits. */
+static int32_t utf8_char(const unsigned char *p, size_t left, size_t *ret_n) {
+  size_t n = p[0] < 0x80             ? 1
+             : (p[0] & 0xE0) == 0xC0 ? 2
+             : (p[0] & 0xF0) == 0xE0 ? 3
+             : (p[0] & 0xF8) == 0xF0 ? 4
+                                     : 0;
+  static const int32_t min[] = {0, 0, 0x80, 0x800, 0x10000};
+  int32_t c;
+
+  if (n == 0 || n > left)
+    return -1;
+  c = n == 1 ? p[0] : p[0] & (0x7F >> n);
+  for (size_t i = 1; i < n; i++) {
+    if ((p[i] & 0xC0) != 0x80)
+      return -1;
+    c = (c << 6) | (p[i] & 0x3F);
+  }
+  if (c < min[n] || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+    return -1;
+  *ret_n = n;
+  return c;
+}
+
+/* Bytes of the first 32 characters when they all become one Latin-1 byte; 0 when not. */
+static size_t latin1_prefix(const unsigned char *p, size_t len) {
+  size_t at = 0;
+
+  for (int chars = 0; chars < PDF_PASSWORD_PADDED_MAX && at < len; chars++) {
+    size_t n = 0;
+    int32_t c = utf8_char(p + at, len - at, &n);
+
+    if (c < 0 || c > 0xFF)
+      return 0;
+    at += n;
+  }
+  return at;
+}
+
+/* Leading bytes a rule keeps of a password; see pdf-password.h. */
+size_t pdf_password_cut(const char *pw, size_t len, PdfPasswordRule rule) {
+  size_t latin1;
+
+  if (rule == PDF_PASSWORD_AES256)
+    return len < PDF_PASSWORD_AES256_MAX ? len : PDF_PASSWORD_AES256_MAX;
+  if (len <= PDF_PASSWORD_PADDED_MAX)
+    return len;
+  latin1 = latin1_prefix((const unsigned char *)pw, len);
+  return latin1 > 0 ? latin1 : PDF_PASSWORD_PADDED_MAX;
+}

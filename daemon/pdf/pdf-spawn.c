@@ -1,0 +1,249 @@
+#include "daemon/pdf/pdf-spawn.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <glib.h>
+
+#include "daemon/pdf/pdf-wire.h"
+#include "daemon/pdf/worker/pdf-worker.h"
+
+extern char **environ;
+
+/* Idle workers, the most recently used last, each with the executable it runs. */
+typedef struct {
+  PdfWorker w;
+  char *path;
+} Idle;
+
+static pthread_mutex_t idle_lock = PTHREAD_MUTEX_INITIALIZER;
+static Idle idle[PDF_SPAWN_MAX_IDLE];
+static size_t n_idle;
+
+/* Starts `path pdf-worker` with one end of a new socket pair as its fds 0 and 1, stderr
+ * shared, and nothing else: the socket end is first moved above the fds it is copied to,
+ * and every descriptor from 3 up is closed in the child. */
+static int start(const char *path, PdfWorker *ret) {
+  char *argv[] = {(char *)"readerd", (char *)PDF_WORKER_COMMAND, NULL};
+  int sv[2], child = -1, r;
+  posix_spawn_file_actions_t fa;
+  posix_spawnattr_t attr;
+  sigset_t none, deflt;
+
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+    return -errno;
+  child = fcntl(sv[1], F_DUPFD_CLOEXEC, 10);
+  close(sv[1]);
+  if (child < 0) {
+    r = -errno;
+    close(sv[0]);
+    return r;
+  }
+  sigemptyset(&none);
+  sigemptyset(&deflt);
+  /* Dispositions readerd ignores (SIGPIPE) would survive exec; the worker wants defaults. */
+  for (int sig = 1; sig < NSIG; sig++)
+    if (sig != SIGKILL && sig != SIGSTOP)
+      sigaddset(&deflt, sig);
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, child, STDIN_FILENO);
+  posix_spawn_file_actions_adddup2(&fa, child, STDOUT_FILENO);
+#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 34)
+  posix_spawn_file_actions_addclosefrom_np(&fa, STDERR_FILENO + 1);
+#endif
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &deflt);
+  r = -posix_spawn(&ret->pid, path, &fa, &attr, argv, environ);
+  posix_spawnattr_destroy(&attr);
+  posix_spawn_file_actions_destroy(&fa);
+  close(child);
+  if (r < 0) {
+    close(sv[0]);
+    return r;
+  }
+  ret->sock = sv[0];
+  ret->reads = 0;
+  ret->n_recent = 0;
+  return 0;
+}
+
+/* Ends a worker; see pdf-spawn.h. */
+int pdf_spawn_end(PdfWorker *w, bool kill_now, int64_t deadline) {
+  int status = 0;
+
+  if (kill_now)
+    kill(w->pid, SIGKILL);
+  close(w->sock);
+  for (;;) {
+    pid_t r = waitpid(w->pid, &status, kill_now ? 0 : WNOHANG);
+
+    if (r == w->pid)
+      return status;
+    if (r < 0 && errno != EINTR)
+      return 0;
+    if (r == 0 && g_get_monotonic_time() >= deadline) {
+      kill(w->pid, SIGKILL);
+      kill_now = true;
+    } else if (r == 0) {
+      g_usleep(1000);
+    }
+  }
+}
+
+/* An idle worker writes nothing: any event on its socket means it is gone. */
+static bool idle_and_alive(const PdfWorker *w) {
+  struct pollfd p = {.fd = w->sock, .events = POLLIN};
+
+  return poll(&p, 1, 0) == 0;
+}
+
+/* True when the worker was given the file `id` among its last reads. */
+static bool knows(const PdfWorker *w, const PdfFileId *id) {
+  for (size_t i = 0; i < w->n_recent; i++)
+    if (pdf_file_id_equal(&w->recent[i], id))
+      return true;
+  return false;
+}
+
+/* Notes that the worker is given the file `id`, the oldest note going when they are full. */
+static void remember(PdfWorker *w, const PdfFileId *id) {
+  size_t keep = 0;
+
+  for (size_t i = 0; i < w->n_recent; i++)
+    if (!pdf_file_id_equal(&w->recent[i], id))
+      w->recent[keep++] = w->recent[i];
+  if (keep == PDF_SPAWN_RECENT) {
+    memmove(w->recent, w->recent + 1, (PDF_SPAWN_RECENT - 1) * sizeof(w->recent[0]));
+    keep--;
+  }
+  w->recent[keep] = *id;
+  w->n_recent = keep + 1;
+}
+
+/* Takes out of the idle list the worker of `path` to hand out: the most recently used one that
+ * knows the file `id`, else the most recently used one. Call with idle_lock held. Returns
+ * false when there is none. */
+static bool idle_pick(const char *path, const PdfFileId *id, Idle *ret) {
+  size_t pick = n_idle;
+
+  for (size_t i = n_idle; i-- > 0;) {
+    if (strcmp(idle[i].path, path) != 0)
+      continue;
+    if (pick == n_idle)
+      pick = i;
+    if (id != NULL && knows(&idle[i].w, id)) {
+      pick = i;
+      break;
+    }
+  }
+  if (pick == n_idle)
+    return false;
+  *ret = idle[pick];
+  memmove(idle + pick, idle + pick + 1, (n_idle - pick - 1) * sizeof(idle[0]));
+  n_idle--;
+  return true;
+}
+
+/* Takes an idle worker or starts one; see pdf-spawn.h. */
+int pdf_spawn_take(const char *path, PdfWorker *ret) {
+  return pdf_spawn_take_for(path, NULL, ret);
+}
+
+/* Takes an idle worker, preferably one that read the file, or starts one; see pdf-spawn.h. */
+int pdf_spawn_take_for(const char *path, const PdfFileId *id, PdfWorker *ret) {
+  for (;;) {
+    Idle it = {0};
+    bool found;
+    int r = 0;
+
+    pthread_mutex_lock(&idle_lock);
+    found = idle_pick(path, id, &it);
+    pthread_mutex_unlock(&idle_lock);
+    if (found) {
+      g_free(it.path);
+      if (!idle_and_alive(&it.w)) {
+        pdf_spawn_end(&it.w, true, 0);
+        continue;
+      }
+      *ret = it.w;
+    } else {
+      r = start(path, ret);
+    }
+    if (r == 0 && id != NULL)
+      remember(ret, id);
+    return r;
+  }
+}
+
+/* Sends the request and the descriptor; see pdf-spawn.h. */
+int pdf_spawn_send(PdfWorker *w, int pdf_fd, const void *req, size_t len) {
+  union {
+    struct cmsghdr align;
+    char buf[CMSG_SPACE(sizeof(int))];
+  } control;
+  struct iovec iov = {.iov_base = (void *)req, .iov_len = len};
+  struct msghdr msg = {.msg_iov = &iov,
+                       .msg_iovlen = 1,
+                       .msg_control = control.buf,
+                       .msg_controllen = sizeof(control.buf)};
+  struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+  ssize_t n;
+
+  memset(&control, 0, sizeof(control));
+  cm->cmsg_level = SOL_SOCKET;
+  cm->cmsg_type = SCM_RIGHTS;
+  cm->cmsg_len = CMSG_LEN(sizeof(int));
+  memcpy(CMSG_DATA(cm), &pdf_fd, sizeof(int));
+  w->reads++;
+  do
+    n = sendmsg(w->sock, &msg, MSG_NOSIGNAL);
+  while (n < 0 && errno == EINTR);
+  if (n < 0)
+    return -errno;
+  if ((size_t)n < len)
+    return pdf_wire_write_all(w->sock, (const uint8_t *)req + n, len - (size_t)n);
+  return 0;
+}
+
+/* Keeps a worker for another read, or ends it; see pdf-spawn.h. */
+void pdf_spawn_give(PdfWorker *w, const char *path) {
+  bool kept = false;
+
+  pthread_mutex_lock(&idle_lock);
+  if (w->reads < PDF_SPAWN_MAX_READS && n_idle < PDF_SPAWN_MAX_IDLE) {
+    idle[n_idle].w = *w;
+    idle[n_idle].path = g_strdup(path);
+    n_idle++;
+    kept = true;
+  }
+  pthread_mutex_unlock(&idle_lock);
+  /* Its socket closing ends a waiting worker; a second is plenty for it to exit. */
+  if (!kept)
+    pdf_spawn_end(w, false, g_get_monotonic_time() + G_USEC_PER_SEC);
+}
+
+/* Ends the idle workers; see pdf-spawn.h. */
+void pdf_spawn_cleanup(void) {
+  Idle all[PDF_SPAWN_MAX_IDLE];
+  size_t n;
+
+  pthread_mutex_lock(&idle_lock);
+  n = n_idle;
+  memcpy(all, idle, sizeof(all));
+  n_idle = 0;
+  pthread_mutex_unlock(&idle_lock);
+  for (size_t i = 0; i < n; i++) {
+    pdf_spawn_end(&all[i].w, true, 0);
+    g_free(all[i].path);
+  }
+}

@@ -1,0 +1,166 @@
+#include "daemon/pdf/worker/image-worker.h"
+
+#include <errno.h>
+#include <malloc.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <glib.h>
+
+#include "daemon/pdf/worker/image-convert.h"
+#include "daemon/pdf/pdf-wire.h"
+
+/* Sanitizer builds reserve terabytes of address space for their shadow memory. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define WORKER_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) ||                         \
+    __has_feature(memory_sanitizer)
+#define WORKER_SANITIZED 1
+#endif
+#endif
+
+#define IDLE_KEEP ((size_t)32 * 1024 * 1024) /* free heap an idle worker may keep */
+#define REQ_FIXED 12 /* flags, max_dim, budget_ms; the loader's name follows */
+
+/* CPU seconds a little past the budget (readerd kills the worker at the budget; this is the
+ * backstop), and address space. Soft limits only: the same worker may read a PDF next, which
+ * sets its own. */
+static void limits(uint32_t budget_ms) {
+  struct rusage used;
+  struct rlimit lim;
+
+  if (getrusage(RUSAGE_SELF, &used) == 0 && getrlimit(RLIMIT_CPU, &lim) == 0) {
+    lim.rlim_cur = (rlim_t)(used.ru_utime.tv_sec + used.ru_stime.tv_sec) + budget_ms / 1000 + 2;
+    if (lim.rlim_max != RLIM_INFINITY && lim.rlim_cur > lim.rlim_max)
+      lim.rlim_cur = lim.rlim_max;
+    (void)setrlimit(RLIMIT_CPU, &lim);
+  }
+#ifndef WORKER_SANITIZED
+  if (getrlimit(RLIMIT_AS, &lim) == 0) {
+    lim.rlim_cur = IMAGE_WORKER_MAX_MEMORY;
+    if (lim.rlim_max != RLIM_INFINITY && lim.rlim_cur > lim.rlim_max)
+      lim.rlim_cur = lim.rlim_max;
+    (void)setrlimit(RLIMIT_AS, &lim);
+  }
+#endif
+}
+
+/* The descriptor's bytes from offset 0, at most IMAGE_WORKER_MAX_INPUT. NULL on failure. */
+static uint8_t *read_input(int fd, size_t *ret_len) {
+  struct stat st;
+  uint8_t *buf;
+  size_t len = 0, size;
+
+  if (fd < 0 || fstat(fd, &st) < 0 || st.st_size < 0 ||
+      (uint64_t)st.st_size > IMAGE_WORKER_MAX_INPUT)
+    return NULL;
+  size = (size_t)st.st_size;
+  buf = g_malloc(size + 1);
+  while (len < size) {
+    ssize_t n = pread(fd, buf + len, size - len, (off_t)len);
+
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    len += (size_t)n;
+  }
+  *ret_len = len;
+  return buf;
+}
+
+static void put_le32(GByteArray *b, uint32_t v) {
+  uint32_t le = GUINT32_TO_LE(v);
+
+  g_byte_array_append(b, (const guint8 *)&le, sizeof(le));
+}
+
+static void reply_error(GByteArray *out, int err, bool animated, const char *msg) {
+  GByteArray *b = g_byte_array_new();
+
+  put_le32(b, (uint32_t)-err);
+  put_le32(b, animated ? 1 : 0);
+  g_byte_array_append(b, (const guint8 *)msg, (guint)strlen(msg));
+  pdf_wire_put(out, PDF_RES_IMAGE_ERROR, b->data, b->len);
+  g_byte_array_free(b, TRUE);
+}
+
+static void reply_image(GByteArray *out, const ImageOut *img, bool animated) {
+  GByteArray *b = g_byte_array_sized_new((guint)(24 + img->data_len));
+  bool png = g_strcmp0(img->media_type, "image/png") == 0;
+
+  put_le32(b, (uint32_t)img->width);
+  put_le32(b, (uint32_t)img->height);
+  put_le32(b, (uint32_t)img->original_width);
+  put_le32(b, (uint32_t)img->original_height);
+  put_le32(b, png ? PDF_MEDIA_PNG : PDF_MEDIA_JPEG);
+  put_le32(b, animated ? 1 : 0);
+  g_byte_array_append(b, (const guint8 *)img->data, (guint)img->data_len);
+  pdf_wire_put(out, PDF_RES_IMAGE, b->data, b->len);
+  g_byte_array_free(b, TRUE);
+}
+
+/* Runs the conversion the request asks for and puts its answer into out. */
+static void convert(const uint8_t *req, size_t req_len, const uint8_t *data, size_t len,
+                    GByteArray *out) {
+  PdfRecord rec = {.data = req, .len = req_len};
+  g_autofree char *loader = NULL, *error = NULL;
+  uint32_t flags, max_dim, budget_ms;
+  ImageConvertOptions opt = {0};
+  ImageOut img = {0};
+  bool animated = false;
+  int r;
+
+  if (!pdf_wire_u32(&rec, 0, &flags) || !pdf_wire_u32(&rec, 4, &max_dim) ||
+      !pdf_wire_u32(&rec, 8, &budget_ms) || max_dim < 1 || max_dim > 100000) {
+    reply_error(out, -EINVAL, false, "the image request is malformed");
+    return;
+  }
+  loader = g_strndup((const char *)req + REQ_FIXED, req_len - REQ_FIXED);
+  limits(budget_ms);
+  opt.loader = loader;
+  opt.max_dimension = (int)max_dim;
+  opt.photo = (flags & IMAGE_WORKER_PHOTO) != 0;
+  opt.vector = (flags & IMAGE_WORKER_VECTOR) != 0;
+  opt.check_rows = (flags & IMAGE_WORKER_CHECK_ROWS) != 0;
+  opt.cpu_budget_ms = (int64_t)budget_ms;
+  if (flags & IMAGE_WORKER_CHECK_ONLY)
+    r = image_convert_check(data, len, loader, NULL, &error);
+  else
+    r = image_convert(data, len, &opt, &img, &animated, &error);
+  if (r < 0)
+    reply_error(out, r, animated, error != NULL ? error : "the image could not be converted");
+  else if (flags & IMAGE_WORKER_CHECK_ONLY)
+    pdf_wire_put(out, PDF_RES_IMAGE, NULL, 0);
+  else
+    reply_image(out, &img, animated);
+  image_out_clear(&img);
+}
+
+/* One image request; see image-worker.h. */
+void image_worker_serve(const uint8_t *req, size_t req_len, int data_fd) {
+  GByteArray *out = g_byte_array_new();
+  g_autofree uint8_t *data = NULL;
+  size_t len = 0;
+
+  data = read_input(data_fd, &len);
+  if (data_fd >= 0)
+    close(data_fd);
+  if (data == NULL || req_len < REQ_FIXED)
+    reply_error(out, -EINVAL, false, "the image request came without its data");
+  else
+    convert(req, req_len, data, len, out);
+  g_clear_pointer(&data, g_free);
+  pdf_wire_put(out, PDF_RES_END, NULL, 0);
+  /* readerd went away or gave up on us: nothing left to do. */
+  if (pdf_wire_write_all(STDOUT_FILENO, out->data, out->len) < 0)
+    _exit(1);
+  g_byte_array_free(out, TRUE);
+  /* An idle worker keeps the decoders loaded and, to spare the next photo its page faults
+   * (about 10 ms of a 90 ms downscale), up to IDLE_KEEP of free heap, not a big picture's. */
+  if (mallinfo2().fordblks > IDLE_KEEP)
+    malloc_trim(0);
+}

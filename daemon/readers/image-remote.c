@@ -1,0 +1,329 @@
+#include "daemon/readers/image-remote.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <glib.h>
+
+#include "daemon/pdf/worker/image-worker.h"
+#include "daemon/pdf/pdf-spawn.h"
+#include "daemon/pdf/pdf-wire.h"
+#include "daemon/pdf/pdf.h"
+
+#define POLL_SLICE_MS 50 /* how often a waiting reader looks at the cancel flag */
+#define READ_CHUNK ((size_t)256 * 1024)
+#define MAX_BUDGET_MS (3600 * 1000)
+#define REPLY_MAX (IMAGE_MAX_BASE64 + 4096) /* a longer answer is a broken worker */
+#define IMAGE_FIXED 24                      /* PDF_RES_IMAGE's numbers before the base64 */
+
+typedef enum {
+  OUTCOME_ENDED,     /* the worker answered */
+  OUTCOME_DIED,      /* it stopped without answering: crashed, or killed by its CPU limit */
+  OUTCOME_TIMEOUT,   /* readerd stopped it at the budget */
+  OUTCOME_CANCELLED, /* the request was cancelled */
+  OUTCOME_BROKEN,    /* it sent something that is not the protocol */
+} Outcome;
+
+/* What the worker answered. */
+typedef struct {
+  bool check_only;
+  ImageOut *img;
+  bool animated;
+  int err;     /* its failure (negative errno), 0 when it converted */
+  char *error; /* its message */
+  bool answered, ended;
+} Answer;
+
+/* The budget per image; see image-remote.h. */
+int image_remote_budget_ms(void) {
+  const char *s = getenv("READERD_IMAGE_TIMEOUT_MS");
+  char *end = NULL;
+  long v;
+
+  if (s == NULL || *s == '\0')
+    return IMAGE_DEFAULT_BUDGET_MS;
+  v = strtol(s, &end, 10);
+  if (*end != '\0' || v < 1 || v > MAX_BUDGET_MS)
+    return IMAGE_DEFAULT_BUDGET_MS;
+  return (int)v;
+}
+
+/* A descriptor holding exactly data[0, len): what the worker decodes is what readerd checked,
+ * whatever happens to the file meanwhile. */
+static int data_fd(const uint8_t *data, size_t len) {
+  int fd = memfd_create("readerd-image", MFD_CLOEXEC), r;
+
+  if (fd < 0)
+    return -errno;
+  r = pdf_wire_write_all(fd, data, len);
+  if (r < 0) {
+    close(fd);
+    return r;
+  }
+  return fd;
+}
+
+static bool all_base64(const uint8_t *p, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (!g_ascii_isalnum(p[i]) && p[i] != '+' && p[i] != '/' && p[i] != '=')
+      return false;
+  return true;
+}
+
+/* A converted picture; its numbers and bytes are checked, the worker may be subverted. */
+static int answer_image(Answer *a, const PdfRecord *rec) {
+  uint32_t v[6];
+  ImageOut *img = a->img;
+
+  if (a->check_only)
+    return rec->len == 0 ? 0 : -EBADMSG;
+  for (size_t i = 0; i < G_N_ELEMENTS(v); i++)
+    if (!pdf_wire_u32(rec, 4 * i, &v[i]))
+      return -EBADMSG;
+  if (v[0] < 1 || v[1] < 1 || v[0] > 100000 || v[1] > 100000 || v[2] > INT32_MAX ||
+      v[3] > INT32_MAX || (v[4] != PDF_MEDIA_PNG && v[4] != PDF_MEDIA_JPEG) ||
+      rec->len == IMAGE_FIXED || rec->len - IMAGE_FIXED > IMAGE_MAX_BASE64 ||
+      !all_base64(rec->data + IMAGE_FIXED, rec->len - IMAGE_FIXED))
+    return -EBADMSG;
+  img->width = (int)v[0];
+  img->height = (int)v[1];
+  img->original_width = (int)v[2];
+  img->original_height = (int)v[3];
+  img->media_type = g_strdup(v[4] == PDF_MEDIA_PNG ? "image/png" : "image/jpeg");
+  img->data = g_strndup((const char *)rec->data + IMAGE_FIXED, rec->len - IMAGE_FIXED);
+  img->data_len = rec->len - IMAGE_FIXED;
+  a->animated = v[5] != 0;
+  return 0;
+}
+
+/* The worker's failure; only the codes image_convert() gives pass. */
+static int answer_error(Answer *a, const PdfRecord *rec) {
+  uint32_t e, animated;
+
+  if (!pdf_wire_u32(rec, 0, &e) || !pdf_wire_u32(rec, 4, &animated))
+    return -EBADMSG;
+  switch (e) {
+  case EFBIG:
+  case ENOMEM:
+  case EBADMSG:
+  case ENOTSUP:
+  case ETIME:
+  case EIO:
+    a->err = -(int)e;
+    break;
+  default:
+    a->err = -EIO;
+    break;
+  }
+  a->animated = animated != 0;
+  a->error = g_strndup((const char *)rec->data + 8, MIN(rec->len - 8, (size_t)4096));
+  return 0;
+}
+
+static int answer_record(Answer *a, const PdfRecord *rec) {
+  switch (rec->tag) {
+  case PDF_RES_IMAGE:
+  case PDF_RES_IMAGE_ERROR:
+    if (a->answered)
+      return -EBADMSG;
+    a->answered = true;
+    return rec->tag == PDF_RES_IMAGE ? answer_image(a, rec) : answer_error(a, rec);
+  case PDF_RES_END:
+    a->ended = true;
+    return a->answered ? 0 : -EBADMSG;
+  default:
+    return -EBADMSG;
+  }
+}
+
+/* Applies the complete records at the front of buf and removes them. */
+static int answer_buffer(Answer *a, GByteArray *buf) {
+  size_t at = 0;
+  int r = 0;
+
+  while (r == 0 && !a->ended) {
+    PdfRecord rec;
+    ssize_t used = pdf_wire_next(buf->data + at, buf->len - at, &rec);
+
+    if (used == 0)
+      break;
+    if (used < 0)
+      return (int)used;
+    r = answer_record(a, &rec);
+    at += (size_t)used;
+  }
+  if (at > 0)
+    g_byte_array_remove_range(buf, 0, (guint)at);
+  return r;
+}
+
+/* Reads the worker's answer until it ends, the worker stops or breaks the protocol, or the
+ * budget or the request runs out. */
+static Outcome collect(Answer *a, int sock, gint64 deadline, const atomic_bool *cancelled) {
+  GByteArray *buf = g_byte_array_new();
+  Outcome out = OUTCOME_DIED;
+
+  for (;;) {
+    struct pollfd pfd = {.fd = sock, .events = POLLIN};
+    gint64 left = deadline - g_get_monotonic_time();
+    size_t len = buf->len;
+    ssize_t n;
+
+    if (cancelled != NULL && atomic_load(cancelled)) {
+      out = OUTCOME_CANCELLED;
+      break;
+    }
+    if (left <= 0) {
+      out = OUTCOME_TIMEOUT;
+      break;
+    }
+    if (poll(&pfd, 1, (int)MIN(left / 1000 + 1, POLL_SLICE_MS)) <= 0)
+      continue; /* a time slice passed, or EINTR */
+    if (len > REPLY_MAX) {
+      out = OUTCOME_BROKEN;
+      break;
+    }
+    g_byte_array_set_size(buf, (guint)(len + READ_CHUNK));
+    n = read(sock, buf->data + len, READ_CHUNK);
+    g_byte_array_set_size(buf, (guint)(len + (n > 0 ? (size_t)n : 0)));
+    if (n < 0 && (errno == EINTR || errno == EAGAIN))
+      continue;
+    if (n <= 0)
+      break; /* EOF (or a reset): the worker is gone */
+    if (answer_buffer(a, buf) < 0) {
+      out = OUTCOME_BROKEN;
+      break;
+    }
+    if (a->ended) {
+      out = OUTCOME_ENDED;
+      break;
+    }
+  }
+  g_byte_array_free(buf, TRUE);
+  return out;
+}
+
+/* The budget in words: "5 s", or "250 ms" when it is not whole seconds. */
+static char *budget_text(int ms) {
+  return ms % 1000 == 0 ? g_strdup_printf("%d s", ms / 1000) : g_strdup_printf("%d ms", ms);
+}
+
+/* Turns how the worker ended into a code and a message. */
+static int outcome_error(Outcome out, int status, int budget_ms, char **ret_error) {
+  g_autofree char *budget = budget_text(budget_ms);
+
+  if (out == OUTCOME_DIED && WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU)
+    out = OUTCOME_TIMEOUT; /* its CPU limit is the same budget, seen from inside */
+  switch (out) {
+  case OUTCOME_CANCELLED:
+    *ret_error = g_strdup("request cancelled");
+    return -ECANCELED;
+  case OUTCOME_TIMEOUT:
+    *ret_error = g_strdup_printf(
+        "converting the image took longer than the %s time budget per image; it was stopped",
+        budget);
+    return -ETIME;
+  case OUTCOME_BROKEN:
+    *ret_error = g_strdup("the image decoder failed on this file (a broken reply)");
+    return -ECHILD;
+  default:
+    if (WIFSIGNALED(status))
+      *ret_error =
+          g_strdup_printf("the image decoder failed on this file (killed by signal %d, %s)",
+                          WTERMSIG(status), g_strsignal(WTERMSIG(status)));
+    else
+      *ret_error = g_strdup_printf("the image decoder failed on this file (exited with status %d)",
+                                   WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    return -ECHILD;
+  }
+}
+
+/* PDF_REQ_IMAGE and PDF_REQ_END. */
+static GByteArray *build_request(uint32_t flags, const ImageConvertOptions *opt, int budget_ms) {
+  uint32_t fixed[3] = {GUINT32_TO_LE(flags), GUINT32_TO_LE((uint32_t)MAX(opt->max_dimension, 1)),
+                       GUINT32_TO_LE((uint32_t)budget_ms)};
+  GByteArray *p = g_byte_array_new(), *req = g_byte_array_new();
+
+  g_byte_array_append(p, (const guint8 *)fixed, sizeof(fixed));
+  g_byte_array_append(p, (const guint8 *)opt->loader, (guint)strlen(opt->loader));
+  pdf_wire_put(req, PDF_REQ_IMAGE, p->data, p->len);
+  pdf_wire_put(req, PDF_REQ_END, NULL, 0);
+  g_byte_array_free(p, TRUE);
+  return req;
+}
+
+/* Sends the request with the data's descriptor and waits for the answer. */
+static int run(const uint8_t *data, size_t len, uint32_t flags, const ImageConvertOptions *opt,
+               Answer *a, char **ret_error) {
+  const char *path = pdf_worker_path();
+  int budget_ms = image_remote_budget_ms(), status = 0, fd, r;
+  gint64 deadline = g_get_monotonic_time() + (gint64)budget_ms * 1000;
+  GByteArray *req;
+  PdfWorker w;
+  Outcome out;
+
+  if (path == NULL) {
+    *ret_error = g_strdup("this program cannot convert images (no worker)");
+    return -ENOEXEC;
+  }
+  if ((fd = data_fd(data, len)) < 0) {
+    *ret_error = g_strdup_printf("cannot hand the image to its decoder: %s", g_strerror(-fd));
+    return -ENOEXEC;
+  }
+  if ((r = pdf_spawn_take(path, &w)) < 0) {
+    close(fd);
+    *ret_error = g_strdup_printf("cannot start the image decoder: %s", g_strerror(-r));
+    return -ENOEXEC;
+  }
+  req = build_request(flags, opt, budget_ms);
+  /* A worker that died at once shows up as EOF on the reply: nothing to do here. */
+  (void)pdf_spawn_send(&w, fd, req->data, req->len);
+  g_byte_array_free(req, TRUE);
+  close(fd);
+  out = collect(a, w.sock, deadline, opt->cancelled);
+  if (out == OUTCOME_ENDED) {
+    pdf_spawn_give(&w, path); /* it waits for another request */
+    if (a->err < 0) {
+      *ret_error = g_steal_pointer(&a->error);
+      return a->err;
+    }
+    return 0;
+  }
+  /* One that hangs or talks nonsense is killed; one that died is waited for. */
+  status = pdf_spawn_end(&w, out != OUTCOME_DIED, deadline + G_USEC_PER_SEC);
+  return outcome_error(out, status, budget_ms, ret_error);
+}
+
+/* image_convert in a worker; see image-remote.h. */
+int image_remote_convert(const uint8_t *data, size_t len, const ImageConvertOptions *opt,
+                         ImageOut *ret, bool *ret_animated, char **ret_error) {
+  uint32_t flags = (opt->photo ? IMAGE_WORKER_PHOTO : 0) | (opt->vector ? IMAGE_WORKER_VECTOR : 0) |
+                   (opt->check_rows ? IMAGE_WORKER_CHECK_ROWS : 0);
+  Answer a = {.img = ret};
+  int r;
+
+  memset(ret, 0, sizeof(*ret));
+  r = run(data, len, flags, opt, &a, ret_error);
+  *ret_animated = a.animated;
+  if (r < 0)
+    image_out_clear(ret);
+  g_free(a.error);
+  return r;
+}
+
+/* image_convert_check in a worker; see image-remote.h. */
+int image_remote_check(const uint8_t *data, size_t len, const char *loader,
+                       const atomic_bool *cancelled, char **ret_error) {
+  ImageConvertOptions opt = {.loader = loader, .max_dimension = 1, .cancelled = cancelled};
+  Answer a = {.check_only = true};
+  int r = run(data, len, IMAGE_WORKER_CHECK_ONLY, &opt, &a, ret_error);
+
+  g_free(a.error);
+  return r;
+}

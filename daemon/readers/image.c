@@ -1,0 +1,409 @@
+#include "daemon/readers/image.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib.h>
+
+#include "daemon/readers/image-cache.h"
+#include "daemon/pdf/worker/image-convert.h"
+#include "daemon/readers/image-header.h"
+#include "daemon/readers/image-remote.h"
+
+#define SVG_SNIFF ((size_t)4096) /* the <svg> root element must start within this much */
+#define VARIANT_SVG 100          /* cache variant of rendered SVGs (others: the DetectKind) */
+
+/* Reads the rest of the file after `head` into one buffer of at most `cap` bytes.
+ * Returns the buffer (g_malloc'd) and its length, or NULL with *ret_errno set. */
+static uint8_t *slurp(int fd, const uint8_t *head, size_t head_len, size_t size_hint, size_t cap,
+                      size_t *ret_len, int *ret_errno) {
+  size_t cap_now = MAX(size_hint, head_len) + 1, len = head_len;
+  uint8_t *buf;
+
+  if (cap_now > cap + 1)
+    cap_now = cap + 1;
+  buf = g_malloc(cap_now);
+  memcpy(buf, head, head_len);
+  for (;;) {
+    ssize_t n;
+
+    if (len == cap_now) {
+      if (cap_now > cap) { /* grew past the cap while we read it */
+        g_free(buf);
+        *ret_errno = EFBIG;
+        return NULL;
+      }
+      cap_now = MIN(cap_now * 2, cap + 1);
+      buf = g_realloc(buf, cap_now);
+    }
+    n = read(fd, buf + len, cap_now - len);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      *ret_errno = errno;
+      g_free(buf);
+      return NULL;
+    }
+    if (n == 0)
+      break;
+    len += (size_t)n;
+  }
+  *ret_len = len;
+  return buf;
+}
+
+/* The whole file (within IMAGE_MAX_FILE_BYTES) or NULL with the failure set in res. */
+static uint8_t *read_whole(int fd, const struct stat *st, const uint8_t *head, size_t head_len,
+                           FileResult *res, size_t *ret_len) {
+  uint8_t *data;
+  int err = 0;
+
+  if (st->st_size > IMAGE_MAX_FILE_BYTES) {
+    file_result_fail(res, CODE_FILE_TOO_LARGE, "image file is %jd bytes; the limit is %jd bytes",
+                     (intmax_t)st->st_size, (intmax_t)IMAGE_MAX_FILE_BYTES);
+    return NULL;
+  }
+  data =
+      slurp(fd, head, head_len, (size_t)st->st_size, (size_t)IMAGE_MAX_FILE_BYTES, ret_len, &err);
+  if (data == NULL && err == EFBIG)
+    file_result_fail(res, CODE_FILE_TOO_LARGE, "image file grew past %jd bytes while read",
+                     (intmax_t)IMAGE_MAX_FILE_BYTES);
+  else if (data == NULL)
+    file_result_fail(res, CODE_READ_ERROR, "read failed: %s", g_strerror(err));
+  else
+    res->bytes = (int64_t)*ret_len;
+  return data;
+}
+
+/* The gdk-pixbuf loader for a signature kind; NULL for kinds that are not images we convert. */
+static const char *loader_for(DetectKind k) {
+  switch (k) {
+  case DETECT_PNG:
+    return "png";
+  case DETECT_JPEG:
+    return "jpeg";
+  case DETECT_GIF:
+    return "gif";
+  case DETECT_WEBP:
+    return "webp";
+  case DETECT_BMP:
+    return "bmp";
+  case DETECT_TIFF:
+    return "tiff";
+  case DETECT_ICO:
+    return "ico";
+  default:
+    return NULL;
+  }
+}
+
+static size_t base64_len(size_t n) {
+  return (n + 2) / 3 * 4;
+}
+
+/* Sets the failure of a conversion in res; returns err. */
+static int convert_failed(FileResult *res, int err, const char *message) {
+  const char *code;
+
+  switch (err) {
+  case -EFBIG:
+  case -ENOMEM:
+    code = CODE_FILE_TOO_LARGE;
+    break;
+  case -EBADMSG:
+  case -ECHILD: /* the decoder crashed on it */
+    code = CODE_CORRUPTED_FILE;
+    break;
+  case -ENOTSUP:
+    code = CODE_UNSUPPORTED_FORMAT;
+    break;
+  case -ECANCELED:
+    code = CODE_CANCELLED;
+    break;
+  default:
+    code = CODE_CONVERSION_FAILED;
+    break;
+  }
+  file_result_fail(res, code, "%s", message);
+  return err;
+}
+
+/* Converts the picture in data into res (in a worker process), and caches the outcome unless
+ * it depends on this request (cancellation) or on the moment (memory, time, the worker). */
+static int convert(uint8_t *data, size_t len, ImageConvertOptions *copt, const ImageCacheKey *key,
+                   FileResult *res) {
+  g_autofree char *error = NULL;
+  ImageOut out;
+  bool animated = false;
+  int r = image_remote_convert(data, len, copt, &out, &animated, &error);
+
+  res->animated = res->animated || animated;
+  if (r < 0)
+    convert_failed(res, r, error);
+  else
+    *file_result_add_image(res) = out;
+  if (r != -ECANCELED && r != -ENOMEM && r != -ETIME && r != -ENOEXEC)
+    image_cache_put(key, res);
+  return r;
+}
+
+/* A GIF's first frame as a file of its own: the bytes up to the end of that frame and a
+ * trailer (many GIFs lack theirs, which every viewer but gdk-pixbuf forgives). g_malloc'd,
+ * end + 1 bytes. */
+static uint8_t *gif_first_frame(const uint8_t *data, size_t end) {
+  uint8_t *still = g_malloc(end + 1);
+
+  memcpy(still, data, end);
+  still[end] = 0x3b;
+  return still;
+}
+
+/* Refuses a web image whose structure is damaged or cut, or that claims too many pixels, before
+ * any decoding. Returns true when res now holds that failure. */
+static bool web_refused(DetectKind k, const uint8_t *data, size_t len, ImageHeaderInfo *info,
+                        FileResult *res) {
+  const char *mt = detect_media_type(k);
+
+  if (image_header_info(k, data, len, info) < 0)
+    file_result_fail(res, CODE_CORRUPTED_FILE, "%s header or structure is damaged", mt);
+  else if (!info->complete)
+    file_result_fail(res, CODE_CORRUPTED_FILE,
+                     "%s file is truncated: it ends before its image data does", mt);
+  else if ((int64_t)info->width * info->height > IMAGE_MAX_PIXELS)
+    file_result_fail(res, CODE_FILE_TOO_LARGE,
+                     "image is %dx%d, %.0f megapixels; the limit is %d megapixels", info->width,
+                     info->height, (double)info->width * info->height / 1e6,
+                     (int)(IMAGE_MAX_PIXELS / 1000000));
+  return res->code != NULL;
+}
+
+/* A web image: refused, sent as it is when within every limit, or left for conversion.
+ * Returns 1 when res is complete (sent or failed), 0 when the file must be converted. */
+static int web_image(DetectKind k, const uint8_t *data, size_t len, const ImageOptions *opt,
+                     ImageHeaderInfo *info, FileResult *res) {
+  g_autofree uint8_t *still = NULL;
+  g_autofree char *error = NULL;
+  ImageOut *img;
+  int r = 0;
+
+  if (web_refused(k, data, len, info, res))
+    return 1;
+  res->animated = info->frames > 1;
+  /* A static GIF is sent up to the end of its frame and a trailer: the same bytes when it is
+   * well formed; strict decoders refuse a GIF without trailer or with junk after its frame. */
+  if (k == DETECT_GIF && info->frames == 1) {
+    still = gif_first_frame(data, info->first_frame_end);
+    data = still;
+    len = info->first_frame_end + 1;
+  }
+  /* An animated PNG is a PNG to every reader (its first frame); animated GIF and WebP are
+   * refused by some model APIs, so they are sent as their first frame. */
+  if ((info->frames > 1 && k != DETECT_PNG) || info->orientation > 1 ||
+      MAX(info->width, info->height) > opt->max_dimension || base64_len(len) > IMAGE_MAX_BASE64)
+    return 0;
+  /* What is sent must decode whole, or a model API refuses it (and the conversation breaks):
+   * a PNG's data inflates to its full size; GIF and WebP hold no checksum: decode them once
+   * (unchecked when no decoder is installed: they are sent as before). */
+  if (k == DETECT_PNG && image_header_png_data_check(data, len) < 0)
+    r = convert_failed(res, -EBADMSG, "image/png data is truncated or damaged");
+  else if (k == DETECT_GIF || k == DETECT_WEBP)
+    r = image_remote_check(data, len, loader_for(k), opt->cancelled, &error);
+  if (r < 0 && r != -ENOTSUP && res->code == NULL)
+    convert_failed(res, r, error);
+  if (res->code != NULL)
+    return 1;
+  img = file_result_add_image(res);
+  img->media_type = g_strdup(detect_media_type(k));
+  img->data = g_base64_encode(data, len);
+  img->data_len = strlen(img->data);
+  img->width = info->width;
+  img->height = info->height;
+  return 1;
+}
+
+/* An ICO's largest picture: gdk-pixbuf's ICO loader cannot read PNG-compressed icons (all large
+ * modern ones), so those go to the PNG loader alone. Returns the bytes to decode. */
+static const uint8_t *ico_picture(const uint8_t *data, size_t *len, ImageConvertOptions *copt) {
+  size_t off, n;
+  bool png;
+
+  if (image_header_ico_pick(data, *len, &off, &n, &png) < 0 || !png)
+    return data; /* the ICO loader reports the damage, or picks its own BMP picture */
+  copt->loader = "png";
+  copt->check_rows = false;
+  *len = n;
+  return data + off;
+}
+
+/* One image file into res: refused, sent as it is, or converted; see image.h. */
+int image_read(int fd, const struct stat *st, DetectKind k, const uint8_t *head, size_t head_len,
+               const ImageOptions *opt, FileResult *res) {
+  ImageConvertOptions copt = {.loader = loader_for(k),
+                              .max_dimension = opt->max_dimension,
+                              .photo = k == DETECT_JPEG,
+                              .cancelled = opt->cancelled,
+                              .check_rows = k == DETECT_BMP || k == DETECT_ICO};
+  ImageHeaderInfo info = {0};
+  ImageCacheKey key;
+  g_autofree uint8_t *data = NULL;
+  const uint8_t *pic;
+  size_t len = 0;
+
+  res->type = FILE_TYPE_IMAGE;
+  if (copt.loader == NULL) {
+    file_result_fail(res, CODE_UNSUPPORTED_FORMAT, "%s images are not supported",
+                     detect_media_type(k) != NULL ? detect_media_type(k) : "these");
+    return -ENOTSUP;
+  }
+  if ((data = read_whole(fd, st, head, head_len, res, &len)) == NULL)
+    return -EIO;
+  if (detect_is_web_image(k) && web_image(k, data, len, opt, &info, res) == 1)
+    return res->code != NULL ? -EINVAL : 0;
+  image_cache_key_init(&key, st, opt->max_dimension, (int)k);
+  if (image_cache_get(&key, res))
+    return res->code != NULL ? -EINVAL : 0;
+  pic = data;
+  /* Decoded rows show where the data of a BMP, ICO or plain PNG stopped; an interlaced PNG's
+   * rows do not: inflate it first. */
+  copt.check_rows = copt.check_rows || (k == DETECT_PNG && !info.interlaced);
+  if (k == DETECT_PNG && info.interlaced && image_header_png_data_check(data, len) < 0)
+    return convert_failed(res, -EBADMSG, "image/png data is truncated or damaged");
+  if (k == DETECT_GIF) {
+    pic = gif_first_frame(data, info.first_frame_end);
+    g_free(data);
+    data = (uint8_t *)pic;
+    len = info.first_frame_end + 1;
+  } else if (k == DETECT_WEBP && memcmp(data + 12, "VP8 ", 4) == 0) {
+    copt.photo = true; /* lossy */
+  } else if (k == DETECT_ICO) {
+    pic = ico_picture(data, &len, &copt);
+  }
+  return convert((uint8_t *)pic, len, &copt, &key, res);
+}
+
+/* An <svg> element within the first SVG_SNIFF bytes of a file that starts with markup. */
+bool image_is_svg(const uint8_t *head, size_t n) {
+  size_t lim = MIN(n, SVG_SNIFF), i = 0;
+
+  if (lim >= 3 && memcmp(head, "\xef\xbb\xbf", 3) == 0)
+    i = 3;
+  while (i < lim && g_ascii_isspace(head[i]))
+    i++;
+  if (i >= lim || head[i] != '<')
+    return false;
+  /* After the XML declaration, comments and a DOCTYPE, the root element is <svg. */
+  return memmem(head + i, lim - i, "<svg", 4) != NULL;
+}
+
+/* An SVG file rendered into res; see image.h. */
+int image_read_svg(int fd, const struct stat *st, const uint8_t *head, size_t head_len,
+                   const ImageOptions *opt, FileResult *res) {
+  ImageConvertOptions copt = {.loader = "svg",
+                              .max_dimension = opt->max_dimension,
+                              .vector = true,
+                              .cancelled = opt->cancelled};
+  ImageCacheKey key;
+  g_autofree uint8_t *data = NULL;
+  size_t len = 0;
+
+  res->type = FILE_TYPE_IMAGE;
+  if ((data = read_whole(fd, st, head, head_len, res, &len)) == NULL)
+    return -EIO;
+  image_cache_key_init(&key, st, opt->max_dimension, VARIANT_SVG);
+  if (image_cache_get(&key, res))
+    return res->code != NULL ? -EINVAL : 0;
+  return convert(data, len, &copt, &key, res);
+}
+
+/* ------------------------------------------------------------------ request budget */
+
+/* Scales one sent image down to `edge` on its long side, from its own encoded data. */
+static int rescale(ImageOut *img, int edge, const atomic_bool *cancelled, char **ret_error) {
+  ImageConvertOptions copt = {.max_dimension = edge, .cancelled = cancelled};
+  g_autofree guchar *raw = NULL;
+  gsize raw_len = 0;
+  ImageOut out;
+  bool animated;
+  int r;
+
+  raw = g_base64_decode(img->data, &raw_len);
+  copt.loader = loader_for(detect_magic(raw, raw_len));
+  copt.photo = g_strcmp0(copt.loader, "jpeg") == 0;
+  if (copt.loader == NULL) {
+    *ret_error = g_strdup("the image could not be scaled down: unknown format");
+    return -ENOTSUP;
+  }
+  r = image_remote_convert(raw, raw_len, &copt, &out, &animated, ret_error);
+  if (r < 0)
+    return r;
+  out.original_width = img->original_width > 0 ? img->original_width : img->width;
+  out.original_height = img->original_height > 0 ? img->original_height : img->height;
+  out.page = img->page;
+  image_out_clear(img);
+  *img = out;
+  return 0;
+}
+
+static size_t count_images(const ReadResult *r) {
+  size_t n = 0;
+
+  for (size_t i = 0; i < r->n_files; i++)
+    if (r->files[i].code == NULL)
+      n += r->files[i].n_images;
+  return n;
+}
+
+/* More than IMAGE_MANY images: each at most IMAGE_MANY_MAX_DIMENSION on its long edge. */
+static void limit_many(ReadResult *r, const atomic_bool *cancelled) {
+  for (size_t i = 0; i < r->n_files; i++) {
+    FileResult *f = &r->files[i];
+
+    for (size_t k = 0; f->code == NULL && k < f->n_images; k++) {
+      g_autofree char *error = NULL;
+      ImageOut *img = &f->images[k];
+      int err;
+
+      if (MAX(img->width, img->height) <= IMAGE_MANY_MAX_DIMENSION)
+        continue;
+      err = rescale(img, IMAGE_MANY_MAX_DIMENSION, cancelled, &error);
+      if (err < 0)
+        convert_failed(f, err, error);
+    }
+  }
+}
+
+static void drop_images(FileResult *f) {
+  for (size_t k = 0; k < f->n_images; k++)
+    image_out_clear(&f->images[k]);
+  g_clear_pointer(&f->images, g_free);
+  f->n_images = 0;
+}
+
+/* The request's limits on its images, in request order; see image.h. */
+void image_request_budget(ReadResult *r, int64_t max_total_bytes, const atomic_bool *cancelled) {
+  int64_t used = 0;
+
+  if (count_images(r) > IMAGE_MANY)
+    limit_many(r, cancelled);
+  for (size_t i = 0; i < r->n_files; i++) {
+    FileResult *f = &r->files[i];
+    int64_t need = 0;
+
+    if (f->code != NULL || f->n_images == 0)
+      continue;
+    for (size_t k = 0; k < f->n_images; k++)
+      need += (int64_t)f->images[k].data_len;
+    if (f->type == FILE_TYPE_IMAGE && used + need > max_total_bytes) {
+      file_result_fail(f, CODE_FILE_TOO_LARGE,
+                       "the request's image budget is spent: this image is %" PRId64
+                       " bytes of base64 and %" PRId64 " of images.maxTotalBytes (%" PRId64
+                       ") are left; read it in another request or raise images.maxTotalBytes",
+                       need, MAX(0, max_total_bytes - used), max_total_bytes);
+      drop_images(f);
+      continue;
+    }
+    used += need;
+  }
+}

@@ -1,0 +1,291 @@
+#include "daemon/readers/lines.h"
+
+#include <string.h>
+
+#include <glib.h>
+
+/* Bytes kept free under the content cap for the final notice, which is at most
+ * "… " + 19 digits + " more lines not shown (" + a 42-byte reason + "); continue with
+ * offset=" + 19 digits + "\n", well under this. */
+#define NOTICE_RESERVE 160
+
+/* First allocation when the caller gives no size hint. */
+#define MIN_ALLOC 256
+
+enum { EOL_NONE = 0, EOL_LF = 1, EOL_CRLF = 2 };
+
+static void buf_grow(Lines *l, size_t extra) {
+  size_t want = l->len + extra + 1; /* + the terminating NUL */
+  size_t cap = l->cap > 0 ? l->cap : MIN_ALLOC;
+
+  if (want <= l->cap)
+    return;
+  while (cap < want)
+    cap *= 2;
+  l->buf = g_realloc(l->buf, cap);
+  l->cap = cap;
+}
+
+static inline void buf_append(Lines *l, const char *p, size_t n) {
+  if (l->len + n + 1 > l->cap)
+    buf_grow(l, n);
+  memcpy(l->buf + l->len, p, n);
+  l->len += n;
+}
+
+/* Characters (code points) in n bytes of valid UTF-8: the bytes that are not continuation
+ * bytes. Written as a plain loop so the compiler can vectorise it. */
+static size_t count_chars(const char *p, size_t n) {
+  const unsigned char *u = (const unsigned char *)p;
+  size_t cont = 0;
+
+  for (size_t i = 0; i < n; i++)
+    cont += (u[i] & 0xC0) == 0x80;
+  return n - cont;
+}
+
+/* Appends printf("%6d\t", n) without going through printf: it runs once per shown line. */
+static void append_number(Lines *l, int64_t n) {
+  char tmp[32];
+  size_t i = sizeof tmp;
+  uint64_t v = (uint64_t)n;
+
+  tmp[--i] = '\t';
+  do {
+    tmp[--i] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v > 0);
+  while (sizeof tmp - i < 7)
+    tmp[--i] = ' ';
+  buf_append(l, tmp + i, sizeof tmp - i);
+}
+
+/* Appends a printf-formatted piece (used for the rare notices and markers only). */
+static void G_GNUC_PRINTF(2, 3) append_printf(Lines *l, const char *fmt, ...) {
+  char tmp[256];
+  va_list ap;
+  int n;
+
+  va_start(ap, fmt);
+  n = g_vsnprintf(tmp, sizeof tmp, fmt, ap);
+  va_end(ap);
+  if (n > 0)
+    buf_append(l, tmp, MIN((size_t)n, sizeof tmp - 1));
+}
+
+void lines_init(Lines *l, const LinesOptions *o) {
+  size_t first;
+
+  memset(l, 0, sizeof *l);
+  l->opt = *o;
+  if (l->opt.offset < 1)
+    l->opt.offset = 1;
+  if (l->opt.limit < 1)
+    l->opt.limit = 1;
+  l->end = l->opt.offset > INT64_MAX - l->opt.limit ? INT64_MAX : l->opt.offset + l->opt.limit;
+  l->reserve = NOTICE_RESERVE;
+
+  /* One allocation usually suffices: the input plus room for the line numbers, never more
+   * than the cap allows (plus one long line). */
+  first = o->size_hint + o->size_hint / 4 + 64;
+  if (o->max_content > 0 && first > o->max_content + 8192)
+    first = o->max_content + 8192;
+  buf_grow(l, MAX(first, (size_t)MIN_ALLOC) - 1);
+}
+
+/* The first byte of line lines + 1 has arrived: decide whether it is shown. */
+static void line_begin(Lines *l) {
+  int64_t n = l->lines + 1;
+
+  l->in_line = true;
+  l->cur_shown = !l->capped && n >= l->opt.offset && n < l->end;
+  if (!l->cur_shown)
+    return;
+  l->cur_start = l->len;
+  l->cur_chars = 0;
+  l->cur_exact = false;
+  l->cur_cut = 0;
+  if (l->opt.line_numbers)
+    append_number(l, n);
+  l->cur_body = l->len;
+}
+
+/* Adds n bytes (no '\n') of the current shown line, cutting after max_line_chars
+ * characters at a character boundary and counting what is cut. */
+static void line_append(Lines *l, const char *p, size_t n) {
+  size_t max = l->opt.max_line_chars;
+  size_t i, chars = 0;
+
+  if (l->cur_cut > 0) {
+    l->cur_cut += (int64_t)count_chars(p, n);
+    return;
+  }
+  /* Bytes are at least as many as characters: while the line's bytes fit, its characters
+   * do, and nobody needs to count them. That is nearly every line. */
+  if (max == 0 || (!l->cur_exact && n <= max - l->cur_chars)) {
+    buf_append(l, p, n);
+    l->cur_chars += n;
+    return;
+  }
+  if (!l->cur_exact) {
+    l->cur_chars = count_chars(l->buf + l->cur_body, l->len - l->cur_body);
+    l->cur_exact = true;
+  }
+  /* Stop at the lead byte of the first character past the limit; continuation bytes of the
+   * last kept character (maybe fed in an earlier piece) are kept. */
+  for (i = 0; i < n; i++) {
+    if (((unsigned char)p[i] & 0xC0) != 0x80) {
+      if (l->cur_chars + chars == max)
+        break;
+      chars++;
+    }
+  }
+  buf_append(l, p, i);
+  l->cur_chars += chars;
+  if (i < n)
+    l->cur_cut += (int64_t)count_chars(p + i, n - i);
+}
+
+/* The current line ends: with "\n" (EOL_LF), "\r\n" (EOL_CRLF), or the end of the stream. */
+static void line_end(Lines *l, int how) {
+  int64_t n = l->lines + 1;
+
+  l->eol_seen |= (unsigned)how;
+  if (!l->cur_shown)
+    return;
+  l->cur_shown = false;
+  /* The '\r' of a CRLF went in (or was counted as cut) as an ordinary character. */
+  if (how == EOL_CRLF) {
+    if (l->cur_cut > 0)
+      l->cur_cut--;
+    else
+      l->len--;
+  }
+  if (l->cur_cut > 0)
+    append_printf(l, " \u2026 [%" G_GINT64_FORMAT " more characters cut]", l->cur_cut);
+  buf_append(l, "\n", 1);
+  /* Over the cap: take the line back, unless it is the first one (one is always shown). */
+  if (l->opt.max_content > 0 && l->len + l->reserve > l->opt.max_content && l->shown_last != 0) {
+    l->len = l->cur_start;
+    l->capped = true;
+    return;
+  }
+  if (l->cur_cut > 0)
+    l->any_cut = true;
+  if (l->shown_first == 0)
+    l->shown_first = n;
+  l->shown_last = n;
+}
+
+void lines_feed(Lines *l, const char *p, size_t n) {
+  const char *s = p, *e = p + n;
+
+  while (s < e) {
+    const char *nl;
+    bool crlf;
+
+    if (!l->in_line)
+      line_begin(l);
+    nl = memchr(s, '\n', (size_t)(e - s));
+    if (l->cur_shown) {
+      const char *seg_end = nl != NULL ? nl : e;
+
+      if (seg_end > s)
+        line_append(l, s, (size_t)(seg_end - s));
+    }
+    if (nl == NULL)
+      break;
+    crlf = nl > p ? nl[-1] == '\r' : l->last_cr;
+    line_end(l, crlf ? EOL_CRLF : EOL_LF);
+    l->lines++;
+    l->in_line = false;
+    s = nl + 1;
+  }
+  if (n > 0)
+    l->last_cr = p[n - 1] == '\r';
+}
+
+static const char *eol_name(unsigned seen) {
+  switch (seen) {
+  case EOL_LF:
+    return "lf";
+  case EOL_CRLF:
+    return "crlf";
+  case EOL_LF | EOL_CRLF:
+    return "mixed";
+  default:
+    return NULL;
+  }
+}
+
+/* Appends "… N more lines not shown[ (why)]; continue with offset=M". */
+static void append_more_notice(Lines *l, int64_t total) {
+  int64_t more = total - l->shown_last;
+  int64_t next = l->shown_last + 1;
+  size_t cap = l->opt.max_content;
+
+  if (!l->capped)
+    append_printf(l,
+                  "\u2026 %" G_GINT64_FORMAT
+                  " more lines not shown; continue with offset=%" G_GINT64_FORMAT "\n",
+                  more, next);
+  else if (cap % 1024 == 0)
+    append_printf(
+        l,
+        "\u2026 %" G_GINT64_FORMAT
+        " more lines not shown (%zu KiB content limit); continue with offset=%" G_GINT64_FORMAT
+        "\n",
+        more, cap / 1024, next);
+  else
+    append_printf(
+        l,
+        "\u2026 %" G_GINT64_FORMAT
+        " more lines not shown (%zu bytes content limit); continue with offset=%" G_GINT64_FORMAT
+        "\n",
+        more, cap, next);
+}
+
+void lines_finish(Lines *l, LinesResult *ret) {
+  bool truncated;
+
+  if (l->in_line) {
+    line_end(l, EOL_NONE);
+    l->lines++;
+    l->in_line = false;
+  }
+  if (l->lines == 0 && l->opt.offset == 1) {
+    truncated = false; /* an empty stream is shown whole, as nothing */
+  } else if (l->opt.offset > l->lines) {
+    l->len = 0;
+    l->shown_first = l->shown_last = 0;
+    append_printf(l,
+                  "\u2026 offset %" G_GINT64_FORMAT
+                  " is past the end of the file (%" G_GINT64_FORMAT " lines)\n",
+                  l->opt.offset, l->lines);
+    truncated = true;
+  } else {
+    truncated = l->opt.offset > 1 || l->any_cut || l->shown_last < l->lines;
+    if (l->shown_last < l->lines)
+      append_more_notice(l, l->lines);
+  }
+  buf_grow(l, 0);
+  l->buf[l->len] = '\0';
+
+  ret->content = l->buf;
+  ret->content_len = l->len;
+  ret->lines = l->lines;
+  ret->eol = eol_name(l->eol_seen);
+  ret->truncated = truncated;
+  ret->shown_first = l->shown_first;
+  ret->shown_last = l->shown_last;
+  l->buf = NULL;
+  l->len = l->cap = 0;
+}
+
+void lines_clear(Lines *l) {
+  if (l == NULL)
+    return;
+  g_free(l->buf);
+  l->buf = NULL;
+  l->len = l->cap = 0;
+}

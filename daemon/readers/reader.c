@@ -1,0 +1,206 @@
+#include "daemon/readers/reader.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <glib.h>
+
+#include "daemon/readers/detect.h"
+#include "daemon/readers/image.h"
+#include "daemon/pdf/pdf.h"
+#include "daemon/readers/text.h"
+
+#define HEAD_SIZE ((size_t)64 * 1024)
+
+/* One head buffer per worker thread: a file is read by one thread from start to end. */
+static __thread uint8_t head_buf[HEAD_SIZE];
+
+static void fail_errno(FileResult *res, int err, const char *what) {
+  switch (err) {
+  case ENOENT:
+  case ENOTDIR:
+    file_result_fail(res, CODE_FILE_NOT_FOUND, "no such file");
+    break;
+  case ELOOP:
+    file_result_fail(res, CODE_FILE_NOT_FOUND, "too many levels of symbolic links");
+    break;
+  case ENAMETOOLONG:
+    file_result_fail(res, CODE_FILE_NOT_FOUND, "file name too long");
+    break;
+  case EACCES:
+  case EPERM:
+    file_result_fail(res, CODE_ACCESS_DENIED, "permission denied");
+    break;
+  default:
+    file_result_fail(res, CODE_READ_ERROR, "%s failed: %s", what, g_strerror(err));
+    break;
+  }
+}
+
+static const char *file_kind_name(mode_t mode) {
+  if (S_ISFIFO(mode))
+    return "a FIFO";
+  if (S_ISSOCK(mode))
+    return "a socket";
+  if (S_ISCHR(mode))
+    return "a character device";
+  if (S_ISBLK(mode))
+    return "a block device";
+  return "not a regular file";
+}
+
+/* Refuses what is not a regular file, from its mode. Returns true when it may be read. */
+static bool check_mode(FileResult *res, const struct stat *st) {
+  if (S_ISDIR(st->st_mode)) {
+    file_result_fail(res, CODE_IS_DIRECTORY, "is a directory");
+    return false;
+  }
+  if (!S_ISREG(st->st_mode)) {
+    file_result_fail(res, CODE_NOT_REGULAR_FILE, "%s, not a regular file",
+                     file_kind_name(st->st_mode));
+    return false;
+  }
+  return true;
+}
+
+static char *resolve(const ReaderOptions *o, const char *path, const Workspace *ws) {
+  const char *base = o->base != NULL ? o->base : workspace_root(ws);
+
+  if (g_path_is_absolute(path) || base == NULL)
+    return g_strdup(path);
+  return g_build_filename(base, path, NULL);
+}
+
+/* Reads up to HEAD_SIZE bytes. Returns the count, or a negative errno. */
+static ssize_t read_head(int fd, bool *ret_eof) {
+  size_t len = 0;
+
+  while (len < HEAD_SIZE) {
+    ssize_t n = read(fd, head_buf + len, HEAD_SIZE - len);
+
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return -errno;
+    if (n == 0) {
+      *ret_eof = true;
+      return (ssize_t)len;
+    }
+    len += (size_t)n;
+  }
+  *ret_eof = false;
+  return (ssize_t)len;
+}
+
+/* Reads the open file by its kind. Returns false, having read nothing into res, when the file
+ * needs blocking work and text_only forbids it. */
+static bool read_open_file(const ReaderOptions *o, int fd,
+                           const struct stat *st, bool text_only, const atomic_bool *cancelled,
+                           FileResult *res) {
+  bool eof = false, svg;
+  ssize_t n = read_head(fd, &eof);
+  DetectKind kind;
+
+  if (n < 0) {
+    fail_errno(res, (int)-n, "read");
+    return true;
+  }
+  kind = detect_magic(head_buf, (size_t)n);
+  svg = kind == DETECT_UNKNOWN && o->render && image_is_svg(head_buf, (size_t)n);
+  /* Pictures, PDFs and SVG renders wait on a decoder or a worker process: not on a text lane. */
+  if (text_only && (kind != DETECT_UNKNOWN || svg))
+    return false;
+  if (svg) {
+    /* SVG is text (agents edit it); `render: true` asks for the picture instead. */
+    ImageOptions iopt = {.max_dimension = o->max_dimension, .cancelled = cancelled};
+
+    image_read_svg(fd, st, head_buf, (size_t)n, &iopt, res);
+  } else if (kind == DETECT_UNKNOWN) {
+    TextOptions topt = {
+        .offset = o->offset,
+        .limit = o->limit,
+        .line_numbers = o->line_numbers,
+        .cancelled = cancelled,
+    };
+    text_read(fd, head_buf, (size_t)n, eof, &topt, res);
+  } else if (kind == DETECT_PDF) {
+    PdfOptions popt = {
+        .pages = o->pages,
+        .password = o->password,
+        .render = o->render,
+        .max_dimension = o->max_dimension,
+        .max_image_bytes = o->max_image_bytes,
+        .cancelled = cancelled,
+    };
+
+    pdf_read(fd, st, &popt, res);
+  } else {
+    ImageOptions iopt = {.max_dimension = o->max_dimension, .cancelled = cancelled};
+
+    image_read(fd, st, kind, head_buf, (size_t)n, &iopt, res);
+  }
+  return true;
+}
+
+/* reader_read(), or with text_only, false (res cleared) for a file that needs blocking work. */
+static bool read_file(const ReaderOptions *o, const Workspace *ws, bool text_only,
+                      const atomic_bool *cancelled, FileResult *res) {
+  g_autofree char *full = NULL;
+  struct stat st;
+  bool done = true;
+  int fd = -1;
+
+  res->path = g_strdup(o->path);
+  res->bytes = -1;
+  res->modified_ms = RESULT_TIME_UNKNOWN;
+  if (cancelled != NULL && atomic_load(cancelled)) {
+    file_result_fail(res, CODE_CANCELLED, "request cancelled");
+    return true;
+  }
+  full = resolve(o, o->path, ws);
+  /* Outside the workspace: refused before anything else is said of it. */
+  if (!workspace_allows_path(ws, full, res))
+    return true;
+  /* stat before open: a FIFO or a device is refused without ever being opened. */
+  if (stat(full, &st) < 0) {
+    fail_errno(res, errno, "stat");
+    return true;
+  }
+  if (!check_mode(res, &st))
+    return true;
+  fd = open(full, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) {
+    fail_errno(res, errno, "open");
+    return true;
+  }
+  /* The path may have been swapped between stat and open: trust only the descriptor. */
+  if (fstat(fd, &st) < 0) {
+    fail_errno(res, errno, "fstat");
+    goto finish;
+  }
+  if (!check_mode(res, &st) || !workspace_allows(ws, fd, o->path, res))
+    goto finish;
+  res->bytes = (int64_t)st.st_size;
+  res->modified_ms = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
+  if (!read_open_file(o, fd, &st, text_only, cancelled, res)) {
+    file_result_clear(res);
+    done = false;
+  }
+
+finish:
+  close(fd);
+  return done;
+}
+
+void reader_read(const ReaderOptions *o, const Workspace *ws, const atomic_bool *cancelled,
+                 FileResult *res) {
+  (void)read_file(o, ws, false, cancelled, res);
+}
+
+bool reader_read_text(const ReaderOptions *o, const Workspace *ws, const atomic_bool *cancelled,
+                      FileResult *res) {
+  return read_file(o, ws, true, cancelled, res);
+}

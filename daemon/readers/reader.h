@@ -1,0 +1,39 @@
+/* One file, start to finish, on a worker thread: open safely, classify, read. */
+#pragma once
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "daemon/readers/workspace.h"
+#include "formatters/result.h"
+
+/* What to read of one file and how, built by the request from its params: the readers know
+ * nothing of the protocol. Strings are borrowed for the call. */
+typedef struct {
+  const char *path;        /* as the client gave it */
+  const char *base;        /* folder of a relative path; NULL: the workspace's root, else the
+                              process's working directory */
+  int64_t offset;          /* text: 1-based first line shown */
+  int64_t limit;           /* text: lines shown */
+  bool line_numbers;       /* text: cat -n numbering */
+  const char *pages;       /* PDF page selection, NULL for the default window */
+  const char *password;    /* PDF password, or NULL */
+  bool render;             /* PDF pages as pictures; an SVG rendered instead of read as text */
+  int max_dimension;       /* long edge of pictures sent */
+  int64_t max_image_bytes; /* base64 of a PDF's pictures at most (the request's image budget) */
+} ReaderOptions;
+
+/* Reads o->path into res (which must be zeroed): resolved against o->base, else the
+ * workspace's root, else the working directory; the workspace (may be NULL) also decides what
+ * may be read at all (workspace_allows). Never fails as a whole: every problem is a per-file
+ * code in res. `cancelled` may be NULL. */
+void reader_read(const ReaderOptions *o, const Workspace *ws, const atomic_bool *cancelled,
+                 FileResult *res);
+
+/* Reads o->path as reader_read() does when it is text, or fails before its kind is known;
+ * never waits on a decoder or a worker process. Returns false, with res zeroed, when the file
+ * is a picture, a PDF or an SVG to render: the caller then reads it with reader_read() where
+ * blocking is allowed. */
+bool reader_read_text(const ReaderOptions *o, const Workspace *ws, const atomic_bool *cancelled,
+                      FileResult *res);

@@ -1,0 +1,551 @@
+#include "daemon/readers/text.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib.h>
+
+#include "daemon/readers/detect.h"
+#include "daemon/readers/lines.h"
+
+#define CHUNK_SIZE ((size_t)64 * 1024) /* bytes read at a time after the head */
+#define CARRY_MAX 16                   /* bytes of a character split across two chunks */
+#define ICONV_OUT_SIZE ((size_t)16 * 1024)
+
+static const char REPLACEMENT[] = "\xEF\xBF\xBD"; /* U+FFFD */
+
+typedef enum { DECODE_UTF8, DECODE_ICONV } DecodeKind;
+
+/* How the file is decoded, chosen from its head. */
+typedef struct {
+  DecodeKind kind;
+  const char *name;     /* reported encoding, static */
+  const char *from;     /* iconv source charset (DECODE_ICONV) */
+  bool bom;             /* a UTF-8 byte-order mark */
+  size_t skip;          /* bytes of byte-order mark to drop */
+  size_t head_valid;    /* bytes after skip already checked: valid UTF-8, no NUL */
+  bool wide;            /* UTF-16/32: NUL bytes are part of characters */
+  bool latin1_fallback; /* bytes the charset leaves undefined decode as ISO-8859-1 */
+} Encoding;
+
+typedef struct {
+  Encoding enc;
+  GIConv cd; /* (GIConv)-1 unless DECODE_ICONV */
+  char *out; /* iconv output buffer */
+  Lines lines;
+  int64_t base;   /* file offset of the buffer being decoded */
+  int64_t err_at; /* file offset of the byte that failed */
+} Decoder;
+
+/* Checks one UTF-8 sequence at p (n >= 1 bytes available), by the well-formedness table of
+ * the Unicode standard. Returns 1 when it is valid (*ret_len bytes long), 0 when the n bytes
+ * are the start of a valid sequence that needs more, -1 when it is invalid (*ret_len is the
+ * length of its maximal valid start, replaced by one U+FFFD). */
+static int utf8_check(const uint8_t *p, size_t n, size_t *ret_len) {
+  uint8_t b = p[0], lo = 0x80, hi = 0xBF;
+  size_t len;
+
+  if (b < 0x80) {
+    *ret_len = 1;
+    return 1;
+  }
+  if (b >= 0xC2 && b <= 0xDF) {
+    len = 2;
+  } else if (b >= 0xE0 && b <= 0xEF) {
+    len = 3;
+    lo = b == 0xE0 ? 0xA0 : 0x80; /* no overlong forms */
+    hi = b == 0xED ? 0x9F : 0xBF; /* no surrogates */
+  } else if (b >= 0xF0 && b <= 0xF4) {
+    len = 4;
+    lo = b == 0xF0 ? 0x90 : 0x80;
+    hi = b == 0xF4 ? 0x8F : 0xBF; /* nothing past U+10FFFF */
+  } else {
+    *ret_len = 1;
+    return -1;
+  }
+  for (size_t i = 1; i < len; i++) {
+    *ret_len = i;
+    if (i >= n)
+      return 0;
+    if (p[i] < lo || p[i] > hi)
+      return -1;
+    lo = 0x80;
+    hi = 0xBF;
+  }
+  *ret_len = len;
+  return 1;
+}
+
+/* Length of the longest prefix of p made of whole, valid UTF-8 sequences. */
+static size_t utf8_valid_prefix(const uint8_t *p, size_t n) {
+  size_t i = 0, len;
+
+  while (i < n) {
+    /* ASCII runs eight bytes at a time. */
+    while (i + 8 <= n) {
+      uint64_t w;
+
+      memcpy(&w, p + i, sizeof w);
+      if (w & UINT64_C(0x8080808080808080))
+        break;
+      i += 8;
+    }
+    while (i < n && p[i] < 0x80)
+      i++;
+    if (i >= n || utf8_check(p + i, n - i, &len) != 1)
+      break;
+    i += len;
+  }
+  return i;
+}
+
+/* Feeds decoded UTF-8 to the line engine. Only UTF-16/32 can decode to U+0000: it becomes
+ * U+FFFD, so that the content stays a C string. */
+static void emit(Decoder *d, const char *p, size_t n) {
+  const char *nul;
+
+  if (!d->enc.wide) {
+    lines_feed(&d->lines, p, n);
+    return;
+  }
+  while (n > 0 && (nul = memchr(p, '\0', n)) != NULL) {
+    lines_feed(&d->lines, p, (size_t)(nul - p));
+    lines_feed(&d->lines, REPLACEMENT, 3);
+    n -= (size_t)(nul - p) + 1;
+    p = nul + 1;
+  }
+  lines_feed(&d->lines, p, n);
+}
+
+/* Refuses a buffer with a NUL byte: the file is binary. */
+static int check_nul(Decoder *d, const uint8_t *p, size_t n) {
+  const uint8_t *nul = memchr(p, '\0', n);
+
+  if (nul == NULL)
+    return 0;
+  d->err_at = d->base + (nul - p);
+  return -ENOTSUP;
+}
+
+/* Decodes UTF-8: invalid sequences become U+FFFD. Returns the bytes consumed (an incomplete
+ * character at the end is left for the next call unless `final`), or a negative errno. */
+static ssize_t decode_utf8(Decoder *d, const uint8_t *p, size_t n, bool final) {
+  size_t i = 0, len;
+  int r = check_nul(d, p, n);
+
+  if (r < 0)
+    return r;
+  while (i < n) {
+    size_t v = utf8_valid_prefix(p + i, n - i);
+
+    lines_feed(&d->lines, (const char *)p + i, v);
+    i += v;
+    if (i == n)
+      break;
+    if (utf8_check(p + i, n - i, &len) == 0) {
+      if (!final)
+        break;
+      len = n - i;
+    }
+    lines_feed(&d->lines, REPLACEMENT, 3);
+    i += len;
+  }
+  return (ssize_t)i;
+}
+
+/* Decodes through iconv. Returns the bytes consumed (an incomplete character at the end is
+ * left for the next call unless `final`), or a negative errno (-EILSEQ: not convertible). */
+static ssize_t decode_iconv(Decoder *d, const uint8_t *p, size_t n, bool final) {
+  gchar *in = (gchar *)p;
+  gsize inleft = n;
+  int r = d->enc.wide ? 0 : check_nul(d, p, n);
+
+  if (r < 0)
+    return r;
+  while (inleft > 0) {
+    gchar *out = d->out;
+    gsize outleft = ICONV_OUT_SIZE;
+    gsize res = g_iconv(d->cd, &in, &inleft, &out, &outleft);
+    int err = errno;
+
+    emit(d, d->out, ICONV_OUT_SIZE - outleft);
+    if (res != (gsize)-1 || err == E2BIG)
+      continue;
+    if (err == EINVAL) { /* a character cut by the end of the buffer */
+      if (!final)
+        break;
+      lines_feed(&d->lines, REPLACEMENT, 3);
+      inleft = 0;
+    } else if (err == EILSEQ && d->enc.latin1_fallback) {
+      uint8_t b = (uint8_t)*in;
+      char two[2] = {(char)(0xC0 | (b >> 6)), (char)(0x80 | (b & 0x3F))};
+
+      if (b < 0x80)
+        lines_feed(&d->lines, (const char *)&b, 1);
+      else
+        lines_feed(&d->lines, two, 2);
+      in++;
+      inleft--;
+    } else {
+      d->err_at = d->base + (in - (gchar *)p);
+      return -EILSEQ;
+    }
+  }
+  return (ssize_t)(n - inleft);
+}
+
+static ssize_t decode(Decoder *d, const uint8_t *p, size_t n, bool final) {
+  if (d->enc.kind == DECODE_UTF8)
+    return decode_utf8(d, p, n, final);
+  return decode_iconv(d, p, n, final);
+}
+
+/* Ends an iconv stream: a stateful charset may still have output. */
+static void decode_flush(Decoder *d) {
+  gchar *out = d->out;
+  gsize outleft = ICONV_OUT_SIZE;
+
+  if (d->enc.kind != DECODE_ICONV)
+    return;
+  g_iconv(d->cd, NULL, NULL, &out, &outleft);
+  emit(d, d->out, ICONV_OUT_SIZE - outleft);
+}
+
+/* True when iconv converts all of p from `from` without an invalid sequence. */
+static bool iconv_accepts(const char *from, const uint8_t *p, size_t n) {
+  GIConv cd = g_iconv_open("UTF-8", from);
+  char out[4096];
+  gchar *in = (gchar *)p;
+  gsize inleft = n;
+  bool ok = true;
+
+  if (cd == (GIConv)-1)
+    return false;
+  while (inleft > 0) {
+    gchar *o = out;
+    gsize outleft = sizeof out;
+
+    if (g_iconv(cd, &in, &inleft, &o, &outleft) != (gsize)-1 || errno == E2BIG)
+      continue;
+    ok = errno == EINVAL; /* a character cut by the end of the head is fine */
+    break;
+  }
+  g_iconv_close(cd);
+  return ok;
+}
+
+/* Byte-order marks, longest first: FF FE 00 00 is UTF-32LE, not UTF-16LE. */
+static const struct {
+  const char *bytes;
+  size_t len;
+  const char *from; /* NULL: UTF-8 */
+  const char *name;
+} BOMS[] = {
+    {"\xEF\xBB\xBF", 3, NULL, "utf-8"},
+    {"\xFF\xFE\x00\x00", 4, "UTF-32LE", "utf-32le"},
+    {"\x00\x00\xFE\xFF", 4, "UTF-32BE", "utf-32be"},
+    {"\xFF\xFE", 2, "UTF-16LE", "utf-16le"},
+    {"\xFE\xFF", 2, "UTF-16BE", "utf-16be"},
+};
+
+static void use_iconv(Encoding *enc, const char *from, const char *name) {
+  enc->kind = DECODE_ICONV;
+  enc->from = from;
+  enc->name = name;
+  enc->wide = g_str_has_prefix(from, "UTF-16") || g_str_has_prefix(from, "UTF-32");
+}
+
+static bool pick_by_bom(const uint8_t *head, size_t n, Encoding *enc) {
+  for (size_t i = 0; i < G_N_ELEMENTS(BOMS); i++) {
+    if (n < BOMS[i].len || memcmp(head, BOMS[i].bytes, BOMS[i].len) != 0)
+      continue;
+    enc->skip = BOMS[i].len;
+    if (BOMS[i].from == NULL)
+      enc->bom = true;
+    else
+      use_iconv(enc, BOMS[i].from, BOMS[i].name);
+    return true;
+  }
+  return false;
+}
+
+static bool has_high_bytes(const uint8_t *p, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (p[i] >= 0x80)
+      return true;
+  return false;
+}
+
+static bool has_c1_bytes(const uint8_t *p, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (p[i] >= 0x80 && p[i] <= 0x9F)
+      return true;
+  return false;
+}
+
+static void fail_binary(const uint8_t *head, size_t n, FileResult *res) {
+  char mime[128];
+
+  detect_mime(head, n, mime, sizeof mime);
+  file_result_fail(res, CODE_UNSUPPORTED_FORMAT, "binary file (%s)", mime);
+}
+
+/* Chooses a decoder from libmagic's name for the head's character set. */
+static int pick_by_charset(const char *cs, const uint8_t *head, size_t n, Encoding *enc,
+                           FileResult *res) {
+  GIConv cd;
+
+  if (strcmp(cs, "binary") == 0) {
+    fail_binary(head, n, res);
+    return -ENOTSUP;
+  }
+  if (strcmp(cs, "utf-8") == 0 || strcmp(cs, "us-ascii") == 0)
+    return 0; /* UTF-8 after all, with bad sequences replaced */
+  if (strcmp(cs, "utf-16le") == 0) {
+    use_iconv(enc, "UTF-16LE", "utf-16le");
+  } else if (strcmp(cs, "utf-16be") == 0) {
+    use_iconv(enc, "UTF-16BE", "utf-16be");
+  } else if (strcmp(cs, "iso-8859-1") == 0 || strcmp(cs, "unknown-8bit") == 0) {
+    /* Latin-1 text with bytes 0x80-0x9F is almost always Windows-1252 (smart quotes, €):
+     * those are control characters in ISO-8859-1. */
+    bool cp1252 = strcmp(cs, "iso-8859-1") == 0 ? has_c1_bytes(head, n)
+                                                : iconv_accepts("WINDOWS-1252", head, n);
+
+    if (cp1252)
+      use_iconv(enc, "WINDOWS-1252", "windows-1252");
+    else
+      use_iconv(enc, "ISO-8859-1", "iso-8859-1");
+    enc->latin1_fallback = true;
+  } else if (strcmp(cs, "ebcdic") == 0) {
+    use_iconv(enc, "EBCDIC-US", "ebcdic");
+  } else {
+    cd = g_iconv_open("UTF-8", cs);
+    if (cd == (GIConv)-1) {
+      file_result_fail(res, CODE_UNSUPPORTED_FORMAT, "no supported text encoding (%s)", cs);
+      return -ENOTSUP;
+    }
+    g_iconv_close(cd);
+    use_iconv(enc, g_intern_string(cs), g_intern_string(cs));
+  }
+  return 0;
+}
+
+/* Chooses how to decode the file from its head: byte-order mark, NUL bytes, UTF-8, then
+ * libmagic. Returns 0, or a negative errno with res failed. */
+/* True when p is UTF-8 with a few stray bytes: at least as many valid multi-byte characters
+ * as invalid sequences. A UTF-8 file with one bad byte stays UTF-8 (the byte shows as U+FFFD)
+ * instead of turning every other character into mojibake; Latin-1 text rarely forms valid
+ * multi-byte sequences, so it still goes to libmagic. */
+static bool mostly_utf8(const uint8_t *p, size_t n) {
+  size_t i = 0, valid = 0, invalid = 0, len;
+
+  while (i < n) {
+    i += utf8_valid_prefix(p + i, n - i);
+    if (i >= n)
+      break;
+    if (utf8_check(p + i, n - i, &len) == 0)
+      break; /* cut by the end of the buffer */
+    invalid++;
+    i += len;
+  }
+  for (i = 0; i < n; i++)
+    if (p[i] >= 0xC2 && p[i] <= 0xF4 && utf8_check(p + i, n - i, &len) == 1) {
+      valid++;
+      i += len - 1;
+    }
+  return valid > 0 && invalid <= valid;
+}
+
+static int pick_encoding(const uint8_t *head, size_t n, bool eof, Encoding *enc, FileResult *res) {
+  char cs[64];
+  size_t v, len;
+
+  memset(enc, 0, sizeof *enc);
+  enc->kind = DECODE_UTF8;
+  enc->name = "utf-8";
+  if (pick_by_bom(head, n, enc))
+    return 0;
+  if (memchr(head, '\0', n) != NULL) {
+    fail_binary(head, n, res);
+    return -ENOTSUP;
+  }
+  /* Valid UTF-8, where a character cut by the end of the head is fine. At the end of the
+   * file too (the file was cut), provided the rest has multi-byte characters: "caf\xe9"
+   * alone is more likely Latin-1. */
+  v = utf8_valid_prefix(head, n);
+  if (v == n || (utf8_check(head + v, n - v, &len) == 0 && (!eof || has_high_bytes(head, v))) ||
+      mostly_utf8(head, n)) {
+    enc->head_valid = v;
+    return 0;
+  }
+  if (detect_charset(head, n, cs, sizeof cs) < 0)
+    g_strlcpy(cs, "unknown-8bit", sizeof cs); /* no libmagic: assume a legacy 8-bit text */
+  return pick_by_charset(cs, head, n, enc, res);
+}
+
+static int decoder_open(Decoder *d, const TextOptions *opt, size_t size_hint, FileResult *res) {
+  LinesOptions lo = {
+      .offset = opt->offset,
+      .limit = opt->limit,
+      .line_numbers = opt->line_numbers,
+      .max_line_chars = TEXT_MAX_LINE_CHARS,
+      .max_content = TEXT_MAX_CONTENT,
+      .size_hint = size_hint,
+  };
+
+  d->cd = (GIConv)-1;
+  if (d->enc.kind == DECODE_ICONV) {
+    d->cd = g_iconv_open("UTF-8", d->enc.from);
+    if (d->cd == (GIConv)-1) {
+      file_result_fail(res, CODE_UNSUPPORTED_FORMAT, "character set %s is not supported",
+                       d->enc.name);
+      return -ENOTSUP;
+    }
+    d->out = g_malloc(ICONV_OUT_SIZE);
+  }
+  lines_init(&d->lines, &lo);
+  return 0;
+}
+
+static void decoder_close(Decoder *d) {
+  lines_clear(&d->lines);
+  g_free(d->out);
+  d->out = NULL;
+  if (d->cd != (GIConv)-1)
+    g_iconv_close(d->cd);
+  d->cd = (GIConv)-1;
+}
+
+static bool is_cancelled(const TextOptions *opt) {
+  return opt->cancelled != NULL && atomic_load(opt->cancelled);
+}
+
+/* Reads and decodes the rest of the file in chunks. `rest` holds the head's undecoded tail
+ * (a character cut by the end of the head). Returns 0, or a negative errno: -ECANCELED,
+ * -ENOTSUP (binary), -EILSEQ (not convertible), or read()'s error. */
+static int stream_rest(Decoder *d, int fd, const uint8_t *rest, size_t rest_len,
+                       const TextOptions *opt) {
+  uint8_t *buf = g_malloc(CARRY_MAX + CHUNK_SIZE);
+  size_t carry = rest_len;
+  int r = 0;
+
+  if (rest_len > CARRY_MAX) {
+    d->err_at = d->base;
+    r = -EILSEQ;
+    goto finish;
+  }
+  memcpy(buf, rest, rest_len);
+  for (;;) {
+    ssize_t got, used;
+
+    if (is_cancelled(opt)) {
+      r = -ECANCELED;
+      break;
+    }
+    got = read(fd, buf + carry, CHUNK_SIZE);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got < 0) {
+      r = -errno;
+      break;
+    }
+    used = decode(d, buf, carry + (size_t)got, got == 0);
+    if (used < 0 || got == 0) {
+      r = used < 0 ? (int)used : 0;
+      break;
+    }
+    carry = carry + (size_t)got - (size_t)used;
+    d->base += used;
+    if (carry > CARRY_MAX) {
+      d->err_at = d->base;
+      r = -EILSEQ;
+      break;
+    }
+    memmove(buf, buf + used, carry);
+  }
+
+finish:
+  g_free(buf);
+  return r;
+}
+
+static void fail_decode(FileResult *res, int r, const Decoder *d) {
+  switch (r) {
+  case -ECANCELED:
+    file_result_fail(res, CODE_CANCELLED, "request cancelled");
+    break;
+  case -ENOTSUP:
+    file_result_fail(res, CODE_UNSUPPORTED_FORMAT,
+                     "binary file (NUL byte at offset %" G_GINT64_FORMAT ")", d->err_at);
+    break;
+  case -EILSEQ:
+    file_result_fail(res, CODE_CONVERSION_FAILED,
+                     "cannot convert from %s: invalid byte sequence at offset %" G_GINT64_FORMAT,
+                     d->enc.name, d->err_at);
+    break;
+  default:
+    file_result_fail(res, CODE_READ_ERROR, "read failed: %s", g_strerror(-r));
+    break;
+  }
+}
+
+static void fill_result(Decoder *d, FileResult *res) {
+  LinesResult lr;
+
+  lines_finish(&d->lines, &lr);
+  g_free(res->content);
+  res->type = FILE_TYPE_TEXT;
+  res->content = lr.content;
+  res->content_len = lr.content_len;
+  res->lines = lr.lines;
+  res->encoding = d->enc.name;
+  res->bom = d->enc.bom;
+  res->eol = lr.eol;
+  res->truncated = lr.truncated;
+  res->shown_first = lr.shown_first;
+  res->shown_last = lr.shown_last;
+}
+
+int text_read(int fd, const uint8_t *head, size_t head_len, bool eof, const TextOptions *opt,
+              FileResult *res) {
+  Decoder d;
+  const uint8_t *p;
+  size_t n;
+  ssize_t used;
+  int r;
+
+  memset(&d, 0, sizeof d);
+  d.cd = (GIConv)-1;
+  if (head == NULL)
+    head = (const uint8_t *)"";
+  r = pick_encoding(head, head_len, eof, &d.enc, res);
+  if (r < 0)
+    return r;
+  r = decoder_open(&d, opt, head_len, res);
+  if (r < 0)
+    goto finish;
+  /* What pick_encoding already checked goes to the line engine as it is, without a copy. */
+  p = head + d.enc.skip;
+  n = head_len - d.enc.skip;
+  lines_feed(&d.lines, (const char *)p, d.enc.head_valid);
+  p += d.enc.head_valid;
+  n -= d.enc.head_valid;
+  d.base = (int64_t)(p - head);
+  used = decode(&d, p, n, eof);
+  r = used < 0 ? (int)used : 0;
+  if (r == 0 && !eof) {
+    d.base += used;
+    r = stream_rest(&d, fd, p + used, n - (size_t)used, opt);
+  }
+  if (r < 0) {
+    fail_decode(res, r, &d);
+    goto finish;
+  }
+  decode_flush(&d);
+  fill_result(&d, res);
+
+finish:
+  decoder_close(&d);
+  return r;
+}
