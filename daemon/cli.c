@@ -9,9 +9,10 @@
 #include <glib.h>
 #include <uv.h>
 
+#include "daemon/readers/workspace.h"
 #include "daemon/request.h"
 #include "daemon/server.h"
-#include "daemon/readers/workspace.h"
+#include "formatters/format.h"
 #include "ipc/read-params.h"
 
 static const char usage_text[] =
@@ -145,8 +146,13 @@ static int cli_read_option(int c, ReadParams *params, CliRun *run, CliPathOption
     params->max_total_image_bytes = v;
     return 0;
   case 'f':
-    if (read_format_from_name(optarg, &params->format) < 0)
-      return usage_error("--format takes xml, anthropic, openai, toolresult or text", optarg);
+    if (format_get(optarg) == NULL) {
+      g_autofree char *names = read_format_names();
+      g_autofree char *what = g_strdup_printf("--format takes one of %s", names);
+
+      return usage_error(what, optarg);
+    }
+    params->format = format_get(optarg)->name;
     return 0;
   case 'd':
     if (read_image_detail_from_name(optarg, &params->image_detail) < 0)

@@ -11,11 +11,12 @@
 #include <libxml/parser.h>
 
 #include "daemon/cli.h"
-#include "daemon/readers/detect.h"
 #include "daemon/log.h"
-#include "daemon/pdf/worker/pdf-worker.h"
 #include "daemon/pdf/pdf.h"
+#include "daemon/pdf/worker/pdf-worker.h"
+#include "daemon/readers/detect.h"
 #include "daemon/scheduler.h"
+#include "formatters/format.h"
 
 
 /* Opens /dev/null on whichever of descriptors 0, 1 and 2 is closed. Otherwise the next file
@@ -67,8 +68,8 @@ int main(int argc, char **argv) {
   signal(SIGPIPE, SIG_IGN);
   log_init_from_env();
   log_route_glib(LOG_ERR);
-  /* libxml2 initializes global state lazily; do it before worker threads format XML. */
-  xmlInitParser();
+  /* Before any thread formats. */
+  format_init();
   if (strcmp(argv[1], "read") == 0) {
     r = cli_read(argc - 1, argv + 1);
   } else if (strcmp(argv[1], "serve") == 0) {

@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include <glib.h>
-#include <libxml/parser.h>
 
 #include "daemon/readers/image.h"
 #include "daemon/macro.h"
@@ -330,21 +329,17 @@ static void job_after_cb(uv_work_t *w, int status) {
 
 Request *request_start(uv_loop_t *loop, ReadParams *params, Workspace *ws, RequestOutput output,
                        RequestDoneCb done_cb, void *data) {
-  static gsize xml_ready = 0;
   Request *req = g_new0(Request, 1);
 
-  /* libxml2 sets up its global state lazily, and not safely from several threads at once: do
-   * it here, before any lane formats, whoever calls (the daemon, the CLI, a test, a fuzzer). */
-  if (g_once_init_enter(&xml_ready)) {
-    xmlInitParser();
-    g_once_init_leave(&xml_ready, 1);
-  }
+  /* Before any lane formats, whoever starts the request (the daemon, the CLI, a test, a
+   * fuzzer). */
+  format_init();
 
   req->loop = loop;
   req->params = *params;
   read_params_init(params);
   req->ws = workspace_ref(ws);
-  req->fmt = format_get(read_format_name(req->params.format));
+  req->fmt = format_get(req->params.format);
   g_assert(req->fmt != NULL);
   req->fopt.bare = output == REQUEST_OUTPUT_BARE;
   req->fopt.detail = read_image_detail_name(req->params.image_detail);

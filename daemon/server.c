@@ -11,6 +11,7 @@
 #include <uv.h>
 
 #include "daemon/conn.h"
+#include "daemon/rpc.h"
 #include "daemon/log.h"
 #include "daemon/socket-path.h"
 #include "daemon/stdio-relay.h"
@@ -72,7 +73,7 @@ static void connection_cb(uv_stream_t *listener, int status) {
     log_warning("accept: %s", uv_strerror(status));
     return;
   }
-  c = conn_accept(s->loop, listener, conn_closed_cb, s, &err);
+  c = conn_accept(s->loop, listener, &rpc_handler, conn_closed_cb, s, &err);
   if (c == NULL) {
     log_warning("accept: %s", uv_strerror(err));
     return;
@@ -206,7 +207,7 @@ int server_run_stdio(void) {
   if (err == 0)
     err = stdio_relay_open(STDOUT_FILENO, false, &out_fd, &out_relay);
   if (err == 0)
-    s.stdio_conn = conn_open_stdio(s.loop, in_fd, out_fd, conn_closed_cb, &s, &err);
+    s.stdio_conn = conn_open_stdio(s.loop, in_fd, out_fd, &rpc_handler, conn_closed_cb, &s, &err);
   if (s.stdio_conn == NULL) {
     log_error("cannot serve on stdin and stdout: %s", uv_strerror(err));
     /* The relays' ends were not taken by the connection: closing them ends the threads. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <glib.h>
+#include <libxml/parser.h>
 
 #include "formatters/format-internal.h"
 #include "formatters/result-json.h"
@@ -21,6 +22,19 @@ const Formatter *format_get(const char *name) {
     if (strcmp(formatters[i]->name, name) == 0)
       return formatters[i];
   return NULL;
+}
+
+const Formatter *format_at(size_t i) {
+  return i < G_N_ELEMENTS(formatters) ? formatters[i] : NULL;
+}
+
+void format_init(void) {
+  static gsize ready = 0;
+
+  if (g_once_init_enter(&ready)) {
+    xmlInitParser();
+    g_once_init_leave(&ready, 1);
+  }
 }
 
 /* Roughly what f's piece takes in any format, so that it is allocated once in the usual case:

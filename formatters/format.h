@@ -48,8 +48,17 @@ typedef struct {
 } Formatter;
 
 /* The formatter called name ("xml", "anthropic", "openai", "toolresult", "text"), or NULL when
- * there is none. The formatters are static: nothing to free. */
+ * there is none. The formatters are static: nothing to free. This table is the one place
+ * format names are defined: the `format` param, the CLI and `initialize` all ask it. */
 const Formatter *format_get(const char *name);
+
+/* The i-th formatter, the default ("xml") first, or NULL past the last. */
+const Formatter *format_at(size_t i);
+
+/* Sets up what the formatters need once per process, before any thread formats: libxml2's
+ * global state, which it sets up lazily and not safely from several threads at once. Safe to
+ * call from anywhere, any number of times. */
+void format_init(void);
 
 /* A new piece holding file(f, index, image_index), allocated once at about its final size.
  * Returns NULL when formatting failed. Free with g_string_free(p, TRUE). */

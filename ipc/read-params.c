@@ -13,14 +13,13 @@
 
 #include <glib.h>
 
+#include "formatters/format.h"
+
 #define PATH_ITEM_ERROR "paths[%zu] must be a non-empty string or an object with a \"path\""
 #define PAGES_ERROR "paths[%zu].pages must be a page selection like \"3\", \"2-5\" or \"1,28-\""
-#define FORMAT_ERROR                                                                               \
-  "format must be one of \"xml\", \"anthropic\", \"openai\", \"toolresult\", \"text\""
 #define DETAIL_ERROR "images.detail must be one of \"auto\", \"low\", \"high\""
 
-/* Indexed by ReadFormat and ReadImageDetail. */
-static const char *const format_names[] = {"xml", "anthropic", "openai", "toolresult", "text"};
+/* Indexed by ReadImageDetail. */
 static const char *const detail_names[] = {"auto", "low", "high"};
 
 static int read_params_fail(char **ret_error, const char *format, ...) G_GNUC_PRINTF(2, 3);
@@ -190,12 +189,13 @@ void read_params_init(ReadParams *ret) {
   ret->line_numbers = true;
   ret->max_dimension = READ_DEFAULT_MAX_DIMENSION;
   ret->max_total_image_bytes = READ_DEFAULT_MAX_TOTAL_IMAGE_BYTES;
-  ret->format = READ_FORMAT_XML;
+  ret->format = format_at(0)->name;
   ret->image_detail = READ_IMAGE_DETAIL_AUTO;
 }
 
 /* The members of the params object; paths first, so that its errors come first. */
 static int read_params_members(JsonObject *obj, ReadParams *ret, char **ret_error) {
+  const Formatter *fmt = NULL;
   JsonNode *node;
   const char *s;
   int r;
@@ -218,8 +218,13 @@ static int read_params_members(JsonObject *obj, ReadParams *ret, char **ret_erro
       !read_params_get_bool(node, &ret->line_numbers))
     return read_params_fail(ret_error, "lineNumbers must be a boolean");
   if ((node = read_params_member(obj, "format")) &&
-      (!read_params_get_string(node, false, &s) || read_format_from_name(s, &ret->format) < 0))
-    return read_params_fail(ret_error, FORMAT_ERROR);
+      (!read_params_get_string(node, false, &s) || (fmt = format_get(s)) == NULL)) {
+    g_autofree char *names = read_format_names();
+
+    return read_params_fail(ret_error, "format must be one of %s", names);
+  }
+  if (fmt != NULL)
+    ret->format = fmt->name;
   if ((node = read_params_member(obj, "images")))
     return read_params_images(node, ret, ret_error);
   return 0;
@@ -285,19 +290,13 @@ bool read_params_pages_valid(const char *spec) {
   }
 }
 
-const char *read_format_name(ReadFormat format) {
-  g_assert((size_t)format < G_N_ELEMENTS(format_names));
-  return format_names[format];
-}
+char *read_format_names(void) {
+  GString *s = g_string_new(NULL);
+  const Formatter *f;
 
-int read_format_from_name(const char *name, ReadFormat *ret) {
-  for (size_t i = 0; name != NULL && i < G_N_ELEMENTS(format_names); i++) {
-    if (strcmp(name, format_names[i]) == 0) {
-      *ret = (ReadFormat)i;
-      return 0;
-    }
-  }
-  return -EINVAL;
+  for (size_t i = 0; (f = format_at(i)) != NULL; i++)
+    g_string_append_printf(s, "%s\"%s\"", i > 0 ? ", " : "", f->name);
+  return g_string_free(s, FALSE);
 }
 
 const char *read_image_detail_name(ReadImageDetail detail) {

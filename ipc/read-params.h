@@ -18,15 +18,6 @@
  * are answered FILE_TOO_LARGE, naming the cap. */
 #define READ_MAX_ANSWER_BYTES ((size_t)64 * 1024 * 1024)
 
-/* The `format` param: the shape of the result (see docs/formats.md; formatters/format.h has
- * the formatter of each name). */
-typedef enum {
-  READ_FORMAT_XML = 0,    /* the contract's {xml, images, files, bytes, lines}; the default */
-  READ_FORMAT_ANTHROPIC,  /* tool_result content blocks */
-  READ_FORMAT_OPENAI,     /* chat-completions content parts */
-  READ_FORMAT_TOOLRESULT, /* {success, content, error?, shortResult, images} */
-  READ_FORMAT_TEXT,       /* plain text, as a terminal shows it */
-} ReadFormat;
 
 /* `images.detail`: what the openai format asks of the model for each picture. */
 typedef enum {
@@ -54,7 +45,7 @@ typedef struct {
   int max_dimension; /* default READ_DEFAULT_MAX_DIMENSION */
   int64_t
       max_total_image_bytes; /* images.maxTotalBytes, default READ_DEFAULT_MAX_TOTAL_IMAGE_BYTES */
-  ReadFormat format;         /* default READ_FORMAT_XML */
+  const char *format;        /* a formatter's name (static, formatters/format.h); default "xml" */
   ReadImageDetail image_detail; /* images.detail, default READ_IMAGE_DETAIL_AUTO */
 } ReadParams;
 
@@ -72,11 +63,9 @@ int read_params_parse(JsonNode *params, ReadParams *ret, char **ret_error);
  * items. NULL and "" are not valid. */
 bool read_params_pages_valid(const char *spec);
 
-/* The name of a format as the `format` param spells it ("xml", "anthropic", ...); static. */
-const char *read_format_name(ReadFormat format);
 
-/* The format called name (exact, lowercase). Returns 0, or -EINVAL when there is none. */
-int read_format_from_name(const char *name, ReadFormat *ret);
+/* The format names, quoted and separated by commas, for messages. g_free the result. */
+char *read_format_names(void);
 
 /* The name of an image detail level ("auto", "low", "high"); static. */
 const char *read_image_detail_name(ReadImageDetail detail);

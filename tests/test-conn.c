@@ -18,6 +18,7 @@
 #include <uv.h>
 
 #include "daemon/conn.h"
+#include "daemon/rpc.h"
 #include "ipc/jsonrpc.h"
 #include "tests/corpus.h"
 
@@ -65,7 +66,7 @@ static void client_open(Client *cl) {
   cl->in = g_string_new(NULL);
   ck_assert_int_eq(uv_loop_init(&cl->loop), 0);
   ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv), 0);
-  cl->conn = conn_open_fd(&cl->loop, sv[0], closed_cb, cl, &err);
+  cl->conn = conn_open_fd(&cl->loop, sv[0], &rpc_handler, closed_cb, cl, &err);
   ck_assert_msg(cl->conn != NULL, "conn_open_fd: %s", uv_strerror(err));
   cl->fd = sv[1];
 }

@@ -4,7 +4,10 @@
 
 #include <json-glib/json-glib.h>
 
+#include "formatters/format.h"
 #include "ipc/initialize-params.h"
+#include "ipc/initialize-result.h"
+#include "ipc/read-params.h"
 
 static JsonNode *json(const char *text) {
   g_autoptr(JsonParser) p = json_parser_new();
@@ -108,6 +111,38 @@ START_TEST(initialize_params_exclude_limit) {
 }
 END_TEST
 
+/* The result object: valid JSON, the server's name and version, the limits a client plans
+ * with, and every format the formatters have, in their order. */
+START_TEST(initialize_result_lists_what_readerd_does) {
+  g_autofree char *json = initialize_result_json();
+  g_autoptr(JsonParser) parser = json_parser_new();
+  JsonObject *o, *read;
+  JsonArray *formats;
+  const Formatter *f;
+  size_t i;
+
+  ck_assert(json_parser_load_from_data(parser, json, -1, NULL));
+  o = json_node_get_object(json_parser_get_root(parser));
+  ck_assert_str_eq(json_object_get_string_member(json_object_get_object_member(o, "serverInfo"),
+                                                 "name"),
+                   "readerd");
+  ck_assert_str_eq(json_object_get_string_member(json_object_get_object_member(o, "serverInfo"),
+                                                 "version"),
+                   READERD_VERSION);
+  o = json_object_get_object_member(o, "capabilities");
+  ck_assert(json_object_get_boolean_member(o, "cancelRequest"));
+  read = json_object_get_object_member(o, "read");
+  ck_assert_int_eq(json_object_get_int_member(read, "maxPaths"), READ_MAX_PATHS);
+  ck_assert_int_eq(json_object_get_int_member(read, "defaultLimit"), READ_DEFAULT_LIMIT);
+  ck_assert_int_eq(json_object_get_int_member(read, "maxAnswerBytes"),
+                   (int64_t)READ_MAX_ANSWER_BYTES);
+  formats = json_object_get_array_member(read, "formats");
+  for (i = 0; (f = format_at(i)) != NULL; i++)
+    ck_assert_str_eq(json_array_get_string_element(formats, (guint)i), f->name);
+  ck_assert_uint_eq(json_array_get_length(formats), i);
+}
+END_TEST
+
 static Suite *initialize_params_suite(void) {
   Suite *s = suite_create("initialize-params");
   TCase *tc = tcase_create("core");
@@ -116,6 +151,7 @@ static Suite *initialize_params_suite(void) {
   tcase_add_test(tc, initialize_params_all_fields);
   tcase_add_test(tc, initialize_params_bad_fields);
   tcase_add_test(tc, initialize_params_exclude_limit);
+  tcase_add_test(tc, initialize_result_lists_what_readerd_does);
   suite_add_tcase(s, tc);
   return s;
 }

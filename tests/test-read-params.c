@@ -7,6 +7,7 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
+#include "formatters/format.h"
 #include "ipc/read-params.h"
 
 /* Parses params given as JSON text. */
@@ -36,7 +37,7 @@ static void assert_cleared(const ReadParams *p) {
   ck_assert(p->line_numbers);
   ck_assert_int_eq(p->max_dimension, READ_DEFAULT_MAX_DIMENSION);
   ck_assert_int_eq(p->max_total_image_bytes, READ_DEFAULT_MAX_TOTAL_IMAGE_BYTES);
-  ck_assert_int_eq(p->format, READ_FORMAT_XML);
+  ck_assert_str_eq(p->format, "xml");
   ck_assert_int_eq(p->image_detail, READ_IMAGE_DETAIL_AUTO);
 }
 
@@ -322,41 +323,32 @@ END_TEST
 START_TEST(read_params_format) {
   static const char *const bad[] = {"\"XML\"", "\"json\"", "\"\"",      "\"xml \"",
                                     "1",       "true",     "[\"xml\"]", "{}"};
-  static const struct {
-    const char *name;
-    ReadFormat format;
-  } good[] = {{"xml", READ_FORMAT_XML},
-              {"anthropic", READ_FORMAT_ANTHROPIC},
-              {"openai", READ_FORMAT_OPENAI},
-              {"toolresult", READ_FORMAT_TOOLRESULT},
-              {"text", READ_FORMAT_TEXT}};
+  static const char *const good[] = {"xml", "anthropic", "openai", "toolresult", "text"};
   ReadParams p;
 
   for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
     g_autofree char *member = g_strdup_printf("\"format\":%s", bad[i]);
 
-    expect_top_invalid(member, "format must be one of ");
+    /* The message lists every format the formatters have. */
+    expect_top_invalid(member, "format must be one of \"xml\", \"anthropic\", \"openai\", "
+                               "\"toolresult\", \"text\"");
   }
   parse_ok("{\"paths\":[\"f\"]}", &p);
-  ck_assert_int_eq(p.format, READ_FORMAT_XML);
+  ck_assert_str_eq(p.format, "xml");
   read_params_clear(&p);
   parse_ok("{\"paths\":[\"f\"],\"format\":null}", &p);
-  ck_assert_int_eq(p.format, READ_FORMAT_XML);
+  ck_assert_str_eq(p.format, "xml");
   read_params_clear(&p);
   for (size_t i = 0; i < G_N_ELEMENTS(good); i++) {
-    g_autofree char *json = g_strdup_printf("{\"paths\":[\"f\"],\"format\":\"%s\"}", good[i].name);
-    ReadFormat back;
+    g_autofree char *json = g_strdup_printf("{\"paths\":[\"f\"],\"format\":\"%s\"}", good[i]);
 
     parse_ok(json, &p);
-    ck_assert_int_eq(p.format, good[i].format);
-    ck_assert_str_eq(read_format_name(p.format), good[i].name);
-    ck_assert_int_eq(read_format_from_name(good[i].name, &back), 0);
-    ck_assert_int_eq(back, good[i].format);
+    ck_assert_str_eq(p.format, good[i]);
+    /* The formatter's own name, not a copy of the param's. */
+    ck_assert_ptr_eq(p.format, format_get(good[i])->name);
     read_params_clear(&p);
-    ck_assert_int_eq(p.format, READ_FORMAT_XML);
+    ck_assert_str_eq(p.format, "xml");
   }
-  ck_assert_int_eq(read_format_from_name("Anthropic", &(ReadFormat){0}), -EINVAL);
-  ck_assert_int_eq(read_format_from_name(NULL, &(ReadFormat){0}), -EINVAL);
 }
 END_TEST
 

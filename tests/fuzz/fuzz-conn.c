@@ -13,6 +13,7 @@
 #include <uv.h>
 
 #include "daemon/conn.h"
+#include "daemon/rpc.h"
 
 #define PIECE_MAX 143
 
@@ -76,7 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (uv_loop_init(&loop) != 0 ||
       socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv) < 0)
     abort();
-  c = conn_open_fd(&loop, sv[0], closed_cb, &st, &err);
+  c = conn_open_fd(&loop, sv[0], &rpc_handler, closed_cb, &st, &err);
   if (c == NULL)
     abort();
   for (size_t off = 0; off < size;) {
