@@ -8,9 +8,9 @@
 #include <json-glib/json-glib.h>
 
 #include "daemon/read-queue.h"
+#include "daemon/reply.h"
 #include "daemon/request.h"
 #include "daemon/readers/workspace.h"
-#include "ipc/frame.h"
 #include "ipc/initialize-params.h"
 #include "ipc/initialize-result.h"
 #include "ipc/jsonrpc.h"
@@ -43,20 +43,6 @@ static void rpc_free_state(void *state) {
   g_free(r);
 }
 
-static void send_error(Conn *c, JsonNode *id, int code, const char *message) {
-  size_t len;
-  char *line = jsonrpc_format_error(id, code, message, &len);
-
-  conn_send_line(c, line, len);
-}
-
-static void send_result(Conn *c, JsonNode *id, const char *result, size_t result_len) {
-  size_t len;
-  char *line = jsonrpc_format_result(id, result, result_len, &len);
-
-  conn_send_line(c, line, len);
-}
-
 /* Sends a request's result without copying it: the envelope's head, the result's pieces as
  * they were formatted on the pool, the envelope's tail, in one vectored write. */
 static void send_request_result(Conn *c, JsonNode *id, Request *req) {
@@ -66,7 +52,7 @@ static void send_request_result(Conn *c, JsonNode *id, Request *req) {
   char *head;
 
   if (pieces == NULL) {
-    send_error(c, id, JSONRPC_INTERNAL_ERROR, "formatting the result failed");
+    reply_error(c, id, JSONRPC_INTERNAL_ERROR, "formatting the result failed");
     return;
   }
   head = jsonrpc_format_result_head(id, &head_len);
@@ -77,7 +63,7 @@ static void read_done_cb(Conn *c, ReadCall *call, Request *req, int status) {
   if (status == 0)
     send_request_result(c, call->id, req);
   else
-    send_error(c, call->id, JSONRPC_REQUEST_CANCELLED, "request cancelled");
+    reply_error(c, call->id, JSONRPC_REQUEST_CANCELLED, "request cancelled");
 }
 
 static void rpc_progress(Conn *c) {
@@ -114,7 +100,7 @@ static void handle_initialize(Conn *c, const JsonrpcMessage *msg) {
   if (initialize_params_parse(msg->params, &p, &err) < 0 ||
       root_path_check(p.root_path, &err) < 0 ||
       workspace_new(p.root_path, p.confine, (const char *const *)p.exclude, &ws, &err) < 0) {
-    send_error(c, msg->id, JSONRPC_INVALID_PARAMS, err);
+    reply_error(c, msg->id, JSONRPC_INVALID_PARAMS, err);
     initialize_params_clear(&p);
     return;
   }
@@ -123,7 +109,7 @@ static void handle_initialize(Conn *c, const JsonrpcMessage *msg) {
   workspace_unref(r->ws);
   r->ws = ws;
   result = initialize_result_json();
-  send_result(c, msg->id, result, strlen(result));
+  reply_result(c, msg->id, result);
 }
 
 /* Queues a read (len: its message's length), and starts it when the connection may. */
@@ -134,7 +120,7 @@ static void handle_read(Conn *c, const JsonrpcMessage *msg, size_t len) {
 
   read_params_init(&params);
   if (read_params_parse(msg->params, &params, &err) < 0) {
-    send_error(c, msg->id, JSONRPC_INVALID_PARAMS, err);
+    reply_error(c, msg->id, JSONRPC_INVALID_PARAMS, err);
     return;
   }
   read_queue_add(r->reads, msg->id, &params, len, NULL);
@@ -161,19 +147,19 @@ static void handle_request(Conn *c, const JsonrpcMessage *msg, size_t len) {
     handle_initialize(c, msg);
   } else if (strcmp(m, "read") == 0) {
     if (r->shutdown_received)
-      send_error(c, msg->id, JSONRPC_INVALID_REQUEST, "the client asked for shutdown");
+      reply_error(c, msg->id, JSONRPC_INVALID_REQUEST, "the client asked for shutdown");
     else
       handle_read(c, msg, len);
   } else if (strcmp(m, "shutdown") == 0) {
     r->shutdown_received = true;
-    send_result(c, msg->id, "null", 4);
+    reply_result(c, msg->id, "null");
   } else if (strcmp(m, "$/cancelRequest") == 0) {
     handle_cancel(c, msg);
-    send_result(c, msg->id, "null", 4);
+    reply_result(c, msg->id, "null");
   } else {
     g_autofree char *text = g_strdup_printf("unknown method: %s", m);
 
-    send_error(c, msg->id, JSONRPC_METHOD_NOT_FOUND, text);
+    reply_error(c, msg->id, JSONRPC_METHOD_NOT_FOUND, text);
   }
 }
 
@@ -188,30 +174,13 @@ static void handle_notification(Conn *c, const JsonrpcMessage *msg) {
   /* Other notifications are never answered. */
 }
 
+static const ReplyDispatch rpc_dispatch = {
+    .request = handle_request,
+    .notification = handle_notification,
+};
+
 static void rpc_line(Conn *c, const char *line, size_t len) {
-  JsonrpcMessage msg = {0};
-  JsonNode *id = NULL;
-  g_autofree char *err = NULL;
-  int r = jsonrpc_parse(line, len, &msg, &id, &err);
-
-  if (r < 0) {
-    send_error(c, id, r, err);
-    if (id != NULL)
-      json_node_unref(id);
-    return;
-  }
-  if (msg.kind == JSONRPC_KIND_REQUEST)
-    handle_request(c, &msg, len);
-  else if (msg.kind == JSONRPC_KIND_NOTIFICATION)
-    handle_notification(c, &msg);
-  jsonrpc_message_clear(&msg);
-}
-
-static void rpc_oversized(Conn *c) {
-  g_autofree char *text =
-      g_strdup_printf("message line exceeds %zu MiB", (size_t)FRAME_MAX_LINE / (1024 * 1024));
-
-  send_error(c, NULL, JSONRPC_INVALID_REQUEST, text);
+  reply_dispatch(c, line, len, &rpc_dispatch);
 }
 
 /* Requests in flight go on on the pool; they are detached, so that they free themselves. */
@@ -223,7 +192,7 @@ const ConnHandler rpc_handler = {
     .new_state = rpc_new_state,
     .free_state = rpc_free_state,
     .line = rpc_line,
-    .oversized = rpc_oversized,
+    .oversized = reply_oversized,
     .busy = rpc_busy,
     .progress = rpc_progress,
     .idle = rpc_idle,
