@@ -1,6 +1,7 @@
 #include "ipc/mcp.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include <glib.h>
@@ -256,14 +257,17 @@ int mcp_roots_parse(JsonNode *result, char ***ret_paths, char **ret_error) {
   for (guint i = 0; i < json_array_get_length(roots); i++) {
     JsonNode *r = json_array_get_element(roots, i);
     const char *uri = NULL;
+    g_autofree char *host = NULL;
     char *path;
 
     if (JSON_NODE_HOLDS_OBJECT(r) &&
         (node = json_object_get_member(json_node_get_object(r), "uri")) != NULL &&
         JSON_NODE_HOLDS_VALUE(node) && json_node_get_value_type(node) == G_TYPE_STRING)
       uri = json_node_get_string(node);
-    /* Only local folders: g_filename_from_uri refuses a host name other than localhost. */
-    path = uri != NULL ? g_filename_from_uri(uri, NULL, NULL) : NULL;
+    /* Only local folders: a file:// URI naming another host is not one. */
+    path = uri != NULL ? g_filename_from_uri(uri, &host, NULL) : NULL;
+    if (path != NULL && host != NULL && strcmp(host, "localhost") != 0)
+      g_clear_pointer(&path, g_free);
     if (path == NULL) {
       g_ptr_array_free(out, TRUE);
       return fail(ret_error, "roots[%u] is not a local file:// URI", i);

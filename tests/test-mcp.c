@@ -1,0 +1,236 @@
+/* ipc/mcp.c: protocol revisions, the tools list and its schema, read_files' arguments into
+ * read params, tool errors, roots and progress lines. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+#include "formatters/format.h"
+#include "ipc/mcp.h"
+#include "ipc/read-params.h"
+
+static JsonNode *parse(const char *json) {
+  g_autoptr(JsonParser) p = json_parser_new();
+
+  ck_assert_msg(json_parser_load_from_data(p, json, -1, NULL), "not JSON: %s", json);
+  return json_node_copy(json_parser_get_root(p));
+}
+
+/* Parses arguments; returns NULL (p filled) or the error message. */
+static char *args(const char *json, ReadParams *p) {
+  g_autoptr(JsonNode) n = json != NULL ? parse(json) : NULL;
+  char *err = NULL;
+
+  read_params_init(p);
+  if (mcp_read_args_parse(n, p, &err) < 0)
+    return err;
+  return NULL;
+}
+
+START_TEST(mcp_protocol_versions) {
+  ck_assert_str_eq(mcp_protocol_version("2025-06-18"), "2025-06-18");
+  ck_assert_str_eq(mcp_protocol_version("2025-03-26"), "2025-03-26");
+  ck_assert_str_eq(mcp_protocol_version("2024-11-05"), "2024-11-05");
+  /* Unknown, newer, or none: the latest readerd speaks. */
+  ck_assert_str_eq(mcp_protocol_version("2099-01-01"), MCP_PROTOCOL_LATEST);
+  ck_assert_str_eq(mcp_protocol_version(NULL), MCP_PROTOCOL_LATEST);
+}
+END_TEST
+
+START_TEST(mcp_initialize_result) {
+  g_autofree char *json = mcp_initialize_result_json("2025-03-26");
+  g_autoptr(JsonNode) n = parse(json);
+  JsonObject *o = json_node_get_object(n);
+
+  ck_assert_str_eq(json_object_get_string_member(o, "protocolVersion"), "2025-03-26");
+  ck_assert(json_object_has_member(json_object_get_object_member(o, "capabilities"), "tools"));
+  ck_assert_str_eq(
+      json_object_get_string_member(json_object_get_object_member(o, "serverInfo"), "name"),
+      "readerd");
+}
+END_TEST
+
+/* The tool as a client sees it: valid JSON, the schema's required paths, no extra members. */
+START_TEST(mcp_tools_list_schema) {
+  g_autoptr(JsonNode) n = parse(mcp_tools_list_json());
+  JsonArray *tools = json_object_get_array_member(json_node_get_object(n), "tools");
+  JsonObject *t, *schema, *props;
+
+  ck_assert_uint_eq(json_array_get_length(tools), 1);
+  t = json_array_get_object_element(tools, 0);
+  ck_assert_str_eq(json_object_get_string_member(t, "name"), MCP_TOOL_READ_FILES);
+  ck_assert_uint_gt(strlen(json_object_get_string_member(t, "description")), 200);
+  schema = json_object_get_object_member(t, "inputSchema");
+  ck_assert_str_eq(json_object_get_string_member(schema, "type"), "object");
+  ck_assert(!json_object_get_boolean_member(schema, "additionalProperties"));
+  ck_assert_str_eq(json_array_get_string_element(json_object_get_array_member(schema, "required"),
+                                                 0),
+                   "paths");
+  props = json_object_get_object_member(schema, "properties");
+  for (const char *const *m = (const char *const[]){"paths", "offset", "limit", "pages", "render",
+                                                    "images", NULL};
+       *m != NULL; m++)
+    ck_assert_msg(json_object_has_member(props, *m), "no %s in the schema", *m);
+  ck_assert(json_object_get_boolean_member(json_object_get_object_member(t, "annotations"),
+                                           "readOnlyHint"));
+}
+END_TEST
+
+START_TEST(mcp_args_read_params) {
+  ReadParams p;
+  char *err = args("{\"paths\":[\"a.txt\",{\"path\":\"d.pdf\",\"pages\":\"2\"}],\"offset\":3,"
+                   "\"limit\":10,\"images\":{\"maxDimension\":800}}",
+                   &p);
+
+  ck_assert_msg(err == NULL, "%s", err);
+  ck_assert_uint_eq(p.n_paths, 2);
+  ck_assert_str_eq(p.paths[0].path, "a.txt");
+  ck_assert_str_eq(p.paths[1].pages, "2");
+  ck_assert_int_eq(p.offset, 3);
+  ck_assert_int_eq(p.limit, 10);
+  ck_assert_int_eq(p.max_dimension, 800);
+  ck_assert_ptr_eq(p.format, format_get("mcp")->name);
+  read_params_clear(&p);
+}
+END_TEST
+
+/* pages and render of the call go to every path without its own. */
+START_TEST(mcp_args_call_wide_pages_render) {
+  ReadParams p;
+  char *err = args("{\"paths\":[\"a.pdf\",{\"path\":\"b.pdf\",\"pages\":\"9\",\"render\":false}],"
+                   "\"pages\":\"1-3\",\"render\":true}",
+                   &p);
+
+  ck_assert_msg(err == NULL, "%s", err);
+  ck_assert_str_eq(p.paths[0].pages, "1-3");
+  ck_assert(p.paths[0].render);
+  ck_assert_str_eq(p.paths[1].pages, "9");
+  ck_assert(!p.paths[1].render);
+  read_params_clear(&p);
+}
+END_TEST
+
+START_TEST(mcp_args_refused_with_their_name) {
+  static const struct {
+    const char *json, *says;
+  } bad[] = {
+      {NULL, "must be an object"},
+      {"[]", "must be an object"},
+      {"{}", "paths"},
+      {"{\"paths\":[]}", "paths"},
+      {"{\"paths\":\"a.txt\"}", "paths"},
+      {"{\"paths\":[\"a\"],\"format\":\"xml\"}", "unknown argument format"},
+      {"{\"paths\":[\"a\"],\"cwd\":\"/\"}", "unknown argument cwd"},
+      {"{\"paths\":[{\"path\":\"a\",\"x\":1}]}", "unknown argument paths[0].x"},
+      {"{\"paths\":[\"a\"],\"offset\":0}", "offset"},
+      {"{\"paths\":[\"a\"],\"pages\":\"x-\"}", "pages"},
+      {"{\"paths\":[\"a\"],\"pages\":[1]}", "pages"},
+      {"{\"paths\":[\"a\"],\"render\":\"yes\"}", "render"},
+      {"{\"paths\":[\"a\"],\"images\":{\"maxDimension\":1}}", "maxDimension"},
+      {"{\"paths\":[\"\"]}", "paths[0]"},
+  };
+
+  for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+    ReadParams p;
+    g_autofree char *err = args(bad[i].json, &p);
+
+    ck_assert_msg(err != NULL, "%s was accepted", bad[i].json);
+    ck_assert_msg(strstr(err, bad[i].says) != NULL, "%s: \"%s\" does not say %s", bad[i].json, err,
+                  bad[i].says);
+    read_params_clear(&p);
+  }
+}
+END_TEST
+
+START_TEST(mcp_tool_error_result) {
+  g_autofree char *json = mcp_tool_error_json("paths must be \"an array\"");
+  g_autoptr(JsonNode) n = parse(json);
+  JsonObject *o = json_node_get_object(n);
+  JsonObject *block = json_array_get_object_element(json_object_get_array_member(o, "content"), 0);
+
+  ck_assert(json_object_get_boolean_member(o, "isError"));
+  ck_assert_str_eq(json_object_get_string_member(block, "type"), "text");
+  ck_assert_str_eq(json_object_get_string_member(block, "text"), "paths must be \"an array\"");
+}
+END_TEST
+
+START_TEST(mcp_roots) {
+  g_autoptr(JsonNode) ok = parse("{\"roots\":[{\"uri\":\"file:///home/me/proj\",\"name\":\"p\"},"
+                                 "{\"uri\":\"file:///tmp/a%20b\"}]}");
+  g_autoptr(JsonNode) remote = parse("{\"roots\":[{\"uri\":\"https://example.com/x\"}]}");
+  g_autoptr(JsonNode) other_host = parse("{\"roots\":[{\"uri\":\"file://host/x\"}]}");
+  g_autoptr(JsonNode) empty = parse("{\"roots\":[]}");
+  g_autoptr(JsonNode) none = parse("{}");
+  g_autofree char *err = NULL;
+  char **paths = NULL;
+
+  ck_assert_int_eq(mcp_roots_parse(ok, &paths, &err), 0);
+  ck_assert_uint_eq(g_strv_length(paths), 2);
+  ck_assert_str_eq(paths[0], "/home/me/proj");
+  ck_assert_str_eq(paths[1], "/tmp/a b");
+  g_strfreev(paths);
+  ck_assert_int_eq(mcp_roots_parse(empty, &paths, &err), 0);
+  ck_assert_uint_eq(g_strv_length(paths), 0);
+  g_strfreev(paths);
+  ck_assert_int_lt(mcp_roots_parse(remote, &paths, &err), 0);
+  g_clear_pointer(&err, g_free);
+  ck_assert_int_lt(mcp_roots_parse(other_host, &paths, &err), 0);
+  g_clear_pointer(&err, g_free);
+  ck_assert_int_lt(mcp_roots_parse(none, &paths, &err), 0);
+}
+END_TEST
+
+START_TEST(mcp_progress_and_request_lines) {
+  g_autoptr(JsonNode) tok = json_node_init_string(json_node_alloc(), "t\"1");
+  g_autoptr(JsonNode) num = json_node_init_int(json_node_alloc(), 7);
+  size_t len;
+  g_autofree char *a = mcp_progress_line(tok, 3, 10, &len);
+  g_autofree char *b = mcp_progress_line(num, 10, 10, &len);
+  g_autofree char *r = mcp_request_line("readerd-roots-1", "roots/list", &len);
+  g_autoptr(JsonNode) pa = NULL, pb = NULL, pr = NULL;
+  JsonObject *params;
+
+  ck_assert(g_str_has_suffix(a, "}\n") && g_str_has_suffix(r, "}\n"));
+  pa = parse(a);
+  params = json_object_get_object_member(json_node_get_object(pa), "params");
+  ck_assert_str_eq(json_object_get_string_member(params, "progressToken"), "t\"1");
+  ck_assert_int_eq(json_object_get_int_member(params, "progress"), 3);
+  ck_assert_int_eq(json_object_get_int_member(params, "total"), 10);
+  pb = parse(b);
+  params = json_object_get_object_member(json_node_get_object(pb), "params");
+  ck_assert_int_eq(json_object_get_int_member(params, "progressToken"), 7);
+  pr = parse(r);
+  ck_assert_str_eq(json_object_get_string_member(json_node_get_object(pr), "method"),
+                   "roots/list");
+  ck_assert_uint_eq(len, strlen(r));
+}
+END_TEST
+
+static Suite *mcp_suite(void) {
+  Suite *s = suite_create("mcp");
+  TCase *tc = tcase_create("core");
+
+  tcase_add_test(tc, mcp_protocol_versions);
+  tcase_add_test(tc, mcp_initialize_result);
+  tcase_add_test(tc, mcp_tools_list_schema);
+  tcase_add_test(tc, mcp_args_read_params);
+  tcase_add_test(tc, mcp_args_call_wide_pages_render);
+  tcase_add_test(tc, mcp_args_refused_with_their_name);
+  tcase_add_test(tc, mcp_tool_error_result);
+  tcase_add_test(tc, mcp_roots);
+  tcase_add_test(tc, mcp_progress_and_request_lines);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(mcp_suite());
+  int failed;
+
+  srunner_run_all(sr, CK_NORMAL);
+  failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
