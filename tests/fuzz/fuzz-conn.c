@@ -1,6 +1,7 @@
 /* Fuzzes a whole connection: the input is sent to a real Conn over a socketpair in pieces of
  * at most 143 bytes (their sizes drawn from the input itself), with the loop running between
- * pieces and the answers read back, then the client half-closes. Whatever the input, the
+ * pieces and the answers read back, then the client half-closes. Inputs of a size with bit 1
+ * set speak to the MCP handler, the others to readerd's own. Whatever the input, the
  * connection must close cleanly and leave the loop with nothing open. */
 #include <errno.h>
 #include <stdbool.h>
@@ -13,6 +14,7 @@
 #include <uv.h>
 
 #include "daemon/conn.h"
+#include "daemon/mcp.h"
 #include "daemon/rpc.h"
 
 #define PIECE_MAX 143
@@ -77,7 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (uv_loop_init(&loop) != 0 ||
       socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv) < 0)
     abort();
-  c = conn_open_fd(&loop, sv[0], &rpc_handler, closed_cb, &st, &err);
+  c = conn_open_fd(&loop, sv[0], (size & 2) ? &mcp_handler : &rpc_handler, closed_cb, &st, &err);
   if (c == NULL)
     abort();
   for (size_t off = 0; off < size;) {
