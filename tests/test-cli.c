@@ -9,8 +9,8 @@
 
 #include <check.h>
 
-#include "tests/rd-client.h"
-#include "tests/skip.h"
+#include "tests/lib/rd.h"
+#include "tests/lib/skip.h"
 
 static char *dir;
 

@@ -20,7 +20,7 @@
 #include "daemon/conn.h"
 #include "daemon/rpc.h"
 #include "ipc/jsonrpc.h"
-#include "tests/corpus.h"
+#include "tests/lib/corpus.h"
 
 #define WAIT_MS 60000 /* deadline of one wait; the tcase timeout is the real bound */
 

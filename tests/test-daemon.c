@@ -14,7 +14,7 @@
 
 #include <check.h>
 
-#include "tests/rd-client.h"
+#include "tests/lib/rd.h"
 
 static RdDaemon *dmn;
 

@@ -14,8 +14,8 @@
 
 #include <check.h>
 
-#include "tests/rd-client.h"
-#include "tests/skip.h"
+#include "tests/lib/rd.h"
+#include "tests/lib/skip.h"
 
 #define PIXBUF_DIR "/usr/libexec/installed-tests/gdk-pixbuf"
 #define GO_SRC "/usr/share/go-1.19/src"

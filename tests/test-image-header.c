@@ -8,7 +8,7 @@
 
 #include "daemon/readers/detect.h"
 #include "daemon/readers/image-header.h"
-#include "tests/skip.h"
+#include "tests/lib/skip.h"
 
 #define PIXBUF_TESTS "/usr/libexec/installed-tests/gdk-pixbuf"
 

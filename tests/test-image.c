@@ -29,7 +29,7 @@
 #include "daemon/readers/reader.h"
 #include "formatters/result.h"
 #include "ipc/read-params.h"
-#include "tests/skip.h"
+#include "tests/lib/skip.h"
 
 #define PIXBUF_TESTS "/usr/libexec/installed-tests/gdk-pixbuf"
 #define WALLPAPER "/usr/share/backgrounds/Kleiber_by_Lukas_Baubkus.jpg" /* 6028x3391 */

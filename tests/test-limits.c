@@ -7,7 +7,7 @@
 #include <check.h>
 
 #include "ipc/read-params.h"
-#include "tests/rd-client.h"
+#include "tests/lib/rd.h"
 
 enum { N_PATHS = 800 };
 

@@ -29,7 +29,7 @@
 #include "daemon/pdf/worker/pdf-worker.h"
 #include "daemon/pdf/pdf.h"
 #include "daemon/readers/reader.h"
-#include "tests/skip.h"
+#include "tests/lib/skip.h"
 
 #define TASN1_PDF "/usr/share/doc/libtasn1-doc/libtasn1.pdf"
 #define MIME_PDF "/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf"

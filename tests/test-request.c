@@ -15,7 +15,7 @@
 #include "daemon/request.h"
 #include "formatters/result.h"
 #include "ipc/read-params.h"
-#include "tests/corpus.h"
+#include "tests/lib/corpus.h"
 
 #define SMALL_FILES 24
 

@@ -13,8 +13,8 @@
 
 #include <glib.h>
 
-#include "tests/corpus.h"
-#include "tests/rd-client.h"
+#include "tests/lib/corpus.h"
+#include "tests/lib/rd.h"
 
 #define SOAK_CYCLES 200
 #define SOAK_WARMUP 20    /* cycles before the reference RSS is taken */

@@ -12,7 +12,7 @@
 
 #include "daemon/readers/text.h"
 #include "formatters/result.h"
-#include "tests/skip.h"
+#include "tests/lib/skip.h"
 
 #define HEAD_SIZE ((size_t)64 * 1024)
 #define B(s) (s), (sizeof(s) - 1)

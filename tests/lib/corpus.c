@@ -1,4 +1,4 @@
-#include "tests/corpus.h"
+#include "tests/lib/corpus.h"
 
 #include <stdio.h>
 #include <stdlib.h>
