@@ -79,9 +79,9 @@ void pdf_wire_put_str(GByteArray *out, uint32_t tag, const char *s);
  * than PDF_WIRE_MAX_PAYLOAD. */
 ssize_t pdf_wire_next(const uint8_t *buf, size_t len, PdfRecord *ret);
 
-/* Reads the u32 at byte `at` of a record's payload into *ret. Returns false when the payload is
- * too short. */
-bool pdf_wire_u32(const PdfRecord *rec, size_t at, uint32_t *ret);
+/* Reads the u32 at byte `at` of a record's payload into *ret. Returns 0, or -EBADMSG when the
+ * payload is too short. */
+int pdf_wire_u32(const PdfRecord *rec, size_t at, uint32_t *ret);
 
 /* Writes all of data to fd, retrying on EINTR and short writes; with a socket, SIGPIPE is not
  * raised. Returns 0 or a negative errno. */

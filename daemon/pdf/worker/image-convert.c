@@ -37,13 +37,14 @@ static size_t mem_reserve(size_t want, const atomic_bool *cancelled) {
       break;
     }
     /* Wake up now and then to see a cancellation. */
-    clock_gettime(CLOCK_REALTIME, &until);
+    (void)clock_gettime(CLOCK_REALTIME, &until);
     until.tv_nsec += 100 * 1000 * 1000;
     if (until.tv_nsec >= 1000000000) {
       until.tv_sec++;
       until.tv_nsec -= 1000000000;
     }
-    pthread_cond_timedwait(&mem_cond, &mem_lock, &until);
+    /* ETIMEDOUT is the point of the wait: the loop looks again either way. */
+    (void)pthread_cond_timedwait(&mem_cond, &mem_lock, &until);
   }
   mem_in_use += want;
   pthread_mutex_unlock(&mem_lock);
@@ -63,7 +64,7 @@ static void mem_release(size_t n) {
 static int64_t cpu_now_ns(void) {
   struct timespec ts;
 
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  (void)clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
@@ -354,18 +355,20 @@ static bool fits(gsize len) {
   return (len + 2) / 3 * 4 <= IMAGE_MAX_BASE64;
 }
 
-/* Tries PNG (when chosen) then the JPEG quality ladder at the size of pb. Returns 1 with
- * *ret_buf set when something fits, 0 when nothing does at this size, or a negative errno. */
+/* Tries PNG (when chosen) then the JPEG quality ladder at the size of pb. Returns 0, with
+ * *ret_buf set when something fits and NULL when nothing does at this size, or a negative
+ * errno (message set). */
 static int encode_at_size(Job *job, GdkPixbuf *pb, bool png, bool alpha, gchar **ret_buf,
                           gsize *ret_len, bool *ret_png) {
   int r;
 
+  *ret_buf = NULL;
   if (png) {
     if ((r = save(job, pb, true, 0, ret_buf, ret_len)) < 0)
       return r;
     *ret_png = true;
     if (fits(*ret_len))
-      return 1;
+      return 0;
     g_clear_pointer(ret_buf, g_free);
     if (alpha) /* JPEG would lose the transparency: scale down instead */
       return 0;
@@ -376,7 +379,7 @@ static int encode_at_size(Job *job, GdkPixbuf *pb, bool png, bool alpha, gchar *
         (r = save(job, pb, false, jpeg_qualities[i], ret_buf, ret_len)) < 0)
       return r;
     if (fits(*ret_len))
-      return 1;
+      return 0;
     g_clear_pointer(ret_buf, g_free);
   }
   return 0;
@@ -398,7 +401,7 @@ static int encode(Job *job, GdkPixbuf *pb, ImageOut *img) {
       return job_fail(job, -ENOMEM, "not enough memory to encode the image");
   }
   png = alpha || (!job->opt->photo && few_colours(pb));
-  while ((r = encode_at_size(job, pb, png, alpha, &buf, &len, &is_png)) == 0) {
+  while ((r = encode_at_size(job, pb, png, alpha, &buf, &len, &is_png)) == 0 && buf == NULL) {
     int w = gdk_pixbuf_get_width(pb), h = gdk_pixbuf_get_height(pb), tw, th;
     GdkPixbuf *smaller;
 
@@ -412,13 +415,13 @@ static int encode(Job *job, GdkPixbuf *pb, ImageOut *img) {
     if ((pb = smaller) == NULL)
       return job_fail(job, -ENOMEM, "not enough memory to scale the image");
   }
-  if (r > 0) {
+  if (r == 0) {
+    g_assert(buf != NULL); /* the loop ends with r == 0 only when something fits */
     img->media_type = g_strdup(is_png ? "image/png" : "image/jpeg");
     img->data = g_base64_encode((const guchar *)buf, len);
     img->data_len = strlen(img->data);
     img->width = gdk_pixbuf_get_width(pb);
     img->height = gdk_pixbuf_get_height(pb);
-    r = 0;
   }
   g_free(buf);
   g_object_unref(pb);
