@@ -113,11 +113,12 @@ static bool read_open_file(const ReaderOptions *o, int fd,
   /* Pictures, PDFs and SVG renders wait on a decoder or a worker process: not on a text lane. */
   if (text_only && (kind != DETECT_UNKNOWN || svg))
     return false;
+  /* Every reader sets its per-file failure in res: what it returns says the same. */
   if (svg) {
     /* SVG is text (agents edit it); `render: true` asks for the picture instead. */
     ImageOptions iopt = {.max_dimension = o->max_dimension, .cancelled = cancelled};
 
-    image_read_svg(fd, st, head_buf, (size_t)n, &iopt, res);
+    (void)image_read_svg(fd, st, head_buf, (size_t)n, &iopt, res);
   } else if (kind == DETECT_UNKNOWN) {
     TextOptions topt = {
         .offset = o->offset,
@@ -125,7 +126,7 @@ static bool read_open_file(const ReaderOptions *o, int fd,
         .line_numbers = o->line_numbers,
         .cancelled = cancelled,
     };
-    text_read(fd, head_buf, (size_t)n, eof, &topt, res);
+    (void)text_read(fd, head_buf, (size_t)n, eof, &topt, res);
   } else if (kind == DETECT_PDF) {
     PdfOptions popt = {
         .pages = o->pages,
@@ -136,11 +137,11 @@ static bool read_open_file(const ReaderOptions *o, int fd,
         .cancelled = cancelled,
     };
 
-    pdf_read(fd, st, &popt, res);
+    (void)pdf_read(fd, st, &popt, res);
   } else {
     ImageOptions iopt = {.max_dimension = o->max_dimension, .cancelled = cancelled};
 
-    image_read(fd, st, kind, head_buf, (size_t)n, &iopt, res);
+    (void)image_read(fd, st, kind, head_buf, (size_t)n, &iopt, res);
   }
   return true;
 }
