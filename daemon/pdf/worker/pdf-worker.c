@@ -45,7 +45,8 @@ typedef struct {
   int max_dim;
   uint32_t budget_ms;
   size_t image_budget; /* base64 bytes of pictures at most; 0: no pictures */
-  int pdf_fd;          /* the PDF as readerd opened it; -1 once poppler owns it */
+  int pdf_fd;          /* the PDF as readerd opened it (with PDF_REQ_IMAGE: the picture's
+                        * bytes); -1 once poppler owns it */
   uint8_t *image;      /* PDF_REQ_IMAGE's payload: an image to convert instead of a PDF */
   size_t image_len;
   PdfFileId file_id;   /* the PDF's identity as readerd saw it, when has_file_id */
@@ -235,7 +236,7 @@ static void request_apply(WorkerRequest *req, const PdfRecord *rec) {
 }
 
 /* Reads from fd 0 into buf; the first descriptor that comes with the bytes (SCM_RIGHTS: the
- * PDF) goes to *pdf_fd when it is still -1, any other is closed. It keeps whatever number it
+ * PDF, or the picture to convert) goes to *pdf_fd when it is still -1, any other is closed. It keeps whatever number it
  * got: poppler, cairo and FreeType open files too, and a fixed number could clobber one of
  * theirs in a worker that reads many PDFs. Returns the bytes read, 0 at EOF, or -errno. */
 static ssize_t request_recv(uint8_t *buf, size_t size, int *pdf_fd) {
@@ -292,7 +293,7 @@ static int request_parse(WorkerRequest *req, const GByteArray *buf, size_t *at,
   }
 }
 
-/* Waits for the next request: its records up to PDF_REQ_END, and the PDF's descriptor.
+/* Waits for the next request: its records up to PDF_REQ_END, and its descriptor.
  * Returns 0; -ENODATA when readerd closed the socket before a request began; -ENOENT when no
  * descriptor came; another negative errno. */
 static int request_read(WorkerRequest *req) {
