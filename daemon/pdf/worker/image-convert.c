@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -22,13 +23,25 @@ static pthread_mutex_t mem_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t mem_cond = PTHREAD_COND_INITIALIZER;
 static size_t mem_in_use;
 
+/* A default mutex fails only when it is used wrongly: a bug, which libuv's uv_mutex_lock()
+ * meets with abort() too. */
+static void mem_enter(void) {
+  if (pthread_mutex_lock(&mem_lock) != 0)
+    abort();
+}
+
+static void mem_leave(void) {
+  if (pthread_mutex_unlock(&mem_lock) != 0)
+    abort();
+}
+
 /* Reserves `want` bytes of the decode memory budget, waiting while other threads hold too
  * much. A single reservation is capped at the budget, so it is always granted eventually.
  * Returns what was reserved (to give back with mem_release), 0 when cancelled while waiting. */
 static size_t mem_reserve(size_t want, const atomic_bool *cancelled) {
   if (want > IMAGE_DECODE_MEMORY)
     want = IMAGE_DECODE_MEMORY;
-  pthread_mutex_lock(&mem_lock);
+  mem_enter();
   while (mem_in_use + want > IMAGE_DECODE_MEMORY) {
     struct timespec until;
 
@@ -47,17 +60,18 @@ static size_t mem_reserve(size_t want, const atomic_bool *cancelled) {
     (void)pthread_cond_timedwait(&mem_cond, &mem_lock, &until);
   }
   mem_in_use += want;
-  pthread_mutex_unlock(&mem_lock);
+  mem_leave();
   return want;
 }
 
 static void mem_release(size_t n) {
   if (n == 0)
     return;
-  pthread_mutex_lock(&mem_lock);
+  mem_enter();
+  g_assert(mem_in_use >= n);
   mem_in_use -= n;
   pthread_cond_broadcast(&mem_cond);
-  pthread_mutex_unlock(&mem_lock);
+  mem_leave();
 }
 
 /* CPU time of this thread: a loaded machine slows an image down without spending its budget. */

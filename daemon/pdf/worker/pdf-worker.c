@@ -443,13 +443,16 @@ static void cut_text(char **text, size_t room) {
  * picture), or -ENOBUFS when the pictures' budget is spent and pages must stop here
  * (stop_reason says which). */
 static int worker_render(Worker *wk, PopplerPage *page, bool asked) {
-  size_t left = wk->req.image_budget - wk->images_used;
-  size_t budget = MIN(PDF_IMAGE_MAX_BASE64, left);
+  size_t left, budget;
   PdfEncoded enc = {0};
   uint8_t head[12];
   GByteArray *rec;
   int w = 0, h = 0, r;
 
+  /* Each picture is encoded within what is left (pdf_encode_page keeps to max_bytes). */
+  g_assert(wk->images_used <= wk->req.image_budget);
+  left = wk->req.image_budget - wk->images_used;
+  budget = MIN(PDF_IMAGE_MAX_BASE64, left);
   if (wk->rendered >= PDF_MAX_RENDERED) {
     wk->stop_reason = G_STRINGIFY(PDF_MAX_RENDERED) " rendered pages per read";
     return -ENOBUFS;
