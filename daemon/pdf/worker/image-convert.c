@@ -37,8 +37,11 @@ static void mem_leave(void) {
 
 /* Reserves `want` bytes of the decode memory budget, waiting while other threads hold too
  * much. A single reservation is capped at the budget, so it is always granted eventually.
- * Returns what was reserved (to give back with mem_release), 0 when cancelled while waiting. */
-static size_t mem_reserve(size_t want, const atomic_bool *cancelled) {
+ * Returns 0 with what was reserved in *ret (to give back with mem_release), or -ECANCELED
+ * when cancelled while waiting (*ret 0). */
+static int mem_reserve(size_t want, const atomic_bool *cancelled, size_t *ret) {
+  int r = 0;
+
   if (want > IMAGE_DECODE_MEMORY)
     want = IMAGE_DECODE_MEMORY;
   mem_enter();
@@ -47,6 +50,7 @@ static size_t mem_reserve(size_t want, const atomic_bool *cancelled) {
 
     if (cancelled != NULL && atomic_load(cancelled)) {
       want = 0;
+      r = -ECANCELED;
       break;
     }
     /* Wake up now and then to see a cancellation. */
@@ -61,7 +65,8 @@ static size_t mem_reserve(size_t want, const atomic_bool *cancelled) {
   }
   mem_in_use += want;
   mem_leave();
-  return want;
+  *ret = want;
+  return r;
 }
 
 static void mem_release(size_t n) {
@@ -170,8 +175,7 @@ static void size_prepared_cb(GdkPixbufLoader *loader, int w, int h, gpointer use
   want += (size_t)fw * (size_t)fh * 4;
   /* Some loaders (SVG) say their size twice. */
   mem_release(d->reserved);
-  d->reserved = mem_reserve(want, opt->cancelled);
-  if (d->reserved == 0) {
+  if (mem_reserve(want, opt->cancelled, &d->reserved) < 0) {
     d->cancelled = true;
     gdk_pixbuf_loader_set_size(loader, 0, 0);
   }

@@ -163,9 +163,10 @@ static void jpeg_error_exit_cb(j_common_ptr cinfo) {
   longjmp(((JpegError *)(void *)cinfo->err)->jump, 1);
 }
 
-/* The libjpeg part; *buf and *len are libjpeg's malloc'd output. Returns 0 or -ENOMEM. */
+/* The libjpeg part; *ret_buf and *ret_len are libjpeg's malloc'd output (free() it, set or not
+ * on failure). Returns 0 or -ENOMEM. */
 static int jpeg_write(const uint8_t *px, int w, int h, size_t stride, int quality,
-                      unsigned char **buf, unsigned long *len) {
+                      unsigned char **ret_buf, unsigned long *ret_len) {
   struct jpeg_compress_struct c;
   JpegError err;
 
@@ -176,7 +177,7 @@ static int jpeg_write(const uint8_t *px, int w, int h, size_t stride, int qualit
     return -ENOMEM;
   }
   jpeg_create_compress(&c);
-  jpeg_mem_dest(&c, buf, len);
+  jpeg_mem_dest(&c, ret_buf, ret_len);
   c.image_width = (JDIMENSION)w;
   c.image_height = (JDIMENSION)h;
   c.input_components = 4;
