@@ -1,6 +1,7 @@
-/* The records readerd and its PDF worker process exchange over a socket: an 8-byte header
- * (tag, payload length, both 32-bit little-endian) and the payload. Pure: building into a
- * GByteArray and cutting records out of a buffer, no I/O. */
+/* The records readerd and its worker process (pdf-worker.h: PDFs, and pictures to convert)
+ * exchange over a socket: an 8-byte header (tag, payload length, both 32-bit little-endian)
+ * and the payload. Building records into a GByteArray and cutting them out of a buffer is
+ * pure; only pdf_wire_write_all() does I/O. */
 #pragma once
 
 #include <stdbool.h>
