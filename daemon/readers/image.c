@@ -183,7 +183,7 @@ static bool web_refused(DetectKind k, const uint8_t *data, size_t len, ImageHead
 /* A web image: refused, sent as it is when within every limit, or left for conversion.
  * Returns true when res is complete (sent or failed), false when the file must be converted. */
 static bool web_image(DetectKind k, const uint8_t *data, size_t len, const ImageOptions *opt,
-                     ImageHeaderInfo *info, FileResult *res) {
+                      ImageHeaderInfo *info, FileResult *res) {
   g_autofree uint8_t *still = NULL;
   g_autofree char *error = NULL;
   ImageOut *img;

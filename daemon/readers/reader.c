@@ -97,9 +97,8 @@ static ssize_t read_head(int fd, bool *ret_eof) {
 
 /* Reads the open file by its kind. Returns false, having read nothing into res, when the file
  * needs blocking work and text_only forbids it. */
-static bool read_open_file(const ReaderOptions *o, int fd,
-                           const struct stat *st, bool text_only, const atomic_bool *cancelled,
-                           FileResult *res) {
+static bool read_open_file(const ReaderOptions *o, int fd, const struct stat *st, bool text_only,
+                           const atomic_bool *cancelled, FileResult *res) {
   bool eof = false, svg;
   ssize_t n = read_head(fd, &eof);
   DetectKind kind;

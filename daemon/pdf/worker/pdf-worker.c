@@ -49,7 +49,7 @@ typedef struct {
                         * bytes); -1 once poppler owns it */
   uint8_t *image;      /* PDF_REQ_IMAGE's payload: an image to convert instead of a PDF */
   size_t image_len;
-  PdfFileId file_id;   /* the PDF's identity as readerd saw it, when has_file_id */
+  PdfFileId file_id; /* the PDF's identity as readerd saw it, when has_file_id */
   bool has_file_id;
 } WorkerRequest;
 
@@ -236,9 +236,10 @@ static void request_apply(WorkerRequest *req, const PdfRecord *rec) {
 }
 
 /* Reads from fd 0 into buf; the first descriptor that comes with the bytes (SCM_RIGHTS: the
- * PDF, or the picture to convert) goes to *pdf_fd when it is still -1, any other is closed. It keeps whatever number it
- * got: poppler, cairo and FreeType open files too, and a fixed number could clobber one of
- * theirs in a worker that reads many PDFs. Returns the bytes read, 0 at EOF, or -errno. */
+ * PDF, or the picture to convert) goes to *pdf_fd when it is still -1, any other is closed.
+ * It keeps whatever number it got: poppler, cairo and FreeType open files too, and a fixed
+ * number could clobber one of theirs in a worker that reads many PDFs. Returns the bytes
+ * read, 0 at EOF, or -errno. */
 static ssize_t request_recv(uint8_t *buf, size_t size, int *pdf_fd) {
   union {
     struct cmsghdr align;
