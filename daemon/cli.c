@@ -62,6 +62,7 @@ int cli_check_output(int status) {
   return CLI_EXIT_OUTPUT;
 }
 
+/* One `readerd read`: what cli_done_cb() reports back, and how the result is printed. */
 typedef struct {
   int exit_status;
   bool json;
@@ -78,6 +79,8 @@ static void cli_done_cb(Request *req, int status) {
   } else {
     bool newline = false;
 
+    /* fwrite's and fputc's failures stick to stdout (ferror): cli_check_output() reports them
+     * once, after the loop, with the exit status CLI_EXIT_OUTPUT. */
     errno = 0;
     for (size_t i = 0; i < n; i++) {
       if (!ferror(stdout))
@@ -108,6 +111,8 @@ static int parse_number(const char *s, int64_t min, int64_t max, int64_t *ret) {
   return 0;
 }
 
+/* Says what is wrong (and the argument, when not NULL) and the usage on stderr. Returns
+ * CLI_EXIT_USAGE. */
 static int usage_error(const char *what, const char *arg) {
   fprintf(stderr, "readerd read: %s%s%s\n", what, arg != NULL ? ": " : "", arg != NULL ? arg : "");
   cli_usage(1);

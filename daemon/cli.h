@@ -6,13 +6,19 @@
 #define CLI_EXIT_USAGE 2      /* a usage error */
 #define CLI_EXIT_OUTPUT 3     /* the output could not be written (a full disk, a closed pipe) */
 
-/* `readerd read [--json] [--offset N] [--limit N] [--no-line-numbers] [--max-dimension N] PATH...`
- * argv[0] is "read". Reads through the same request, reader and formatter code as the
- * daemon. Returns the exit status: 0 all read, 1 some file failed, 2 usage error, 3 the output
- * could not be written. */
+/* `readerd read [--json] [--format FORMAT] [--offset N] [--limit N] [--no-line-numbers]
+ *               [--max-dimension N] [--max-image-bytes N] [--image-detail auto|low|high]
+ *               [--pages SPEC] [--render] [--password PW] [--root DIR] [--exclude GLOB]...
+ *               PATH...`
+ * argv[0] is "read"; options may follow the paths, and after -- every argument is a path.
+ * Reads through the same request, reader and formatter code as the daemon. Returns the exit
+ * status: 0 all read, 1 some file failed, 2 usage error (--help: 0), 3 the output could not be
+ * written. */
 int cli_read(int argc, char **argv);
 
-/* `readerd serve [--socket PATH | --stdio]`; argv[0] is "serve". Returns the exit status. */
+/* `readerd serve [--socket PATH]` or `readerd serve --stdio`; argv[0] is "serve". Returns the
+ * exit status: server_run_socket()'s or server_run_stdio()'s, 1 when there is no usable
+ * default socket folder, 2 on a usage error (--help: 0). */
 int cli_serve(int argc, char **argv);
 
 /* `readerd mcp [--root DIR]... [--exclude GLOB]... [--no-default-excludes]`: the Model Context

@@ -39,6 +39,7 @@ void file_result_fail(FileResult *f, const char *code, const char *fmt, ...) {
   va_list ap;
   char *msg;
 
+  g_assert(code != NULL); /* a failure without a code would read as a success */
   va_start(ap, fmt);
   msg = g_strdup_vprintf(fmt, ap);
   va_end(ap);

@@ -374,7 +374,7 @@ int xml_format_content(GString *out, const FileResult *f, int64_t image_index) {
   /* On success the writer owns buf and closes it when freed. */
   x.w = xmlNewTextWriter(buf);
   if (x.w == NULL) {
-    xmlOutputBufferClose(buf);
+    (void)xmlOutputBufferClose(buf); /* nothing was written to it */
     return -ENOMEM;
   }
   out_check(&x, xmlTextWriterSetQuoteChar(x.w, '\''));

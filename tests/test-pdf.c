@@ -778,9 +778,9 @@ START_TEST(pdf_wire_round_trips) {
   n = pdf_wire_next(b->data + at, b->len - at, &rec);
   ck_assert_int_eq(n, PDF_WIRE_HEADER + 4);
   ck_assert_uint_eq(rec.tag, PDF_RES_DOC);
-  ck_assert(pdf_wire_u32(&rec, 0, &v));
+  ck_assert_int_eq(pdf_wire_u32(&rec, 0, &v), 0);
   ck_assert_uint_eq(v, 134);
-  ck_assert(!pdf_wire_u32(&rec, 1, &v));
+  ck_assert_int_eq(pdf_wire_u32(&rec, 1, &v), -EBADMSG);
   at += (size_t)n;
   n = pdf_wire_next(b->data + at, b->len - at, &rec);
   ck_assert_uint_eq(rec.tag, PDF_RES_TITLE);

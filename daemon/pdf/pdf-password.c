@@ -1,9 +1,10 @@
 #include "daemon/pdf/pdf-password.h"
 
+#include <errno.h>
 #include <stdint.h>
 
-/* The code point of the UTF-8 character at p[0..left), its length in *ret_n; -1 when it is
- * not a valid, shortest-form character that fits. */
+/* The code point of the UTF-8 character at p[0..left), its length in *ret_n; -EILSEQ when it
+ * is not a valid, shortest-form character that fits. */
 static int32_t utf8_char(const unsigned char *p, size_t left, size_t *ret_n) {
   size_t n = p[0] < 0x80             ? 1
              : (p[0] & 0xE0) == 0xC0 ? 2
@@ -14,15 +15,15 @@ static int32_t utf8_char(const unsigned char *p, size_t left, size_t *ret_n) {
   int32_t c;
 
   if (n == 0 || n > left)
-    return -1;
+    return -EILSEQ;
   c = n == 1 ? p[0] : p[0] & (0x7F >> n);
   for (size_t i = 1; i < n; i++) {
     if ((p[i] & 0xC0) != 0x80)
-      return -1;
+      return -EILSEQ;
     c = (c << 6) | (p[i] & 0x3F);
   }
   if (c < min[n] || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
-    return -1;
+    return -EILSEQ;
   *ret_n = n;
   return c;
 }

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -28,6 +29,62 @@ static pthread_mutex_t idle_lock = PTHREAD_MUTEX_INITIALIZER;
 static Idle idle[PDF_SPAWN_MAX_IDLE];
 static size_t n_idle;
 
+/* A default mutex fails only when it is used wrongly: a bug, which libuv's uv_mutex_lock()
+ * meets with abort() too. */
+static void idle_enter(void) {
+  if (pthread_mutex_lock(&idle_lock) != 0)
+    abort();
+}
+
+static void idle_leave(void) {
+  if (pthread_mutex_unlock(&idle_lock) != 0)
+    abort();
+}
+
+/* The signal mask and dispositions of a worker: nothing blocked, every signal at its default
+ * (dispositions readerd ignores, such as SIGPIPE, would survive exec). Returns 0 or a negative
+ * errno; *attr needs posix_spawnattr_destroy() only on success. */
+static int spawn_attr_init(posix_spawnattr_t *attr) {
+  sigset_t none, deflt;
+  int r;
+
+  /* sigaddset refuses the signals glibc keeps for itself (32, 33): those stay as they are. */
+  (void)sigemptyset(&none);
+  (void)sigemptyset(&deflt);
+  for (int sig = 1; sig < NSIG; sig++)
+    if (sig != SIGKILL && sig != SIGSTOP)
+      (void)sigaddset(&deflt, sig);
+  if ((r = posix_spawnattr_init(attr)) != 0)
+    return -r;
+  if ((r = posix_spawnattr_setflags(attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)) != 0 ||
+      (r = posix_spawnattr_setsigmask(attr, &none)) != 0 ||
+      (r = posix_spawnattr_setsigdefault(attr, &deflt)) != 0) {
+    (void)posix_spawnattr_destroy(attr);
+    return -r;
+  }
+  return 0;
+}
+
+/* The descriptors of a worker: `child` as its fds 0 and 1, stderr shared, every descriptor from
+ * 3 up closed. Returns 0 or a negative errno; *fa needs posix_spawn_file_actions_destroy() only
+ * on success. */
+static int spawn_files_init(posix_spawn_file_actions_t *fa, int child) {
+  int r;
+
+  if ((r = posix_spawn_file_actions_init(fa)) != 0)
+    return -r;
+  if ((r = posix_spawn_file_actions_adddup2(fa, child, STDIN_FILENO)) != 0 ||
+      (r = posix_spawn_file_actions_adddup2(fa, child, STDOUT_FILENO)) != 0
+#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 34)
+      || (r = posix_spawn_file_actions_addclosefrom_np(fa, STDERR_FILENO + 1)) != 0
+#endif
+  ) {
+    (void)posix_spawn_file_actions_destroy(fa);
+    return -r;
+  }
+  return 0;
+}
+
 /* Starts `path pdf-worker` with one end of a new socket pair as its fds 0 and 1, stderr
  * shared, and nothing else: the socket end is first moved above the fds it is copied to,
  * and every descriptor from 3 up is closed in the child. */
@@ -36,54 +93,46 @@ static int start(const char *path, PdfWorker *ret) {
   int sv[2], child = -1, r;
   posix_spawn_file_actions_t fa;
   posix_spawnattr_t attr;
-  sigset_t none, deflt;
 
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
     return -errno;
   child = fcntl(sv[1], F_DUPFD_CLOEXEC, 10);
-  close(sv[1]);
-  if (child < 0) {
-    r = -errno;
-    close(sv[0]);
-    return r;
+  r = child < 0 ? -errno : 0;
+  (void)close(sv[1]);
+  if (r < 0)
+    goto fail;
+  if ((r = spawn_attr_init(&attr)) < 0)
+    goto fail;
+  if ((r = spawn_files_init(&fa, child)) < 0) {
+    (void)posix_spawnattr_destroy(&attr);
+    goto fail;
   }
-  sigemptyset(&none);
-  sigemptyset(&deflt);
-  /* Dispositions readerd ignores (SIGPIPE) would survive exec; the worker wants defaults. */
-  for (int sig = 1; sig < NSIG; sig++)
-    if (sig != SIGKILL && sig != SIGSTOP)
-      sigaddset(&deflt, sig);
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, child, STDIN_FILENO);
-  posix_spawn_file_actions_adddup2(&fa, child, STDOUT_FILENO);
-#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 34)
-  posix_spawn_file_actions_addclosefrom_np(&fa, STDERR_FILENO + 1);
-#endif
-  posix_spawnattr_init(&attr);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &deflt);
   r = -posix_spawn(&ret->pid, path, &fa, &attr, argv, environ);
-  posix_spawnattr_destroy(&attr);
-  posix_spawn_file_actions_destroy(&fa);
-  close(child);
-  if (r < 0) {
-    close(sv[0]);
-    return r;
-  }
+  (void)posix_spawnattr_destroy(&attr);
+  (void)posix_spawn_file_actions_destroy(&fa);
+  if (r < 0)
+    goto fail;
+  (void)close(child);
   ret->sock = sv[0];
   ret->reads = 0;
   ret->n_recent = 0;
   return 0;
+
+fail:
+  if (child >= 0)
+    (void)close(child);
+  (void)close(sv[0]);
+  return r;
 }
 
 /* Ends a worker; see pdf-spawn.h. */
 int pdf_spawn_end(PdfWorker *w, bool kill_now, int64_t deadline) {
   int status = 0;
 
+  /* kill fails only when the worker is gone already: waitpid then reaps it. */
   if (kill_now)
-    kill(w->pid, SIGKILL);
-  close(w->sock);
+    (void)kill(w->pid, SIGKILL);
+  (void)close(w->sock);
   for (;;) {
     pid_t r = waitpid(w->pid, &status, kill_now ? 0 : WNOHANG);
 
@@ -92,7 +141,7 @@ int pdf_spawn_end(PdfWorker *w, bool kill_now, int64_t deadline) {
     if (r < 0 && errno != EINTR)
       return 0;
     if (r == 0 && g_get_monotonic_time() >= deadline) {
-      kill(w->pid, SIGKILL);
+      (void)kill(w->pid, SIGKILL);
       kill_now = true;
     } else if (r == 0) {
       g_usleep(1000);
@@ -166,13 +215,13 @@ int pdf_spawn_take_for(const char *path, const PdfFileId *id, PdfWorker *ret) {
     bool found;
     int r = 0;
 
-    pthread_mutex_lock(&idle_lock);
+    idle_enter();
     found = idle_pick(path, id, &it);
-    pthread_mutex_unlock(&idle_lock);
+    idle_leave();
     if (found) {
       g_free(it.path);
       if (!idle_and_alive(&it.w)) {
-        pdf_spawn_end(&it.w, true, 0);
+        (void)pdf_spawn_end(&it.w, true, 0); /* a dead worker's status says nothing */
         continue;
       }
       *ret = it.w;
@@ -199,6 +248,7 @@ int pdf_spawn_send(PdfWorker *w, int pdf_fd, const void *req, size_t len) {
   struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
   ssize_t n;
 
+  g_assert(pdf_fd >= 0);
   memset(&control, 0, sizeof(control));
   cm->cmsg_level = SOL_SOCKET;
   cm->cmsg_type = SCM_RIGHTS;
@@ -219,17 +269,17 @@ int pdf_spawn_send(PdfWorker *w, int pdf_fd, const void *req, size_t len) {
 void pdf_spawn_give(PdfWorker *w, const char *path) {
   bool kept = false;
 
-  pthread_mutex_lock(&idle_lock);
+  idle_enter();
   if (w->reads < PDF_SPAWN_MAX_READS && n_idle < PDF_SPAWN_MAX_IDLE) {
     idle[n_idle].w = *w;
     idle[n_idle].path = g_strdup(path);
     n_idle++;
     kept = true;
   }
-  pthread_mutex_unlock(&idle_lock);
+  idle_leave();
   /* Its socket closing ends a waiting worker; a second is plenty for it to exit. */
   if (!kept)
-    pdf_spawn_end(w, false, g_get_monotonic_time() + G_USEC_PER_SEC);
+    (void)pdf_spawn_end(w, false, g_get_monotonic_time() + G_USEC_PER_SEC);
 }
 
 /* Ends the idle workers; see pdf-spawn.h. */
@@ -237,13 +287,13 @@ void pdf_spawn_cleanup(void) {
   Idle all[PDF_SPAWN_MAX_IDLE];
   size_t n;
 
-  pthread_mutex_lock(&idle_lock);
+  idle_enter();
   n = n_idle;
   memcpy(all, idle, sizeof(all));
   n_idle = 0;
-  pthread_mutex_unlock(&idle_lock);
+  idle_leave();
   for (size_t i = 0; i < n; i++) {
-    pdf_spawn_end(&all[i].w, true, 0);
+    (void)pdf_spawn_end(&all[i].w, true, 0);
     g_free(all[i].path);
   }
 }

@@ -1,9 +1,11 @@
-/* Worker processes for the PDF reader (pdf-worker.h), started with posix_spawn and kept for
- * reuse: a worker gets each PDF's descriptor with its request over its socket (SCM_RIGHTS),
- * reads it, and can then wait for another. A read that went well gives its worker back, so
- * the next read does not pay a process start (about 12 ms of CPU, most of it dynamic
- * linking) and finds poppler's font caches warm; a read that failed in any way ends its
- * worker, and a worker reads at most PDF_SPAWN_MAX_READS PDFs. Thread-safe. */
+/* Worker processes (pdf-worker.h) for the PDF reader and for image conversion
+ * (image-remote.h), started with posix_spawn and kept for reuse: a worker gets each
+ * request's descriptor (the PDF, or the picture's bytes) with the request over its socket
+ * (SCM_RIGHTS), serves it, and can then wait for another. A request that went well gives its
+ * worker back, so the next one does not pay a process start (about 12 ms of CPU, most of it
+ * dynamic linking) and finds poppler's font caches and the image decoders warm; one that
+ * failed in any way ends its worker, and a worker serves at most PDF_SPAWN_MAX_READS
+ * requests. Thread-safe. */
 #pragma once
 
 #include <stdbool.h>
@@ -13,14 +15,14 @@
 #include "daemon/pdf/pdf-file-id.h"
 
 #define PDF_SPAWN_MAX_IDLE 4   /* idle workers kept: as many as the pool reads at once */
-#define PDF_SPAWN_MAX_READS 32 /* PDFs one worker reads before it is retired */
+#define PDF_SPAWN_MAX_READS 32 /* requests one worker serves before it is retired */
 /* Files a worker is remembered to have read last: as many as it keeps open (pdf-doc-cache.h). */
 #define PDF_SPAWN_RECENT 3
 
 typedef struct {
   pid_t pid;
   int sock;                           /* readerd's end of the worker's socket */
-  int reads;                          /* PDFs it was given so far */
+  int reads;                          /* requests it was given so far */
   PdfFileId recent[PDF_SPAWN_RECENT]; /* the files it was last given, the latest last */
   size_t n_recent;
 } PdfWorker;
@@ -36,12 +38,14 @@ int pdf_spawn_take(const char *path, PdfWorker *ret);
  * document open; the worker handed out then remembers id. */
 int pdf_spawn_take_for(const char *path, const PdfFileId *id, PdfWorker *ret);
 
-/* Sends one request (records ending with PDF_REQ_END) to the worker with the PDF's descriptor
- * attached, and counts the read. Returns 0, or a negative errno (a dead worker: EPIPE). */
+/* Sends one request (records ending with PDF_REQ_END) to the worker with pdf_fd (the PDF, or
+ * the picture to convert) attached, and counts it. Returns 0, or a negative errno (a dead
+ * worker: EPIPE). */
 int pdf_spawn_send(PdfWorker *w, int pdf_fd, const void *req, size_t len);
 
-/* Gives back a worker whose read went well (it sent PDF_RES_END and no error) and that waits
- * for its next request: kept idle when there is room and it has reads left, else ended. */
+/* Gives back a worker whose request went well (it sent PDF_RES_END and no error) and that
+ * waits for its next request: kept idle when there is room and it has requests left, else
+ * ended. */
 void pdf_spawn_give(PdfWorker *w, const char *path);
 
 /* Ends a worker: kills it unless it has exited already (kill_now false: it is given until the

@@ -58,11 +58,11 @@ ssize_t pdf_wire_next(const uint8_t *buf, size_t len, PdfRecord *ret) {
 }
 
 /* Reads a u32 out of a payload; see pdf-wire.h. */
-bool pdf_wire_u32(const PdfRecord *rec, size_t at, uint32_t *ret) {
+int pdf_wire_u32(const PdfRecord *rec, size_t at, uint32_t *ret) {
   if (rec->len < at || rec->len - at < 4)
-    return false;
+    return -EBADMSG;
   *ret = get_le32(rec->data + at);
-  return true;
+  return 0;
 }
 
 /* Writes everything; see pdf-wire.h. */

@@ -1,6 +1,7 @@
-/* The records readerd and its PDF worker process exchange over a socket: an 8-byte header
- * (tag, payload length, both 32-bit little-endian) and the payload. Pure: building into a
- * GByteArray and cutting records out of a buffer, no I/O. */
+/* The records readerd and its worker process (pdf-worker.h: PDFs, and pictures to convert)
+ * exchange over a socket: an 8-byte header (tag, payload length, both 32-bit little-endian)
+ * and the payload. Building records into a GByteArray and cutting them out of a buffer is
+ * pure; only pdf_wire_write_all() does I/O. */
 #pragma once
 
 #include <stdbool.h>
@@ -79,9 +80,9 @@ void pdf_wire_put_str(GByteArray *out, uint32_t tag, const char *s);
  * than PDF_WIRE_MAX_PAYLOAD. */
 ssize_t pdf_wire_next(const uint8_t *buf, size_t len, PdfRecord *ret);
 
-/* Reads the u32 at byte `at` of a record's payload into *ret. Returns false when the payload is
- * too short. */
-bool pdf_wire_u32(const PdfRecord *rec, size_t at, uint32_t *ret);
+/* Reads the u32 at byte `at` of a record's payload into *ret. Returns 0, or -EBADMSG when the
+ * payload is too short. */
+int pdf_wire_u32(const PdfRecord *rec, size_t at, uint32_t *ret);
 
 /* Writes all of data to fd, retrying on EINTR and short writes; with a socket, SIGPIPE is not
  * raised. Returns 0 or a negative errno. */

@@ -134,8 +134,8 @@ static int collect_page_done(Collect *c) {
 static int collect_image(Collect *c, const PdfRecord *rec) {
   uint32_t w, h, media;
 
-  if (c->current == 0 || !pdf_wire_u32(rec, 0, &w) || !pdf_wire_u32(rec, 4, &h) ||
-      !pdf_wire_u32(rec, 8, &media) || w < 1 || h < 1 || w > INT32_MAX || h > INT32_MAX ||
+  if (c->current == 0 || pdf_wire_u32(rec, 0, &w) < 0 || pdf_wire_u32(rec, 4, &h) < 0 ||
+      pdf_wire_u32(rec, 8, &media) < 0 || w < 1 || h < 1 || w > INT32_MAX || h > INT32_MAX ||
       rec->len - 12 > PDF_IMAGE_MAX_BASE64 / 4 * 3)
     return -EBADMSG;
   image_out_clear(&c->image);
@@ -170,7 +170,7 @@ static int collect_error(Collect *c, const PdfRecord *rec) {
   g_autofree char *msg = NULL;
   uint32_t v;
 
-  if (!pdf_wire_u32(rec, 0, &v))
+  if (pdf_wire_u32(rec, 0, &v) < 0)
     return -EBADMSG;
   msg = record_str(rec, 4);
   file_result_fail(c->res, code_of_error(v), "%s", msg);
@@ -184,7 +184,7 @@ static int collect_record(Collect *c, const PdfRecord *rec) {
 
   switch (rec->tag) {
   case PDF_RES_DOC:
-    if (!pdf_wire_u32(rec, 0, &v) || v < 1 || v > INT32_MAX - 1)
+    if (pdf_wire_u32(rec, 0, &v) < 0 || v < 1 || v > INT32_MAX - 1)
       return -EBADMSG;
     c->n_pages = (int32_t)v;
     res->pages = v;
@@ -206,7 +206,7 @@ static int collect_record(Collect *c, const PdfRecord *rec) {
     return 0;
   case PDF_RES_PAGE_START:
     collect_drop_page(c);
-    if (!pdf_wire_u32(rec, 0, &v) || v < 1 || (int64_t)v > c->n_pages)
+    if (pdf_wire_u32(rec, 0, &v) < 0 || v < 1 || (int64_t)v > c->n_pages)
       return -EBADMSG;
     c->current = (int32_t)v;
     return 0;

@@ -30,10 +30,11 @@ typedef struct {
  * errno-style value (the code is in res). */
 int pdf_read(int fd, const struct stat *st, const PdfOptions *opt, FileResult *res);
 
-/* Sets the executable started as the PDF worker (`path pdf-worker`): readerd's main() sets
- * /proc/self/exe; tests set the readerd binary. Without one (NULL, the default, so that other
- * programs linking the readers never start themselves as a worker) PDFs are
- * CONVERSION_FAILED. Not thread-safe: call it before reading. */
+/* Sets the executable started as the worker (`path pdf-worker`, for PDFs and image
+ * conversions alike): readerd's main() sets /proc/self/exe; tests set the readerd binary.
+ * Without one (NULL, the default, so that other programs linking the readers never start
+ * themselves as a worker) PDFs, and pictures that need converting, are CONVERSION_FAILED.
+ * Not thread-safe: call it before reading. */
 void pdf_set_worker_path(const char *path);
 
 /* The executable pdf_set_worker_path() set, or NULL; image conversions use the same workers

@@ -28,44 +28,44 @@ static uint32_t le32(const uint8_t *p) {
   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static int starts_with(const uint8_t *head, size_t n, const char *sig, size_t len) {
+static bool starts_with(const uint8_t *head, size_t n, const char *sig, size_t len) {
   return n >= len && memcmp(head, sig, len) == 0;
 }
 
 /* "BM" alone is a common word start: require a known DIB header size after the 14-byte file
  * header, and pixel data placed after both headers. */
-static int is_bmp(const uint8_t *head, size_t n) {
+static bool is_bmp(const uint8_t *head, size_t n) {
   static const uint32_t dib_sizes[] = {12, 16, 40, 52, 56, 64, 108, 124};
   uint32_t dib, data;
 
   if (!starts_with(head, n, "BM", 2) || n < 18)
-    return 0;
+    return false;
   dib = le32(head + 14);
   data = le32(head + 10);
   for (size_t i = 0; i < G_N_ELEMENTS(dib_sizes); i++)
     if (dib == dib_sizes[i])
       return data >= 14 + dib;
-  return 0;
+  return false;
 }
 
 /* "%PDF-" at the start, or (as PDF readers accept) after some junk within the first KiB; there
  * it must start a line and name a version, so that a source file that merely mentions the
  * header near its top stays text. */
-static int is_pdf(const uint8_t *head, size_t n) {
+static bool is_pdf(const uint8_t *head, size_t n) {
   size_t lim = n < PDF_SEARCH ? n : PDF_SEARCH;
   const uint8_t *p = head, *end = head + lim;
 
   if (starts_with(head, n, "%PDF-", 5))
-    return 1;
+    return true;
   while ((p = memmem(p, (size_t)(end - p), "%PDF-", 5)) != NULL) {
     size_t at = (size_t)(p - head);
 
     if ((head[at - 1] == '\n' || head[at - 1] == '\r' || head[at - 1] == '\0') && at + 7 <= n &&
         (p[5] == '1' || p[5] == '2') && p[6] == '.')
-      return 1;
+      return true;
     p += 5;
   }
-  return 0;
+  return false;
 }
 
 DetectKind detect_magic(const uint8_t *head, size_t n) {
@@ -113,7 +113,7 @@ const char *detect_media_type(DetectKind k) {
   }
 }
 
-int detect_is_web_image(DetectKind k) {
+bool detect_is_web_image(DetectKind k) {
   return k == DETECT_PNG || k == DETECT_JPEG || k == DETECT_GIF || k == DETECT_WEBP;
 }
 
@@ -213,6 +213,7 @@ void detect_thread_cleanup(void) {
   st = pthread_getspecific(magic_key);
   if (st == NULL)
     return;
-  pthread_setspecific(magic_key, NULL);
+  /* Setting a key this thread already set cannot fail. */
+  (void)pthread_setspecific(magic_key, NULL);
   magic_state_free(st);
 }

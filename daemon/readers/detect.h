@@ -2,6 +2,7 @@
  * Called on worker threads: libmagic handles are per thread (see detect_thread_magic). */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,8 +24,8 @@ DetectKind detect_magic(const uint8_t *head, size_t n);
 /* The media type of a signature kind ("image/png", "application/pdf"), NULL for UNKNOWN. */
 const char *detect_media_type(DetectKind k);
 
-/* 1 for the kinds sent to the model as they are (PNG, JPEG, GIF, WebP). */
-int detect_is_web_image(DetectKind k);
+/* True for the kinds sent to the model as they are (PNG, JPEG, GIF, WebP). */
+bool detect_is_web_image(DetectKind k);
 
 /* libmagic's MIME type of a buffer ("application/zip"), written into buf (NUL-terminated,
  * cut to size). Uses this thread's libmagic handle, created on first use. Returns 0, or a

@@ -1,6 +1,7 @@
 #include "daemon/readers/image-cache.h"
 
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <glib.h>
@@ -22,6 +23,18 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static GHashTable *table; /* ImageCacheKey* -> Entry*, created on first use */
 static GQueue lru = G_QUEUE_INIT;
 static ImageCacheStats stats = {.capacity = IMAGE_CACHE_DEFAULT_CAPACITY};
+
+/* A default mutex fails only when it is used wrongly: a bug, which libuv's uv_mutex_lock()
+ * meets with abort() too. */
+static void cache_lock(void) {
+  if (pthread_mutex_lock(&lock) != 0)
+    abort();
+}
+
+static void cache_unlock(void) {
+  if (pthread_mutex_unlock(&lock) != 0)
+    abort();
+}
 
 static guint key_hash(gconstpointer p) {
   const ImageCacheKey *k = p;
@@ -47,6 +60,7 @@ static void entry_free(Entry *e) {
 
 /* Unlinks and frees e. Called with the lock held. */
 static void entry_remove(Entry *e) {
+  g_assert(stats.entries > 0 && stats.bytes >= e->cost);
   g_queue_unlink(&lru, &e->link);
   g_hash_table_remove(table, &e->key);
   stats.bytes -= e->cost;
@@ -85,12 +99,12 @@ static void image_copy(ImageOut *dst, const ImageOut *src) {
 bool image_cache_get(const ImageCacheKey *key, FileResult *res) {
   Entry *e = NULL;
 
-  pthread_mutex_lock(&lock);
+  cache_lock();
   if (table != NULL)
     e = g_hash_table_lookup(table, key);
   if (e == NULL) {
     stats.misses++;
-    pthread_mutex_unlock(&lock);
+    cache_unlock();
     return false;
   }
   stats.hits++;
@@ -101,7 +115,7 @@ bool image_cache_get(const ImageCacheKey *key, FileResult *res) {
     file_result_fail(res, e->code, "%s", e->error);
   else
     image_copy(file_result_add_image(res), &e->img);
-  pthread_mutex_unlock(&lock);
+  cache_unlock();
   return true;
 }
 
@@ -122,9 +136,9 @@ void image_cache_put(const ImageCacheKey *key, const FileResult *res) {
   e->cost = ENTRY_OVERHEAD + e->img.data_len + (e->error != NULL ? strlen(e->error) : 0);
   e->link.data = e;
 
-  pthread_mutex_lock(&lock);
+  cache_lock();
   if (e->cost > stats.capacity / 4) {
-    pthread_mutex_unlock(&lock);
+    cache_unlock();
     entry_free(e);
     return;
   }
@@ -137,28 +151,28 @@ void image_cache_put(const ImageCacheKey *key, const FileResult *res) {
   stats.bytes += e->cost;
   stats.entries++;
   evict_to(stats.capacity);
-  pthread_mutex_unlock(&lock);
+  cache_unlock();
 }
 
 /* A snapshot of the counters. */
 void image_cache_stats(ImageCacheStats *ret) {
-  pthread_mutex_lock(&lock);
+  cache_lock();
   *ret = stats;
-  pthread_mutex_unlock(&lock);
+  cache_unlock();
 }
 
 /* New capacity in bytes; evicts down to it at once. */
 void image_cache_set_capacity(size_t bytes) {
-  pthread_mutex_lock(&lock);
+  cache_lock();
   stats.capacity = bytes;
   evict_to(bytes);
-  pthread_mutex_unlock(&lock);
+  cache_unlock();
 }
 
 /* Empties the cache and zeroes its counters (tests start from a clean state). */
 void image_cache_clear(void) {
-  pthread_mutex_lock(&lock);
+  cache_lock();
   evict_to(0);
   stats.hits = stats.misses = stats.evictions = 0;
-  pthread_mutex_unlock(&lock);
+  cache_unlock();
 }

@@ -29,32 +29,32 @@ static uint32_t le32(const uint8_t *p) {
   return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
 }
 
-static int png_size(const uint8_t *d, size_t n, uint32_t *w, uint32_t *h) {
+static int png_size(const uint8_t *d, size_t n, uint32_t *ret_w, uint32_t *ret_h) {
   /* Signature, then the IHDR chunk: length, "IHDR", width, height. */
   if (n < 24 || d[12] != 'I' || d[13] != 'H' || d[14] != 'D' || d[15] != 'R')
     return -EINVAL;
-  *w = be32(d + 16);
-  *h = be32(d + 20);
+  *ret_w = be32(d + 16);
+  *ret_h = be32(d + 20);
   return 0;
 }
 
-static int gif_size(const uint8_t *d, size_t n, uint32_t *w, uint32_t *h) {
+static int gif_size(const uint8_t *d, size_t n, uint32_t *ret_w, uint32_t *ret_h) {
   if (n < 10)
     return -EINVAL;
-  *w = le16(d + 6);
-  *h = le16(d + 8);
+  *ret_w = le16(d + 6);
+  *ret_h = le16(d + 8);
   return 0;
 }
 
-static int webp_size(const uint8_t *d, size_t n, uint32_t *w, uint32_t *h) {
+static int webp_size(const uint8_t *d, size_t n, uint32_t *ret_w, uint32_t *ret_h) {
   if (n < 30)
     return -EINVAL;
   if (d[12] == 'V' && d[13] == 'P' && d[14] == '8' && d[15] == ' ') {
     /* Lossy: a key frame starts with the start code 9d 01 2a, then 14-bit sizes. */
     if (d[23] != 0x9d || d[24] != 0x01 || d[25] != 0x2a)
       return -EINVAL;
-    *w = le16(d + 26) & 0x3fff;
-    *h = le16(d + 28) & 0x3fff;
+    *ret_w = le16(d + 26) & 0x3fff;
+    *ret_h = le16(d + 28) & 0x3fff;
     return 0;
   }
   if (d[12] == 'V' && d[13] == 'P' && d[14] == '8' && d[15] == 'L') {
@@ -63,20 +63,20 @@ static int webp_size(const uint8_t *d, size_t n, uint32_t *w, uint32_t *h) {
 
     if (d[20] != 0x2f)
       return -EINVAL;
-    *w = (bits & 0x3fff) + 1;
-    *h = ((bits >> 14) & 0x3fff) + 1;
+    *ret_w = (bits & 0x3fff) + 1;
+    *ret_h = ((bits >> 14) & 0x3fff) + 1;
     return 0;
   }
   if (d[12] == 'V' && d[13] == 'P' && d[14] == '8' && d[15] == 'X') {
     /* Extended: canvas width-1 and height-1 in 24 bits each. */
-    *w = le24(d + 24) + 1;
-    *h = le24(d + 27) + 1;
+    *ret_w = le24(d + 24) + 1;
+    *ret_h = le24(d + 27) + 1;
     return 0;
   }
   return -EINVAL;
 }
 
-static int jpeg_size(const uint8_t *d, size_t n, uint32_t *w, uint32_t *h) {
+static int jpeg_size(const uint8_t *d, size_t n, uint32_t *ret_w, uint32_t *ret_h) {
   size_t i = 2;
 
   /* Walk the marker segments up to the first start-of-frame. */
@@ -99,8 +99,8 @@ static int jpeg_size(const uint8_t *d, size_t n, uint32_t *w, uint32_t *h) {
     if (marker >= 0xc0 && marker <= 0xcf && marker != 0xc4 && marker != 0xc8 && marker != 0xcc) {
       if (i + 9 > n)
         return -EINVAL;
-      *h = be16(d + i + 5);
-      *w = be16(d + i + 7);
+      *ret_h = be16(d + i + 5);
+      *ret_w = be16(d + i + 7);
       return 0;
     }
     if (be16(d + i + 2) < 2)

@@ -63,7 +63,7 @@ static int data_fd(const uint8_t *data, size_t len) {
     return -errno;
   r = pdf_wire_write_all(fd, data, len);
   if (r < 0) {
-    close(fd);
+    (void)close(fd);
     return r;
   }
   return fd;
@@ -84,7 +84,7 @@ static int answer_image(Answer *a, const PdfRecord *rec) {
   if (a->check_only)
     return rec->len == 0 ? 0 : -EBADMSG;
   for (size_t i = 0; i < G_N_ELEMENTS(v); i++)
-    if (!pdf_wire_u32(rec, 4 * i, &v[i]))
+    if (pdf_wire_u32(rec, 4 * i, &v[i]) < 0)
       return -EBADMSG;
   if (v[0] < 1 || v[1] < 1 || v[0] > 100000 || v[1] > 100000 || v[2] > INT32_MAX ||
       v[3] > INT32_MAX || (v[4] != PDF_MEDIA_PNG && v[4] != PDF_MEDIA_JPEG) ||
@@ -106,7 +106,7 @@ static int answer_image(Answer *a, const PdfRecord *rec) {
 static int answer_error(Answer *a, const PdfRecord *rec) {
   uint32_t e, animated;
 
-  if (!pdf_wire_u32(rec, 0, &e) || !pdf_wire_u32(rec, 4, &animated))
+  if (pdf_wire_u32(rec, 0, &e) < 0 || pdf_wire_u32(rec, 4, &animated) < 0)
     return -EBADMSG;
   switch (e) {
   case EFBIG:
@@ -277,7 +277,7 @@ static int run(const uint8_t *data, size_t len, uint32_t flags, const ImageConve
     return -ENOEXEC;
   }
   if ((r = pdf_spawn_take(path, &w)) < 0) {
-    close(fd);
+    (void)close(fd);
     *ret_error = g_strdup_printf("cannot start the image decoder: %s", g_strerror(-r));
     return -ENOEXEC;
   }
@@ -285,7 +285,7 @@ static int run(const uint8_t *data, size_t len, uint32_t flags, const ImageConve
   /* A worker that died at once shows up as EOF on the reply: nothing to do here. */
   (void)pdf_spawn_send(&w, fd, req->data, req->len);
   g_byte_array_free(req, TRUE);
-  close(fd);
+  (void)close(fd);
   out = collect(a, w.sock, deadline, opt->cancelled);
   if (out == OUTCOME_ENDED) {
     pdf_spawn_give(&w, path); /* it waits for another request */

@@ -1,8 +1,8 @@
 /* Image conversion from readerd's side: image_convert() run in a worker process
- * (image-worker.h), taken from the PDF reader's pool (pdf-spawn.h) and given back after a
- * conversion that answered, watched against a time budget and the request's cancel flag.
- * A decoder that spins is killed at the budget, one that crashes costs its file only. Runs on
- * a worker thread; blocks until the answer, the budget or the cancel. Thread-safe. */
+ * (image-worker.h) taken from the pool the PDF reader uses too (pdf-spawn.h) and given back
+ * after a conversion that answered, watched against a time budget and the request's cancel
+ * flag. A decoder that spins is killed at the budget, one that crashes costs its file only.
+ * Runs on a worker thread; blocks until the answer, the budget or the cancel. Thread-safe. */
 #pragma once
 
 #include <stdatomic.h>

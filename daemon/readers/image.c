@@ -15,10 +15,11 @@
 #define SVG_SNIFF ((size_t)4096) /* the <svg> root element must start within this much */
 #define VARIANT_SVG 100          /* cache variant of rendered SVGs (others: the DetectKind) */
 
-/* Reads the rest of the file after `head` into one buffer of at most `cap` bytes.
- * Returns the buffer (g_malloc'd) and its length, or NULL with *ret_errno set. */
-static uint8_t *slurp(int fd, const uint8_t *head, size_t head_len, size_t size_hint, size_t cap,
-                      size_t *ret_len, int *ret_errno) {
+/* Reads the rest of the file after `head` into one buffer of at most `cap` bytes: *ret
+ * (g_malloc'd) and *ret_len. Returns 0, -EFBIG when the file holds more, or the negative errno
+ * of a failed read. */
+static int slurp(int fd, const uint8_t *head, size_t head_len, size_t size_hint, size_t cap,
+                 uint8_t **ret, size_t *ret_len) {
   size_t cap_now = MAX(size_hint, head_len) + 1, len = head_len;
   uint8_t *buf;
 
@@ -32,8 +33,7 @@ static uint8_t *slurp(int fd, const uint8_t *head, size_t head_len, size_t size_
     if (len == cap_now) {
       if (cap_now > cap) { /* grew past the cap while we read it */
         g_free(buf);
-        *ret_errno = EFBIG;
-        return NULL;
+        return -EFBIG;
       }
       cap_now = MIN(cap_now * 2, cap + 1);
       buf = g_realloc(buf, cap_now);
@@ -42,39 +42,40 @@ static uint8_t *slurp(int fd, const uint8_t *head, size_t head_len, size_t size_
     if (n < 0 && errno == EINTR)
       continue;
     if (n < 0) {
-      *ret_errno = errno;
+      int err = -errno;
+
       g_free(buf);
-      return NULL;
+      return err;
     }
     if (n == 0)
       break;
     len += (size_t)n;
   }
+  *ret = buf;
   *ret_len = len;
-  return buf;
+  return 0;
 }
 
-/* The whole file (within IMAGE_MAX_FILE_BYTES) or NULL with the failure set in res. */
-static uint8_t *read_whole(int fd, const struct stat *st, const uint8_t *head, size_t head_len,
-                           FileResult *res, size_t *ret_len) {
-  uint8_t *data;
-  int err = 0;
+/* The whole file (within IMAGE_MAX_FILE_BYTES) into *ret (g_malloc'd) and *ret_len. Returns 0,
+ * or a negative errno with the failure set in res. */
+static int read_whole(int fd, const struct stat *st, const uint8_t *head, size_t head_len,
+                      FileResult *res, uint8_t **ret, size_t *ret_len) {
+  int r;
 
   if (st->st_size > IMAGE_MAX_FILE_BYTES) {
     file_result_fail(res, CODE_FILE_TOO_LARGE, "image file is %jd bytes; the limit is %jd bytes",
                      (intmax_t)st->st_size, (intmax_t)IMAGE_MAX_FILE_BYTES);
-    return NULL;
+    return -EFBIG;
   }
-  data =
-      slurp(fd, head, head_len, (size_t)st->st_size, (size_t)IMAGE_MAX_FILE_BYTES, ret_len, &err);
-  if (data == NULL && err == EFBIG)
+  r = slurp(fd, head, head_len, (size_t)st->st_size, (size_t)IMAGE_MAX_FILE_BYTES, ret, ret_len);
+  if (r == -EFBIG)
     file_result_fail(res, CODE_FILE_TOO_LARGE, "image file grew past %jd bytes while read",
                      (intmax_t)IMAGE_MAX_FILE_BYTES);
-  else if (data == NULL)
-    file_result_fail(res, CODE_READ_ERROR, "read failed: %s", g_strerror(err));
+  else if (r < 0)
+    file_result_fail(res, CODE_READ_ERROR, "read failed: %s", g_strerror(-r));
   else
     res->bytes = (int64_t)*ret_len;
-  return data;
+  return r;
 }
 
 /* The gdk-pixbuf loader for a signature kind; NULL for kinds that are not images we convert. */
@@ -141,7 +142,7 @@ static int convert(uint8_t *data, size_t len, ImageConvertOptions *copt, const I
 
   res->animated = res->animated || animated;
   if (r < 0)
-    convert_failed(res, r, error);
+    (void)convert_failed(res, r, error); /* r says the same */
   else
     *file_result_add_image(res) = out;
   if (r != -ECANCELED && r != -ENOMEM && r != -ETIME && r != -ENOEXEC)
@@ -180,16 +181,16 @@ static bool web_refused(DetectKind k, const uint8_t *data, size_t len, ImageHead
 }
 
 /* A web image: refused, sent as it is when within every limit, or left for conversion.
- * Returns 1 when res is complete (sent or failed), 0 when the file must be converted. */
-static int web_image(DetectKind k, const uint8_t *data, size_t len, const ImageOptions *opt,
-                     ImageHeaderInfo *info, FileResult *res) {
+ * Returns true when res is complete (sent or failed), false when the file must be converted. */
+static bool web_image(DetectKind k, const uint8_t *data, size_t len, const ImageOptions *opt,
+                      ImageHeaderInfo *info, FileResult *res) {
   g_autofree uint8_t *still = NULL;
   g_autofree char *error = NULL;
   ImageOut *img;
   int r = 0;
 
   if (web_refused(k, data, len, info, res))
-    return 1;
+    return true;
   res->animated = info->frames > 1;
   /* A static GIF is sent up to the end of its frame and a trailer: the same bytes when it is
    * well formed; strict decoders refuse a GIF without trailer or with junk after its frame. */
@@ -202,7 +203,7 @@ static int web_image(DetectKind k, const uint8_t *data, size_t len, const ImageO
    * refused by some model APIs, so they are sent as their first frame. */
   if ((info->frames > 1 && k != DETECT_PNG) || info->orientation > 1 ||
       MAX(info->width, info->height) > opt->max_dimension || base64_len(len) > IMAGE_MAX_BASE64)
-    return 0;
+    return false;
   /* What is sent must decode whole, or a model API refuses it (and the conversation breaks):
    * a PNG's data inflates to its full size; GIF and WebP hold no checksum: decode them once
    * (unchecked when no decoder is installed: they are sent as before). */
@@ -211,16 +212,16 @@ static int web_image(DetectKind k, const uint8_t *data, size_t len, const ImageO
   else if (k == DETECT_GIF || k == DETECT_WEBP)
     r = image_remote_check(data, len, loader_for(k), opt->cancelled, &error);
   if (r < 0 && r != -ENOTSUP && res->code == NULL)
-    convert_failed(res, r, error);
+    (void)convert_failed(res, r, error); /* the failure is in res */
   if (res->code != NULL)
-    return 1;
+    return true;
   img = file_result_add_image(res);
   img->media_type = g_strdup(detect_media_type(k));
   img->data = g_base64_encode(data, len);
   img->data_len = strlen(img->data);
   img->width = info->width;
   img->height = info->height;
-  return 1;
+  return true;
 }
 
 /* An ICO's largest picture: gdk-pixbuf's ICO loader cannot read PNG-compressed icons (all large
@@ -250,6 +251,7 @@ int image_read(int fd, const struct stat *st, DetectKind k, const uint8_t *head,
   g_autofree uint8_t *data = NULL;
   const uint8_t *pic;
   size_t len = 0;
+  int r;
 
   res->type = FILE_TYPE_IMAGE;
   if (copt.loader == NULL) {
@@ -257,9 +259,9 @@ int image_read(int fd, const struct stat *st, DetectKind k, const uint8_t *head,
                      detect_media_type(k) != NULL ? detect_media_type(k) : "these");
     return -ENOTSUP;
   }
-  if ((data = read_whole(fd, st, head, head_len, res, &len)) == NULL)
-    return -EIO;
-  if (detect_is_web_image(k) && web_image(k, data, len, opt, &info, res) == 1)
+  if ((r = read_whole(fd, st, head, head_len, res, &data, &len)) < 0)
+    return r;
+  if (detect_is_web_image(k) && web_image(k, data, len, opt, &info, res))
     return res->code != NULL ? -EINVAL : 0;
   image_cache_key_init(&key, st, opt->max_dimension, (int)k);
   if (image_cache_get(&key, res))
@@ -307,10 +309,11 @@ int image_read_svg(int fd, const struct stat *st, const uint8_t *head, size_t he
   ImageCacheKey key;
   g_autofree uint8_t *data = NULL;
   size_t len = 0;
+  int r;
 
   res->type = FILE_TYPE_IMAGE;
-  if ((data = read_whole(fd, st, head, head_len, res, &len)) == NULL)
-    return -EIO;
+  if ((r = read_whole(fd, st, head, head_len, res, &data, &len)) < 0)
+    return r;
   image_cache_key_init(&key, st, opt->max_dimension, VARIANT_SVG);
   if (image_cache_get(&key, res))
     return res->code != NULL ? -EINVAL : 0;
@@ -369,7 +372,7 @@ static void limit_many(ReadResult *r, const atomic_bool *cancelled) {
         continue;
       err = rescale(img, IMAGE_MANY_MAX_DIMENSION, cancelled, &error);
       if (err < 0)
-        convert_failed(f, err, error);
+        (void)convert_failed(f, err, error); /* the failure is in f */
     }
   }
 }

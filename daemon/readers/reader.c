@@ -97,9 +97,8 @@ static ssize_t read_head(int fd, bool *ret_eof) {
 
 /* Reads the open file by its kind. Returns false, having read nothing into res, when the file
  * needs blocking work and text_only forbids it. */
-static bool read_open_file(const ReaderOptions *o, int fd,
-                           const struct stat *st, bool text_only, const atomic_bool *cancelled,
-                           FileResult *res) {
+static bool read_open_file(const ReaderOptions *o, int fd, const struct stat *st, bool text_only,
+                           const atomic_bool *cancelled, FileResult *res) {
   bool eof = false, svg;
   ssize_t n = read_head(fd, &eof);
   DetectKind kind;
@@ -113,11 +112,12 @@ static bool read_open_file(const ReaderOptions *o, int fd,
   /* Pictures, PDFs and SVG renders wait on a decoder or a worker process: not on a text lane. */
   if (text_only && (kind != DETECT_UNKNOWN || svg))
     return false;
+  /* Every reader sets its per-file failure in res: what it returns says the same. */
   if (svg) {
     /* SVG is text (agents edit it); `render: true` asks for the picture instead. */
     ImageOptions iopt = {.max_dimension = o->max_dimension, .cancelled = cancelled};
 
-    image_read_svg(fd, st, head_buf, (size_t)n, &iopt, res);
+    (void)image_read_svg(fd, st, head_buf, (size_t)n, &iopt, res);
   } else if (kind == DETECT_UNKNOWN) {
     TextOptions topt = {
         .offset = o->offset,
@@ -125,7 +125,7 @@ static bool read_open_file(const ReaderOptions *o, int fd,
         .line_numbers = o->line_numbers,
         .cancelled = cancelled,
     };
-    text_read(fd, head_buf, (size_t)n, eof, &topt, res);
+    (void)text_read(fd, head_buf, (size_t)n, eof, &topt, res);
   } else if (kind == DETECT_PDF) {
     PdfOptions popt = {
         .pages = o->pages,
@@ -136,11 +136,11 @@ static bool read_open_file(const ReaderOptions *o, int fd,
         .cancelled = cancelled,
     };
 
-    pdf_read(fd, st, &popt, res);
+    (void)pdf_read(fd, st, &popt, res);
   } else {
     ImageOptions iopt = {.max_dimension = o->max_dimension, .cancelled = cancelled};
 
-    image_read(fd, st, kind, head_buf, (size_t)n, &iopt, res);
+    (void)image_read(fd, st, kind, head_buf, (size_t)n, &iopt, res);
   }
   return true;
 }

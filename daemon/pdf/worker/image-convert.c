@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -22,48 +23,67 @@ static pthread_mutex_t mem_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t mem_cond = PTHREAD_COND_INITIALIZER;
 static size_t mem_in_use;
 
+/* A default mutex fails only when it is used wrongly: a bug, which libuv's uv_mutex_lock()
+ * meets with abort() too. */
+static void mem_enter(void) {
+  if (pthread_mutex_lock(&mem_lock) != 0)
+    abort();
+}
+
+static void mem_leave(void) {
+  if (pthread_mutex_unlock(&mem_lock) != 0)
+    abort();
+}
+
 /* Reserves `want` bytes of the decode memory budget, waiting while other threads hold too
  * much. A single reservation is capped at the budget, so it is always granted eventually.
- * Returns what was reserved (to give back with mem_release), 0 when cancelled while waiting. */
-static size_t mem_reserve(size_t want, const atomic_bool *cancelled) {
+ * Returns 0 with what was reserved in *ret (to give back with mem_release), or -ECANCELED
+ * when cancelled while waiting (*ret 0). */
+static int mem_reserve(size_t want, const atomic_bool *cancelled, size_t *ret) {
+  int r = 0;
+
   if (want > IMAGE_DECODE_MEMORY)
     want = IMAGE_DECODE_MEMORY;
-  pthread_mutex_lock(&mem_lock);
+  mem_enter();
   while (mem_in_use + want > IMAGE_DECODE_MEMORY) {
     struct timespec until;
 
     if (cancelled != NULL && atomic_load(cancelled)) {
       want = 0;
+      r = -ECANCELED;
       break;
     }
     /* Wake up now and then to see a cancellation. */
-    clock_gettime(CLOCK_REALTIME, &until);
+    (void)clock_gettime(CLOCK_REALTIME, &until);
     until.tv_nsec += 100 * 1000 * 1000;
     if (until.tv_nsec >= 1000000000) {
       until.tv_sec++;
       until.tv_nsec -= 1000000000;
     }
-    pthread_cond_timedwait(&mem_cond, &mem_lock, &until);
+    /* ETIMEDOUT is the point of the wait: the loop looks again either way. */
+    (void)pthread_cond_timedwait(&mem_cond, &mem_lock, &until);
   }
   mem_in_use += want;
-  pthread_mutex_unlock(&mem_lock);
-  return want;
+  mem_leave();
+  *ret = want;
+  return r;
 }
 
 static void mem_release(size_t n) {
   if (n == 0)
     return;
-  pthread_mutex_lock(&mem_lock);
+  mem_enter();
+  g_assert(mem_in_use >= n);
   mem_in_use -= n;
   pthread_cond_broadcast(&mem_cond);
-  pthread_mutex_unlock(&mem_lock);
+  mem_leave();
 }
 
 /* CPU time of this thread: a loaded machine slows an image down without spending its budget. */
 static int64_t cpu_now_ns(void) {
   struct timespec ts;
 
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  (void)clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
@@ -155,8 +175,7 @@ static void size_prepared_cb(GdkPixbufLoader *loader, int w, int h, gpointer use
   want += (size_t)fw * (size_t)fh * 4;
   /* Some loaders (SVG) say their size twice. */
   mem_release(d->reserved);
-  d->reserved = mem_reserve(want, opt->cancelled);
-  if (d->reserved == 0) {
+  if (mem_reserve(want, opt->cancelled, &d->reserved) < 0) {
     d->cancelled = true;
     gdk_pixbuf_loader_set_size(loader, 0, 0);
   }
@@ -354,18 +373,20 @@ static bool fits(gsize len) {
   return (len + 2) / 3 * 4 <= IMAGE_MAX_BASE64;
 }
 
-/* Tries PNG (when chosen) then the JPEG quality ladder at the size of pb. Returns 1 with
- * *ret_buf set when something fits, 0 when nothing does at this size, or a negative errno. */
+/* Tries PNG (when chosen) then the JPEG quality ladder at the size of pb. Returns 0, with
+ * *ret_buf set when something fits and NULL when nothing does at this size, or a negative
+ * errno (message set). */
 static int encode_at_size(Job *job, GdkPixbuf *pb, bool png, bool alpha, gchar **ret_buf,
                           gsize *ret_len, bool *ret_png) {
   int r;
 
+  *ret_buf = NULL;
   if (png) {
     if ((r = save(job, pb, true, 0, ret_buf, ret_len)) < 0)
       return r;
     *ret_png = true;
     if (fits(*ret_len))
-      return 1;
+      return 0;
     g_clear_pointer(ret_buf, g_free);
     if (alpha) /* JPEG would lose the transparency: scale down instead */
       return 0;
@@ -376,7 +397,7 @@ static int encode_at_size(Job *job, GdkPixbuf *pb, bool png, bool alpha, gchar *
         (r = save(job, pb, false, jpeg_qualities[i], ret_buf, ret_len)) < 0)
       return r;
     if (fits(*ret_len))
-      return 1;
+      return 0;
     g_clear_pointer(ret_buf, g_free);
   }
   return 0;
@@ -398,7 +419,7 @@ static int encode(Job *job, GdkPixbuf *pb, ImageOut *img) {
       return job_fail(job, -ENOMEM, "not enough memory to encode the image");
   }
   png = alpha || (!job->opt->photo && few_colours(pb));
-  while ((r = encode_at_size(job, pb, png, alpha, &buf, &len, &is_png)) == 0) {
+  while ((r = encode_at_size(job, pb, png, alpha, &buf, &len, &is_png)) == 0 && buf == NULL) {
     int w = gdk_pixbuf_get_width(pb), h = gdk_pixbuf_get_height(pb), tw, th;
     GdkPixbuf *smaller;
 
@@ -412,13 +433,13 @@ static int encode(Job *job, GdkPixbuf *pb, ImageOut *img) {
     if ((pb = smaller) == NULL)
       return job_fail(job, -ENOMEM, "not enough memory to scale the image");
   }
-  if (r > 0) {
+  if (r == 0) {
+    g_assert(buf != NULL); /* the loop ends with r == 0 only when something fits */
     img->media_type = g_strdup(is_png ? "image/png" : "image/jpeg");
     img->data = g_base64_encode((const guchar *)buf, len);
     img->data_len = strlen(img->data);
     img->width = gdk_pixbuf_get_width(pb);
     img->height = gdk_pixbuf_get_height(pb);
-    r = 0;
   }
   g_free(buf);
   g_object_unref(pb);

@@ -48,15 +48,20 @@ static void limits(uint32_t budget_ms) {
 #endif
 }
 
-/* The descriptor's bytes from offset 0, at most IMAGE_WORKER_MAX_INPUT. NULL on failure. */
-static uint8_t *read_input(int fd, size_t *ret_len) {
+/* The descriptor's bytes from offset 0 into *ret (g_malloc'd) and *ret_len: at most
+ * IMAGE_WORKER_MAX_INPUT, fewer when it ends early. Returns 0; -EBADF when no descriptor came;
+ * -EFBIG when it holds more; another negative errno from fstat. */
+static int read_input(int fd, uint8_t **ret, size_t *ret_len) {
   struct stat st;
   uint8_t *buf;
   size_t len = 0, size;
 
-  if (fd < 0 || fstat(fd, &st) < 0 || st.st_size < 0 ||
-      (uint64_t)st.st_size > IMAGE_WORKER_MAX_INPUT)
-    return NULL;
+  if (fd < 0)
+    return -EBADF;
+  if (fstat(fd, &st) < 0)
+    return -errno;
+  if (st.st_size < 0 || (uint64_t)st.st_size > IMAGE_WORKER_MAX_INPUT)
+    return -EFBIG;
   size = (size_t)st.st_size;
   buf = g_malloc(size + 1);
   while (len < size) {
@@ -68,8 +73,9 @@ static uint8_t *read_input(int fd, size_t *ret_len) {
       break;
     len += (size_t)n;
   }
+  *ret = buf;
   *ret_len = len;
-  return buf;
+  return 0;
 }
 
 static void put_le32(GByteArray *b, uint32_t v) {
@@ -114,8 +120,8 @@ static void convert(const uint8_t *req, size_t req_len, const uint8_t *data, siz
   bool animated = false;
   int r;
 
-  if (!pdf_wire_u32(&rec, 0, &flags) || !pdf_wire_u32(&rec, 4, &max_dim) ||
-      !pdf_wire_u32(&rec, 8, &budget_ms) || max_dim < 1 || max_dim > 100000) {
+  if (pdf_wire_u32(&rec, 0, &flags) < 0 || pdf_wire_u32(&rec, 4, &max_dim) < 0 ||
+      pdf_wire_u32(&rec, 8, &budget_ms) < 0 || max_dim < 1 || max_dim > 100000) {
     reply_error(out, -EINVAL, false, "the image request is malformed");
     return;
   }
@@ -145,11 +151,11 @@ void image_worker_serve(const uint8_t *req, size_t req_len, int data_fd) {
   GByteArray *out = g_byte_array_new();
   g_autofree uint8_t *data = NULL;
   size_t len = 0;
+  int r = read_input(data_fd, &data, &len);
 
-  data = read_input(data_fd, &len);
   if (data_fd >= 0)
     close(data_fd);
-  if (data == NULL || req_len < REQ_FIXED)
+  if (r < 0 || req_len < REQ_FIXED)
     reply_error(out, -EINVAL, false, "the image request came without its data");
   else
     convert(req, req_len, data, len, out);

@@ -35,7 +35,7 @@ typedef struct {
   int n;
 } Palette;
 
-/* The palette index of c, added when new. Returns -1 when the palette is full. */
+/* The palette index of c, added when new. Returns -E2BIG when the palette is full. */
 static int palette_index(Palette *p, uint32_t c) {
   uint32_t h = (c * 2654435761u) >> 22; /* top 10 bits: HASH_SLOTS */
 
@@ -48,16 +48,16 @@ static int palette_index(Palette *p, uint32_t c) {
     h++;
   }
   if (p->n == PDF_PNG_MAX_COLORS)
-    return -1;
+    return -E2BIG;
   p->keys[h] = c;
   p->idx[h] = (uint8_t)p->n;
   p->colors[p->n] = c;
   return p->n++;
 }
 
-/* Maps every pixel to its palette index in out (w * h bytes). Returns false at the first
- * colour past PDF_PNG_MAX_COLORS. Runs of one colour, the usual case, skip the hash. */
-static bool palette_map(Palette *p, const uint8_t *px, int w, int h, size_t stride, uint8_t *out) {
+/* Maps every pixel to its palette index in out (w * h bytes). Returns 0, or -E2BIG at the
+ * first colour past PDF_PNG_MAX_COLORS. Runs of one colour, the usual case, skip the hash. */
+static int palette_map(Palette *p, const uint8_t *px, int w, int h, size_t stride, uint8_t *out) {
   uint32_t last = HASH_EMPTY;
   int last_idx = 0;
 
@@ -70,13 +70,13 @@ static bool palette_map(Palette *p, const uint8_t *px, int w, int h, size_t stri
       if (c != last) {
         last_idx = palette_index(p, c);
         if (last_idx < 0)
-          return false;
+          return last_idx;
         last = c;
       }
       *out++ = (uint8_t)last_idx;
     }
   }
-  return true;
+  return 0;
 }
 
 static void png_write_cb(png_structp png, png_bytep data, size_t len) {
@@ -134,10 +134,9 @@ int pdf_encode_png(const uint8_t *px, int w, int h, size_t stride, uint8_t **ret
     return -EINVAL;
   pal = g_new(Palette, 1);
   index = g_malloc((size_t)w * (size_t)h);
-  if (!palette_map(pal, px, w, h, stride, index)) {
-    r = -E2BIG;
+  r = palette_map(pal, px, w, h, stride, index);
+  if (r < 0)
     goto finish;
-  }
   out = g_byte_array_sized_new((guint)((size_t)w * (size_t)h / 8 + 1024));
   r = png_write_indexed(pal, index, w, h, out);
   if (r == 0) {
@@ -164,9 +163,10 @@ static void jpeg_error_exit_cb(j_common_ptr cinfo) {
   longjmp(((JpegError *)(void *)cinfo->err)->jump, 1);
 }
 
-/* The libjpeg part; *buf and *len are libjpeg's malloc'd output. Returns 0 or -ENOMEM. */
+/* The libjpeg part; *ret_buf and *ret_len are libjpeg's malloc'd output (free() it, set or not
+ * on failure). Returns 0 or -ENOMEM. */
 static int jpeg_write(const uint8_t *px, int w, int h, size_t stride, int quality,
-                      unsigned char **buf, unsigned long *len) {
+                      unsigned char **ret_buf, unsigned long *ret_len) {
   struct jpeg_compress_struct c;
   JpegError err;
 
@@ -177,7 +177,7 @@ static int jpeg_write(const uint8_t *px, int w, int h, size_t stride, int qualit
     return -ENOMEM;
   }
   jpeg_create_compress(&c);
-  jpeg_mem_dest(&c, buf, len);
+  jpeg_mem_dest(&c, ret_buf, ret_len);
   c.image_width = (JDIMENSION)w;
   c.image_height = (JDIMENSION)h;
   c.input_components = 4;

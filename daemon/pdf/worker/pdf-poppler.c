@@ -289,7 +289,7 @@ static int render_at(PopplerPage *page, double scale, int w, int h, size_t max_b
   cairo_surface_flush(s);
   if (skip_blank && pdf_encode_is_uniform(cairo_image_surface_get_data(s), w, h,
                                           (size_t)cairo_image_surface_get_stride(s)))
-    r = 1;
+    r = 0; /* *ret stays empty: no picture */
   else
     r = pdf_encode_page(cairo_image_surface_get_data(s), w, h,
                         (size_t)cairo_image_surface_get_stride(s), max_bytes, ret);
@@ -303,6 +303,7 @@ int pdf_page_render(PopplerPage *page, int max_dim, size_t max_bytes, bool skip_
   double pw = 0, ph = 0, factor = 1.0;
   int r = -EFBIG;
 
+  *ret = (PdfEncoded){0};
   poppler_page_get_size(page, &pw, &ph);
   if (!isfinite(pw) || !isfinite(ph) || pw < 1 || ph < 1 || max_dim < 1)
     return -EINVAL;

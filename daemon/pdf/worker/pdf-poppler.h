@@ -40,8 +40,8 @@ char *pdf_info_clean(char *s);
 
 /* Renders page so that its long edge is max_dim pixels (less when the encoding does not fit
  * max_bytes at that size: the page is then rendered smaller, down to a quarter) and encodes it
- * (pdf_encode_page). With skip_blank, a page that renders to one colour gives 1 and no
- * picture. Returns 0 with *ret, *ret_w, *ret_h set; 1 for a skipped blank page; -EINVAL when
- * the page has no usable size; -EFBIG when it does not fit; -ENOMEM. */
+ * (pdf_encode_page). With skip_blank, a page that renders to one colour gives no picture.
+ * Returns 0 with *ret, *ret_w, *ret_h set (ret->data NULL for a skipped blank page); -EINVAL
+ * when the page has no usable size; -EFBIG when it does not fit; -ENOMEM. */
 int pdf_page_render(PopplerPage *page, int max_dim, size_t max_bytes, bool skip_blank,
                     PdfEncoded *ret, int *ret_w, int *ret_h);

@@ -45,10 +45,11 @@ typedef struct {
   int max_dim;
   uint32_t budget_ms;
   size_t image_budget; /* base64 bytes of pictures at most; 0: no pictures */
-  int pdf_fd;          /* the PDF as readerd opened it; -1 once poppler owns it */
+  int pdf_fd;          /* the PDF as readerd opened it (with PDF_REQ_IMAGE: the picture's
+                        * bytes); -1 once poppler owns it */
   uint8_t *image;      /* PDF_REQ_IMAGE's payload: an image to convert instead of a PDF */
   size_t image_len;
-  PdfFileId file_id;   /* the PDF's identity as readerd saw it, when has_file_id */
+  PdfFileId file_id; /* the PDF's identity as readerd saw it, when has_file_id */
   bool has_file_id;
 } WorkerRequest;
 
@@ -161,10 +162,11 @@ static void worker_quiet(void) {
   if (log != NULL && strcmp(log, "debug") == 0)
     return;
 #ifndef WORKER_SANITIZED
+  /* Without /dev/null the libraries' messages go to readerd's stderr as before. */
   fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
   if (fd >= 0) {
-    dup2(fd, STDERR_FILENO);
-    close(fd);
+    (void)dup2(fd, STDERR_FILENO);
+    (void)close(fd);
   }
 #else
   (void)fd;
@@ -205,19 +207,19 @@ static void request_apply(WorkerRequest *req, const PdfRecord *rec) {
     req->password = g_strndup((const char *)rec->data, rec->len);
     break;
   case PDF_REQ_RENDER:
-    if (pdf_wire_u32(rec, 0, &v))
+    if (pdf_wire_u32(rec, 0, &v) == 0)
       req->render = v != 0;
     break;
   case PDF_REQ_MAX_DIM:
-    if (pdf_wire_u32(rec, 0, &v) && v >= 1 && v <= 100000)
+    if (pdf_wire_u32(rec, 0, &v) == 0 && v >= 1 && v <= 100000)
       req->max_dim = (int)v;
     break;
   case PDF_REQ_BUDGET_MS:
-    if (pdf_wire_u32(rec, 0, &v))
+    if (pdf_wire_u32(rec, 0, &v) == 0)
       req->budget_ms = v;
     break;
   case PDF_REQ_IMAGE_BUDGET:
-    if (pdf_wire_u32(rec, 0, &v))
+    if (pdf_wire_u32(rec, 0, &v) == 0)
       req->image_budget = MIN((size_t)v, PDF_IMAGES_MAX_BASE64);
     break;
   case PDF_REQ_IMAGE:
@@ -234,9 +236,10 @@ static void request_apply(WorkerRequest *req, const PdfRecord *rec) {
 }
 
 /* Reads from fd 0 into buf; the first descriptor that comes with the bytes (SCM_RIGHTS: the
- * PDF) goes to *pdf_fd when it is still -1, any other is closed. It keeps whatever number it
- * got: poppler, cairo and FreeType open files too, and a fixed number could clobber one of
- * theirs in a worker that reads many PDFs. Returns the bytes read, 0 at EOF, or -errno. */
+ * PDF, or the picture to convert) goes to *pdf_fd when it is still -1, any other is closed.
+ * It keeps whatever number it got: poppler, cairo and FreeType open files too, and a fixed
+ * number could clobber one of theirs in a worker that reads many PDFs. Returns the bytes
+ * read, 0 at EOF, or -errno. */
 static ssize_t request_recv(uint8_t *buf, size_t size, int *pdf_fd) {
   union {
     struct cmsghdr align;
@@ -270,9 +273,12 @@ static ssize_t request_recv(uint8_t *buf, size_t size, int *pdf_fd) {
   return n;
 }
 
-/* Applies the complete records of buf[*at..len) up to PDF_REQ_END. Returns 1 when the end
- * was reached, 0 when more bytes are needed, -EBADMSG. */
-static int request_parse(WorkerRequest *req, const GByteArray *buf, size_t *at) {
+/* Applies the complete records of buf[*at..len) up to PDF_REQ_END; *ret_complete tells
+ * whether the end was reached (else more bytes are needed). Returns 0, or -EBADMSG when the
+ * bytes are not a request. */
+static int request_parse(WorkerRequest *req, const GByteArray *buf, size_t *at,
+                         bool *ret_complete) {
+  *ret_complete = false;
   for (;;) {
     PdfRecord rec;
     ssize_t used = pdf_wire_next(buf->data + *at, buf->len - *at, &rec);
@@ -280,22 +286,25 @@ static int request_parse(WorkerRequest *req, const GByteArray *buf, size_t *at) 
     if (used <= 0)
       return used == 0 ? 0 : -EBADMSG;
     *at += (size_t)used;
-    if (rec.tag == PDF_REQ_END)
-      return *at == buf->len ? 1 : -EBADMSG;
+    if (rec.tag == PDF_REQ_END) {
+      *ret_complete = true;
+      return *at == buf->len ? 0 : -EBADMSG;
+    }
     request_apply(req, &rec);
   }
 }
 
-/* Waits for the next request: its records up to PDF_REQ_END, and the PDF's descriptor.
+/* Waits for the next request: its records up to PDF_REQ_END, and its descriptor.
  * Returns 0; -ENODATA when readerd closed the socket before a request began; -ENOENT when no
  * descriptor came; another negative errno. */
 static int request_read(WorkerRequest *req) {
   GByteArray *buf = g_byte_array_new();
   uint8_t chunk[4096];
+  bool complete = false;
   size_t at = 0;
   int r = 0;
 
-  while (r == 0) {
+  while (r == 0 && !complete) {
     ssize_t n = request_recv(chunk, sizeof(chunk), &req->pdf_fd);
 
     if (n <= 0) {
@@ -303,12 +312,12 @@ static int request_read(WorkerRequest *req) {
       break;
     }
     g_byte_array_append(buf, chunk, (guint)n);
-    r = buf->len > REQUEST_MAX ? -EMSGSIZE : request_parse(req, buf, &at);
+    r = buf->len > REQUEST_MAX ? -EMSGSIZE : request_parse(req, buf, &at, &complete);
   }
   g_byte_array_free(buf, TRUE);
-  if (r == 1 && req->pdf_fd < 0)
+  if (r == 0 && req->pdf_fd < 0)
     return -ENOENT;
-  return r == 1 ? 0 : r;
+  return r;
 }
 
 /* Opens uri with the password cut as the PDF standard reads it (pdf-password.h): to 127
@@ -432,26 +441,30 @@ static void cut_text(char **text, size_t room) {
 }
 
 /* Renders the page into an image record when it fits. Returns 0 (rendered, or not worth a
- * picture), or 1 when the pictures' budget is spent and pages must stop here. */
+ * picture), or -ENOBUFS when the pictures' budget is spent and pages must stop here
+ * (stop_reason says which). */
 static int worker_render(Worker *wk, PopplerPage *page, bool asked) {
-  size_t left = wk->req.image_budget - wk->images_used;
-  size_t budget = MIN(PDF_IMAGE_MAX_BASE64, left);
+  size_t left, budget;
   PdfEncoded enc = {0};
   uint8_t head[12];
   GByteArray *rec;
   int w = 0, h = 0, r;
 
+  /* Each picture is encoded within what is left (pdf_encode_page keeps to max_bytes). */
+  g_assert(wk->images_used <= wk->req.image_budget);
+  left = wk->req.image_budget - wk->images_used;
+  budget = MIN(PDF_IMAGE_MAX_BASE64, left);
   if (wk->rendered >= PDF_MAX_RENDERED) {
     wk->stop_reason = G_STRINGIFY(PDF_MAX_RENDERED) " rendered pages per read";
-    return 1;
+    return -ENOBUFS;
   }
   /* Base64 takes 4 bytes for every 3. */
   r = pdf_page_render(page, wk->req.max_dim, budget / 4 * 3, !asked, &enc, &w, &h);
   if (r == -EFBIG && budget < PDF_IMAGE_MAX_BASE64) {
     wk->stop_reason = "the pictures' budget is spent";
-    return 1;
+    return -ENOBUFS;
   }
-  if (r != 0)
+  if (r < 0 || enc.data == NULL)
     return 0; /* blank, sizeless, or too big even small: the text stands alone */
   wk->rendered++;
   wk->images_used += (enc.len + 2) / 3 * 4;
@@ -479,7 +492,8 @@ static bool looks_scanned(PopplerPage *page, const char *text) {
 }
 
 /* Reads one page: its text, and its picture when asked for or when it has (almost) no text.
- * Returns 0 when the page was sent, 1 when a budget stops the pages before this one. */
+ * Returns 0 when the page was sent, -ENOBUFS when a budget stops the pages before this one
+ * (stop_reason says which). */
 static int worker_page(Worker *wk, int32_t number) {
   PopplerPage *page;
   char *text;
@@ -495,7 +509,7 @@ static int worker_page(Worker *wk, int32_t number) {
   if (wk->text_used + len > PDF_TEXT_MAX) {
     if (wk->shown > 0) {
       wk->stop_reason = "100 KiB content limit";
-      r = 1;
+      r = -ENOBUFS;
       goto finish;
     }
     cut_text(&text, PDF_TEXT_MAX - wk->text_used);
@@ -504,7 +518,7 @@ static int worker_page(Worker *wk, int32_t number) {
   /* With no budget for pictures (images.maxTotalBytes 0) the text stands alone. */
   if (page != NULL && wk->req.image_budget > 0 && (wk->req.render || looks_scanned(page, text))) {
     r = worker_render(wk, page, wk->req.render);
-    if (r != 0)
+    if (r < 0)
       goto finish;
   }
   wk->text_used += len;
@@ -547,7 +561,7 @@ static void worker_pages(Worker *wk) {
         wk->stop_reason = G_STRINGIFY(PDF_MAX_PAGES) " pages per read";
       break;
     }
-    if (worker_page(wk, p) != 0)
+    if (worker_page(wk, p) < 0)
       break;
   }
   if (wk->shown < wk->n_pages)

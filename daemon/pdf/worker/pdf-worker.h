@@ -1,13 +1,14 @@
-/* The PDF worker: `readerd pdf-worker`, a process of its own, so that poppler crashing or
- * hanging on a hostile file costs that file only. pdf-spawn.c starts it with fd 0 and fd 1
- * one end of a socket pair and fd 2 readerd's stderr. Then, for each PDF, a request comes in
- * (pdf-wire.h PDF_REQ_* records up to PDF_REQ_END) with the PDF's descriptor as readerd
- * opened it attached (SCM_RIGHTS: the file is never opened again by its name), and the
- * results (PDF_RES_*) go out page by page, up to PDF_RES_END. After a read that went well it
- * waits for the next request, keeping the last few documents open for the next read of the
- * same unchanged file (pdf-doc-cache.h); after one that failed, and when readerd closes the
- * socket, it exits. It limits its own address space and CPU time and dies with the thread that started
- * it. */
+/* The worker process: `readerd pdf-worker`, a process of its own, so that poppler or an image
+ * decoder crashing or hanging on a hostile file costs that file only. pdf-spawn.c starts it
+ * with fd 0 and fd 1 one end of a socket pair and fd 2 readerd's stderr. Then requests come
+ * in (pdf-wire.h PDF_REQ_* records up to PDF_REQ_END), each with a descriptor attached
+ * (SCM_RIGHTS). For a PDF it is the PDF as readerd opened it (the file is never opened again
+ * by its name), and the results (PDF_RES_*) go out page by page, up to PDF_RES_END; a request
+ * with PDF_REQ_IMAGE converts a picture instead (image-worker.h). After a request that went
+ * well it waits for the next one, keeping the last few documents open for the next read of
+ * the same unchanged file (pdf-doc-cache.h); after a PDF that failed, and when readerd closes
+ * the socket, it exits. It limits its own address space and CPU time and dies with the thread
+ * that started it. */
 #pragma once
 
 #define PDF_WORKER_COMMAND "pdf-worker" /* argv[1] of the worker */
@@ -26,6 +27,6 @@
 #define PDF_SCAN_MIN_COVERAGE 0.5
 #define PDF_WORKER_MAX_MEMORY ((size_t)2048 * 1024 * 1024) /* RLIMIT_AS of the worker */
 
-/* The worker's main: reads the request, reads the PDF, writes the results, and exits the
- * process (never returns). */
+/* The worker's main: serves requests (a PDF, or an image to convert) until readerd closes
+ * the socket or a PDF fails, then exits the process (never returns). */
 _Noreturn void pdf_worker_main(void);
