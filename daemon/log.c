@@ -35,6 +35,9 @@ void log_init_from_env(void) {
 }
 
 /* Formats one line, "\n" included, into buf (LOG_LINE_MAX bytes). Returns its length. */
+static size_t format_line(char *buf, LogLevel level, const char *fmt, va_list ap)
+    G_GNUC_PRINTF(3, 0);
+
 static size_t format_line(char *buf, LogLevel level, const char *fmt, va_list ap) {
   int n, m;
 

@@ -55,7 +55,7 @@ int main(int argc, char **argv) {
     cli_usage(0);
     return cli_check_output(0);
   }
-  /* The PDF worker process that the PDF reader starts (hidden: not in --help): this same
+  /* The worker process that the PDF and image readers start (hidden: not in --help): this same
    * executable. */
   if (strcmp(argv[1], PDF_WORKER_COMMAND) == 0)
     pdf_worker_main();

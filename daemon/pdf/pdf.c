@@ -1,7 +1,6 @@
 #include "daemon/pdf/pdf.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 
 #include <glib.h>
 
+#include "daemon/pdf/pdf-collect.h"
 #include "daemon/pdf/pdf-file-id.h"
 #include "daemon/pdf/pdf-password.h"
 #include "daemon/pdf/pdf-select.h"
@@ -17,19 +17,10 @@
 #include "daemon/pdf/pdf-wire.h"
 #include "daemon/pdf/worker/pdf-worker.h"
 
-#define POLL_SLICE_MS 50 /* how often a waiting reader looks at the cancel flag */
-#define READ_CHUNK ((size_t)256 * 1024)
 #define MAX_BUDGET_MS (3600 * 1000)
 
 static const char *worker_path;
 
-typedef enum {
-  OUTCOME_ENDED,     /* the worker said everything */
-  OUTCOME_DIED,      /* it stopped without saying so: crashed, or killed by its CPU limit */
-  OUTCOME_TIMEOUT,   /* readerd stopped it at the budget */
-  OUTCOME_CANCELLED, /* the request was cancelled */
-  OUTCOME_BROKEN,    /* it sent something that is not the protocol */
-} Outcome;
 
 /* What has come back from the worker so far. A page goes into res only when complete. */
 typedef struct {
@@ -259,62 +250,14 @@ static int collect_buffer(Collect *c, GByteArray *buf) {
   return r;
 }
 
-/* Reads the worker's replies until it has said everything, closes the socket, stops, breaks
- * the protocol, or the budget or the request runs out. */
-static Outcome collect_run(Collect *c, int sock, gint64 deadline) {
-  GByteArray *buf = g_byte_array_new();
-  Outcome out = OUTCOME_DIED;
+/* The records so far, for pdf_collect(): 1 once the worker has said everything. */
+static int collect_consume(GByteArray *buf, void *data) {
+  Collect *c = data;
+  int r = collect_buffer(c, buf);
 
-  for (;;) {
-    struct pollfd pfd = {.fd = sock, .events = POLLIN};
-    gint64 left = deadline - g_get_monotonic_time();
-    ssize_t n;
-    size_t len;
-
-    if (c->opt->cancelled != NULL && atomic_load(c->opt->cancelled)) {
-      out = OUTCOME_CANCELLED;
-      break;
-    }
-    if (left <= 0) {
-      out = OUTCOME_TIMEOUT;
-      break;
-    }
-    if (poll(&pfd, 1, (int)MIN(left / 1000 + 1, POLL_SLICE_MS)) <= 0)
-      continue; /* a time slice passed, or EINTR */
-    len = buf->len;
-    g_byte_array_set_size(buf, (guint)(len + READ_CHUNK));
-    n = read(sock, buf->data + len, READ_CHUNK);
-    g_byte_array_set_size(buf, (guint)(len + (n > 0 ? (size_t)n : 0)));
-    if (n < 0 && (errno == EINTR || errno == EAGAIN))
-      continue;
-    if (n <= 0)
-      break; /* EOF (or a reset): the worker is gone */
-    if (collect_buffer(c, buf) < 0) {
-      out = OUTCOME_BROKEN;
-      break;
-    }
-    if (c->ended) {
-      out = OUTCOME_ENDED;
-      break;
-    }
-  }
-  g_byte_array_free(buf, TRUE);
-  return out;
-}
-
-/* How the worker ended, in words, for messages. */
-static char *death_reason(int status) {
-  if (WIFSIGNALED(status))
-    return g_strdup_printf("killed by signal %d, %s", WTERMSIG(status),
-                           g_strsignal(WTERMSIG(status)));
-  if (WIFEXITED(status))
-    return g_strdup_printf("exited with status %d", WEXITSTATUS(status));
-  return g_strdup("stopped");
-}
-
-/* The budget in words: "20 s", or "250 ms" when it is not whole seconds. */
-static char *budget_text(int ms) {
-  return ms % 1000 == 0 ? g_strdup_printf("%d s", ms / 1000) : g_strdup_printf("%d ms", ms);
+  if (r < 0)
+    return r;
+  return c->ended ? 1 : 0;
 }
 
 /* The worker stopped on page `at` (0: before any page) after the pages in res: keep those
@@ -331,7 +274,7 @@ static void collect_partial(Collect *c, int32_t at, bool timeout, const char *wh
                               : g_strdup_printf("; %s %s not shown; continue with pages=\"%s\"",
                                                 left == 1 ? "page" : "pages", which, next);
   g_autofree char *where = at > 0 ? g_strdup_printf(" on page %d", (int)at) : g_strdup("");
-  g_autofree char *budget = budget_text(c->budget_ms);
+  g_autofree char *budget = pdf_collect_budget_text(c->budget_ms);
 
   if (res->n_page_out == 0 && timeout) {
     file_result_fail(res, CODE_CONVERSION_FAILED,
@@ -355,23 +298,23 @@ static void collect_partial(Collect *c, int32_t at, bool timeout, const char *wh
 }
 
 /* Turns how the worker ended into the result. */
-static int collect_finish(Collect *c, Outcome out, int status) {
+static int collect_finish(Collect *c, PdfCollectOutcome out, int status) {
   FileResult *res = c->res;
   int32_t at = c->current;
   g_autofree char *why = NULL;
 
   collect_drop_page(c);
-  if (out == OUTCOME_ENDED)
+  if (out == PDF_COLLECT_ENDED)
     return res->code != NULL ? -EINVAL : 0;
-  if (out == OUTCOME_CANCELLED) {
+  if (out == PDF_COLLECT_CANCELLED) {
     file_result_fail(res, CODE_CANCELLED, "request cancelled");
     return -ECANCELED;
   }
   /* Its CPU limit is the same budget, seen from inside. */
-  if (out == OUTCOME_DIED && WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU)
-    out = OUTCOME_TIMEOUT;
-  why = out == OUTCOME_BROKEN ? g_strdup("a broken reply") : death_reason(status);
-  collect_partial(c, at, out == OUTCOME_TIMEOUT, why);
+  if (out == PDF_COLLECT_DIED && WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU)
+    out = PDF_COLLECT_TIMEOUT;
+  why = out == PDF_COLLECT_BROKEN ? g_strdup("a broken reply") : pdf_collect_death_reason(status);
+  collect_partial(c, at, out == PDF_COLLECT_TIMEOUT, why);
   return res->code != NULL ? -EIO : 0;
 }
 
@@ -382,7 +325,7 @@ int pdf_read(int fd, const struct stat *st, const PdfOptions *opt, FileResult *r
   int status = 0, r;
   PdfFileId id;
   PdfWorker w;
-  Outcome out;
+  PdfCollectOutcome out;
 
   res->type = FILE_TYPE_PDF;
   if (st->st_size > PDF_MAX_FILE_BYTES) {
@@ -412,11 +355,11 @@ int pdf_read(int fd, const struct stat *st, const PdfOptions *opt, FileResult *r
     goto finish;
   }
   send_request(&w, fd, &id, opt, &c.sel, c.budget_ms);
-  out = collect_run(&c, w.sock, deadline);
-  if (out == OUTCOME_ENDED && res->code == NULL)
+  out = pdf_collect(w.sock, deadline, opt->cancelled, SIZE_MAX, collect_consume, &c);
+  if (out == PDF_COLLECT_ENDED && res->code == NULL)
     pdf_spawn_give(&w, worker_path); /* it waits for another PDF */
   else /* a worker that failed its PDF exits; one that hangs or talks nonsense is killed */
-    status = pdf_spawn_end(&w, out != OUTCOME_ENDED && out != OUTCOME_DIED, deadline);
+    status = pdf_spawn_end(&w, out != PDF_COLLECT_ENDED && out != PDF_COLLECT_DIED, deadline);
   r = collect_finish(&c, out, status);
 
 finish:

@@ -1,7 +1,6 @@
 #include "daemon/readers/image-remote.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,23 +11,15 @@
 #include <glib.h>
 
 #include "daemon/pdf/worker/image-worker.h"
+#include "daemon/pdf/pdf-collect.h"
 #include "daemon/pdf/pdf-spawn.h"
 #include "daemon/pdf/pdf-wire.h"
 #include "daemon/pdf/pdf.h"
 
-#define POLL_SLICE_MS 50 /* how often a waiting reader looks at the cancel flag */
-#define READ_CHUNK ((size_t)256 * 1024)
 #define MAX_BUDGET_MS (3600 * 1000)
 #define REPLY_MAX (IMAGE_MAX_BASE64 + 4096) /* a longer answer is a broken worker */
 #define IMAGE_FIXED 24                      /* PDF_RES_IMAGE's numbers before the base64 */
 
-typedef enum {
-  OUTCOME_ENDED,     /* the worker answered */
-  OUTCOME_DIED,      /* it stopped without answering: crashed, or killed by its CPU limit */
-  OUTCOME_TIMEOUT,   /* readerd stopped it at the budget */
-  OUTCOME_CANCELLED, /* the request was cancelled */
-  OUTCOME_BROKEN,    /* it sent something that is not the protocol */
-} Outcome;
 
 /* What the worker answered. */
 typedef struct {
@@ -163,83 +154,38 @@ static int answer_buffer(Answer *a, GByteArray *buf) {
   return r;
 }
 
-/* Reads the worker's answer until it ends, the worker stops or breaks the protocol, or the
- * budget or the request runs out. */
-static Outcome collect(Answer *a, int sock, gint64 deadline, const atomic_bool *cancelled) {
-  GByteArray *buf = g_byte_array_new();
-  Outcome out = OUTCOME_DIED;
+/* The answer so far, for pdf_collect(): 1 once it is complete. */
+static int answer_consume(GByteArray *buf, void *data) {
+  Answer *a = data;
+  int r = answer_buffer(a, buf);
 
-  for (;;) {
-    struct pollfd pfd = {.fd = sock, .events = POLLIN};
-    gint64 left = deadline - g_get_monotonic_time();
-    size_t len = buf->len;
-    ssize_t n;
-
-    if (cancelled != NULL && atomic_load(cancelled)) {
-      out = OUTCOME_CANCELLED;
-      break;
-    }
-    if (left <= 0) {
-      out = OUTCOME_TIMEOUT;
-      break;
-    }
-    if (poll(&pfd, 1, (int)MIN(left / 1000 + 1, POLL_SLICE_MS)) <= 0)
-      continue; /* a time slice passed, or EINTR */
-    if (len > REPLY_MAX) {
-      out = OUTCOME_BROKEN;
-      break;
-    }
-    g_byte_array_set_size(buf, (guint)(len + READ_CHUNK));
-    n = read(sock, buf->data + len, READ_CHUNK);
-    g_byte_array_set_size(buf, (guint)(len + (n > 0 ? (size_t)n : 0)));
-    if (n < 0 && (errno == EINTR || errno == EAGAIN))
-      continue;
-    if (n <= 0)
-      break; /* EOF (or a reset): the worker is gone */
-    if (answer_buffer(a, buf) < 0) {
-      out = OUTCOME_BROKEN;
-      break;
-    }
-    if (a->ended) {
-      out = OUTCOME_ENDED;
-      break;
-    }
-  }
-  g_byte_array_free(buf, TRUE);
-  return out;
-}
-
-/* The budget in words: "5 s", or "250 ms" when it is not whole seconds. */
-static char *budget_text(int ms) {
-  return ms % 1000 == 0 ? g_strdup_printf("%d s", ms / 1000) : g_strdup_printf("%d ms", ms);
+  if (r < 0)
+    return r;
+  return a->ended ? 1 : 0;
 }
 
 /* Turns how the worker ended into a code and a message. */
-static int outcome_error(Outcome out, int status, int budget_ms, char **ret_error) {
-  g_autofree char *budget = budget_text(budget_ms);
+static int outcome_error(PdfCollectOutcome out, int status, int budget_ms, char **ret_error) {
+  g_autofree char *budget = pdf_collect_budget_text(budget_ms);
+  g_autofree char *why = NULL;
 
-  if (out == OUTCOME_DIED && WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU)
-    out = OUTCOME_TIMEOUT; /* its CPU limit is the same budget, seen from inside */
+  if (out == PDF_COLLECT_DIED && WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU)
+    out = PDF_COLLECT_TIMEOUT; /* its CPU limit is the same budget, seen from inside */
   switch (out) {
-  case OUTCOME_CANCELLED:
+  case PDF_COLLECT_CANCELLED:
     *ret_error = g_strdup("request cancelled");
     return -ECANCELED;
-  case OUTCOME_TIMEOUT:
+  case PDF_COLLECT_TIMEOUT:
     *ret_error = g_strdup_printf(
         "converting the image took longer than the %s time budget per image; it was stopped",
         budget);
     return -ETIME;
-  case OUTCOME_BROKEN:
+  case PDF_COLLECT_BROKEN:
     *ret_error = g_strdup("the image decoder failed on this file (a broken reply)");
     return -ECHILD;
   default:
-    if (WIFSIGNALED(status))
-      *ret_error =
-          g_strdup_printf("the image decoder failed on this file (killed by signal %d, %s)",
-                          WTERMSIG(status), g_strsignal(WTERMSIG(status)));
-    else
-      *ret_error = g_strdup_printf("the image decoder failed on this file (exited with status %d)",
-                                   WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    why = pdf_collect_death_reason(status);
+    *ret_error = g_strdup_printf("the image decoder failed on this file (%s)", why);
     return -ECHILD;
   }
 }
@@ -266,7 +212,7 @@ static int run(const uint8_t *data, size_t len, uint32_t flags, const ImageConve
   gint64 deadline = g_get_monotonic_time() + (gint64)budget_ms * 1000;
   GByteArray *req;
   PdfWorker w;
-  Outcome out;
+  PdfCollectOutcome out;
 
   if (path == NULL) {
     *ret_error = g_strdup("this program cannot convert images (no worker)");
@@ -286,8 +232,8 @@ static int run(const uint8_t *data, size_t len, uint32_t flags, const ImageConve
   (void)pdf_spawn_send(&w, fd, req->data, req->len);
   g_byte_array_free(req, TRUE);
   (void)close(fd);
-  out = collect(a, w.sock, deadline, opt->cancelled);
-  if (out == OUTCOME_ENDED) {
+  out = pdf_collect(w.sock, deadline, opt->cancelled, REPLY_MAX, answer_consume, a);
+  if (out == PDF_COLLECT_ENDED) {
     pdf_spawn_give(&w, path); /* it waits for another request */
     if (a->err < 0) {
       *ret_error = g_steal_pointer(&a->error);
@@ -296,7 +242,7 @@ static int run(const uint8_t *data, size_t len, uint32_t flags, const ImageConve
     return 0;
   }
   /* One that hangs or talks nonsense is killed; one that died is waited for. */
-  status = pdf_spawn_end(&w, out != OUTCOME_DIED, deadline + G_USEC_PER_SEC);
+  status = pdf_spawn_end(&w, out != PDF_COLLECT_DIED, deadline + G_USEC_PER_SEC);
   return outcome_error(out, status, budget_ms, ret_error);
 }
 

@@ -3,50 +3,17 @@
 #include <errno.h>
 #include <malloc.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <glib.h>
 
 #include "daemon/pdf/worker/image-convert.h"
+#include "daemon/pdf/worker/worker-limits.h"
 #include "daemon/pdf/pdf-wire.h"
-
-/* Sanitizer builds reserve terabytes of address space for their shadow memory. */
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define WORKER_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) ||                         \
-    __has_feature(memory_sanitizer)
-#define WORKER_SANITIZED 1
-#endif
-#endif
 
 #define IDLE_KEEP ((size_t)32 * 1024 * 1024) /* free heap an idle worker may keep */
 #define REQ_FIXED 12 /* flags, max_dim, budget_ms; the loader's name follows */
-
-/* CPU seconds a little past the budget (readerd kills the worker at the budget; this is the
- * backstop), and address space. Soft limits only: the same worker may read a PDF next, which
- * sets its own. */
-static void limits(uint32_t budget_ms) {
-  struct rusage used;
-  struct rlimit lim;
-
-  if (getrusage(RUSAGE_SELF, &used) == 0 && getrlimit(RLIMIT_CPU, &lim) == 0) {
-    lim.rlim_cur = (rlim_t)(used.ru_utime.tv_sec + used.ru_stime.tv_sec) + budget_ms / 1000 + 2;
-    if (lim.rlim_max != RLIM_INFINITY && lim.rlim_cur > lim.rlim_max)
-      lim.rlim_cur = lim.rlim_max;
-    (void)setrlimit(RLIMIT_CPU, &lim);
-  }
-#ifndef WORKER_SANITIZED
-  if (getrlimit(RLIMIT_AS, &lim) == 0) {
-    lim.rlim_cur = IMAGE_WORKER_MAX_MEMORY;
-    if (lim.rlim_max != RLIM_INFINITY && lim.rlim_cur > lim.rlim_max)
-      lim.rlim_cur = lim.rlim_max;
-    (void)setrlimit(RLIMIT_AS, &lim);
-  }
-#endif
-}
 
 /* The descriptor's bytes from offset 0 into *ret (g_malloc'd) and *ret_len: at most
  * IMAGE_WORKER_MAX_INPUT, fewer when it ends early. Returns 0; -EBADF when no descriptor came;
@@ -126,7 +93,7 @@ static void convert(const uint8_t *req, size_t req_len, const uint8_t *data, siz
     return;
   }
   loader = g_strndup((const char *)req + REQ_FIXED, req_len - REQ_FIXED);
-  limits(budget_ms);
+  worker_limits(budget_ms, IMAGE_WORKER_MAX_MEMORY);
   opt.loader = loader;
   opt.max_dimension = (int)max_dim;
   opt.photo = (flags & IMAGE_WORKER_PHOTO) != 0;

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -22,18 +21,9 @@
 #include "daemon/pdf/pdf-file-id.h"
 #include "daemon/pdf/pdf-password.h"
 #include "daemon/pdf/worker/pdf-poppler.h"
+#include "daemon/pdf/worker/worker-limits.h"
 #include "daemon/pdf/pdf-select.h"
 #include "daemon/pdf/pdf-wire.h"
-
-/* Sanitizer builds reserve terabytes of address space for their shadow memory. */
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define WORKER_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) ||                         \
-    __has_feature(memory_sanitizer)
-#define WORKER_SANITIZED 1
-#endif
-#endif
 
 #define REQUEST_MAX ((size_t)1024 * 1024)
 #define CUT_MARKER "\n… [the rest of this page is cut: 100 KiB content limit]"
@@ -170,27 +160,6 @@ static void worker_quiet(void) {
   }
 #else
   (void)fd;
-#endif
-}
-
-/* Bounds what a hostile PDF can cost: CPU seconds a little past the budget (readerd kills the
- * worker at the budget; this is the backstop) and address space. */
-static void worker_limits(uint32_t budget_ms) {
-  struct rusage used;
-  struct rlimit cpu;
-
-  /* The soft limit only, counted from the CPU time this worker has used so far: a worker
-   * reads several PDFs, and a hard limit could not be raised again. */
-  if (getrusage(RUSAGE_SELF, &used) == 0 && getrlimit(RLIMIT_CPU, &cpu) == 0) {
-    cpu.rlim_cur = (rlim_t)(used.ru_utime.tv_sec + used.ru_stime.tv_sec) + budget_ms / 1000 + 2;
-    if (cpu.rlim_max != RLIM_INFINITY && cpu.rlim_cur > cpu.rlim_max)
-      cpu.rlim_cur = cpu.rlim_max;
-    (void)setrlimit(RLIMIT_CPU, &cpu);
-  }
-#ifndef WORKER_SANITIZED
-  struct rlimit as = {.rlim_cur = PDF_WORKER_MAX_MEMORY, .rlim_max = PDF_WORKER_MAX_MEMORY};
-
-  (void)setrlimit(RLIMIT_AS, &as);
 #endif
 }
 
@@ -592,7 +561,7 @@ _Noreturn void pdf_worker_main(void) {
       continue;
     }
     wk.out = g_byte_array_new();
-    worker_limits(wk.req.budget_ms);
+    worker_limits(wk.req.budget_ms, PDF_WORKER_MAX_MEMORY);
     worker_open(&wk);
     worker_info(&wk);
     worker_pages(&wk);
