@@ -20,4 +20,4 @@ if [ ! -d /usr/share/go-1.19/src ]; then
   echo "SKIP: /usr/share/go-1.19/src is missing (install golang-1.19-src)"
   exit 77
 fi
-exec node --test --test-reporter=spec "$here/mcp.test.mjs"
+exec node --test --test-reporter=spec --test-timeout=120000 "$here/mcp.test.mjs"
