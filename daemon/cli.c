@@ -11,6 +11,7 @@
 
 #include "daemon/readers/workspace.h"
 #include "daemon/request.h"
+#include "daemon/rpc.h"
 #include "daemon/server.h"
 #include "formatters/format.h"
 #include "ipc/read-params.h"
@@ -36,6 +37,11 @@ static const char usage_text[] =
     "  readerd serve --stdio\n"
     "      Serve one client on stdin/stdout (pipes, a terminal, or files: < requests.jsonl\n"
     "      > answers.jsonl). Exit 3 when the answers could not be written.\n"
+    "  readerd mcp [--root DIR]... [--exclude GLOB]... [--no-default-excludes]\n"
+    "      Serve the Model Context Protocol on stdin/stdout (docs/mcp.md): the read_files tool\n"
+    "      for agents. Files must lie under the --root folders (else the client's roots, else\n"
+    "      the working directory); .env files and private keys are refused unless\n"
+    "      --no-default-excludes.\n"
     "  readerd --version | --help\n"
     "\n"
     "The protocol is described in docs/protocol.md.\n";
@@ -299,7 +305,7 @@ int cli_serve(int argc, char **argv) {
     return 2;
   }
   if (stdio)
-    return server_run_stdio();
+    return server_run_stdio(&rpc_handler);
   if (path == NULL) {
     path = server_default_socket_path(&err);
     if (path == NULL) {

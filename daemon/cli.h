@@ -15,6 +15,10 @@ int cli_read(int argc, char **argv);
 /* `readerd serve [--socket PATH | --stdio]`; argv[0] is "serve". Returns the exit status. */
 int cli_serve(int argc, char **argv);
 
+/* `readerd mcp [--root DIR]... [--exclude GLOB]... [--no-default-excludes]`: the Model Context
+ * Protocol on stdin/stdout (mcp.h); argv[0] is "mcp". Returns the exit status. */
+int cli_mcp(int argc, char **argv);
+
 /* Flushes stdout. Returns `status` when everything written to it got out; otherwise says so
  * on stderr (once) and returns CLI_EXIT_OUTPUT. */
 int cli_check_output(int status);

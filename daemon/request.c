@@ -40,6 +40,7 @@ struct Request {
   const Formatter *fmt; /* the request's format (params.format) */
   FormatOptions fopt;
   RequestDoneCb done_cb;
+  RequestProgressCb progress_cb;
   void *data;
   SchedulerTask task; /* embedded: container_of gives the request back */
 
@@ -281,6 +282,12 @@ static bool all_read(const Request *req) {
   return true;
 }
 
+/* Tells the progress callback, when there is one, how many files are read. */
+static void report_progress(Request *req, size_t before) {
+  if (req->progress_cb != NULL && req->completed > before && !atomic_load(&req->cancelled))
+    req->progress_cb(req, req->completed, req->result.n_files);
+}
+
 /* Finishes the request once nothing of it runs and nothing is left to start. Until then, the
  * scheduler starts its lanes and jobs as slots free. */
 static void maybe_finish(Request *req) {
@@ -304,6 +311,7 @@ static void maybe_finish(Request *req) {
 static void lane_after_cb(uv_work_t *w, int status) {
   Lane *lane = container_of(w, Lane, work);
   Request *req = lane->req;
+  size_t before = req->completed;
 
   req->in_flight--;
   req->completed += lane->read;
@@ -313,17 +321,20 @@ static void lane_after_cb(uv_work_t *w, int status) {
   lane->n_deferred = 0;
   lane->req = NULL;
   scheduler_done(&req->task, SCHEDULER_LANE);
+  report_progress(req, before);
   maybe_finish(req);
 }
 
 static void job_after_cb(uv_work_t *w, int status) {
   Job *job = container_of(w, Job, work);
   Request *req = job->req;
+  size_t before = req->completed;
 
   req->in_flight--;
   req->completed += job->read ? 1 : 0;
   g_free(job);
   scheduler_done(&req->task, SCHEDULER_BLOCKING);
+  report_progress(req, before);
   maybe_finish(req);
 }
 
@@ -388,6 +399,10 @@ GString **request_take_output(Request *req, size_t *ret_n) {
   *ret_n = req->output_n;
   req->output_n = 0;
   return g_steal_pointer(&req->output);
+}
+
+void request_on_progress(Request *req, RequestProgressCb progress_cb) {
+  req->progress_cb = progress_cb;
 }
 
 size_t request_failed_count(const Request *req) {

@@ -32,6 +32,13 @@ typedef void (*RequestDoneCb)(Request *req, int status);
 Request *request_start(uv_loop_t *loop, ReadParams *params, Workspace *ws, RequestOutput output,
                        RequestDoneCb done_cb, void *data);
 
+/* Called on the loop thread as files are read: `done` of `total` read so far, increasing,
+ * never after the done callback. */
+typedef void (*RequestProgressCb)(Request *req, size_t done, size_t total);
+
+/* Asks for progress reports (NULL: none). */
+void request_on_progress(Request *req, RequestProgressCb progress_cb);
+
 /* Stops starting new files; files being read stop at their next chunk. Safe to call more than
  * once and after the request finished (it then does nothing). */
 void request_cancel(Request *req);

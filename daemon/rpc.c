@@ -7,29 +7,18 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
+#include "daemon/read-queue.h"
+#include "daemon/reply.h"
 #include "daemon/request.h"
 #include "daemon/readers/workspace.h"
-#include "ipc/frame.h"
 #include "ipc/initialize-params.h"
 #include "ipc/initialize-result.h"
 #include "ipc/jsonrpc.h"
 #include "ipc/read-params.h"
 
-/* A read of this connection: waiting (req NULL, params held) or running. */
 typedef struct {
-  Conn *conn; /* NULL once the connection closed: the request is then only freed */
-  JsonNode *id;
-  char *key;
-  Request *req;
-  ReadParams params; /* while waiting; request_start() takes them */
-  size_t cost;       /* while waiting: message bytes plus RPC_PATH_COST per path */
-} Call;
-
-typedef struct {
-  Workspace *ws;       /* from initialize; NULL until then */
-  GPtrArray *calls;    /* Call*, running */
-  GQueue waiting;      /* Call*, parsed and not started, in order of arrival */
-  size_t waiting_cost; /* sum of the waiting calls' cost */
+  Workspace *ws; /* from initialize; NULL until then */
+  ReadQueue *reads;
   bool shutdown_received;
 } Rpc;
 
@@ -37,34 +26,21 @@ static Rpc *rpc_of(const Conn *c) {
   return conn_state(c);
 }
 
+static void read_done_cb(Conn *c, ReadCall *call, Request *req, int status);
+
 static void *rpc_new_state(Conn *c) {
   Rpc *r = g_new0(Rpc, 1);
 
-  r->calls = g_ptr_array_new();
-  g_queue_init(&r->waiting);
+  r->reads = read_queue_new(c, REQUEST_OUTPUT_RESULT_JSON, read_done_cb, NULL, NULL);
   return r;
 }
 
 static void rpc_free_state(void *state) {
   Rpc *r = state;
 
-  g_ptr_array_free(r->calls, TRUE);
+  read_queue_free(r->reads);
   workspace_unref(r->ws);
   g_free(r);
-}
-
-static void send_error(Conn *c, JsonNode *id, int code, const char *message) {
-  size_t len;
-  char *line = jsonrpc_format_error(id, code, message, &len);
-
-  conn_send_line(c, line, len);
-}
-
-static void send_result(Conn *c, JsonNode *id, const char *result, size_t result_len) {
-  size_t len;
-  char *line = jsonrpc_format_result(id, result, result_len, &len);
-
-  conn_send_line(c, line, len);
 }
 
 /* Sends a request's result without copying it: the envelope's head, the result's pieces as
@@ -76,64 +52,32 @@ static void send_request_result(Conn *c, JsonNode *id, Request *req) {
   char *head;
 
   if (pieces == NULL) {
-    send_error(c, id, JSONRPC_INTERNAL_ERROR, "formatting the result failed");
+    reply_error(c, id, JSONRPC_INTERNAL_ERROR, "formatting the result failed");
     return;
   }
   head = jsonrpc_format_result_head(id, &head_len);
   conn_send_pieces(c, head, head_len, pieces, n, tail, sizeof(tail) - 1);
 }
 
-static void call_free(Call *call) {
-  if (call->id != NULL)
-    json_node_unref(call->id);
-  g_free(call->key);
-  read_params_clear(&call->params);
-  g_free(call);
+static void read_done_cb(Conn *c, ReadCall *call, Request *req, int status) {
+  if (status == 0)
+    send_request_result(c, call->id, req);
+  else
+    reply_error(c, call->id, JSONRPC_REQUEST_CANCELLED, "request cancelled");
 }
 
-static void call_done_cb(Request *req, int status) {
-  Call *call = request_get_data(req);
-  Conn *c = call->conn;
-
-  if (c != NULL) {
-    g_ptr_array_remove_fast(rpc_of(c)->calls, call);
-    if (status == 0)
-      send_request_result(c, call->id, req);
-    else
-      send_error(c, call->id, JSONRPC_REQUEST_CANCELLED, "request cancelled");
-  }
-  request_free(req);
-  call_free(call);
-  if (c != NULL)
-    conn_progress(c);
-}
-
-/* Starts waiting reads, in order, while the connection may run more. */
 static void rpc_progress(Conn *c) {
   Rpc *r = rpc_of(c);
 
-  while (!conn_is_closing(c) && r->waiting.length > 0 && r->calls->len < RPC_MAX_RUNNING &&
-         conn_unsent(c) < CONN_MAX_UNSENT) {
-    Call *call = g_queue_pop_head(&r->waiting);
-
-    r->waiting_cost -= call->cost;
-    call->cost = 0;
-    g_ptr_array_add(r->calls, call);
-    call->req = request_start(conn_loop(c), &call->params, r->ws, REQUEST_OUTPUT_RESULT_JSON,
-                              call_done_cb, call);
-  }
+  read_queue_start(r->reads, r->ws);
 }
 
 static bool rpc_busy(Conn *c) {
-  Rpc *r = rpc_of(c);
-
-  return r->waiting.length >= RPC_MAX_WAITING || r->waiting_cost >= RPC_MAX_WAITING_COST;
+  return read_queue_busy(rpc_of(c)->reads);
 }
 
 static bool rpc_idle(Conn *c) {
-  Rpc *r = rpc_of(c);
-
-  return r->calls->len == 0 && r->waiting.length == 0;
+  return read_queue_idle(rpc_of(c)->reads);
 }
 
 /* A rootPath must be an existing folder, fence or not: relative paths would otherwise
@@ -156,7 +100,7 @@ static void handle_initialize(Conn *c, const JsonrpcMessage *msg) {
   if (initialize_params_parse(msg->params, &p, &err) < 0 ||
       root_path_check(p.root_path, &err) < 0 ||
       workspace_new(p.root_path, p.confine, (const char *const *)p.exclude, &ws, &err) < 0) {
-    send_error(c, msg->id, JSONRPC_INVALID_PARAMS, err);
+    reply_error(c, msg->id, JSONRPC_INVALID_PARAMS, err);
     initialize_params_clear(&p);
     return;
   }
@@ -165,32 +109,25 @@ static void handle_initialize(Conn *c, const JsonrpcMessage *msg) {
   workspace_unref(r->ws);
   r->ws = ws;
   result = initialize_result_json();
-  send_result(c, msg->id, result, strlen(result));
+  reply_result(c, msg->id, result);
 }
 
 /* Queues a read (len: its message's length), and starts it when the connection may. */
 static void handle_read(Conn *c, const JsonrpcMessage *msg, size_t len) {
   g_autofree char *err = NULL;
   Rpc *r = rpc_of(c);
-  Call *call = g_new0(Call, 1);
+  ReadParams params;
 
-  read_params_init(&call->params);
-  if (read_params_parse(msg->params, &call->params, &err) < 0) {
-    send_error(c, msg->id, JSONRPC_INVALID_PARAMS, err);
-    call_free(call);
+  read_params_init(&params);
+  if (read_params_parse(msg->params, &params, &err) < 0) {
+    reply_error(c, msg->id, JSONRPC_INVALID_PARAMS, err);
     return;
   }
-  call->conn = c;
-  call->id = json_node_copy(msg->id);
-  call->key = jsonrpc_id_key(msg->id);
-  call->cost = len + call->params.n_paths * RPC_PATH_COST;
-  r->waiting_cost += call->cost;
-  g_queue_push_tail(&r->waiting, call);
-  rpc_progress(c);
+  read_queue_add(r->reads, msg->id, &params, len, NULL);
+  read_queue_start(r->reads, r->ws);
 }
 
 static void handle_cancel(Conn *c, const JsonrpcMessage *msg) {
-  Rpc *r = rpc_of(c);
   g_autofree char *key = NULL;
   JsonNode *id;
 
@@ -198,26 +135,8 @@ static void handle_cancel(Conn *c, const JsonrpcMessage *msg) {
     return;
   id = json_object_get_member(json_node_get_object(msg->params), "id");
   key = id != NULL ? jsonrpc_id_key(id) : NULL;
-  if (key == NULL)
-    return;
-  for (size_t i = 0; i < r->calls->len; i++) {
-    Call *call = g_ptr_array_index(r->calls, i);
-
-    if (strcmp(call->key, key) == 0)
-      request_cancel(call->req);
-  }
-  /* A read that has not started is answered at once. */
-  for (GList *l = r->waiting.head, *next; l != NULL; l = next) {
-    Call *call = l->data;
-
-    next = l->next;
-    if (strcmp(call->key, key) != 0)
-      continue;
-    g_queue_delete_link(&r->waiting, l);
-    r->waiting_cost -= call->cost;
-    send_error(c, call->id, JSONRPC_REQUEST_CANCELLED, "request cancelled");
-    call_free(call);
-  }
+  if (key != NULL)
+    read_queue_cancel(rpc_of(c)->reads, key);
 }
 
 static void handle_request(Conn *c, const JsonrpcMessage *msg, size_t len) {
@@ -228,19 +147,19 @@ static void handle_request(Conn *c, const JsonrpcMessage *msg, size_t len) {
     handle_initialize(c, msg);
   } else if (strcmp(m, "read") == 0) {
     if (r->shutdown_received)
-      send_error(c, msg->id, JSONRPC_INVALID_REQUEST, "the client asked for shutdown");
+      reply_error(c, msg->id, JSONRPC_INVALID_REQUEST, "the client asked for shutdown");
     else
       handle_read(c, msg, len);
   } else if (strcmp(m, "shutdown") == 0) {
     r->shutdown_received = true;
-    send_result(c, msg->id, "null", 4);
+    reply_result(c, msg->id, "null");
   } else if (strcmp(m, "$/cancelRequest") == 0) {
     handle_cancel(c, msg);
-    send_result(c, msg->id, "null", 4);
+    reply_result(c, msg->id, "null");
   } else {
     g_autofree char *text = g_strdup_printf("unknown method: %s", m);
 
-    send_error(c, msg->id, JSONRPC_METHOD_NOT_FOUND, text);
+    reply_error(c, msg->id, JSONRPC_METHOD_NOT_FOUND, text);
   }
 }
 
@@ -255,52 +174,25 @@ static void handle_notification(Conn *c, const JsonrpcMessage *msg) {
   /* Other notifications are never answered. */
 }
 
+static const ReplyDispatch rpc_dispatch = {
+    .request = handle_request,
+    .notification = handle_notification,
+};
+
 static void rpc_line(Conn *c, const char *line, size_t len) {
-  JsonrpcMessage msg = {0};
-  JsonNode *id = NULL;
-  g_autofree char *err = NULL;
-  int r = jsonrpc_parse(line, len, &msg, &id, &err);
-
-  if (r < 0) {
-    send_error(c, id, r, err);
-    if (id != NULL)
-      json_node_unref(id);
-    return;
-  }
-  if (msg.kind == JSONRPC_KIND_REQUEST)
-    handle_request(c, &msg, len);
-  else if (msg.kind == JSONRPC_KIND_NOTIFICATION)
-    handle_notification(c, &msg);
-  jsonrpc_message_clear(&msg);
-}
-
-static void rpc_oversized(Conn *c) {
-  g_autofree char *text =
-      g_strdup_printf("message line exceeds %zu MiB", (size_t)FRAME_MAX_LINE / (1024 * 1024));
-
-  send_error(c, NULL, JSONRPC_INVALID_REQUEST, text);
+  reply_dispatch(c, line, len, &rpc_dispatch);
 }
 
 /* Requests in flight go on on the pool; they are detached, so that they free themselves. */
 static void rpc_closing(Conn *c) {
-  Rpc *r = rpc_of(c);
-
-  for (size_t i = 0; i < r->calls->len; i++) {
-    Call *call = g_ptr_array_index(r->calls, i);
-
-    call->conn = NULL;
-    request_cancel(call->req);
-  }
-  g_ptr_array_set_size(r->calls, 0);
-  g_queue_clear_full(&r->waiting, (GDestroyNotify)call_free);
-  r->waiting_cost = 0;
+  read_queue_close(rpc_of(c)->reads);
 }
 
 const ConnHandler rpc_handler = {
     .new_state = rpc_new_state,
     .free_state = rpc_free_state,
     .line = rpc_line,
-    .oversized = rpc_oversized,
+    .oversized = reply_oversized,
     .busy = rpc_busy,
     .progress = rpc_progress,
     .idle = rpc_idle,

@@ -195,7 +195,7 @@ int server_run_socket(const char *path) {
   return server_finish(&s);
 }
 
-int server_run_stdio(void) {
+int server_run_stdio(const ConnHandler *handler) {
   Server s;
   StdioRelay *in_relay = NULL, *out_relay = NULL;
   int in_fd = -1, out_fd = -1, err = 0, out_err;
@@ -207,7 +207,7 @@ int server_run_stdio(void) {
   if (err == 0)
     err = stdio_relay_open(STDOUT_FILENO, false, &out_fd, &out_relay);
   if (err == 0)
-    s.stdio_conn = conn_open_stdio(s.loop, in_fd, out_fd, &rpc_handler, conn_closed_cb, &s, &err);
+    s.stdio_conn = conn_open_stdio(s.loop, in_fd, out_fd, handler, conn_closed_cb, &s, &err);
   if (s.stdio_conn == NULL) {
     log_error("cannot serve on stdin and stdout: %s", uv_strerror(err));
     /* The relays' ends were not taken by the connection: closing them ends the threads. */

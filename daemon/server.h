@@ -2,6 +2,8 @@
  * stdin/stdout. Both run the loop until done. */
 #pragma once
 
+#include "daemon/conn.h"
+
 /* The default socket: $XDG_RUNTIME_DIR/readerd.sock, else /tmp/readerd-UID/readerd.sock (the
  * folder created 0700 when missing). g_malloc'd; NULL with *ret_err on failure. */
 char *server_default_socket_path(int *ret_err);
@@ -11,8 +13,8 @@ char *server_default_socket_path(int *ret_err);
  * the process exit status. */
 int server_run_socket(const char *path);
 
-/* Serves one client on stdin/stdout until it sends exit or closes stdin. Either may be a
+/* Serves one client speaking `handler` (rpc_handler, mcp_handler) on stdin/stdout until it sends exit or closes stdin. Either may be a
  * pipe, a socket, a terminal, a regular file or a device (relayed by a thread). Returns the
  * exit status: 3 when an answer could not be written, 1 when exit came without shutdown
  * first, else 0. */
-int server_run_stdio(void);
+int server_run_stdio(const ConnHandler *handler);

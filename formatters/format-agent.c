@@ -6,6 +6,8 @@
  *              {"type":"image","source":{"type":"base64","media_type":…,"data":…}}
  *   openai:    {"type":"text","text":…} and
  *              {"type":"image_url","image_url":{"url":"data:<mime>;base64,…","detail":…}}
+ *   mcp:       {"type":"text","text":…} and {"type":"image","data":…,"mimeType":…}
+ *              (a Model Context Protocol tool result's content)
  *
  * The result object is {"<name>": [blocks], files, bytes, lines}; bare, the array alone. */
 #include <errno.h>
@@ -117,6 +119,33 @@ const Formatter format_openai = {
     .name = "openai",
     .head = openai_head,
     .file = openai_file,
+    .tail = agent_tail,
+    .tail_uses_image_data = false,
+};
+
+/* ---------------------------------------------------------------- mcp */
+
+static void mcp_image(GString *out, const ImageOut *img, const FormatOptions *o) {
+  g_string_append(out, "{\"type\":\"image\",\"data\":\"");
+  agent_data(out, img);
+  g_string_append(out, "\",\"mimeType\":\"");
+  agent_media_type(out, img);
+  g_string_append(out, "\"}");
+}
+
+static void mcp_head(GString *out, const ReadResult *r, const FormatOptions *o) {
+  agent_head(out, "mcp", o);
+}
+
+static int mcp_file(GString *out, const FileResult *f, size_t index, int64_t image_index,
+                    const FormatOptions *o) {
+  return agent_file(out, f, index, image_index, o, mcp_image);
+}
+
+const Formatter format_mcp = {
+    .name = "mcp",
+    .head = mcp_head,
+    .file = mcp_file,
     .tail = agent_tail,
     .tail_uses_image_data = false,
 };

@@ -14,6 +14,7 @@
 extern const Formatter format_xml;
 extern const Formatter format_anthropic;
 extern const Formatter format_openai;
+extern const Formatter format_mcp;
 extern const Formatter format_toolresult;
 extern const Formatter format_text;
 

@@ -13,7 +13,8 @@
 #include "formatters/xml.h"
 
 static const Formatter *const formatters[] = {
-    &format_xml, &format_anthropic, &format_openai, &format_toolresult, &format_text,
+    &format_xml,        &format_anthropic, &format_openai,
+    &format_toolresult, &format_text,      &format_mcp,
 };
 
 /* The formatter called name; see format.h. */

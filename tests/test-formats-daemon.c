@@ -16,7 +16,7 @@ static RdConn *conn;
 
 /* The read every test makes, relative to the daemon's folder. */
 static const char *const read_paths[] = {"a.txt", "img.png", "gone.txt", "doc.pdf", "b.txt"};
-static const char *const formats[] = {"anthropic", "openai", "toolresult", "text"};
+static const char *const formats[] = {"anthropic", "openai", "toolresult", "text", "mcp"};
 
 /* A two-page PDF: page 1 has text, page 2 only a filled rectangle (no text layer, so it is
  * rendered to a picture). */
@@ -159,7 +159,11 @@ static void check_blocks(const char *name, JsonArray *blocks, RdResult *x, const
     }
     ck_assert_uint_gt(i, 0);
     ck_assert_uint_lt(k, json_array_get_length(x->images));
-    if (strcmp(name, "anthropic") == 0) {
+    if (strcmp(name, "mcp") == 0) {
+      ck_assert_str_eq(type, "image");
+      ck_assert_str_eq(json_object_get_string_member(b, "mimeType"), image_type(x, k));
+      ck_assert_str_eq(json_object_get_string_member(b, "data"), image_data(x, k));
+    } else if (strcmp(name, "anthropic") == 0) {
       JsonObject *src = json_object_get_object_member(b, "source");
 
       ck_assert_str_eq(type, "image");
@@ -188,7 +192,7 @@ START_TEST(formats_daemon_capabilities) {
       json_object_get_object_member(result_of(msg), "capabilities"), "read");
   JsonArray *names = json_object_get_array_member(read, "formats");
 
-  ck_assert_uint_eq(json_array_get_length(names), 5);
+  ck_assert_uint_eq(json_array_get_length(names), G_N_ELEMENTS(formats) + 1);
   ck_assert_str_eq(json_array_get_string_element(names, 0), "xml");
   for (guint i = 0; i < G_N_ELEMENTS(formats); i++)
     ck_assert_str_eq(json_array_get_string_element(names, i + 1), formats[i]);
@@ -213,7 +217,7 @@ END_TEST
 
 START_TEST(formats_daemon_agent_shapes) {
   RdResult *x = read_xml();
-  static const char *const names[] = {"anthropic", "openai"};
+  static const char *const names[] = {"anthropic", "openai", "mcp"};
 
   for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
     g_autofree char *extra =

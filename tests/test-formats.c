@@ -17,8 +17,9 @@
 
 #define FFFD "\xEF\xBF\xBD"
 
-static const char *const agent_formats[] = {"anthropic", "openai"};
-static const char *const all_formats[] = {"xml", "anthropic", "openai", "toolresult", "text"};
+static const char *const agent_formats[] = {"anthropic", "openai", "mcp"};
+static const char *const all_formats[] = {"xml",        "anthropic", "openai",
+                                          "toolresult", "text",      "mcp"};
 
 /* ---------------------------------------------------------------- building results */
 
@@ -256,8 +257,14 @@ static void check_agent_blocks(const char *name, JsonArray *blocks, const ReadRe
 
       ck_assert_uint_lt(b, json_array_get_length(blocks));
       o = json_array_get_object_element(blocks, b++);
-      assert_members(o, strcmp(name, "anthropic") == 0 ? "type source" : "type image_url");
-      if (strcmp(name, "anthropic") == 0) {
+      assert_members(o, strcmp(name, "anthropic") == 0 ? "type source"
+                        : strcmp(name, "mcp") == 0     ? "type data mimeType"
+                                                       : "type image_url");
+      if (strcmp(name, "mcp") == 0) {
+        ck_assert_str_eq(json_object_get_string_member(o, "type"), "image");
+        ck_assert_str_eq(json_object_get_string_member(o, "mimeType"), img->media_type);
+        ck_assert_str_eq(json_object_get_string_member(o, "data"), img->data);
+      } else if (strcmp(name, "anthropic") == 0) {
         JsonObject *src = json_object_get_object_member(o, "source");
 
         ck_assert_str_eq(json_object_get_string_member(o, "type"), "image");

@@ -323,7 +323,7 @@ END_TEST
 START_TEST(read_params_format) {
   static const char *const bad[] = {"\"XML\"", "\"json\"", "\"\"",      "\"xml \"",
                                     "1",       "true",     "[\"xml\"]", "{}"};
-  static const char *const good[] = {"xml", "anthropic", "openai", "toolresult", "text"};
+  static const char *const good[] = {"xml", "anthropic", "openai", "toolresult", "text", "mcp"};
   ReadParams p;
 
   for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
@@ -331,7 +331,7 @@ START_TEST(read_params_format) {
 
     /* The message lists every format the formatters have. */
     expect_top_invalid(member, "format must be one of \"xml\", \"anthropic\", \"openai\", "
-                               "\"toolresult\", \"text\"");
+                               "\"toolresult\", \"text\", \"mcp\"");
   }
   parse_ok("{\"paths\":[\"f\"]}", &p);
   ck_assert_str_eq(p.format, "xml");

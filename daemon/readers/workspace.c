@@ -12,7 +12,7 @@
 
 struct Workspace {
   char *root;      /* as given */
-  char *real_root; /* resolved, when confined or excluding; no trailing '/' but for "/" */
+  char **real_roots; /* resolved, when confined or excluding; no trailing '/' but for "/" */
   bool confine;
   GPtrArray *name_pats; /* GPatternSpec*: patterns without '/', matched against names */
   GPtrArray *path_pats; /* GPatternSpec*: patterns with '/', matched against relative paths */
@@ -21,16 +21,39 @@ struct Workspace {
 
 static void workspace_free(Workspace *ws) {
   g_free(ws->root);
-  g_free(ws->real_root);
+  g_strfreev(ws->real_roots);
   g_ptr_array_unref(ws->name_pats);
   g_ptr_array_unref(ws->path_pats);
   g_strfreev(ws->patterns);
 }
 
+/* Resolves every root; fails when one is not a folder. */
+static int resolve_roots(Workspace *ws, const char *const *roots, char **ret_error) {
+  size_t n = g_strv_length((char **)roots);
+  struct stat st;
+
+  ws->real_roots = g_new0(char *, n + 1);
+  for (size_t i = 0; i < n; i++) {
+    ws->real_roots[i] = realpath(roots[i], NULL);
+    if (ws->real_roots[i] == NULL || stat(ws->real_roots[i], &st) < 0 || !S_ISDIR(st.st_mode)) {
+      *ret_error = g_strdup_printf("rootPath %s is not a folder", roots[i]);
+      return -EINVAL;
+    }
+  }
+  return 0;
+}
+
 int workspace_new(const char *root, bool confine, const char *const *exclude, Workspace **ret,
                   char **ret_error) {
+  const char *const roots[] = {root, NULL};
+
+  return workspace_new_roots(root != NULL ? roots : NULL, confine, exclude, ret, ret_error);
+}
+
+int workspace_new_roots(const char *const *roots, bool confine, const char *const *exclude,
+                        Workspace **ret, char **ret_error) {
   Workspace *ws = g_atomic_rc_box_new0(Workspace);
-  struct stat st;
+  const char *root = roots != NULL ? roots[0] : NULL;
 
   ws->root = g_strdup(root);
   ws->confine = confine;
@@ -54,13 +77,9 @@ int workspace_new(const char *root, bool confine, const char *const *exclude, Wo
     *ret_error = g_strdup("confineToRoot needs a rootPath");
     goto fail;
   }
-  if (root != NULL && (confine || ws->path_pats->len > 0)) {
-    ws->real_root = realpath(root, NULL);
-    if (ws->real_root == NULL || stat(ws->real_root, &st) < 0 || !S_ISDIR(st.st_mode)) {
-      *ret_error = g_strdup_printf("rootPath %s is not a folder", root);
-      goto fail;
-    }
-  }
+  if (root != NULL && (confine || ws->path_pats->len > 0) &&
+      resolve_roots(ws, roots, ret_error) < 0)
+    goto fail;
   *ret = ws;
   return 0;
 
@@ -82,15 +101,18 @@ const char *workspace_root(const Workspace *ws) {
   return ws != NULL ? ws->root : NULL;
 }
 
-/* The path below the root, or NULL when real is not inside it. */
+/* The path below the first root that holds real, or NULL when none does. */
 static const char *below_root(const Workspace *ws, const char *real) {
-  size_t n = strlen(ws->real_root);
+  for (size_t i = 0; ws->real_roots != NULL && ws->real_roots[i] != NULL; i++) {
+    const char *r = ws->real_roots[i];
+    size_t n = strlen(r);
 
-  if (strcmp(ws->real_root, "/") == 0)
-    return real + 1;
-  if (strncmp(real, ws->real_root, n) != 0 || (real[n] != '/' && real[n] != '\0'))
-    return NULL;
-  return real[n] == '/' ? real + n + 1 : real + n;
+    if (strcmp(r, "/") == 0)
+      return real + 1;
+    if (strncmp(real, r, n) == 0 && (real[n] == '/' || real[n] == '\0'))
+      return real[n] == '/' ? real + n + 1 : real + n;
+  }
+  return NULL;
 }
 
 static bool name_excluded(const Workspace *ws, const char *path) {
@@ -166,7 +188,7 @@ bool workspace_allows(const Workspace *ws, int fd, const char *path, FileResult 
     return false;
   }
   real[n] = '\0';
-  if (ws->real_root != NULL)
+  if (ws->real_roots != NULL)
     rel = below_root(ws, real);
   if (ws->confine && rel == NULL)
     return deny_outside(res);

@@ -18,6 +18,12 @@ typedef struct Workspace Workspace;
 int workspace_new(const char *root, bool confine, const char *const *exclude, Workspace **ret,
                   char **ret_error);
 
+/* The same with several roots (roots: NULL-terminated, may be NULL): with `confine`, a file
+ * must lie inside one of them; relative paths resolve against the first; a pattern with '/'
+ * matches a path relative to the root that holds the file. */
+int workspace_new_roots(const char *const *roots, bool confine, const char *const *exclude,
+                        Workspace **ret, char **ret_error);
+
 /* Reference counting: a request keeps its connection's workspace while it runs. NULL is fine. */
 Workspace *workspace_ref(Workspace *ws);
 void workspace_unref(Workspace *ws);

@@ -1,0 +1,309 @@
+#include "daemon/mcp.h"
+
+#include <string.h>
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+#include "daemon/log.h"
+#include "daemon/read-queue.h"
+#include "daemon/reply.h"
+#include "daemon/readers/workspace.h"
+#include "daemon/request.h"
+#include "ipc/jsonrpc.h"
+#include "ipc/mcp.h"
+
+#define PROGRESS_EVERY_US (100 * 1000) /* at most one progress notification this often */
+#define ROOTS_ID_PREFIX "readerd-roots-"
+
+const char *const mcp_default_excludes[] = {
+    ".env",    ".env.*",      "*.pem",      "*.key",  "*.p12",  "id_rsa", "id_rsa.*",
+    "id_ecdsa", "id_ed25519", "id_ed25519.*", ".netrc", ".npmrc", ".pypirc", NULL,
+};
+
+static struct {
+  char **roots;
+  char **exclude; /* defaults and --exclude together */
+} config;
+
+/* A tools/call in flight: its progress token, when the client asked for progress. */
+typedef struct {
+  JsonNode *token;
+  gint64 last_us;
+} Call;
+
+typedef struct {
+  ReadQueue *reads;
+  Workspace *ws;        /* the fence reads start in */
+  bool client_roots;    /* the client offers roots/list */
+  bool roots_pending;   /* roots/list asked, not answered: reads wait */
+  unsigned roots_asked; /* roots/list requests sent */
+} Mcp;
+
+void mcp_configure(const McpOptions *opt) {
+  GPtrArray *ex = g_ptr_array_new();
+
+  mcp_configure_clear();
+  config.roots = opt->roots != NULL ? g_strdupv((char **)opt->roots) : NULL;
+  for (size_t i = 0; !opt->no_default_excludes && mcp_default_excludes[i] != NULL; i++)
+    g_ptr_array_add(ex, g_strdup(mcp_default_excludes[i]));
+  for (size_t i = 0; opt->exclude != NULL && opt->exclude[i] != NULL; i++)
+    g_ptr_array_add(ex, g_strdup(opt->exclude[i]));
+  g_ptr_array_add(ex, NULL);
+  config.exclude = (char **)g_ptr_array_free(ex, FALSE);
+}
+
+void mcp_configure_clear(void) {
+  g_clear_pointer(&config.roots, g_strfreev);
+  g_clear_pointer(&config.exclude, g_strfreev);
+}
+
+static Mcp *mcp_of(const Conn *c) {
+  return conn_state(c);
+}
+
+static void call_free(void *data) {
+  Call *call = data;
+
+  if (call->token != NULL)
+    json_node_unref(call->token);
+  g_free(call);
+}
+
+/* The fence over `roots` (NULL: the working directory), with the configured excludes. */
+static Workspace *fence(const char *const *roots) {
+  g_autofree char *cwd = g_get_current_dir();
+  const char *const here[] = {cwd, NULL};
+  g_autofree char *err = NULL;
+  Workspace *ws = NULL;
+
+  if (workspace_new_roots(roots != NULL && roots[0] != NULL ? roots : here, true,
+                          (const char *const *)config.exclude, &ws, &err) < 0) {
+    log_warning("mcp: %s; reading from %s only", err, cwd);
+    g_clear_pointer(&err, g_free);
+    if (workspace_new_roots(here, true, (const char *const *)config.exclude, &ws, &err) < 0)
+      log_error("mcp: %s", err);
+  }
+  return ws;
+}
+
+static void read_done_cb(Conn *c, ReadCall *call, Request *req, int status) {
+  static const char tail[] = MCP_READ_RESULT_TAIL;
+  g_autofree char *envelope = NULL;
+  size_t head_len, n;
+  GString **pieces;
+  char *head;
+
+  /* A cancelled call is not answered (the client has moved on). */
+  if (status != 0)
+    return;
+  pieces = request_take_output(req, &n);
+  if (pieces == NULL) {
+    reply_error(c, call->id, JSONRPC_INTERNAL_ERROR, "formatting the result failed");
+    return;
+  }
+  envelope = jsonrpc_format_result_head(call->id, &head_len);
+  head = g_strconcat(envelope, MCP_READ_RESULT_HEAD, NULL);
+  conn_send_pieces(c, head, strlen(head), pieces, n, tail, sizeof(tail) - 1);
+}
+
+static void read_progress_cb(Conn *c, ReadCall *rc, size_t done, size_t total) {
+  Call *call = rc->data;
+  gint64 now = g_get_monotonic_time();
+  size_t len;
+  char *line;
+
+  if (call == NULL || call->token == NULL || (done < total && now - call->last_us < PROGRESS_EVERY_US))
+    return;
+  call->last_us = now;
+  line = mcp_progress_line(call->token, done, total, &len);
+  conn_send_line(c, line, len);
+}
+
+static void *mcp_new_state(Conn *c) {
+  Mcp *m = g_new0(Mcp, 1);
+
+  m->reads = read_queue_new(c, REQUEST_OUTPUT_BARE, read_done_cb, read_progress_cb, call_free);
+  m->ws = fence((const char *const *)config.roots);
+  return m;
+}
+
+static void mcp_free_state(void *state) {
+  Mcp *m = state;
+
+  read_queue_free(m->reads);
+  workspace_unref(m->ws);
+  g_free(m);
+}
+
+static void mcp_progress(Conn *c) {
+  Mcp *m = mcp_of(c);
+
+  /* Until the client says where its roots are, reads wait: they would meet the wrong fence. */
+  if (!m->roots_pending)
+    read_queue_start(m->reads, m->ws);
+}
+
+static bool mcp_busy(Conn *c) {
+  return read_queue_busy(mcp_of(c)->reads);
+}
+
+static bool mcp_idle(Conn *c) {
+  return read_queue_idle(mcp_of(c)->reads);
+}
+
+static void mcp_closing(Conn *c) {
+  read_queue_close(mcp_of(c)->reads);
+}
+
+/* Asks the client for its roots, when it offers them and no --root was given. */
+static void ask_roots(Conn *c) {
+  Mcp *m = mcp_of(c);
+  g_autofree char *id = NULL;
+  size_t len;
+  char *line;
+
+  if (!m->client_roots || config.roots != NULL)
+    return;
+  id = g_strdup_printf(ROOTS_ID_PREFIX "%u", ++m->roots_asked);
+  line = mcp_request_line(id, "roots/list", &len);
+  m->roots_pending = true;
+  conn_send_line(c, line, len);
+}
+
+/* The client's answer to the last roots/list: the new fence for reads from now on. */
+static void handle_response(Conn *c, const JsonrpcMessage *msg) {
+  Mcp *m = mcp_of(c);
+  g_autofree char *want = g_strdup_printf("s:" ROOTS_ID_PREFIX "%u", m->roots_asked);
+  g_autofree char *key = jsonrpc_id_key(msg->id);
+  g_autofree char *err = NULL;
+  JsonObject *o = json_node_get_object(msg->root);
+  char **roots = NULL;
+
+  if (key == NULL || strcmp(key, want) != 0)
+    return; /* not ours, or an older roots/list's */
+  m->roots_pending = false;
+  if (!json_object_has_member(o, "result") ||
+      mcp_roots_parse(json_object_get_member(o, "result"), &roots, &err) < 0) {
+    log_warning("mcp: roots/list failed (%s); reading from the working directory only",
+                err != NULL ? err : "the client answered an error");
+  } else {
+    workspace_unref(m->ws);
+    m->ws = fence((const char *const *)roots);
+    g_strfreev(roots);
+  }
+}
+
+static void handle_initialize(Conn *c, const JsonrpcMessage *msg) {
+  g_autofree char *result = NULL;
+  JsonObject *p = msg->params != NULL && JSON_NODE_HOLDS_OBJECT(msg->params)
+                      ? json_node_get_object(msg->params)
+                      : NULL;
+  const char *asked = NULL;
+  JsonNode *caps;
+
+  if (p != NULL && json_object_has_member(p, "protocolVersion") &&
+      JSON_NODE_HOLDS_VALUE(json_object_get_member(p, "protocolVersion")) &&
+      json_node_get_value_type(json_object_get_member(p, "protocolVersion")) == G_TYPE_STRING)
+    asked = json_object_get_string_member(p, "protocolVersion");
+  caps = p != NULL ? json_object_get_member(p, "capabilities") : NULL;
+  mcp_of(c)->client_roots = caps != NULL && JSON_NODE_HOLDS_OBJECT(caps) &&
+                            json_object_has_member(json_node_get_object(caps), "roots");
+  result = mcp_initialize_result_json(mcp_protocol_version(asked));
+  reply_result(c, msg->id, result);
+}
+
+/* tools/call: bad arguments are the tool's error (the model reads it and can try again); an
+ * unknown tool is the protocol's. */
+static void handle_call(Conn *c, const JsonrpcMessage *msg, size_t len) {
+  JsonObject *p = msg->params != NULL && JSON_NODE_HOLDS_OBJECT(msg->params)
+                      ? json_node_get_object(msg->params)
+                      : NULL;
+  JsonNode *name = p != NULL ? json_object_get_member(p, "name") : NULL;
+  JsonNode *meta = p != NULL ? json_object_get_member(p, "_meta") : NULL;
+  g_autofree char *err = NULL;
+  ReadParams params;
+  Call *call;
+
+  if (name == NULL || !JSON_NODE_HOLDS_VALUE(name) ||
+      json_node_get_value_type(name) != G_TYPE_STRING ||
+      strcmp(json_node_get_string(name), MCP_TOOL_READ_FILES) != 0) {
+    g_autofree char *text = g_strdup_printf(
+        "unknown tool: %s", name != NULL && JSON_NODE_HOLDS_VALUE(name) &&
+                                    json_node_get_value_type(name) == G_TYPE_STRING
+                                ? json_node_get_string(name)
+                                : "(no name)");
+
+    reply_error(c, msg->id, JSONRPC_INVALID_PARAMS, text);
+    return;
+  }
+  read_params_init(&params);
+  if (mcp_read_args_parse(json_object_get_member(p, "arguments"), &params, &err) < 0) {
+    g_autofree char *result = mcp_tool_error_json(err);
+
+    reply_result(c, msg->id, result);
+    return;
+  }
+  call = g_new0(Call, 1);
+  if (meta != NULL && JSON_NODE_HOLDS_OBJECT(meta) &&
+      json_object_has_member(json_node_get_object(meta), "progressToken"))
+    call->token = json_node_copy(json_object_get_member(json_node_get_object(meta), "progressToken"));
+  read_queue_add(mcp_of(c)->reads, msg->id, &params, len, call);
+  mcp_progress(c);
+}
+
+static void handle_request(Conn *c, const JsonrpcMessage *msg, size_t len) {
+  const char *m = msg->method;
+
+  if (strcmp(m, "initialize") == 0) {
+    handle_initialize(c, msg);
+  } else if (strcmp(m, "ping") == 0) {
+    reply_result(c, msg->id, "{}");
+  } else if (strcmp(m, "tools/list") == 0) {
+    reply_result(c, msg->id, mcp_tools_list_json());
+  } else if (strcmp(m, "tools/call") == 0) {
+    handle_call(c, msg, len);
+  } else {
+    g_autofree char *text = g_strdup_printf("unknown method: %s", m);
+
+    reply_error(c, msg->id, JSONRPC_METHOD_NOT_FOUND, text);
+  }
+}
+
+static void handle_notification(Conn *c, const JsonrpcMessage *msg) {
+  const char *m = msg->method;
+
+  if (strcmp(m, "notifications/initialized") == 0 ||
+      strcmp(m, "notifications/roots/list_changed") == 0) {
+    ask_roots(c);
+  } else if (strcmp(m, "notifications/cancelled") == 0 && msg->params != NULL &&
+             JSON_NODE_HOLDS_OBJECT(msg->params)) {
+    JsonNode *id = json_object_get_member(json_node_get_object(msg->params), "requestId");
+    g_autofree char *key = id != NULL ? jsonrpc_id_key(id) : NULL;
+
+    if (key != NULL)
+      read_queue_cancel(mcp_of(c)->reads, key);
+  }
+  /* Other notifications are never answered. */
+}
+
+static const ReplyDispatch mcp_dispatch = {
+    .request = handle_request,
+    .notification = handle_notification,
+    .response = handle_response,
+};
+
+static void mcp_line(Conn *c, const char *line, size_t len) {
+  reply_dispatch(c, line, len, &mcp_dispatch);
+}
+
+const ConnHandler mcp_handler = {
+    .new_state = mcp_new_state,
+    .free_state = mcp_free_state,
+    .line = mcp_line,
+    .oversized = reply_oversized,
+    .busy = mcp_busy,
+    .progress = mcp_progress,
+    .idle = mcp_idle,
+    .closing = mcp_closing,
+};

@@ -1,0 +1,48 @@
+/* The Model Context Protocol's messages that `readerd mcp` answers (docs/mcp.md): protocol
+ * revisions, the initialize result, the tools and their arguments, tool results, roots and
+ * progress. Pure: JSON in, JSON text out; the connection side is daemon/mcp.c. */
+#pragma once
+
+#include <stddef.h>
+
+#include <json-glib/json-glib.h>
+
+#include "ipc/read-params.h"
+
+#define MCP_PROTOCOL_LATEST "2025-06-18"
+#define MCP_TOOL_READ_FILES "read_files"
+
+/* The revision to speak with a client that asked for `requested` (may be NULL): the same when
+ * readerd knows it, else the latest. Static. */
+const char *mcp_protocol_version(const char *requested);
+
+/* initialize's result for revision `version`. g_free the result. */
+char *mcp_initialize_result_json(const char *version);
+
+/* tools/list's result: the tools with their JSON Schemas. Static text. */
+const char *mcp_tools_list_json(void);
+
+/* Validates read_files' arguments (an object; NULL is invalid: paths is required) into read
+ * params in the mcp format. Returns 0, or -EINVAL with *ret_error (g_malloc'd) naming the
+ * argument; *ret (read_params_init'ed) is then cleared. */
+int mcp_read_args_parse(JsonNode *arguments, ReadParams *ret, char **ret_error);
+
+/* A tool result saying `message` with isError true (bad arguments). g_free the result. */
+char *mcp_tool_error_json(const char *message);
+
+/* What goes before a read's content blocks in a tools/call answer, after the JSON-RPC
+ * envelope's head, and what closes it (with the envelope's tail). */
+#define MCP_READ_RESULT_HEAD "{\"content\":"
+#define MCP_READ_RESULT_TAIL ",\"isError\":false}}\n"
+
+/* The folders of a roots/list result ({roots: [{uri: "file:///..."}]}): a NULL-terminated
+ * array (g_strfreev). Returns 0, or -EINVAL with *ret_error when the result is malformed or
+ * a root is not a local file:// URI. An empty list gives an empty array. */
+int mcp_roots_parse(JsonNode *result, char ***ret_paths, char **ret_error);
+
+/* A notifications/progress line ('\n'-terminated) for token (a string or number node).
+ * g_free the result; its length in *ret_len. */
+char *mcp_progress_line(JsonNode *token, size_t done, size_t total, size_t *ret_len);
+
+/* A request line ('\n'-terminated) from the server: id (a string), method, no params. */
+char *mcp_request_line(const char *id, const char *method, size_t *ret_len);
