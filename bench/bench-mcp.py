@@ -10,10 +10,10 @@ with `npm ci --prefix tests/mcp`) with the same paths. Both servers are started 
 Go tree as their only root, and driven over stdio by this script with raw JSON-RPC lines
 (initialize, notifications/initialized, then the calls). A call is timed from the request
 written to the last byte of its answer read; wall time is the median of --runs calls with warm
-caches, after one call that is not counted. Peak memory is the server's VmHWM, reset before each
+caches, after one call that is not counted, the two servers' calls alternating. Peak memory is the server's VmHWM, reset before each
 call. Prints a Markdown table on stdout.
 """
-import argparse, json, os, subprocess, sys, time
+import argparse, json, os, statistics, subprocess, sys, time
 
 from benchlib import pick_files, reset_peak, vm_hwm_kib
 
@@ -28,7 +28,9 @@ class Session:
 
     def __init__(self, argv):
         self.p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, bufsize=1 << 20)
+                                  stderr=subprocess.DEVNULL, bufsize=0)
+        self.buf = bytearray(1 << 27)  # large answers land without regrowing
+        self.start = self.end = 0  # unread bytes: buf[start:end]
         self.id = 0
         init = self.call('initialize', {'protocolVersion': '2025-06-18', 'capabilities': {},
                                         'clientInfo': {'name': 'bench-mcp', 'version': '1'}})
@@ -36,18 +38,37 @@ class Session:
         self.send({'jsonrpc': '2.0', 'method': 'notifications/initialized'})
 
     def send(self, msg):
-        self.p.stdin.write(json.dumps(msg).encode() + b'\n')
-        self.p.stdin.flush()
+        data = memoryview(json.dumps(msg).encode() + b'\n')
+        while data:
+            data = data[self.p.stdin.write(data):]
+
+    def readline(self):
+        """The next line from the server, read straight into one large buffer."""
+        scan = self.start
+        while True:
+            nl = self.buf.find(b'\n', scan, self.end)
+            if nl >= 0:
+                line = bytes(memoryview(self.buf)[self.start:nl])
+                self.start = nl + 1
+                return line
+            if self.start > 0:  # move what is left to the front
+                self.buf[:self.end - self.start] = self.buf[self.start:self.end]
+                self.end -= self.start
+                self.start = 0
+            if self.end == len(self.buf):
+                self.buf.extend(bytes(len(self.buf)))
+            scan = self.end
+            got = self.p.stdout.readinto(memoryview(self.buf)[self.end:])
+            if not got:
+                sys.exit('%s closed its stdout' % self.p.args[0])
+            self.end += got
 
     def call(self, method, params):
         """Sends a request; returns (the parsed answer) once the line with its id has come."""
         self.id += 1
         self.send({'jsonrpc': '2.0', 'id': self.id, 'method': method, 'params': params})
         while True:
-            line = self.p.stdout.readline()
-            if not line:
-                sys.exit('%s closed its stdout' % self.p.args[0])
-            msg = json.loads(line)
+            msg = json.loads(self.readline())
             if msg.get('id') == self.id and 'method' not in msg:
                 return msg
 
@@ -58,9 +79,7 @@ class Session:
                    'params': {'name': tool, 'arguments': arguments}})
         t0 = time.perf_counter()
         while True:
-            line = self.p.stdout.readline()
-            if not line:
-                sys.exit('%s closed its stdout' % self.p.args[0])
+            line = self.readline()
             dt = time.perf_counter() - t0
             msg = json.loads(line)
             if msg.get('id') == self.id and 'method' not in msg:
@@ -92,17 +111,23 @@ def check_fs(result, files):
     assert text.count('\n---\n') >= len(files) - 1
 
 
-def measure(session, tool, arguments, check, files, runs):
-    session.timed_call(tool, arguments)  # warm-up: the server's caches, the JIT, the allocator
-    times, peak, size = [], 0, 0
+def measure(sessions, runs):
+    """sessions: (Session, tool, arguments, check, files) each. Their calls alternate, so that
+    a machine busy with something else slows them alike. Returns (median s, peak KiB, answer
+    bytes) of each."""
+    for session, tool, arguments, _, _ in sessions:
+        session.timed_call(tool, arguments)  # warm-up: caches, the JIT, the allocator
+    times = [[] for _ in sessions]
+    peaks = [0] * len(sessions)
+    sizes = [0] * len(sessions)
     for _ in range(runs):
-        reset_peak(session.p.pid)
-        dt, size, result = session.timed_call(tool, arguments)
-        check(result, files)
-        times.append(dt)
-        peak = max(peak, vm_hwm_kib(session.p.pid))
-    times.sort()
-    return times[len(times) // 2], peak, size
+        for k, (session, tool, arguments, check, files) in enumerate(sessions):
+            reset_peak(session.p.pid)
+            dt, sizes[k], result = session.timed_call(tool, arguments)
+            check(result, files)
+            times[k].append(dt)
+            peaks[k] = max(peaks[k], vm_hwm_kib(session.p.pid))
+    return [(statistics.median(t), p, n) for t, p, n in zip(times, peaks, sizes)]
 
 
 def main():
@@ -120,13 +145,14 @@ def main():
             fh.read()
 
     rd = Session([os.path.abspath(a.readerd), 'mcp', '--root', GO_SRC])
-    rd_t, rd_kib, rd_size = measure(rd, 'read_files', {'paths': files}, check_readerd, files, a.runs)
-    rd.close()
     fs = Session(['node', FS_SERVER, GO_SRC])
-    fs_t, fs_kib, fs_size = measure(fs, 'read_multiple_files', {'paths': files}, check_fs, files, a.runs)
+    (rd_t, rd_kib, rd_size), (fs_t, fs_kib, fs_size) = measure([
+        (rd, 'read_files', {'paths': files}, check_readerd, files),
+        (fs, 'read_multiple_files', {'paths': files}, check_fs, files)], a.runs)
+    rd.close()
+    fs.close()
     with open(os.path.join(os.path.dirname(FS_SERVER), '..', 'package.json')) as fh:
         version = json.load(fh)['version']
-    fs.close()
 
     mib = 1 << 20
     print('## MCP: read_files against the filesystem server\n')
