@@ -463,6 +463,30 @@ describe('fence', () => {
   });
 });
 
+describe('fence (roots answered late)', () => {
+  test('fence_roots_wait: a call made before roots/list is answered meets the client\'s roots', async () => {
+    let asked = 0;
+    const s = await connect({
+      cwd: outside,
+      capabilities: { roots: { listChanged: true } },
+      onRootsList: async () => {
+        asked++;
+        await new Promise((res) => setTimeout(res, 300));
+        return { roots: [{ uri: pathToFileURL(tmp).href }] };
+      },
+    });
+    try {
+      const r = await within(read(s.client, { paths: [path.join(tmp, 'hello.txt'), path.join(outside, 'secret.txt')] }), 5000, 'answer');
+      const c = r.content.map((x) => contentOf(x.text));
+      assert.equal(asked, 1);
+      assertMatchesDisk(c[0], path.join(tmp, 'hello.txt'));
+      assert.equal(c[1].attrs.code, 'ACCESS_DENIED');
+    } finally {
+      await s.client.close();
+    }
+  });
+});
+
 describe('inspector', () => {
   const INSPECTOR = path.join(HERE, 'node_modules', '@modelcontextprotocol', 'inspector-cli', 'build');
   // The inspector CLI looks for its package.json relative to the working directory: it is run
