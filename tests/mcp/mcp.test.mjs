@@ -30,6 +30,7 @@ const PIXBUF = realFile(['/usr/libexec/installed-tests/gdk-pixbuf', '/usr/share/
   'issue70.jpg');
 const TASN1_PDF = '/usr/share/doc/libtasn1-doc/libtasn1.pdf';
 
+const ODD = "it's & <odd> ]]> ü.txt"; // a name and text that XML must escape
 let tmp; // the workspace: files written here
 let outside; // a folder beside it, outside every fence but the cwd one of some tests
 
@@ -39,6 +40,7 @@ before(() => {
   outside = fs.mkdtempSync(path.join(os.tmpdir(), 'readerd-mcp-out-'));
   fs.writeFileSync(path.join(tmp, 'hello.txt'), 'first line\nsecond line\n\tthird, tabbed\n');
   fs.writeFileSync(path.join(tmp, 'no-newline.txt'), 'a\nb');
+  fs.writeFileSync(path.join(tmp, ODD), 'x ]]> y\r\nü\r\n');
   fs.writeFileSync(path.join(tmp, '.env'), 'API_KEY=do-not-read\n');
   fs.writeFileSync(path.join(tmp, 'server.pem'), '-----BEGIN PRIVATE KEY-----\n');
   fs.writeFileSync(path.join(tmp, 'build.log'), 'a log line\n');
@@ -212,6 +214,10 @@ describe('tools', () => {
     assertMatchesDisk(g, go);
     const n = onlyContent(await read(s.client, { paths: [path.join(tmp, 'no-newline.txt')] }));
     assertMatchesDisk(n, path.join(tmp, 'no-newline.txt'));
+    const odd = onlyContent(await read(s.client, { paths: [ODD] }));
+    assert.equal(odd.attrs.path, ODD);
+    assert.equal(odd.attrs.eol, 'crlf');
+    assert.deepEqual(odd.lines, ['     1\tx ]]> y', '     2\tü']);
   });
 
   test('read_text_window: offset and limit, per call and per path', async () => {
