@@ -101,7 +101,7 @@ export function realFile(dirs, name) {
 
 // A raw JSON-RPC session over the stdio of `cmd args`: call() sends a request and resolves with
 // the response of its id; notify() sends a notification; close() ends stdin and resolves with the
-// exit status and the stdout lines that were not JSON-RPC messages.
+// exit status, the stdout lines that were not JSON-RPC messages and what came on stderr.
 export function sessionOf(cmd, args, cwd) {
   const child = spawn(cmd, args, { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
   const waiting = new Map();
@@ -109,7 +109,9 @@ export function sessionOf(cmd, args, cwd) {
   const incoming = [];
   let buf = '';
   let id = 0;
-  child.stderr.resume();
+  let stderr = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (d) => { stderr += d; });
   child.stdout.setEncoding('utf8');
   child.stdout.on('data', (d) => {
     buf += d;
@@ -147,7 +149,7 @@ export function sessionOf(cmd, args, cwd) {
       const code = await exited;
       clearTimeout(timer);
       if (buf !== '') junk.push(buf);
-      return { code, stdoutJunk: junk };
+      return { code, stdoutJunk: junk, stderr };
     },
   };
 }

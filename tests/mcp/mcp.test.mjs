@@ -73,7 +73,17 @@ async function connect({ args = [], cwd = tmp, capabilities = {}, onRootsList } 
   client.onerror = (e) => errors.push(e);
   if (onRootsList) client.setRequestHandler(ListRootsRequestSchema, onRootsList);
   await client.connect(transport);
-  return { client, transport, errors, negotiated: () => negotiated, log: () => log };
+  const exited = new Promise((res) => transport._process?.once('exit', (code, signal) => res({ code, signal })));
+  // Closes the session: the server must exit at once, cleanly, and (under the sanitizers)
+  // report nothing on stderr.
+  const close = async () => {
+    await client.close();
+    const { code, signal } = await within(exited, 10000, 'exit of readerd mcp');
+    assert.doesNotMatch(log, /Sanitizer|runtime error:/, log);
+    assert.equal(signal, null, `readerd mcp was killed by ${signal}: ${log}`);
+    assert.equal(code, 0, `readerd mcp exit status: ${log}`);
+  };
+  return { client, transport, errors, close, negotiated: () => negotiated, log: () => log };
 }
 
 // Resolves as p does, or rejects after ms with what was awaited.
@@ -129,7 +139,7 @@ describe('initialize', () => {
       assert.equal(s.negotiated(), want);
       assert.deepEqual(await s.client.ping(), {});
     } finally {
-      await s.client.close();
+      await s.close();
     }
   });
 
@@ -153,7 +163,8 @@ describe('initialize', () => {
         assert.equal(r.result.isError, false);
         assert.match(r.result.content[0].text, /^<Content path='hello.txt' type='text'/);
       } finally {
-        const { code, stdoutJunk } = await s.close();
+        const { code, stdoutJunk, stderr } = await s.close();
+        assert.doesNotMatch(stderr, /Sanitizer|runtime error:/, stderr);
         assert.equal(code, 0, 'exit status when stdin closes');
         assert.deepEqual(stdoutJunk, [], 'stdout holds JSON-RPC lines only');
       }
@@ -167,7 +178,7 @@ describe('tools', () => {
     const roots = [tmp, GO, PIXBUF && path.dirname(PIXBUF), path.dirname(TASN1_PDF)].filter((r) => r && fs.existsSync(r));
     s = await connect({ args: roots.flatMap((r) => ['--root', r]) });
   });
-  after(async () => { await s.client.close(); });
+  after(async () => { await s.close(); });
 
   test('list_tools_read_files: the tool, its annotations and a schema that works', async () => {
     const { tools } = await s.client.listTools();
@@ -409,7 +420,7 @@ describe('fence', () => {
       }
       assert.doesNotMatch(r.content.map((x) => x.text).join(''), /do-not-read|outside the workspace\n/);
     } finally {
-      await s.client.close();
+      await s.close();
     }
   });
 
@@ -419,7 +430,7 @@ describe('fence', () => {
       const c = onlyContent(await read(s.client, { paths: ['.env'] }));
       assertMatchesDisk(c, path.join(tmp, '.env'));
     } finally {
-      await s.client.close();
+      await s.close();
     }
   });
 
@@ -432,7 +443,7 @@ describe('fence', () => {
       assert.equal(c[1].attrs.code, 'ACCESS_DENIED');
       assert.equal(c[2].attrs.code, 'ACCESS_DENIED');
     } finally {
-      await s.client.close();
+      await s.close();
     }
   });
 
@@ -464,7 +475,7 @@ describe('fence', () => {
       assert.equal(c[0].attrs.code, 'ACCESS_DENIED');
       assertMatchesDisk(c[1], path.join(outside, 'secret.txt'));
     } finally {
-      await s.client.close();
+      await s.close();
     }
   });
 });
@@ -488,7 +499,7 @@ describe('fence (roots answered late)', () => {
       assertMatchesDisk(c[0], path.join(tmp, 'hello.txt'));
       assert.equal(c[1].attrs.code, 'ACCESS_DENIED');
     } finally {
-      await s.client.close();
+      await s.close();
     }
   });
 });
