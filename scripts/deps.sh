@@ -36,13 +36,13 @@ readerd_install() {
 }
 
 # Installs the npm packages of the repository's Node parts, pinned by their lockfiles: the SDK
-# types the formatters are checked against, and the VS Code extension. Skipped when already
-# installed.
+# types the formatters are checked against, the MCP SDK client and servers `readerd mcp` is
+# tested and measured against, and the VS Code extension. Skipped when already installed.
 readerd_npm_install() {
   local dir
   # Debian's nodejs and npm, unless a Node.js with npm is already installed.
   command -v npm >/dev/null 2>&1 || readerd_install nodejs npm
-  for dir in tests/sdk-types vscode-client; do
+  for dir in tests/sdk-types tests/mcp vscode-client; do
     if [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules" ]; then
       echo "npm ci in $dir"
       npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error

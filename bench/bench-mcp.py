@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""readerd mcp against the MCP filesystem server, on the same files in one run.
+
+Usage: bench/bench-mcp.py [--readerd build/daemon/readerd] [--files 2000] [--runs 7]
+
+One `tools/call` of readerd's `read_files` with the first N `.go` files of Go's source tree
+(golang-1.19-src, the files bench.py reads), and one of the reference MCP filesystem server's
+`read_multiple_files` (@modelcontextprotocol/server-filesystem, pinned in tests/mcp: install it
+with `npm ci --prefix tests/mcp`) with the same paths. Both servers are started once, with the
+Go tree as their only root, and driven over stdio by this script with raw JSON-RPC lines
+(initialize, notifications/initialized, then the calls). A call is timed from the request
+written to the last byte of its answer read; wall time is the median of --runs calls with warm
+caches, after one call that is not counted, the two servers' calls alternating. Peak memory is the server's VmHWM, reset before each
+call. Prints a Markdown table on stdout.
+"""
+import argparse, json, os, statistics, subprocess, sys, time
+
+from benchlib import pick_files, reset_peak, vm_hwm_kib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FS_SERVER = os.path.join(HERE, '..', 'tests', 'mcp', 'node_modules', '@modelcontextprotocol',
+                         'server-filesystem', 'dist', 'index.js')
+GO_SRC = '/usr/share/go-1.19/src'
+
+
+class Session:
+    """An MCP client over a server's stdio: one request at a time, answers matched by id."""
+
+    def __init__(self, argv):
+        self.p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, bufsize=0)
+        self.buf = bytearray(1 << 27)  # large answers land without regrowing
+        self.start = self.end = 0  # unread bytes: buf[start:end]
+        self.id = 0
+        init = self.call('initialize', {'protocolVersion': '2025-06-18', 'capabilities': {},
+                                        'clientInfo': {'name': 'bench-mcp', 'version': '1'}})
+        self.server = init['result']['serverInfo']
+        self.send({'jsonrpc': '2.0', 'method': 'notifications/initialized'})
+
+    def send(self, msg):
+        data = memoryview(json.dumps(msg).encode() + b'\n')
+        while data:
+            data = data[self.p.stdin.write(data):]
+
+    def readline(self):
+        """The next line from the server, read straight into one large buffer."""
+        scan = self.start
+        while True:
+            nl = self.buf.find(b'\n', scan, self.end)
+            if nl >= 0:
+                line = bytes(memoryview(self.buf)[self.start:nl])
+                self.start = nl + 1
+                return line
+            if self.start > 0:  # move what is left to the front
+                self.buf[:self.end - self.start] = self.buf[self.start:self.end]
+                self.end -= self.start
+                self.start = 0
+            if self.end == len(self.buf):
+                self.buf.extend(bytes(len(self.buf)))
+            scan = self.end
+            got = self.p.stdout.readinto(memoryview(self.buf)[self.end:])
+            if not got:
+                sys.exit('%s closed its stdout' % self.p.args[0])
+            self.end += got
+
+    def call(self, method, params):
+        """Sends a request; returns (the parsed answer) once the line with its id has come."""
+        self.id += 1
+        self.send({'jsonrpc': '2.0', 'id': self.id, 'method': method, 'params': params})
+        while True:
+            msg = json.loads(self.readline())
+            if msg.get('id') == self.id and 'method' not in msg:
+                return msg
+
+    def timed_call(self, tool, arguments):
+        """tools/call; returns (seconds, answer bytes, result). JSON parsing is not timed."""
+        self.id += 1
+        self.send({'jsonrpc': '2.0', 'id': self.id, 'method': 'tools/call',
+                   'params': {'name': tool, 'arguments': arguments}})
+        t0 = time.perf_counter()
+        while True:
+            line = self.readline()
+            dt = time.perf_counter() - t0
+            msg = json.loads(line)
+            if msg.get('id') == self.id and 'method' not in msg:
+                break
+        if 'error' in msg:
+            sys.exit('%s: %s' % (tool, msg['error']))
+        return dt, len(line), msg['result']
+
+    def close(self):
+        self.p.stdin.close()
+        try:
+            self.p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            self.p.wait()
+
+
+def check_readerd(result, files):
+    texts = [b['text'] for b in result['content'] if b['type'] == 'text']
+    assert not result.get('isError') and len(texts) == len(files), 'read_files failed'
+    bad = [t[:200] for t in texts if " code='" in t.split('>', 1)[0]]
+    assert not bad, 'read_files: %s' % bad[:3]
+
+
+def check_fs(result, files):
+    text = result['content'][0]['text']
+    assert not result.get('isError'), text[:300]
+    assert ': Error - ' not in text, 'read_multiple_files: %s' % text[text.index(': Error - ') - 200:][:400]
+    assert text.count('\n---\n') >= len(files) - 1
+
+
+def measure(sessions, runs):
+    """sessions: (Session, tool, arguments, check, files) each. Their calls alternate, so that
+    a machine busy with something else slows them alike. Returns (median s, peak KiB, answer
+    bytes) of each."""
+    for session, tool, arguments, _, _ in sessions:
+        session.timed_call(tool, arguments)  # warm-up: caches, the JIT, the allocator
+    times = [[] for _ in sessions]
+    peaks = [0] * len(sessions)
+    sizes = [0] * len(sessions)
+    for _ in range(runs):
+        for k, (session, tool, arguments, check, files) in enumerate(sessions):
+            reset_peak(session.p.pid)
+            dt, sizes[k], result = session.timed_call(tool, arguments)
+            check(result, files)
+            times[k].append(dt)
+            peaks[k] = max(peaks[k], vm_hwm_kib(session.p.pid))
+    return [(statistics.median(t), p, n) for t, p, n in zip(times, peaks, sizes)]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--readerd', default='build/daemon/readerd')
+    ap.add_argument('--files', type=int, default=2000)
+    ap.add_argument('--runs', type=int, default=7)
+    a = ap.parse_args()
+    if not os.path.exists(FS_SERVER):
+        sys.exit('%s is missing: run npm ci --prefix tests/mcp' % FS_SERVER)
+    files = pick_files(a.files)
+    total = sum(os.path.getsize(f) for f in files)
+    for f in files:  # warm the page cache for everyone
+        with open(f, 'rb') as fh:
+            fh.read()
+
+    rd = Session([os.path.abspath(a.readerd), 'mcp', '--root', GO_SRC])
+    fs = Session(['node', FS_SERVER, GO_SRC])
+    (rd_t, rd_kib, rd_size), (fs_t, fs_kib, fs_size) = measure([
+        (rd, 'read_files', {'paths': files}, check_readerd, files),
+        (fs, 'read_multiple_files', {'paths': files}, check_fs, files)], a.runs)
+    rd.close()
+    fs.close()
+    with open(os.path.join(os.path.dirname(FS_SERVER), '..', 'package.json')) as fh:
+        version = json.load(fh)['version']
+
+    mib = 1 << 20
+    print('## MCP: read_files against the filesystem server\n')
+    print('%d `.go` files (%.1f MiB), one `tools/call` over stdio, median of %d runs\n'
+          % (len(files), total / mib, a.runs))
+    print('| server | tool | answer | wall time | x readerd | server peak RSS |')
+    print('|---|---|---|---|---|---|')
+    print('| `readerd mcp` | `read_files` | %.1f MiB | %.1f ms | 1.00 | %.1f MiB |'
+          % (rd_size / mib, rd_t * 1e3, rd_kib / 1024))
+    print('| `@modelcontextprotocol/server-filesystem` %s | `read_multiple_files` | %.1f MiB | %.1f ms | %.2f | %.1f MiB |'
+          % (version, fs_size / mib, fs_t * 1e3, fs_t / rd_t, fs_kib / 1024))
+    print('\nreaderd is %.1fx faster (target: 10x)' % (fs_t / rd_t))
+
+
+if __name__ == '__main__':
+    main()
