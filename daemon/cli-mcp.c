@@ -45,6 +45,12 @@ int cli_mcp(int argc, char **argv) {
     fprintf(stderr, "readerd mcp: unexpected argument '%s'\n", argv[optind]);
     return CLI_EXIT_USAGE;
   }
+  for (guint i = 0; i < roots->len; i++) {
+    if (!g_file_test(roots->pdata[i], G_FILE_TEST_IS_DIR)) {
+      fprintf(stderr, "readerd mcp: --root %s is not a folder\n", (const char *)roots->pdata[i]);
+      return CLI_EXIT_USAGE;
+    }
+  }
   g_ptr_array_add(roots, NULL);
   g_ptr_array_add(exclude, NULL);
   opt.roots = roots->len > 1 ? (const char *const *)roots->pdata : NULL;

@@ -14,10 +14,11 @@
 #include "ipc/mcp.h"
 
 #define PROGRESS_EVERY_US (100 * 1000) /* at most one progress notification this often */
+#define ROOTS_WAIT_MS 5000             /* reads wait this long for the client's roots, then go on */
 #define ROOTS_ID_PREFIX "readerd-roots-"
 
 const char *const mcp_default_excludes[] = {
-    ".env",    ".env.*",      "*.pem",      "*.key",  "*.p12",  "id_rsa", "id_rsa.*",
+    ".env",     ".env.*",     "*.pem",        "*.key",  "*.p12",  "id_rsa",  "id_rsa.*",
     "id_ecdsa", "id_ed25519", "id_ed25519.*", ".netrc", ".npmrc", ".pypirc", NULL,
 };
 
@@ -34,10 +35,12 @@ typedef struct {
 
 typedef struct {
   ReadQueue *reads;
-  Workspace *ws;        /* the fence reads start in */
-  bool client_roots;    /* the client offers roots/list */
-  bool roots_pending;   /* roots/list asked, not answered: reads wait */
-  unsigned roots_asked; /* roots/list requests sent */
+  Workspace *ws;           /* the fence reads start in */
+  bool client_roots;       /* the client offers roots/list */
+  bool roots_pending;      /* roots/list asked, not answered: reads wait */
+  unsigned roots_asked;    /* roots/list requests sent */
+  uv_timer_t *roots_timer; /* ends the wait for roots; allocated on first use, freed when closed */
+  Conn *conn;
 } Mcp;
 
 void mcp_configure(const McpOptions *opt) {
@@ -70,20 +73,28 @@ static void call_free(void *data) {
   g_free(call);
 }
 
-/* The fence over `roots` (NULL: the working directory), with the configured excludes. */
+/* The fence over the folders of `roots` (NULL: the working directory), with the configured
+ * excludes. A root that is not a folder is left out, never replaced: when none is left, nothing
+ * may be read. */
 static Workspace *fence(const char *const *roots) {
   g_autofree char *cwd = g_get_current_dir();
   const char *const here[] = {cwd, NULL};
+  g_autoptr(GPtrArray) ok = g_ptr_array_new();
   g_autofree char *err = NULL;
   Workspace *ws = NULL;
 
-  if (workspace_new_roots(roots != NULL && roots[0] != NULL ? roots : here, true,
-                          (const char *const *)config.exclude, &ws, &err) < 0) {
-    log_warning("mcp: %s; reading from %s only", err, cwd);
-    g_clear_pointer(&err, g_free);
-    if (workspace_new_roots(here, true, (const char *const *)config.exclude, &ws, &err) < 0)
-      log_error("mcp: %s", err);
+  for (size_t i = 0; roots != NULL && roots[i] != NULL; i++) {
+    if (g_file_test(roots[i], G_FILE_TEST_IS_DIR))
+      g_ptr_array_add(ok, (void *)roots[i]);
+    else
+      log_warning("mcp: the root %s is not a folder: files under it are not read", roots[i]);
   }
+  g_ptr_array_add(ok, NULL);
+  if (roots != NULL && ok->len == 1)
+    log_warning("mcp: no root is a folder: no file will be read");
+  if (workspace_new_roots(roots != NULL ? (const char *const *)ok->pdata : here, true,
+                          (const char *const *)config.exclude, &ws, &err) < 0)
+    log_error("mcp: %s", err); /* a race with the folders' removal: reads then go unfenced */
   return ws;
 }
 
@@ -113,7 +124,8 @@ static void read_progress_cb(Conn *c, ReadCall *rc, size_t done, size_t total) {
   size_t len;
   char *line;
 
-  if (call == NULL || call->token == NULL || (done < total && now - call->last_us < PROGRESS_EVERY_US))
+  if (call == NULL || call->token == NULL ||
+      (done < total && now - call->last_us < PROGRESS_EVERY_US))
     return;
   call->last_us = now;
   line = mcp_progress_line(call->token, done, total, &len);
@@ -123,6 +135,7 @@ static void read_progress_cb(Conn *c, ReadCall *rc, size_t done, size_t total) {
 static void *mcp_new_state(Conn *c) {
   Mcp *m = g_new0(Mcp, 1);
 
+  m->conn = c;
   m->reads = read_queue_new(c, REQUEST_OUTPUT_BARE, read_done_cb, read_progress_cb, call_free);
   m->ws = fence((const char *const *)config.roots);
   return m;
@@ -152,8 +165,30 @@ static bool mcp_idle(Conn *c) {
   return read_queue_idle(mcp_of(c)->reads);
 }
 
+static void timer_free_cb(uv_handle_t *h) {
+  g_free(h);
+}
+
 static void mcp_closing(Conn *c) {
-  read_queue_close(mcp_of(c)->reads);
+  Mcp *m = mcp_of(c);
+
+  read_queue_close(m->reads);
+  /* Freed in its own close callback: the state goes before the timer is done closing. */
+  if (m->roots_timer != NULL)
+    uv_close((uv_handle_t *)g_steal_pointer(&m->roots_timer), timer_free_cb);
+}
+
+/* The client did not answer roots/list in time: reads go on in the fence they had. */
+static void roots_timeout_cb(uv_timer_t *t) {
+  Mcp *m = t->data;
+
+  if (!m->roots_pending)
+    return;
+  log_warning("mcp: the client did not answer roots/list within %d ms; reading in the fence "
+              "the server started with",
+              ROOTS_WAIT_MS);
+  m->roots_pending = false;
+  conn_progress(m->conn);
 }
 
 /* Asks the client for its roots, when it offers them and no --root was given. */
@@ -168,6 +203,12 @@ static void ask_roots(Conn *c) {
   id = g_strdup_printf(ROOTS_ID_PREFIX "%u", ++m->roots_asked);
   line = mcp_request_line(id, "roots/list", &len);
   m->roots_pending = true;
+  if (m->roots_timer == NULL) {
+    m->roots_timer = g_new0(uv_timer_t, 1);
+    uv_timer_init(conn_loop(c), m->roots_timer);
+    m->roots_timer->data = m;
+  }
+  uv_timer_start(m->roots_timer, roots_timeout_cb, ROOTS_WAIT_MS, 0);
   conn_send_line(c, line, len);
 }
 
@@ -192,6 +233,10 @@ static void handle_response(Conn *c, const JsonrpcMessage *msg) {
     m->ws = fence((const char *const *)roots);
     g_strfreev(roots);
   }
+  if (m->roots_timer != NULL)
+    uv_timer_stop(m->roots_timer);
+  /* The reads that waited for the roots start now. */
+  mcp_progress(c);
 }
 
 static void handle_initialize(Conn *c, const JsonrpcMessage *msg) {
@@ -228,11 +273,11 @@ static void handle_call(Conn *c, const JsonrpcMessage *msg, size_t len) {
   if (name == NULL || !JSON_NODE_HOLDS_VALUE(name) ||
       json_node_get_value_type(name) != G_TYPE_STRING ||
       strcmp(json_node_get_string(name), MCP_TOOL_READ_FILES) != 0) {
-    g_autofree char *text = g_strdup_printf(
-        "unknown tool: %s", name != NULL && JSON_NODE_HOLDS_VALUE(name) &&
-                                    json_node_get_value_type(name) == G_TYPE_STRING
-                                ? json_node_get_string(name)
-                                : "(no name)");
+    g_autofree char *text =
+        g_strdup_printf("unknown tool: %s", name != NULL && JSON_NODE_HOLDS_VALUE(name) &&
+                                                    json_node_get_value_type(name) == G_TYPE_STRING
+                                                ? json_node_get_string(name)
+                                                : "(no name)");
 
     reply_error(c, msg->id, JSONRPC_INVALID_PARAMS, text);
     return;
@@ -247,7 +292,8 @@ static void handle_call(Conn *c, const JsonrpcMessage *msg, size_t len) {
   call = g_new0(Call, 1);
   if (meta != NULL && JSON_NODE_HOLDS_OBJECT(meta) &&
       json_object_has_member(json_node_get_object(meta), "progressToken"))
-    call->token = json_node_copy(json_object_get_member(json_node_get_object(meta), "progressToken"));
+    call->token =
+        json_node_copy(json_object_get_member(json_node_get_object(meta), "progressToken"));
   read_queue_add(mcp_of(c)->reads, msg->id, &params, len, call);
   mcp_progress(c);
 }

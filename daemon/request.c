@@ -18,9 +18,9 @@
  * would hold its thread while other requests wait. A lane reads text only: a file that needs
  * blocking work is left to a job of its own. */
 typedef struct {
-  uv_work_t work; /* embedded: container_of gives the lane back */
-  Request *req;   /* set while the lane is queued or running */
-  size_t read;    /* files this slice read to the end */
+  uv_work_t work;                       /* embedded: container_of gives the lane back */
+  Request *req;                         /* set while the lane is queued or running */
+  size_t read;                          /* files this slice read to the end */
   size_t deferred[REQUEST_SLICE_FILES]; /* files this slice left to blocking jobs */
   size_t n_deferred;
 } Lane;
@@ -48,8 +48,8 @@ struct Request {
   GString **frags;   /* frags[i]: file i's piece of the answer, formatted by its lane */
   Lane lanes[REQUEST_MAX_IN_FLIGHT];
   uv_work_t cancel_work; /* brings a cancelled request that has nothing running to its end */
-  atomic_size_t next; /* next file to claim; may run past the end */
-  size_t *blocking;   /* files left to blocking jobs, not started yet (a queue) */
+  atomic_size_t next;    /* next file to claim; may run past the end */
+  size_t *blocking;      /* files left to blocking jobs, not started yet (a queue) */
   size_t blocking_head, blocking_len;
   size_t in_flight; /* lanes and jobs queued or running */
   size_t completed; /* files read to the end, summed as lanes and jobs come back */
@@ -165,22 +165,22 @@ static void drop_images(FileResult *f) {
 static GString *piece_within_cap(Request *req, size_t i, int64_t image_index, size_t *used) {
   FileResult *f = &req->result.files[i];
   GString *piece = g_steal_pointer(&req->frags[i]);
-  size_t cost;
+  size_t cap = req->params.max_answer_bytes, cost;
 
   if (piece == NULL)
     piece = format_file(req, i, image_index);
   if (piece == NULL)
     return NULL;
   cost = piece->len + tail_bytes(req, f);
-  if (f->code == NULL && *used + cost > READ_MAX_ANSWER_BYTES) {
+  if (f->code == NULL && *used + cost > cap) {
     g_string_free(piece, TRUE);
     drop_images(f);
     file_result_fail(f, CODE_FILE_TOO_LARGE,
                      "the answer reached its cap of %zu MiB of content before this file; read "
                      "it in another request",
-                     READ_MAX_ANSWER_BYTES / (1024 * 1024));
+                     cap / (1024 * 1024));
     /* Every file after it too: the client continues from the first one refused. */
-    *used = READ_MAX_ANSWER_BYTES;
+    *used = cap;
     return format_file(req, i, image_index);
   }
   *used += cost;

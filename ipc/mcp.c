@@ -13,15 +13,17 @@ static const char *const versions[] = {MCP_PROTOCOL_LATEST, "2025-03-26", "2024-
 /* What the model reads about the tool: what it reads, how each file comes back, the limits
  * and how to go on past them. */
 #define READ_FILES_DESCRIPTION                                                                     \
-  "Reads one or more files at once and returns their contents: use it instead of reading "        \
-  "files one by one. Text files come back with line numbers (cat -n), their size, line count, "  \
-  "encoding and modification time, each in a <Content path='...'> element; images come back as " \
-  "pictures you can see (scaled to fit, EXIF orientation applied); PDFs page by page, as text, " \
-  "with pictures of scanned pages (or of every page with render: true). A file that cannot be "  \
-  "read gets a <Content> with code='...' and error='...' (FILE_NOT_FOUND, IS_DIRECTORY, "         \
-  "ACCESS_DENIED, ...) while the others are still read. Limits: 2000 lines and 100 KiB of text " \
-  "per file, 20 PDF pages per read, 5 MiB per picture; when a file is cut, its element says so " \
-  "and gives the offset or pages to read next. Relative paths resolve against the workspace "    \
+  "Reads one or more files at once and returns their contents: use it instead of reading "         \
+  "files one by one. Text files come back with line numbers (cat -n), their size, line count, "    \
+  "encoding and modification time, each in a <Content path='...'> element; images come back as "   \
+  "pictures you can see (scaled to fit, EXIF orientation applied); PDFs page by page, as text, "   \
+  "with pictures of scanned pages (or of every page with render: true). A file that cannot be "    \
+  "read gets a <Content> with code='...' and error='...' (FILE_NOT_FOUND, IS_DIRECTORY, "          \
+  "ACCESS_DENIED, ...) while the others are still read. Limits: 2000 lines and 100 KiB of text "   \
+  "per file, 20 PDF pages per read, 5 MiB per picture, 8 MiB per call; when a file is cut, "       \
+  "its element says so and gives the offset or pages to read next (a file past the call's "        \
+  "8 MiB is refused: read it in another call). "                                                   \
+  "Relative paths resolve against the workspace "                                                  \
   "root; files outside it, and secrets such as .env files and private keys, are refused."
 
 static const char tools_list[] =
@@ -54,7 +56,7 @@ static const char tools_list[] =
     "\"maxDimension\":{\"type\":\"integer\",\"minimum\":16,\"maximum\":8000,\"description\":"
     "\"Long edge of pictures, in pixels (default 1568).\"},"
     "\"maxTotalBytes\":{\"type\":\"integer\",\"minimum\":0,\"description\":\"Base64 bytes of all "
-    "pictures of the call (default 20 MiB).\"}}}}},"
+    "pictures of the call (default 8 MiB).\"}}}}},"
     "\"annotations\":{\"title\":\"Read files\",\"readOnlyHint\":true,\"destructiveHint\":false,"
     "\"idempotentHint\":true,\"openWorldHint\":false}}]}";
 
@@ -180,8 +182,16 @@ static int copy_paths(JsonNode *paths, JsonNode *pages, JsonNode *render, JsonBu
   return 0;
 }
 
+/* True when the call sets images.maxTotalBytes itself. */
+static bool mcp_images_budget_given(JsonObject *o) {
+  JsonNode *images = json_object_get_member(o, "images");
+
+  return images != NULL && JSON_NODE_HOLDS_OBJECT(images) &&
+         json_object_has_member(json_node_get_object(images), "maxTotalBytes");
+}
+
 int mcp_read_args_parse(JsonNode *arguments, ReadParams *ret, char **ret_error) {
-  static const char *const members[] = {"paths", "offset", "limit", "pages",
+  static const char *const members[] = {"paths",  "offset", "limit", "pages",
                                         "render", "images", NULL};
   static const char *const passed[] = {"offset", "limit", "images"};
   g_autoptr(JsonBuilder) b = json_builder_new();
@@ -196,10 +206,12 @@ int mcp_read_args_parse(JsonNode *arguments, ReadParams *ret, char **ret_error) 
     return -EINVAL;
   pages = json_object_get_member(o, "pages");
   render = json_object_get_member(o, "render");
-  if (pages != NULL && !JSON_NODE_HOLDS_VALUE(pages))
+  if (pages != NULL &&
+      (!JSON_NODE_HOLDS_VALUE(pages) || json_node_get_value_type(pages) != G_TYPE_STRING ||
+       !read_params_pages_valid(json_node_get_string(pages))))
     return fail(ret_error, "pages must be a page selection like \"3\", \"2-5\" or \"1,28-\"");
-  if (render != NULL && (!JSON_NODE_HOLDS_VALUE(render) ||
-                         json_node_get_value_type(render) != G_TYPE_BOOLEAN))
+  if (render != NULL &&
+      (!JSON_NODE_HOLDS_VALUE(render) || json_node_get_value_type(render) != G_TYPE_BOOLEAN))
     return fail(ret_error, "render must be a boolean");
   json_builder_begin_object(b);
   if (copy_paths(json_object_get_member(o, "paths"), pages, render, b, ret_error) < 0)
@@ -217,6 +229,9 @@ int mcp_read_args_parse(JsonNode *arguments, ReadParams *ret, char **ret_error) 
   if (read_params_parse(params, ret, ret_error) < 0)
     return -EINVAL;
   ret->format = format_get("mcp")->name;
+  ret->max_answer_bytes = MCP_MAX_ANSWER_BYTES;
+  if (!mcp_images_budget_given(o))
+    ret->max_total_image_bytes = MCP_DEFAULT_MAX_IMAGE_BYTES;
   return 0;
 }
 

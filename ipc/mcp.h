@@ -10,6 +10,10 @@
 #include "ipc/read-params.h"
 
 #define MCP_PROTOCOL_LATEST "2025-06-18"
+/* One tool result's content at most, and the pictures' base64 when the call does not say: MCP
+ * clients read a message whole (the TypeScript SDK refuses lines over 10 MiB). */
+#define MCP_MAX_ANSWER_BYTES ((size_t)8 * 1024 * 1024)
+#define MCP_DEFAULT_MAX_IMAGE_BYTES ((int64_t)8 * 1024 * 1024)
 #define MCP_TOOL_READ_FILES "read_files"
 
 /* The revision to speak with a client that asked for `requested` (may be NULL): the same when

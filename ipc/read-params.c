@@ -189,6 +189,7 @@ void read_params_init(ReadParams *ret) {
   ret->line_numbers = true;
   ret->max_dimension = READ_DEFAULT_MAX_DIMENSION;
   ret->max_total_image_bytes = READ_DEFAULT_MAX_TOTAL_IMAGE_BYTES;
+  ret->max_answer_bytes = READ_MAX_ANSWER_BYTES;
   ret->format = format_at(0)->name;
   ret->image_detail = READ_IMAGE_DETAIL_AUTO;
 }

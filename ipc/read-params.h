@@ -47,6 +47,7 @@ typedef struct {
       max_total_image_bytes; /* images.maxTotalBytes, default READ_DEFAULT_MAX_TOTAL_IMAGE_BYTES */
   const char *format;        /* a formatter's name (static, formatters/format.h); default "xml" */
   ReadImageDetail image_detail; /* images.detail, default READ_IMAGE_DETAIL_AUTO */
+  size_t max_answer_bytes;      /* not a param: the face's cap, default READ_MAX_ANSWER_BYTES */
 } ReadParams;
 
 /* Fills *ret with defaults. */

@@ -49,8 +49,8 @@ static guint assert_capped(RdResult *r, guint n) {
       continue;
     }
     ck_assert_str_eq(code, "FILE_TOO_LARGE");
-    ck_assert_msg(strstr(rd_file_str(r, i, "error"), "64 MiB") != NULL, "the error names no cap: %s",
-                  rd_file_str(r, i, "error"));
+    ck_assert_msg(strstr(rd_file_str(r, i, "error"), "64 MiB") != NULL,
+                  "the error names no cap: %s", rd_file_str(r, i, "error"));
     if (first == n)
       first = i;
   }

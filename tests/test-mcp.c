@@ -65,12 +65,11 @@ START_TEST(mcp_tools_list_schema) {
   schema = json_object_get_object_member(t, "inputSchema");
   ck_assert_str_eq(json_object_get_string_member(schema, "type"), "object");
   ck_assert(!json_object_get_boolean_member(schema, "additionalProperties"));
-  ck_assert_str_eq(json_array_get_string_element(json_object_get_array_member(schema, "required"),
-                                                 0),
-                   "paths");
+  ck_assert_str_eq(
+      json_array_get_string_element(json_object_get_array_member(schema, "required"), 0), "paths");
   props = json_object_get_object_member(schema, "properties");
-  for (const char *const *m = (const char *const[]){"paths", "offset", "limit", "pages", "render",
-                                                    "images", NULL};
+  for (const char *const *m =
+           (const char *const[]){"paths", "offset", "limit", "pages", "render", "images", NULL};
        *m != NULL; m++)
     ck_assert_msg(json_object_has_member(props, *m), "no %s in the schema", *m);
   ck_assert(json_object_get_boolean_member(json_object_get_object_member(t, "annotations"),
@@ -202,8 +201,7 @@ START_TEST(mcp_progress_and_request_lines) {
   params = json_object_get_object_member(json_node_get_object(pb), "params");
   ck_assert_int_eq(json_object_get_int_member(params, "progressToken"), 7);
   pr = parse(r);
-  ck_assert_str_eq(json_object_get_string_member(json_node_get_object(pr), "method"),
-                   "roots/list");
+  ck_assert_str_eq(json_object_get_string_member(json_node_get_object(pr), "method"), "roots/list");
   ck_assert_uint_eq(len, strlen(r));
 }
 END_TEST

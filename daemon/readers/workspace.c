@@ -73,11 +73,12 @@ int workspace_new_roots(const char *const *roots, bool confine, const char *cons
     p += p[0] == '/';
     g_ptr_array_add(strchr(p, '/') != NULL ? ws->path_pats : ws->name_pats, g_pattern_spec_new(p));
   }
-  if (confine && root == NULL) {
+  if (confine && roots == NULL) {
     *ret_error = g_strdup("confineToRoot needs a rootPath");
     goto fail;
   }
-  if (root != NULL && (confine || ws->path_pats->len > 0) &&
+  /* Confined to no root at all, nothing may be read. */
+  if (roots != NULL && (confine || ws->path_pats->len > 0) &&
       resolve_roots(ws, roots, ret_error) < 0)
     goto fail;
   *ret = ws;

@@ -19,8 +19,9 @@ int workspace_new(const char *root, bool confine, const char *const *exclude, Wo
                   char **ret_error);
 
 /* The same with several roots (roots: NULL-terminated, may be NULL): with `confine`, a file
- * must lie inside one of them; relative paths resolve against the first; a pattern with '/'
- * matches a path relative to the root that holds the file. */
+ * must lie inside one of them (an empty list confines to nothing: every file is refused);
+ * relative paths resolve against the first; a pattern with '/' matches a path relative to the
+ * root that holds the file. */
 int workspace_new_roots(const char *const *roots, bool confine, const char *const *exclude,
                         Workspace **ret, char **ret_error);
 

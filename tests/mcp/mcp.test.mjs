@@ -504,6 +504,69 @@ describe('fence (roots answered late)', () => {
   });
 });
 
+describe('fence (bad roots)', () => {
+  test('fence_bad_root_flag: a --root that is not a folder stops the server (exit 2), never widens the fence', () => {
+    const r = spawnSync(READERD, ['mcp', '--root', path.join(tmp, 'no-such-folder')], { cwd: tmp, input: '', encoding: 'utf8' });
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, /--root .*no-such-folder is not a folder/);
+  });
+
+  test('fence_bad_client_roots: roots that are not folders are left out; with none left, nothing is read', async () => {
+    const s = await connect({
+      cwd: tmp, // the cwd fence would allow hello.txt: the client's roots must replace it
+      capabilities: { roots: { listChanged: false } },
+      onRootsList: async () => ({ roots: [{ uri: pathToFileURL(path.join(tmp, 'no-such-folder')).href }] }),
+    });
+    try {
+      const r = await within(read(s.client, { paths: [path.join(tmp, 'hello.txt'), 'hello.txt'] }), 5000, 'answer');
+      const c = r.content.map((x) => contentOf(x.text));
+      assert.equal(c[0].attrs.code, 'ACCESS_DENIED');
+      assert.equal(c[1].attrs.code, 'ACCESS_DENIED');
+      assert.match(s.log(), /not a folder/);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('fence_roots_unanswered: a client that never answers roots/list gets its reads after 5 s, in the first fence', async () => {
+    const s = await connect({
+      cwd: tmp,
+      capabilities: { roots: { listChanged: false } },
+      onRootsList: () => new Promise(() => {}), // never answers
+    });
+    try {
+      const t0 = Date.now();
+      const c = onlyContent(await within(read(s.client, { paths: ['hello.txt'] }), 15000, 'answer'));
+      assert.ok(Date.now() - t0 >= 4000, 'the read waited for the roots');
+      assertMatchesDisk(c, path.join(tmp, 'hello.txt'));
+      assert.match(s.log(), /did not answer roots\/list/);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe('limits', () => {
+  test('answer_cap: a call answers at most 8 MiB of content, so every MCP client can take it; the rest is FILE_TOO_LARGE', async () => {
+    const big = path.join(tmp, 'full.txt');
+    fs.writeFileSync(big, Array.from({ length: 2000 }, (_, i) => `${String(i).padStart(4, '0')} the quick brown fox jumps over the lazy dog once more`).join('\n') + '\n');
+    const s = await connect({ args: ['--root', tmp] });
+    try {
+      const r = await read(s.client, { paths: Array(200).fill('full.txt') });
+      const c = r.content.map((x) => contentOf(x.text));
+      const first = c.findIndex((x) => x.attrs.code);
+      assert.ok(first > 10 && first < 200, `the cap cut at ${first}`);
+      for (const x of c.slice(first)) {
+        assert.equal(x.attrs.code, 'FILE_TOO_LARGE');
+        assert.match(x.attrs.error, /8 MiB/);
+      }
+      assert.ok(JSON.stringify(r).length < 10 << 20, 'the answer fits the SDK default buffer');
+    } finally {
+      await s.close();
+    }
+  });
+});
+
 describe('inspector', () => {
   const INSPECTOR = path.join(HERE, 'node_modules', '@modelcontextprotocol', 'inspector-cli', 'build');
   // The inspector CLI looks for its package.json relative to the working directory: it is run
