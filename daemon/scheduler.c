@@ -11,6 +11,7 @@ typedef struct {
   size_t running[SCHEDULER_N_CLASSES];
   size_t lanes_soft; /* lanes shared by everyone: the CPUs */
   uint64_t next_seq;
+  uint64_t clock; /* counts the units started, for SchedulerTask.served */
 } Scheduler;
 
 static GMutex registry_lock;
@@ -46,10 +47,13 @@ static void scheduler_free(Scheduler *s) {
   g_free(s);
 }
 
-/* True when a is owed a slot of cls before b: fewer units running, then older. */
+/* True when a is owed a slot of cls before b: fewer units running, then served less recently
+ * (never first: a newcomer does not wait while others take turns), then older. */
 static bool owed_before(const SchedulerTask *a, const SchedulerTask *b, SchedulerClass cls) {
   if (a->running[cls] != b->running[cls])
     return a->running[cls] < b->running[cls];
+  if (a->served[cls] != b->served[cls])
+    return a->served[cls] < b->served[cls];
   return a->seq < b->seq;
 }
 
@@ -86,6 +90,7 @@ static void dispatch(Scheduler *s) {
     while ((t = pick(s, (SchedulerClass)cls)) != NULL) {
       t->running[cls]++;
       s->running[cls]++;
+      t->served[cls] = ++s->clock;
       t->ops->start(t, (SchedulerClass)cls);
     }
   }

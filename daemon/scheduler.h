@@ -3,9 +3,10 @@
  * SVG renders: a thread that mostly waits on a worker process). Each class has its own slots,
  * so that blocking work never takes the threads text reads need, and work is queued on the
  * pool only when a slot is free: nothing waits in libuv's FIFO queue behind another request's
- * work. When a slot frees, it goes to the request with the fewest units of that class running
- * (the oldest first among equals), so a small request arriving behind a large one starts at
- * the next slice; a request with no lane at all may also take one of SCHEDULER_LANES_EXPRESS extra
+ * work. When a slot frees, it goes to the request with the fewest units of that class running,
+ * and among equals to the one served least recently (a request never served first), so a small
+ * request arriving behind large ones starts at the next slice and none waits behind others
+ * taking turns; a request with no lane at all may also take one of SCHEDULER_LANES_EXPRESS extra
  * lanes at once. Only the loop thread calls these functions. */
 #pragma once
 
@@ -44,6 +45,7 @@ struct SchedulerTask {
   const SchedulerOps *ops;
   void *sched; /* the loop's scheduler while joined, else NULL */
   uint64_t seq;
+  uint64_t served[SCHEDULER_N_CLASSES]; /* when it last started a unit of a class; 0: never */
   size_t running[SCHEDULER_N_CLASSES];
 };
 

@@ -122,6 +122,46 @@ START_TEST(scheduler_express_lanes_bounded) {
 }
 END_TEST
 
+/* Large requests taking turns at the lanes never keep a newcomer waiting: it has never been
+ * served, so the next lane that ends is its, ahead of older requests that wait too. */
+START_TEST(scheduler_newcomer_not_starved) {
+  enum { N = 20 };
+  Fake big[N], small = {.want = {1, 0}};
+  size_t turn = 0;
+
+  for (int i = 0; i < N; i++) {
+    big[i] = (Fake){.want = {1000000, 0}};
+    scheduler_join(&loop, &big[i].task, &fake_ops);
+  }
+  /* Lanes end one after another, as slices do: every big request gets turns. */
+  for (int k = 0; k < 10 * N; k++) {
+    while (big[turn % N].task.running[SCHEDULER_LANE] == 0)
+      turn++;
+    scheduler_done(&big[turn % N].task, SCHEDULER_LANE);
+    turn++;
+  }
+  for (int i = 0; i < N; i++)
+    ck_assert_msg(big[i].started[SCHEDULER_LANE] > 1, "request %d was starved", i);
+  scheduler_join(&loop, &small.task, &fake_ops);
+  ck_assert_uint_eq(scheduler_running(&loop, SCHEDULER_LANE), cpus() + SCHEDULER_LANES_EXPRESS);
+  ck_assert_uint_eq(small.started[SCHEDULER_LANE], 0);
+  while (big[turn % N].task.running[SCHEDULER_LANE] == 0)
+    turn++;
+  scheduler_done(&big[turn % N].task, SCHEDULER_LANE);
+  ck_assert_uint_eq(small.started[SCHEDULER_LANE], 1);
+  scheduler_done(&small.task, SCHEDULER_LANE);
+  scheduler_leave(&small.task);
+  for (int i = 0; i < N; i++) {
+    big[i].want[SCHEDULER_LANE] = 0;
+    while (big[i].task.running[SCHEDULER_LANE] > 0)
+      scheduler_done(&big[i].task, SCHEDULER_LANE);
+  }
+  for (int i = 0; i < N; i++)
+    scheduler_leave(&big[i].task);
+  ck_assert_uint_eq(scheduler_running(&loop, SCHEDULER_LANE), 0);
+}
+END_TEST
+
 START_TEST(scheduler_blocking_has_own_slots) {
   Fake pdfs = {.want = {0, 100}}, text = {.want = {5, 0}};
 
@@ -189,6 +229,7 @@ static Suite *scheduler_suite(void) {
   tcase_add_test(tc, scheduler_lanes_capped_at_cpus);
   tcase_add_test(tc, scheduler_new_request_starts_at_once);
   tcase_add_test(tc, scheduler_express_lanes_bounded);
+  tcase_add_test(tc, scheduler_newcomer_not_starved);
   tcase_add_test(tc, scheduler_blocking_has_own_slots);
   tcase_add_test(tc, scheduler_blocking_shared_fairly);
   tcase_add_test(tc, scheduler_kick_starts_new_work);
