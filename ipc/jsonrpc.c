@@ -203,14 +203,19 @@ static void jsonrpc_scan(JsonrpcScan *scan) {
       i++;
     } else if (c == '"') {
       i = jsonrpc_scan_string(scan, i + 1, depth);
+      /* A value alone at the top ends the JSON too: json-glib loses what it built when more
+       * follows ("2{...}"), so it must never see that. */
+      closed = depth == 0;
     } else if (c == '-' || g_ascii_isdigit(c)) {
       i = jsonrpc_scan_number(scan, i, depth);
       if (i == SIZE_MAX)
         scan->syntax_error = "malformed number";
+      closed = depth == 0;
     } else if (g_ascii_isalpha(c)) {
       i = jsonrpc_scan_literal(s, scan->len, i);
       if (i == SIZE_MAX)
         scan->syntax_error = "unexpected word; expected true, false or null";
+      closed = depth == 0;
     } else {
       scan->syntax_error = "unexpected character";
     }

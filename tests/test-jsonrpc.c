@@ -174,6 +174,12 @@ START_TEST(jsonrpc_unparsable_is_parse_error) {
       "{\"jsonrpc\":\"2.0\",\"id\":$1,\"method\":\"m\"}",
       "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":[null1]}",
       "\xef\xbb\xbf{}",
+      /* A value alone, then more: json-glib would lose the object it built (found by fuzzing). */
+      "2{\"jsonrpc\":\"2.0\",\"method\":\"n\",\"params\":{}}",
+      "\"s\"{\"jsonrpc\":\"2.0\",\"method\":\"n\",\"params\":{}}",
+      "true {\"a\":1}",
+      "null[1]",
+      "1 2",
   };
 
   for (size_t i = 0; i < G_N_ELEMENTS(bad); i++)
