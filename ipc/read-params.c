@@ -13,6 +13,7 @@
 
 #include <glib.h>
 
+#include "daemon/pdf/pdf-select.h"
 #include "formatters/format.h"
 
 #define PATH_ITEM_ERROR "paths[%zu] must be a non-empty string or an object with a \"path\""
@@ -251,44 +252,16 @@ fail:
 }
 
 /* Reads a page number (1..INT_MAX) at *s and moves *s past it. */
-static bool read_params_page_number(const char **s, long *ret) {
-  long v = 0;
-
-  if (!g_ascii_isdigit(**s))
-    return false;
-  for (; g_ascii_isdigit(**s); (*s)++) {
-    v = v * 10 + (**s - '0');
-    if (v > INT_MAX)
-      return false;
-  }
-  *ret = v;
-  return v >= 1;
-}
-
+/* The grammar has one home, the PDF reader's page selections (pdf-select.h). */
 bool read_params_pages_valid(const char *spec) {
-  const char *s = spec;
-  long first, last;
+  PdfSelection sel;
+  int r;
 
-  if (!s)
+  if (spec == NULL)
     return false;
-  for (;;) {
-    while (*s == ' ')
-      s++;
-    if (!read_params_page_number(&s, &first))
-      return false;
-    if (*s == '-') {
-      s++;
-      if (g_ascii_isdigit(*s) && (!read_params_page_number(&s, &last) || last < first))
-        return false;
-    }
-    while (*s == ' ')
-      s++;
-    if (*s == '\0')
-      return true;
-    if (*s != ',')
-      return false;
-    s++;
-  }
+  r = pdf_select_parse(spec, &sel);
+  pdf_select_clear(&sel);
+  return r == 0;
 }
 
 char *read_format_names(void) {

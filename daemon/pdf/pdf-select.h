@@ -1,5 +1,6 @@
 /* PDF page selections ("3", "2-5", "1,28-"): parsed, checked against a page count, walked,
- * and printed back for continuation notices. Pure: no I/O, no poppler. */
+ * and printed back for continuation notices. Pure: no I/O, no poppler. The one home of the
+ * grammar: the `pages` param is validated with pdf_select_parse() too. */
 #pragma once
 
 #include <stdbool.h>
