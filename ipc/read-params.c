@@ -7,7 +7,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -251,7 +250,6 @@ fail:
   return r;
 }
 
-/* Reads a page number (1..INT_MAX) at *s and moves *s past it. */
 /* The grammar has one home, the PDF reader's page selections (pdf-select.h). */
 bool read_params_pages_valid(const char *spec) {
   PdfSelection sel;
