@@ -7,6 +7,30 @@
 
 #define READ_CHUNK ((size_t)256 * 1024)
 
+/* Hands the complete records at the front of buf to consume() and removes them. Returns what
+ * consume() last said (1: everything was said), or a negative errno. */
+static int consume_records(GByteArray *buf, PdfCollectFn consume, void *data) {
+  size_t at = 0;
+  int r = 0;
+
+  while (r == 0) {
+    PdfRecord rec;
+    ssize_t used = pdf_wire_next(buf->data + at, buf->len - at, &rec);
+
+    if (used == 0)
+      break;
+    if (used < 0) {
+      r = (int)used;
+      break;
+    }
+    r = consume(&rec, data);
+    at += (size_t)used;
+  }
+  if (at > 0)
+    g_byte_array_remove_range(buf, 0, (guint)at);
+  return r;
+}
+
 PdfCollectOutcome pdf_collect(int sock, int64_t deadline, const atomic_bool *cancelled,
                               size_t max_pending, PdfCollectFn consume, void *data) {
   GByteArray *buf = g_byte_array_new();
@@ -40,7 +64,7 @@ PdfCollectOutcome pdf_collect(int sock, int64_t deadline, const atomic_bool *can
       continue;
     if (n <= 0)
       break; /* EOF (or a reset): the worker is gone */
-    r = consume(buf, data);
+    r = consume_records(buf, consume, data);
     if (r != 0) {
       out = r > 0 ? PDF_COLLECT_ENDED : PDF_COLLECT_BROKEN;
       break;

@@ -9,6 +9,8 @@
 
 #include <glib.h>
 
+#include "daemon/pdf/pdf-wire.h"
+
 #define PDF_COLLECT_SLICE_MS 50 /* how often a waiting reader looks at the cancel flag */
 
 typedef enum {
@@ -19,13 +21,13 @@ typedef enum {
   PDF_COLLECT_BROKEN,    /* it sent something that is not the protocol, or too much */
 } PdfCollectOutcome;
 
-/* Applies the complete records at the front of buf and removes them. Returns 1 when the worker
- * has said everything, 0 when more is to come, or a negative errno when the records break the
- * protocol. */
-typedef int (*PdfCollectFn)(GByteArray *buf, void *data);
+/* Applies one record (pdf-wire.h). Returns 1 when the worker has said everything, 0 when more
+ * is to come, or a negative errno when the record breaks the protocol. */
+typedef int (*PdfCollectFn)(const PdfRecord *rec, void *data);
 
-/* Reads the worker's socket until consume() says it has everything, the worker closes the
- * socket, consume() finds a broken record, more than max_pending bytes wait unconsumed, the
+/* Reads the worker's socket and hands each complete record to consume(), until it says the
+ * worker has said everything, the worker closes the socket, a record is broken, more than
+ * max_pending bytes wait for the rest of a record, the
  * monotonic time `deadline` (microseconds) passes, or *cancelled (may be NULL) is set. */
 PdfCollectOutcome pdf_collect(int sock, int64_t deadline, const atomic_bool *cancelled,
                               size_t max_pending, PdfCollectFn consume, void *data);

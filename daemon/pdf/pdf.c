@@ -229,31 +229,10 @@ static int collect_record(Collect *c, const PdfRecord *rec) {
   }
 }
 
-/* Applies the complete records at the front of buf and removes them. */
-static int collect_buffer(Collect *c, GByteArray *buf) {
-  size_t at = 0;
-  int r = 0;
-
-  while (r == 0 && !c->ended) {
-    PdfRecord rec;
-    ssize_t used = pdf_wire_next(buf->data + at, buf->len - at, &rec);
-
-    if (used == 0)
-      break;
-    if (used < 0)
-      return (int)used;
-    r = collect_record(c, &rec);
-    at += (size_t)used;
-  }
-  if (at > 0)
-    g_byte_array_remove_range(buf, 0, (guint)at);
-  return r;
-}
-
-/* The records so far, for pdf_collect(): 1 once the worker has said everything. */
-static int collect_consume(GByteArray *buf, void *data) {
+/* One record, for pdf_collect(): 1 once the worker has said everything. */
+static int collect_consume(const PdfRecord *rec, void *data) {
   Collect *c = data;
-  int r = collect_buffer(c, buf);
+  int r = collect_record(c, rec);
 
   if (r < 0)
     return r;

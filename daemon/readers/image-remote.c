@@ -133,31 +133,10 @@ static int answer_record(Answer *a, const PdfRecord *rec) {
   }
 }
 
-/* Applies the complete records at the front of buf and removes them. */
-static int answer_buffer(Answer *a, GByteArray *buf) {
-  size_t at = 0;
-  int r = 0;
-
-  while (r == 0 && !a->ended) {
-    PdfRecord rec;
-    ssize_t used = pdf_wire_next(buf->data + at, buf->len - at, &rec);
-
-    if (used == 0)
-      break;
-    if (used < 0)
-      return (int)used;
-    r = answer_record(a, &rec);
-    at += (size_t)used;
-  }
-  if (at > 0)
-    g_byte_array_remove_range(buf, 0, (guint)at);
-  return r;
-}
-
-/* The answer so far, for pdf_collect(): 1 once it is complete. */
-static int answer_consume(GByteArray *buf, void *data) {
+/* One record, for pdf_collect(): 1 once the worker has said everything. */
+static int answer_consume(const PdfRecord *rec, void *data) {
   Answer *a = data;
-  int r = answer_buffer(a, buf);
+  int r = answer_record(a, rec);
 
   if (r < 0)
     return r;
