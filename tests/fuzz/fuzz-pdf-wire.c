@@ -50,6 +50,8 @@ static ssize_t cut_records(GByteArray *buf, GByteArray *out) {
   size_t at = 0;
   ssize_t used;
 
+  if (buf->len == 0) /* data is NULL then, and NULL + 0 is undefined */
+    return 0;
   for (;;) {
     PdfRecord rec;
 
