@@ -174,8 +174,10 @@ static size_t jsonrpc_scan_literal(const char *s, size_t len, size_t i) {
   return SIZE_MAX;
 }
 
-/* Checks the tokens and nesting of a line that is valid UTF-8 without NUL bytes. The grammar
- * between tokens (commas, colons, matching brackets) is left to json-glib. */
+/* Checks the tokens and nesting of a line that is valid UTF-8 without NUL bytes, and that
+ * nothing follows the first whole value, scalar or not (json-glib leaks a value it parsed
+ * after the root before it reports the error). The grammar between tokens (commas, colons,
+ * matching brackets) is left to json-glib. */
 static void jsonrpc_scan(JsonrpcScan *scan) {
   const char *s = scan->line;
   unsigned depth = 0;

@@ -812,6 +812,36 @@ START_TEST(files_encodings) {
 }
 END_TEST
 
+/* A bad unit in UTF-16 or UTF-32 is one U+FFFD, as a bad sequence in UTF-8 is: the file is
+ * read to its end, never refused as a whole. */
+START_TEST(files_wide_bad_units_read_on) {
+  static const char lone16[] = "\xff\xfe"
+                               "o\0k\0\n\0\x00\xd8"
+                               "a\0\n\0l\0a\0s\0t\0\n\0";
+  static const char past32[] = "\0\0\xfe\xff\0\0\0x\0\x11\0\0\0\0\0\n\0\0\0y";
+  char *p16 = put("lone-surrogate.txt", lone16, sizeof lone16 - 1);
+  char *p32 = put("past-max.txt", past32, sizeof past32 - 1);
+  const char *paths[] = {p16, p32};
+  RdResult *r = rd_read_paths(conn, paths, 2, "\"lineNumbers\":false");
+
+  assert_no_code(r, 0);
+  assert_no_code(r, 1);
+  ck_assert_str_eq(rd_file_str(r, 0, "encoding"), "utf-16le");
+  ck_assert_int_eq(rd_file_int(r, 0, "lines"), 3);
+  char *t = rd_text(r, 0);
+  ck_assert_str_eq(t, "ok\n\xef\xbf\xbd"
+                      "a\nlast\n");
+  g_free(t);
+  ck_assert_str_eq(rd_file_str(r, 1, "encoding"), "utf-32be");
+  ck_assert_int_eq(rd_file_int(r, 1, "lines"), 2);
+  t = rd_text(r, 1);
+  ck_assert_str_eq(t, "x\xef\xbf\xbd\ny\n");
+  g_free(t);
+  rd_result_free(r);
+  g_free(p16), g_free(p32);
+}
+END_TEST
+
 /* A UTF-8 file with one stray byte (a Latin-1 letter pasted into a comment, a cut
  * multi-byte character) is still a UTF-8 file: its other characters must not turn into
  * mojibake. */
@@ -1212,6 +1242,7 @@ static Suite *files_suite(void) {
   tcase_add_test(tc, files_eol);
   tcase_add_test(tc, files_encodings);
   tcase_add_test(tc, files_mostly_utf8);
+  tcase_add_test(tc, files_wide_bad_units_read_on);
   tcase_add_test(tc, files_hostile_xml);
   tcase_add_test(tc, files_images_generated);
   tcase_add_test(tc, files_images_real);

@@ -187,6 +187,24 @@ START_TEST(jsonrpc_unparsable_is_parse_error) {
 }
 END_TEST
 
+/* Anything after a top-level scalar is refused by readerd's own scan, before json-glib, which
+ * would leak the second value. */
+START_TEST(jsonrpc_data_after_a_scalar_is_parse_error) {
+  static const char *const bad[] = {"0{}", "\"a\" []", "true {\"a\":1}", "-1.5e3 2", "null\"x\""};
+
+  for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+    JsonrpcMessage msg;
+    JsonNode *id = NULL;
+    g_autofree char *error = NULL;
+    int r = jsonrpc_parse(bad[i], strlen(bad[i]), &msg, &id, &error);
+
+    ck_assert_int_eq(r, JSONRPC_PARSE_ERROR);
+    ck_assert_ptr_null(id);
+    ck_assert_msg(strstr(error, "after the JSON value") != NULL, "%s: %s", bad[i], error);
+  }
+}
+END_TEST
+
 START_TEST(jsonrpc_nul_byte_or_bad_utf8_is_parse_error) {
   static const char with_nul[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\0\"}";
 
@@ -538,6 +556,7 @@ static Suite *jsonrpc_suite(void) {
   tcase_add_test(tc, jsonrpc_params_array_or_null);
   tcase_add_test(tc, jsonrpc_responses_are_recognised);
   tcase_add_test(tc, jsonrpc_unparsable_is_parse_error);
+  tcase_add_test(tc, jsonrpc_data_after_a_scalar_is_parse_error);
   tcase_add_test(tc, jsonrpc_nul_byte_or_bad_utf8_is_parse_error);
   tcase_add_test(tc, jsonrpc_line_need_not_be_nul_terminated);
   tcase_add_test(tc, jsonrpc_nesting_is_limited);

@@ -308,19 +308,120 @@ START_TEST(text_windows1252_undefined_byte_later) {
 }
 END_TEST
 
-START_TEST(text_conversion_failure_midway) {
+/* A lone surrogate is one bad unit, shown as U+FFFD as invalid UTF-8 is: the rest reads on. */
+START_TEST(text_utf16_lone_surrogate_replaced) {
   FileResult res;
 
   /* UTF-16LE: "ok\n", then a high surrogate followed by "a" instead of a low one. */
-  ck_assert_int_eq(read_data("bad16.txt",
+  ck_assert_int_eq(read_data("bad16le.txt",
                              B("\xFF\xFEo\0k\0\n\0\x00\xD8"
                                "a\0\n\0"),
                              &res),
-                   -EILSEQ);
-  ck_assert_str_eq(res.code, CODE_CONVERSION_FAILED);
-  ck_assert_msg(strstr(res.error, "utf-16le") != NULL, "error: %s", res.error);
-  ck_assert_ptr_null(res.content);
+                   0);
+  assert_text(&res, "ok\n\uFFFDa\n", "utf-16le");
+  ck_assert_int_eq(res.lines, 2);
   file_result_clear(&res);
+
+  /* UTF-16BE: a low surrogate with no high one before it, and a pair the other way round. */
+  ck_assert_int_eq(read_data("bad16be.txt", B("\xFE\xFF\0x\xDC\x00\0y\xDC\x00\xD8\x3D\0\n"), &res),
+                   0);
+  assert_text(&res, "x\uFFFDy\uFFFD\uFFFD\n", "utf-16be");
+  file_result_clear(&res);
+}
+END_TEST
+
+/* The end of the file inside a unit: a high surrogate with nothing after it, an odd byte. */
+START_TEST(text_utf16_cut_at_end_of_file) {
+  FileResult res;
+
+  ck_assert_int_eq(read_data("end-high.txt",
+                             B("\xFF\xFE"
+                               "a\0\n\0b\0\x3D\xD8"),
+                             &res),
+                   0);
+  assert_text(&res, "a\nb\uFFFD\n", "utf-16le");
+  ck_assert_int_eq(res.lines, 2);
+  file_result_clear(&res);
+
+  ck_assert_int_eq(read_data("end-odd.txt", B("\xFE\xFF\0a\0\n\0b\0"), &res), 0);
+  assert_text(&res, "a\nb\uFFFD\n", "utf-16be");
+  file_result_clear(&res);
+}
+END_TEST
+
+/* UTF-32 values that are no characters (past U+10FFFF, surrogates) and a cut last unit. */
+START_TEST(text_utf32_invalid_units_replaced) {
+  FileResult res;
+
+  ck_assert_int_eq(read_data("bad32le.txt",
+                             B("\xFF\xFE\0\0"
+                               "a\0\0\0\0\0\x11\0\n\0\0\0\x00\xD8\0\0"
+                               "b\0\0\0\xFF\xFF\xFF\xFF\n\0\0\0\x00\xF6\x01\0c\0"),
+                             &res),
+                   0);
+  assert_text(&res, "a\uFFFD\n\uFFFDb\uFFFD\n\U0001F600\uFFFD\n", "utf-32le");
+  ck_assert_int_eq(res.lines, 3);
+  file_result_clear(&res);
+
+  ck_assert_int_eq(read_data("bad32be.txt", B("\0\0\xFE\xFF\0\x11\0\0\0\0\0z"), &res), 0);
+  assert_text(&res, "\uFFFDz\n", "utf-32be");
+  file_result_clear(&res);
+}
+END_TEST
+
+/* Bad units past the head, one of them a high surrogate cut by the end of the head: the file
+ * streams to its end, each bad unit one U+FFFD, and the window and line count stay right. */
+START_TEST(text_utf16_bad_units_streamed) {
+  GString *text = g_string_new(NULL);
+  GByteArray *data = g_byte_array_new();
+  g_autofree char *path = NULL, *want = NULL, *a66 = g_strnfill(66, 'a');
+  const char *notice;
+  TextOptions o = topts(1, 1000000, false);
+  FileResult res;
+
+  g_byte_array_append(data, (const guint8 *)"\xFF\xFE", 2);
+  /* 32766 units of "a" and "\n" end at byte 65534: the high surrogate is the head's last
+   * unit, and the next chunk starts with "b", not a low surrogate. */
+  for (int i = 0; i < 32766; i++) {
+    const char *u = i % 100 == 99 ? "\n\0" : "a\0";
+
+    g_byte_array_append(data, (const guint8 *)u, 2);
+    g_string_append_c(text, i % 100 == 99 ? '\n' : 'a');
+  }
+  g_byte_array_append(data,
+                      (const guint8 *)"\x00\xD8"
+                                      "b\0\n\0",
+                      6);
+  g_string_append(text, "\uFFFDb\n");
+  for (int i = 0; i < 50000; i++) {
+    g_byte_array_append(data, (const guint8 *)"c\0\x00\xDC\n\0", 6);
+    g_string_append(text, "c\uFFFD\n");
+  }
+  ck_assert_uint_eq(data->len, 2 + 32766 * 2 + 6 + 50000 * 6);
+  path = put("bad16-big.txt", data->data, data->len);
+  ck_assert_int_eq(read_path(path, &o, &res), 0);
+  ck_assert_msg(res.code == NULL, "%s", res.error);
+  ck_assert_str_eq(res.encoding, "utf-16le");
+  ck_assert_int_eq(res.lines, 327 + 1 + 50000);
+  ck_assert(res.truncated); /* the 100 KiB content cap */
+  /* What the cap lets through is the start of the expected text, then the notice. */
+  notice = strstr(res.content, "\u2026 ");
+  ck_assert_ptr_nonnull(notice);
+  ck_assert(strncmp(res.content, text->str, (size_t)(notice - res.content)) == 0);
+  ck_assert(notice - res.content > 90 * 1024);
+  file_result_clear(&res);
+
+  /* Line 328: the 66 "a" after the last full hundred, the bad surrogate, "b". */
+  o = topts(327 + 1, 3, false);
+  ck_assert_int_eq(read_path(path, &o, &res), 0);
+  g_free(want);
+  want = g_strdup_printf("%s\uFFFDb\nc\uFFFD\nc\uFFFD\n"
+                         "\u2026 49998 more lines not shown; continue with offset=331\n",
+                         a66);
+  assert_text(&res, want, "utf-16le");
+  file_result_clear(&res);
+  g_string_free(text, TRUE);
+  g_byte_array_unref(data);
 }
 END_TEST
 
@@ -555,7 +656,10 @@ static Suite *text_suite(void) {
   tcase_add_test(tc, text_cut_last_character);
   tcase_add_test(tc, text_unknown_8bit_falls_back_to_latin1);
   tcase_add_test(tc, text_windows1252_undefined_byte_later);
-  tcase_add_test(tc, text_conversion_failure_midway);
+  tcase_add_test(tc, text_utf16_lone_surrogate_replaced);
+  tcase_add_test(tc, text_utf16_cut_at_end_of_file);
+  tcase_add_test(tc, text_utf32_invalid_units_replaced);
+  tcase_add_test(tc, text_utf16_bad_units_streamed);
   tcase_add_test(tc, text_binary_with_nul);
   tcase_add_test(tc, text_elf_binary);
   tcase_add_test(tc, text_nul_after_the_head);

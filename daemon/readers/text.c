@@ -11,28 +11,28 @@
 
 #define CHUNK_SIZE ((size_t)64 * 1024) /* bytes read at a time after the head */
 #define CARRY_MAX 16                   /* bytes of a character split across two chunks */
-#define ICONV_OUT_SIZE ((size_t)16 * 1024)
+#define OUT_SIZE ((size_t)16 * 1024)   /* decoded bytes handed to the line engine at a time */
 
 static const char REPLACEMENT[] = "\xEF\xBF\xBD"; /* U+FFFD */
 
-typedef enum { DECODE_UTF8, DECODE_ICONV } DecodeKind;
+typedef enum { DECODE_UTF8, DECODE_UTF16, DECODE_UTF32, DECODE_ICONV } DecodeKind;
 
 /* How the file is decoded, chosen from its head. */
 typedef struct {
   DecodeKind kind;
   const char *name;     /* reported encoding, static */
   const char *from;     /* iconv source charset (DECODE_ICONV) */
+  bool big_endian;      /* DECODE_UTF16, DECODE_UTF32 */
   bool bom;             /* a UTF-8 byte-order mark */
   size_t skip;          /* bytes of byte-order mark to drop */
   size_t head_valid;    /* bytes after skip already checked: valid UTF-8, no NUL */
-  bool wide;            /* UTF-16/32: NUL bytes are part of characters */
   bool latin1_fallback; /* bytes the charset leaves undefined decode as ISO-8859-1 */
 } Encoding;
 
 typedef struct {
   Encoding enc;
   GIConv cd; /* (GIConv)-1 unless DECODE_ICONV */
-  char *out; /* iconv output buffer */
+  char *out; /* output buffer of the decoders other than UTF-8 */
   Lines lines;
   int64_t base;   /* file offset of the buffer being decoded */
   int64_t err_at; /* file offset of the byte that failed */
@@ -100,15 +100,12 @@ static size_t utf8_valid_prefix(const uint8_t *p, size_t n) {
   return i;
 }
 
-/* Feeds decoded UTF-8 to the line engine. Only UTF-16/32 can decode to U+0000: it becomes
- * U+FFFD, so that the content stays a C string. */
+/* Feeds iconv's UTF-8 to the line engine. Input NUL bytes refuse the file before iconv sees
+ * them, but should a charset decode something else to U+0000, it becomes U+FFFD, so that the
+ * content stays a C string. */
 static void emit(Decoder *d, const char *p, size_t n) {
   const char *nul;
 
-  if (!d->enc.wide) {
-    lines_feed(&d->lines, p, n);
-    return;
-  }
   while (n > 0 && (nul = memchr(p, '\0', n)) != NULL) {
     lines_feed(&d->lines, p, (size_t)(nul - p));
     lines_feed(&d->lines, REPLACEMENT, 3);
@@ -154,30 +151,119 @@ static ssize_t decode_utf8(Decoder *d, const uint8_t *p, size_t n, bool final) {
   return (ssize_t)i;
 }
 
+/* Writes code point c as UTF-8 into out (room for 4 bytes) and returns its length. What is not
+ * a character of a C string (U+0000, a surrogate, a value past U+10FFFF) becomes U+FFFD. */
+static size_t put_utf8(char *out, uint32_t c) {
+  if (c == 0 || (c >= 0xD800 && c <= 0xDFFF) || c > 0x10FFFF)
+    c = 0xFFFD;
+  if (c < 0x80) {
+    out[0] = (char)c;
+    return 1;
+  }
+  if (c < 0x800) {
+    out[0] = (char)(0xC0 | c >> 6);
+    out[1] = (char)(0x80 | (c & 0x3F));
+    return 2;
+  }
+  if (c < 0x10000) {
+    out[0] = (char)(0xE0 | c >> 12);
+    out[1] = (char)(0x80 | ((c >> 6) & 0x3F));
+    out[2] = (char)(0x80 | (c & 0x3F));
+    return 3;
+  }
+  out[0] = (char)(0xF0 | c >> 18);
+  out[1] = (char)(0x80 | ((c >> 12) & 0x3F));
+  out[2] = (char)(0x80 | ((c >> 6) & 0x3F));
+  out[3] = (char)(0x80 | (c & 0x3F));
+  return 4;
+}
+
+static uint32_t get16(const uint8_t *p, bool be) {
+  return be ? (uint32_t)p[0] << 8 | p[1] : (uint32_t)p[1] << 8 | p[0];
+}
+
+static uint32_t get32(const uint8_t *p, bool be) {
+  return be ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]
+            : (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
+/* The code point of the UTF-16 unit at p (n >= 2 bytes available), a surrogate pair joined;
+ * a lone surrogate is returned as it is (put_utf8 replaces it). Returns the bytes it takes,
+ * or 0 when a high surrogate needs the next unit and only `final` says it will not come. */
+static size_t utf16_next(const uint8_t *p, size_t n, bool be, bool final, uint32_t *ret) {
+  uint32_t c = get16(p, be), lo;
+
+  *ret = c;
+  if (c < 0xD800 || c > 0xDBFF)
+    return 2;
+  if (n < 4)
+    return final ? 2 : 0;
+  lo = get16(p + 2, be);
+  if (lo < 0xDC00 || lo > 0xDFFF)
+    return 2;
+  *ret = 0x10000 + ((c - 0xD800) << 10) + (lo - 0xDC00);
+  return 4;
+}
+
+/* Decodes UTF-16 or UTF-32 in the encoding's byte order, as decode_utf8 does UTF-8: a lone
+ * surrogate, a UTF-32 value past U+10FFFF or a unit cut by the end of the file becomes U+FFFD
+ * and the file reads on. Returns the bytes consumed (a unit or surrogate pair cut by the end
+ * of the buffer is left for the next call unless `final`). Never fails. */
+static ssize_t decode_wide(Decoder *d, const uint8_t *p, size_t n, bool final) {
+  size_t unit = d->enc.kind == DECODE_UTF32 ? 4 : 2, i = 0, o = 0;
+  bool be = d->enc.big_endian;
+
+  while (n - i >= unit) {
+    uint32_t c;
+    size_t used = unit;
+
+    if (o > OUT_SIZE - 4) {
+      lines_feed(&d->lines, d->out, o);
+      o = 0;
+    }
+    if (unit == 4)
+      c = get32(p + i, be);
+    else if ((used = utf16_next(p + i, n - i, be, final, &c)) == 0)
+      break;
+    o += put_utf8(d->out + o, c);
+    i += used;
+  }
+  lines_feed(&d->lines, d->out, o);
+  if (final && i < n) {
+    lines_feed(&d->lines, REPLACEMENT, 3);
+    i = n;
+  }
+  return (ssize_t)i;
+}
+
 /* Decodes through iconv. Returns the bytes consumed (an incomplete character at the end is
- * left for the next call unless `final`), or a negative errno (-EILSEQ: not convertible). */
+ * left for the next call unless `final`), or -ENOTSUP for a NUL byte. A byte the charset
+ * cannot convert becomes U+FFFD (with latin1_fallback: its ISO-8859-1 character) and the file
+ * reads on, as in UTF-8. */
 static ssize_t decode_iconv(Decoder *d, const uint8_t *p, size_t n, bool final) {
   gchar *in = (gchar *)p;
   gsize inleft = n;
-  int r = d->enc.wide ? 0 : check_nul(d, p, n);
+  int r = check_nul(d, p, n);
 
   if (r < 0)
     return r;
   while (inleft > 0) {
     gchar *out = d->out;
-    gsize outleft = ICONV_OUT_SIZE;
+    gsize outleft = OUT_SIZE;
     gsize res = g_iconv(d->cd, &in, &inleft, &out, &outleft);
     int err = errno;
 
-    emit(d, d->out, ICONV_OUT_SIZE - outleft);
+    emit(d, d->out, OUT_SIZE - outleft);
     if (res != (gsize)-1 || err == E2BIG)
       continue;
-    if (err == EINVAL) { /* a character cut by the end of the buffer */
-      if (!final)
-        break;
+    /* A character cut by the end of the buffer waits for the next one, unless the file ends
+     * there or it is longer than any character is: then it is not a character. */
+    if (err == EINVAL && !final && inleft <= CARRY_MAX)
+      break;
+    if (err == EINVAL && final) {
       lines_feed(&d->lines, REPLACEMENT, 3);
       inleft = 0;
-    } else if (err == EILSEQ && d->enc.latin1_fallback) {
+    } else if (d->enc.latin1_fallback) {
       uint8_t b = (uint8_t)*in;
       char two[2] = {(char)(0xC0 | (b >> 6)), (char)(0x80 | (b & 0x3F))};
 
@@ -188,28 +274,35 @@ static ssize_t decode_iconv(Decoder *d, const uint8_t *p, size_t n, bool final) 
       in++;
       inleft--;
     } else {
-      d->err_at = d->base + (in - (gchar *)p);
-      return -EILSEQ;
+      lines_feed(&d->lines, REPLACEMENT, 3);
+      in++;
+      inleft--;
     }
   }
   return (ssize_t)(n - inleft);
 }
 
 static ssize_t decode(Decoder *d, const uint8_t *p, size_t n, bool final) {
-  if (d->enc.kind == DECODE_UTF8)
+  switch (d->enc.kind) {
+  case DECODE_UTF8:
     return decode_utf8(d, p, n, final);
-  return decode_iconv(d, p, n, final);
+  case DECODE_UTF16:
+  case DECODE_UTF32:
+    return decode_wide(d, p, n, final);
+  default:
+    return decode_iconv(d, p, n, final);
+  }
 }
 
 /* Ends an iconv stream: a stateful charset may still have output. */
 static void decode_flush(Decoder *d) {
   gchar *out = d->out;
-  gsize outleft = ICONV_OUT_SIZE;
+  gsize outleft = OUT_SIZE;
 
   if (d->enc.kind != DECODE_ICONV)
     return;
   g_iconv(d->cd, NULL, NULL, &out, &outleft);
-  emit(d, d->out, ICONV_OUT_SIZE - outleft);
+  emit(d, d->out, OUT_SIZE - outleft);
 }
 
 /* True when iconv converts all of p from `from` without an invalid sequence. */
@@ -239,21 +332,27 @@ static bool iconv_accepts(const char *from, const uint8_t *p, size_t n) {
 static const struct {
   const char *bytes;
   size_t len;
-  const char *from; /* NULL: UTF-8 */
+  DecodeKind kind;
+  bool big_endian;
   const char *name;
 } BOMS[] = {
-    {"\xEF\xBB\xBF", 3, NULL, "utf-8"},
-    {"\xFF\xFE\x00\x00", 4, "UTF-32LE", "utf-32le"},
-    {"\x00\x00\xFE\xFF", 4, "UTF-32BE", "utf-32be"},
-    {"\xFF\xFE", 2, "UTF-16LE", "utf-16le"},
-    {"\xFE\xFF", 2, "UTF-16BE", "utf-16be"},
+    {"\xEF\xBB\xBF", 3, DECODE_UTF8, false, "utf-8"},
+    {"\xFF\xFE\x00\x00", 4, DECODE_UTF32, false, "utf-32le"},
+    {"\x00\x00\xFE\xFF", 4, DECODE_UTF32, true, "utf-32be"},
+    {"\xFF\xFE", 2, DECODE_UTF16, false, "utf-16le"},
+    {"\xFE\xFF", 2, DECODE_UTF16, true, "utf-16be"},
 };
 
 static void use_iconv(Encoding *enc, const char *from, const char *name) {
   enc->kind = DECODE_ICONV;
   enc->from = from;
   enc->name = name;
-  enc->wide = g_str_has_prefix(from, "UTF-16") || g_str_has_prefix(from, "UTF-32");
+}
+
+static void use_wide(Encoding *enc, DecodeKind kind, bool big_endian, const char *name) {
+  enc->kind = kind;
+  enc->big_endian = big_endian;
+  enc->name = name;
 }
 
 static bool pick_by_bom(const uint8_t *head, size_t n, Encoding *enc) {
@@ -261,10 +360,10 @@ static bool pick_by_bom(const uint8_t *head, size_t n, Encoding *enc) {
     if (n < BOMS[i].len || memcmp(head, BOMS[i].bytes, BOMS[i].len) != 0)
       continue;
     enc->skip = BOMS[i].len;
-    if (BOMS[i].from == NULL)
+    if (BOMS[i].kind == DECODE_UTF8)
       enc->bom = true;
     else
-      use_iconv(enc, BOMS[i].from, BOMS[i].name);
+      use_wide(enc, BOMS[i].kind, BOMS[i].big_endian, BOMS[i].name);
     return true;
   }
   return false;
@@ -303,9 +402,9 @@ static int pick_by_charset(const char *cs, const uint8_t *head, size_t n, Encodi
   if (strcmp(cs, "utf-8") == 0 || strcmp(cs, "us-ascii") == 0)
     return 0; /* UTF-8 after all, with bad sequences replaced */
   if (strcmp(cs, "utf-16le") == 0) {
-    use_iconv(enc, "UTF-16LE", "utf-16le");
+    use_wide(enc, DECODE_UTF16, false, "utf-16le");
   } else if (strcmp(cs, "utf-16be") == 0) {
-    use_iconv(enc, "UTF-16BE", "utf-16be");
+    use_wide(enc, DECODE_UTF16, true, "utf-16be");
   } else if (strcmp(cs, "iso-8859-1") == 0 || strcmp(cs, "unknown-8bit") == 0) {
     /* Latin-1 text with bytes 0x80-0x9F is almost always Windows-1252 (smart quotes, €):
      * those are control characters in ISO-8859-1. */
@@ -402,8 +501,9 @@ static int decoder_open(Decoder *d, const TextOptions *opt, size_t size_hint, Fi
                        d->enc.name);
       return -ENOTSUP;
     }
-    d->out = g_malloc(ICONV_OUT_SIZE);
   }
+  if (d->enc.kind != DECODE_UTF8)
+    d->out = g_malloc(OUT_SIZE);
   lines_init(&d->lines, &lo);
   return 0;
 }
@@ -423,7 +523,8 @@ static bool is_cancelled(const TextOptions *opt) {
 
 /* Reads and decodes the rest of the file in chunks. `rest` holds the head's undecoded tail
  * (a character cut by the end of the head). Returns 0, or a negative errno: -ECANCELED,
- * -ENOTSUP (binary), -EILSEQ (not convertible), or read()'s error. */
+ * -ENOTSUP (binary), -EILSEQ (a decoder left more than one character undecoded, which none
+ * does), or read()'s error. */
 static int stream_rest(Decoder *d, int fd, const uint8_t *rest, size_t rest_len,
                        const TextOptions *opt) {
   uint8_t *buf = g_malloc(CARRY_MAX + CHUNK_SIZE);

@@ -4,6 +4,7 @@
  * set speak to the MCP handler, the others to readerd's own. Whatever the input, the
  * connection must close cleanly and leave the loop with nothing open. */
 #include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -52,11 +53,14 @@ static void settle(uv_loop_t *loop, int fd) {
   }
 }
 
-/* Sends all n bytes, running the loop whenever the socket is full. */
-static void send_piece(uv_loop_t *loop, int fd, const uint8_t *p, size_t n) {
+/* Sends all n bytes, running the loop whenever the socket is full. Returns false when the
+ * connection has closed its end (after `exit`, or a protocol error that ends it). */
+static bool send_piece(uv_loop_t *loop, int fd, const uint8_t *p, size_t n) {
   while (n > 0) {
-    ssize_t w = write(fd, p, n);
+    ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
 
+    if (w < 0 && (errno == EPIPE || errno == ECONNRESET))
+      return false;
     if (w < 0 && errno != EAGAIN && errno != EINTR)
       abort();
     if (w > 0) {
@@ -66,6 +70,7 @@ static void send_piece(uv_loop_t *loop, int fd, const uint8_t *p, size_t n) {
     uv_run(loop, UV_RUN_NOWAIT);
     drain(fd);
   }
+  return true;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -76,6 +81,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int sv[2], err = 0;
   Conn *c;
 
+  /* As the daemon does (main.c): a peer that went away makes writes fail, not the process. */
+  signal(SIGPIPE, SIG_IGN);
   if (uv_loop_init(&loop) != 0 ||
       socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv) < 0)
     abort();
@@ -87,7 +94,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
     if (n > size - off)
       n = size - off;
-    send_piece(&loop, sv[1], data + off, n);
+    if (!send_piece(&loop, sv[1], data + off, n))
+      break;
     off += n;
   }
   /* Half of the inputs wait for their answers; the others hang up at once, so that the

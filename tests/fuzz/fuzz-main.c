@@ -18,6 +18,9 @@ static int fuzz_main_file(const char *path) {
     fprintf(stderr, "%s\n", error->message);
     return -1;
   }
+  /* Named first, so that a target that aborts shows which input did it. */
+  printf("%s\n", path);
+  fflush(stdout);
   LLVMFuzzerTestOneInput((const uint8_t *)data, size);
   g_free(data);
   return 0;

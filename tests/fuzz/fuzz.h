@@ -1,0 +1,33 @@
+/* What the fuzz targets share: an assertion that holds in every build type, and the piece sizes
+ * a stream is cut into. */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define fuzz_assert(cond)                                                                          \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      fprintf(stderr, "%s:%d: assertion failed: %s\n", __FILE__, __LINE__, #cond);                 \
+      abort();                                                                                     \
+    }                                                                                              \
+  } while (0)
+
+/* The next piece size, 1 to max but at most `left`, from a xorshift state seeded by the input:
+ * the same input is always cut the same way. *state must not start at 0. */
+static inline size_t fuzz_piece(uint32_t *state, size_t max, size_t left) {
+  size_t n;
+
+  uint32_t x = *state;
+
+  x ^= x << 13;
+  x ^= x >> 17;
+  x ^= x << 5;
+  *state = x;
+  n = 1 + x % max;
+  return n < left ? n : left;
+}
