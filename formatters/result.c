@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include <glib.h>
+#include "formatters/utf8.h"
 
 /* Releases everything an ImageOut owns; the struct itself is not freed. NULL is fine. */
 void image_out_clear(ImageOut *img) {
@@ -118,50 +119,9 @@ const char *file_type_name(FileType t) {
   }
 }
 
-/* Decodes one UTF-8 character (RFC 3629, strict); returns its length, or 0 when invalid. */
+/* One UTF-8 character by the one decoder (utf8.h); see result.h. */
 size_t result_utf8_decode(const char *s, size_t len, uint32_t *ret_cp) {
-  const unsigned char *u = (const unsigned char *)s;
-  unsigned char lo = 0x80, hi = 0xBF;
-  uint32_t cp;
   size_t n;
 
-  if (u[0] < 0x80) {
-    n = 1;
-    cp = u[0];
-    goto done;
-  }
-  /* The second byte's range depends on the lead byte: that is what rules out overlong forms,
-   * surrogates (U+D800-U+DFFF) and anything above U+10FFFF. */
-  if (u[0] >= 0xC2 && u[0] <= 0xDF) {
-    n = 2;
-    cp = u[0] & 0x1F;
-  } else if (u[0] >= 0xE0 && u[0] <= 0xEF) {
-    n = 3;
-    cp = u[0] & 0x0F;
-    if (u[0] == 0xE0)
-      lo = 0xA0;
-    else if (u[0] == 0xED)
-      hi = 0x9F;
-  } else if (u[0] >= 0xF0 && u[0] <= 0xF4) {
-    n = 4;
-    cp = u[0] & 0x07;
-    if (u[0] == 0xF0)
-      lo = 0x90;
-    else if (u[0] == 0xF4)
-      hi = 0x8F;
-  } else {
-    return 0;
-  }
-  if (len < n || u[1] < lo || u[1] > hi)
-    return 0;
-  cp = (cp << 6) | (u[1] & 0x3F);
-  for (size_t i = 2; i < n; i++) {
-    if ((u[i] & 0xC0) != 0x80)
-      return 0;
-    cp = (cp << 6) | (u[i] & 0x3F);
-  }
-done:
-  if (ret_cp != NULL)
-    *ret_cp = cp;
-  return n;
+  return utf8_decode((const uint8_t *)s, len, ret_cp, &n) == 1 ? n : 0;
 }

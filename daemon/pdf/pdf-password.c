@@ -3,29 +3,16 @@
 #include <errno.h>
 #include <stdint.h>
 
-/* The code point of the UTF-8 character at p[0..left), its length in *ret_n; -EILSEQ when it
- * is not a valid, shortest-form character that fits. */
-static int32_t utf8_char(const unsigned char *p, size_t left, size_t *ret_n) {
-  size_t n = p[0] < 0x80             ? 1
-             : (p[0] & 0xE0) == 0xC0 ? 2
-             : (p[0] & 0xF0) == 0xE0 ? 3
-             : (p[0] & 0xF8) == 0xF0 ? 4
-                                     : 0;
-  static const int32_t min[] = {0, 0, 0x80, 0x800, 0x10000};
-  int32_t c;
+#include "formatters/utf8.h"
 
-  if (n == 0 || n > left)
+/* The code point of the UTF-8 character at p[0..left), its length in *ret_n; -EILSEQ when it
+ * is not a valid, shortest-form character that fits (formatters/utf8.h decides). */
+static int32_t utf8_char(const unsigned char *p, size_t left, size_t *ret_n) {
+  uint32_t c;
+
+  if (utf8_decode(p, left, &c, ret_n) != 1)
     return -EILSEQ;
-  c = n == 1 ? p[0] : p[0] & (0x7F >> n);
-  for (size_t i = 1; i < n; i++) {
-    if ((p[i] & 0xC0) != 0x80)
-      return -EILSEQ;
-    c = (c << 6) | (p[i] & 0x3F);
-  }
-  if (c < min[n] || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
-    return -EILSEQ;
-  *ret_n = n;
-  return c;
+  return (int32_t)c;
 }
 
 /* Bytes of the first 32 characters when they all become one Latin-1 byte; 0 when not. */

@@ -8,6 +8,7 @@
 
 #include "daemon/readers/detect.h"
 #include "daemon/readers/lines.h"
+#include "formatters/utf8.h"
 
 #define CHUNK_SIZE ((size_t)64 * 1024) /* bytes read at a time after the head */
 #define CARRY_MAX 16                   /* bytes of a character split across two chunks */
@@ -38,43 +39,10 @@ typedef struct {
   int64_t err_at; /* file offset of the byte that failed */
 } Decoder;
 
-/* Checks one UTF-8 sequence at p (n >= 1 bytes available), by the well-formedness table of
- * the Unicode standard. Returns 1 when it is valid (*ret_len bytes long), 0 when the n bytes
- * are the start of a valid sequence that needs more, -1 when it is invalid (*ret_len is the
- * length of its maximal valid start, replaced by one U+FFFD). */
+/* One UTF-8 sequence at p, by the one decoder (formatters/utf8.h): 1 valid, 0 cut short, -1
+ * invalid, with *ret_len as utf8_decode() gives it. */
 static int utf8_check(const uint8_t *p, size_t n, size_t *ret_len) {
-  uint8_t b = p[0], lo = 0x80, hi = 0xBF;
-  size_t len;
-
-  if (b < 0x80) {
-    *ret_len = 1;
-    return 1;
-  }
-  if (b >= 0xC2 && b <= 0xDF) {
-    len = 2;
-  } else if (b >= 0xE0 && b <= 0xEF) {
-    len = 3;
-    lo = b == 0xE0 ? 0xA0 : 0x80; /* no overlong forms */
-    hi = b == 0xED ? 0x9F : 0xBF; /* no surrogates */
-  } else if (b >= 0xF0 && b <= 0xF4) {
-    len = 4;
-    lo = b == 0xF0 ? 0x90 : 0x80;
-    hi = b == 0xF4 ? 0x8F : 0xBF; /* nothing past U+10FFFF */
-  } else {
-    *ret_len = 1;
-    return -1;
-  }
-  for (size_t i = 1; i < len; i++) {
-    *ret_len = i;
-    if (i >= n)
-      return 0;
-    if (p[i] < lo || p[i] > hi)
-      return -1;
-    lo = 0x80;
-    hi = 0xBF;
-  }
-  *ret_len = len;
-  return 1;
+  return utf8_decode(p, n, NULL, ret_len);
 }
 
 /* Length of the longest prefix of p made of whole, valid UTF-8 sequences. */
