@@ -154,13 +154,6 @@ static size_t tail_bytes(const Request *req, const FileResult *f) {
   return n;
 }
 
-static void drop_images(FileResult *f) {
-  for (size_t j = 0; j < f->n_images; j++)
-    image_out_clear(&f->images[j]);
-  g_clear_pointer(&f->images, g_free);
-  f->n_images = 0;
-}
-
 /* File i's piece, within the answer's cap: past it, the file is answered FILE_TOO_LARGE. */
 static GString *piece_within_cap(Request *req, size_t i, int64_t image_index, size_t *used) {
   FileResult *f = &req->result.files[i];
@@ -174,7 +167,7 @@ static GString *piece_within_cap(Request *req, size_t i, int64_t image_index, si
   cost = piece->len + tail_bytes(req, f);
   if (f->code == NULL && *used + cost > cap) {
     g_string_free(piece, TRUE);
-    drop_images(f);
+    file_result_drop_images(f);
     file_result_fail(f, CODE_FILE_TOO_LARGE,
                      "the answer reached its cap of %zu MiB of content before this file; read "
                      "it in another request",

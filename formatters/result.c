@@ -52,6 +52,13 @@ void file_result_fail(FileResult *f, const char *code, const char *fmt, ...) {
 
 /* Appends one zeroed image to f->images and returns it; the caller fills it in and f owns
  * whatever it puts there. Earlier entries may move, so pointers to them become stale. */
+void file_result_drop_images(FileResult *f) {
+  for (size_t k = 0; k < f->n_images; k++)
+    image_out_clear(&f->images[k]);
+  g_clear_pointer(&f->images, g_free);
+  f->n_images = 0;
+}
+
 ImageOut *file_result_add_image(FileResult *f) {
   ImageOut *img;
 

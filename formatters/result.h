@@ -102,6 +102,9 @@ void file_result_clear(FileResult *f);
 void file_result_fail(FileResult *f, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Releases f's images and empties the list (a file refused after they were made). */
+void file_result_drop_images(FileResult *f);
+
 /* Appends one image to f->images, taking ownership of its members; returns the new entry. */
 ImageOut *file_result_add_image(FileResult *f);
 

@@ -2,10 +2,12 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #define READ_CHUNK ((size_t)256 * 1024)
+#define MAX_BUDGET_MS (3600 * 1000) /* an hour */
 
 /* Hands the complete records at the front of buf to consume() and removes them. Returns what
  * consume() last said (1: everything was said), or a negative errno. */
@@ -81,6 +83,19 @@ char *pdf_collect_death_reason(int status) {
   if (WIFEXITED(status))
     return g_strdup_printf("exited with status %d", WEXITSTATUS(status));
   return g_strdup("stopped");
+}
+
+int pdf_collect_budget_ms(const char *var, int fallback) {
+  const char *s = getenv(var);
+  char *end = NULL;
+  long v;
+
+  if (s == NULL || *s == '\0')
+    return fallback;
+  v = strtol(s, &end, 10);
+  if (*end != '\0' || v < 1 || v > MAX_BUDGET_MS)
+    return fallback;
+  return (int)v;
 }
 
 char *pdf_collect_budget_text(int ms) {

@@ -36,5 +36,9 @@ PdfCollectOutcome pdf_collect(int sock, int64_t deadline, const atomic_bool *can
  * Segmentation fault". g_free the result. */
 char *pdf_collect_death_reason(int status);
 
+/* A time budget in milliseconds from the environment variable `var` (READERD_PDF_TIMEOUT_MS,
+ * READERD_IMAGE_TIMEOUT_MS): a whole number from 1 to one hour, else `fallback`. */
+int pdf_collect_budget_ms(const char *var, int fallback);
+
 /* A time budget in words: "20 s", or "250 ms" when it is not whole seconds. g_free it. */
 char *pdf_collect_budget_text(int ms);

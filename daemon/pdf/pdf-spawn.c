@@ -14,6 +14,7 @@
 
 #include <glib.h>
 
+#include "daemon/mutex.h"
 #include "daemon/pdf/pdf-wire.h"
 #include "daemon/pdf/worker/pdf-worker.h"
 
@@ -28,18 +29,6 @@ typedef struct {
 static pthread_mutex_t idle_lock = PTHREAD_MUTEX_INITIALIZER;
 static Idle idle[PDF_SPAWN_MAX_IDLE];
 static size_t n_idle;
-
-/* A default mutex fails only when it is used wrongly: a bug, which libuv's uv_mutex_lock()
- * meets with abort() too. */
-static void idle_enter(void) {
-  if (pthread_mutex_lock(&idle_lock) != 0)
-    abort();
-}
-
-static void idle_leave(void) {
-  if (pthread_mutex_unlock(&idle_lock) != 0)
-    abort();
-}
 
 /* The signal mask and dispositions of a worker: nothing blocked, every signal at its default
  * (dispositions readerd ignores, such as SIGPIPE, would survive exec). Returns 0 or a negative
@@ -215,9 +204,9 @@ int pdf_spawn_take_for(const char *path, const PdfFileId *id, PdfWorker *ret) {
     bool found;
     int r = 0;
 
-    idle_enter();
+    mutex_lock(&idle_lock);
     found = idle_pick(path, id, &it);
-    idle_leave();
+    mutex_unlock(&idle_lock);
     if (found) {
       g_free(it.path);
       if (!idle_and_alive(&it.w)) {
@@ -269,14 +258,14 @@ int pdf_spawn_send(PdfWorker *w, int pdf_fd, const void *req, size_t len) {
 void pdf_spawn_give(PdfWorker *w, const char *path) {
   bool kept = false;
 
-  idle_enter();
+  mutex_lock(&idle_lock);
   if (w->reads < PDF_SPAWN_MAX_READS && n_idle < PDF_SPAWN_MAX_IDLE) {
     idle[n_idle].w = *w;
     idle[n_idle].path = g_strdup(path);
     n_idle++;
     kept = true;
   }
-  idle_leave();
+  mutex_unlock(&idle_lock);
   /* Its socket closing ends a waiting worker; a second is plenty for it to exit. */
   if (!kept)
     (void)pdf_spawn_end(w, false, g_get_monotonic_time() + G_USEC_PER_SEC);
@@ -287,11 +276,11 @@ void pdf_spawn_cleanup(void) {
   Idle all[PDF_SPAWN_MAX_IDLE];
   size_t n;
 
-  idle_enter();
+  mutex_lock(&idle_lock);
   n = n_idle;
   memcpy(all, idle, sizeof(all));
   n_idle = 0;
-  idle_leave();
+  mutex_unlock(&idle_lock);
   for (size_t i = 0; i < n; i++) {
     (void)pdf_spawn_end(&all[i].w, true, 0);
     g_free(all[i].path);

@@ -17,10 +17,7 @@
 #include "daemon/pdf/pdf-wire.h"
 #include "daemon/pdf/worker/pdf-worker.h"
 
-#define MAX_BUDGET_MS (3600 * 1000)
-
 static const char *worker_path;
-
 
 /* What has come back from the worker so far. A page goes into res only when complete. */
 typedef struct {
@@ -45,19 +42,6 @@ void pdf_set_worker_path(const char *path) {
 /* The worker's executable; see pdf.h. */
 const char *pdf_worker_path(void) {
   return worker_path;
-}
-
-static int budget_from_env(void) {
-  const char *s = getenv("READERD_PDF_TIMEOUT_MS");
-  char *end = NULL;
-  long v;
-
-  if (s == NULL || *s == '\0')
-    return PDF_DEFAULT_BUDGET_MS;
-  v = strtol(s, &end, 10);
-  if (*end != '\0' || v < 1 || v > MAX_BUDGET_MS)
-    return PDF_DEFAULT_BUDGET_MS;
-  return (int)v;
 }
 
 /* Sends the request, with the PDF's descriptor. */
@@ -299,7 +283,9 @@ static int collect_finish(Collect *c, PdfCollectOutcome out, int status) {
 
 /* Reads a PDF through a worker process; see pdf.h. */
 int pdf_read(int fd, const struct stat *st, const PdfOptions *opt, FileResult *res) {
-  Collect c = {.res = res, .opt = opt, .budget_ms = budget_from_env()};
+  Collect c = {.res = res,
+               .opt = opt,
+               .budget_ms = pdf_collect_budget_ms("READERD_PDF_TIMEOUT_MS", PDF_DEFAULT_BUDGET_MS)};
   gint64 deadline;
   int status = 0, r;
   PdfFileId id;

@@ -6,6 +6,8 @@
 
 #include <glib.h>
 
+#include "daemon/mutex.h"
+
 #define ENTRY_OVERHEAD 256 /* bytes counted for an entry besides its data and message */
 
 typedef struct {
@@ -23,18 +25,6 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static GHashTable *table; /* ImageCacheKey* -> Entry*, created on first use */
 static GQueue lru = G_QUEUE_INIT;
 static ImageCacheStats stats = {.capacity = IMAGE_CACHE_DEFAULT_CAPACITY};
-
-/* A default mutex fails only when it is used wrongly: a bug, which libuv's uv_mutex_lock()
- * meets with abort() too. */
-static void cache_lock(void) {
-  if (pthread_mutex_lock(&lock) != 0)
-    abort();
-}
-
-static void cache_unlock(void) {
-  if (pthread_mutex_unlock(&lock) != 0)
-    abort();
-}
 
 static guint key_hash(gconstpointer p) {
   const ImageCacheKey *k = p;
@@ -99,12 +89,12 @@ static void image_copy(ImageOut *dst, const ImageOut *src) {
 bool image_cache_get(const ImageCacheKey *key, FileResult *res) {
   Entry *e = NULL;
 
-  cache_lock();
+  mutex_lock(&lock);
   if (table != NULL)
     e = g_hash_table_lookup(table, key);
   if (e == NULL) {
     stats.misses++;
-    cache_unlock();
+    mutex_unlock(&lock);
     return false;
   }
   stats.hits++;
@@ -115,7 +105,7 @@ bool image_cache_get(const ImageCacheKey *key, FileResult *res) {
     file_result_fail(res, e->code, "%s", e->error);
   else
     image_copy(file_result_add_image(res), &e->img);
-  cache_unlock();
+  mutex_unlock(&lock);
   return true;
 }
 
@@ -136,9 +126,9 @@ void image_cache_put(const ImageCacheKey *key, const FileResult *res) {
   e->cost = ENTRY_OVERHEAD + e->img.data_len + (e->error != NULL ? strlen(e->error) : 0);
   e->link.data = e;
 
-  cache_lock();
+  mutex_lock(&lock);
   if (e->cost > stats.capacity / 4) {
-    cache_unlock();
+    mutex_unlock(&lock);
     entry_free(e);
     return;
   }
@@ -151,28 +141,28 @@ void image_cache_put(const ImageCacheKey *key, const FileResult *res) {
   stats.bytes += e->cost;
   stats.entries++;
   evict_to(stats.capacity);
-  cache_unlock();
+  mutex_unlock(&lock);
 }
 
 /* A snapshot of the counters. */
 void image_cache_stats(ImageCacheStats *ret) {
-  cache_lock();
+  mutex_lock(&lock);
   *ret = stats;
-  cache_unlock();
+  mutex_unlock(&lock);
 }
 
 /* New capacity in bytes; evicts down to it at once. */
 void image_cache_set_capacity(size_t bytes) {
-  cache_lock();
+  mutex_lock(&lock);
   stats.capacity = bytes;
   evict_to(bytes);
-  cache_unlock();
+  mutex_unlock(&lock);
 }
 
 /* Empties the cache and zeroes its counters (tests start from a clean state). */
 void image_cache_clear(void) {
-  cache_lock();
+  mutex_lock(&lock);
   evict_to(0);
   stats.hits = stats.misses = stats.evictions = 0;
-  cache_unlock();
+  mutex_unlock(&lock);
 }

@@ -16,10 +16,8 @@
 #include "daemon/pdf/pdf-wire.h"
 #include "daemon/pdf/pdf.h"
 
-#define MAX_BUDGET_MS (3600 * 1000)
 #define REPLY_MAX (IMAGE_MAX_BASE64 + 4096) /* a longer answer is a broken worker */
 #define IMAGE_FIXED 24                      /* PDF_RES_IMAGE's numbers before the base64 */
-
 
 /* What the worker answered. */
 typedef struct {
@@ -33,16 +31,7 @@ typedef struct {
 
 /* The budget per image; see image-remote.h. */
 int image_remote_budget_ms(void) {
-  const char *s = getenv("READERD_IMAGE_TIMEOUT_MS");
-  char *end = NULL;
-  long v;
-
-  if (s == NULL || *s == '\0')
-    return IMAGE_DEFAULT_BUDGET_MS;
-  v = strtol(s, &end, 10);
-  if (*end != '\0' || v < 1 || v > MAX_BUDGET_MS)
-    return IMAGE_DEFAULT_BUDGET_MS;
-  return (int)v;
+  return pdf_collect_budget_ms("READERD_IMAGE_TIMEOUT_MS", IMAGE_DEFAULT_BUDGET_MS);
 }
 
 /* A descriptor holding exactly data[0, len): what the worker decodes is what readerd checked,

@@ -377,13 +377,6 @@ static void limit_many(ReadResult *r, const atomic_bool *cancelled) {
   }
 }
 
-static void drop_images(FileResult *f) {
-  for (size_t k = 0; k < f->n_images; k++)
-    image_out_clear(&f->images[k]);
-  g_clear_pointer(&f->images, g_free);
-  f->n_images = 0;
-}
-
 /* The request's limits on its images, in request order; see image.h. */
 void image_request_budget(ReadResult *r, int64_t max_total_bytes, const atomic_bool *cancelled) {
   int64_t used = 0;
@@ -404,7 +397,7 @@ void image_request_budget(ReadResult *r, int64_t max_total_bytes, const atomic_b
                        " bytes of base64 and %" PRId64 " of images.maxTotalBytes (%" PRId64
                        ") are left; read it in another request or raise images.maxTotalBytes",
                        need, MAX(0, max_total_bytes - used), max_total_bytes);
-      drop_images(f);
+      file_result_drop_images(f);
       continue;
     }
     used += need;

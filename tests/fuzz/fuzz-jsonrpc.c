@@ -16,18 +16,9 @@
 #include "ipc/frame.h"
 #include "ipc/jsonrpc.h"
 #include "ipc/read-params.h"
+#include "tests/fuzz/fuzz.h"
 
 #define FUZZ_MAX_PIECE 143
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define fuzz_assert(cond)                                                                          \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      fprintf(stderr, "%s:%d: assertion failed: %s\n", __FILE__, __LINE__, #cond);                 \
-      abort();                                                                                     \
-    }                                                                                              \
-  } while (0)
 
 /* What the framer must produce, computed the simple way: one entry per line or per line over
  * the cap (len SIZE_MAX). */

@@ -14,22 +14,12 @@
 
 #include "daemon/pdf/worker/image-convert.h"
 #include "daemon/readers/image.h"
+#include "tests/fuzz/fuzz.h"
 
 #define MAX_DIM 256
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define fuzz_assert(cond)                                                                          \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      fprintf(stderr, "%s:%d: assertion failed: %s\n", __FILE__, __LINE__, #cond);                 \
-      abort();                                                                                     \
-    }                                                                                              \
-  } while (0)
-
 static bool known_failure(int r) {
-  return r == -EFBIG || r == -ENOMEM || r == -EBADMSG || r == -ENOTSUP || r == -ETIME ||
-         r == -EIO;
+  return r == -EFBIG || r == -ENOMEM || r == -EBADMSG || r == -ENOTSUP || r == -ETIME || r == -EIO;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

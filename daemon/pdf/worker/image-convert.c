@@ -10,6 +10,8 @@
 #include <gdk-pixbuf/gdk-pixbuf.h>
 #include <glib.h>
 
+#include "daemon/mutex.h"
+
 #define FEED_CHUNK ((size_t)64 * 1024) /* bytes given to the loader between budget checks */
 #define FEW_COLOURS 16384              /* at most this many distinct colours: graphics, PNG */
 #define MIN_EDGE 16                    /* never scaled below this to fit the byte limit */
@@ -23,18 +25,6 @@ static pthread_mutex_t mem_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t mem_cond = PTHREAD_COND_INITIALIZER;
 static size_t mem_in_use;
 
-/* A default mutex fails only when it is used wrongly: a bug, which libuv's uv_mutex_lock()
- * meets with abort() too. */
-static void mem_enter(void) {
-  if (pthread_mutex_lock(&mem_lock) != 0)
-    abort();
-}
-
-static void mem_leave(void) {
-  if (pthread_mutex_unlock(&mem_lock) != 0)
-    abort();
-}
-
 /* Reserves `want` bytes of the decode memory budget, waiting while other threads hold too
  * much. A single reservation is capped at the budget, so it is always granted eventually.
  * Returns 0 with what was reserved in *ret (to give back with mem_release), or -ECANCELED
@@ -44,7 +34,7 @@ static int mem_reserve(size_t want, const atomic_bool *cancelled, size_t *ret) {
 
   if (want > IMAGE_DECODE_MEMORY)
     want = IMAGE_DECODE_MEMORY;
-  mem_enter();
+  mutex_lock(&mem_lock);
   while (mem_in_use + want > IMAGE_DECODE_MEMORY) {
     struct timespec until;
 
@@ -64,7 +54,7 @@ static int mem_reserve(size_t want, const atomic_bool *cancelled, size_t *ret) {
     (void)pthread_cond_timedwait(&mem_cond, &mem_lock, &until);
   }
   mem_in_use += want;
-  mem_leave();
+  mutex_unlock(&mem_lock);
   *ret = want;
   return r;
 }
@@ -72,11 +62,11 @@ static int mem_reserve(size_t want, const atomic_bool *cancelled, size_t *ret) {
 static void mem_release(size_t n) {
   if (n == 0)
     return;
-  mem_enter();
+  mutex_lock(&mem_lock);
   g_assert(mem_in_use >= n);
   mem_in_use -= n;
   pthread_cond_broadcast(&mem_cond);
-  mem_leave();
+  mutex_unlock(&mem_lock);
 }
 
 /* CPU time of this thread: a loaded machine slows an image down without spending its budget. */
