@@ -2,7 +2,7 @@
 
 # Needed to build and run readerd.
 READERD_BUILD_PKGS="build-essential pkg-config meson ninja-build libuv1-dev libxml2-dev libxml2-utils
-libmagic-dev libglib2.0-dev libjson-glib-dev libpoppler-glib-dev libgdk-pixbuf-2.0-dev
+libmagic-dev libuchardet-dev libglib2.0-dev libjson-glib-dev libpoppler-glib-dev libgdk-pixbuf-2.0-dev
 webp-pixbuf-loader libpng-dev libjpeg-dev zlib1g-dev libcairo2-dev librsvg2-common check python3"
 
 # Real files written by other people, used by the tests (see tests/README.md).

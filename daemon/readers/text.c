@@ -6,6 +6,7 @@
 
 #include <glib.h>
 
+#include "daemon/readers/charset.h"
 #include "daemon/readers/detect.h"
 #include "daemon/readers/lines.h"
 #include "formatters/utf8.h"
@@ -398,8 +399,6 @@ static int pick_by_charset(const char *cs, const uint8_t *head, size_t n, Encodi
   return 0;
 }
 
-/* Chooses how to decode the file from its head: byte-order mark, NUL bytes, UTF-8, then
- * libmagic. Returns 0, or a negative errno with res failed. */
 /* True when p is UTF-8 with a few stray bytes: at least as many valid multi-byte characters
  * as invalid sequences. A UTF-8 file with one bad byte stays UTF-8 (the byte shows as U+FFFD)
  * instead of turning every other character into mojibake; Latin-1 text rarely forms valid
@@ -424,9 +423,14 @@ static bool mostly_utf8(const uint8_t *p, size_t n) {
   return valid > 0 && invalid <= valid;
 }
 
+/* Chooses how to decode the file from its head: byte-order mark, NUL bytes, UTF-8 or a legacy
+ * set uchardet names (charset.h), then libmagic. Returns 0, or a negative errno with res
+ * failed. */
 static int pick_encoding(const uint8_t *head, size_t n, bool eof, Encoding *enc, FileResult *res) {
+  Charset legacy;
   char cs[64];
   size_t v, len;
+  bool utf8;
 
   memset(enc, 0, sizeof *enc);
   enc->kind = DECODE_UTF8;
@@ -441,8 +445,15 @@ static int pick_encoding(const uint8_t *head, size_t n, bool eof, Encoding *enc,
    * file too (the file was cut), provided the rest has multi-byte characters: "caf\xe9"
    * alone is more likely Latin-1. */
   v = utf8_valid_prefix(head, n);
-  if (v == n || (utf8_check(head + v, n - v, &len) == 0 && (!eof || has_high_bytes(head, v))) ||
-      mostly_utf8(head, n)) {
+  utf8 = v == n || (utf8_check(head + v, n - v, &len) == 0 && (!eof || has_high_bytes(head, v)));
+  /* A legacy set libmagic cannot name (charset.h): asked of what is not UTF-8, and of 7-bit
+   * text with ISO-2022 escapes, which reads as ASCII but is Japanese, Chinese or Korean. */
+  if ((!utf8 || (v == n && charset_has_iso2022_escape(head, n))) &&
+      charset_guess(head, n, eof, &legacy) == 0) {
+    use_iconv(enc, legacy.iconv, legacy.name);
+    return 0;
+  }
+  if (utf8 || mostly_utf8(head, n)) {
     enc->head_valid = v;
     return 0;
   }

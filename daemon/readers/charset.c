@@ -1,0 +1,174 @@
+#include "daemon/readers/charset.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include <glib.h>
+#include <uchardet/uchardet.h>
+
+/* How much evidence a guess needs before it is trusted. */
+typedef enum {
+  EVIDENCE_DECODE, /* multi-byte: the head decodes with (almost) no invalid sequence */
+  EVIDENCE_SCRIPT, /* single-byte, non-Latin script: a few high bytes */
+  EVIDENCE_LATIN,  /* single-byte, Latin script: many high bytes, since short Latin-1 text
+                      (one "é") is often taken for ISO-8859-2 and the like */
+} Evidence;
+
+#define SCRIPT_MIN_HIGH 8 /* high bytes a non-Latin single-byte guess needs */
+#define LATIN_MIN_HIGH 32 /* high bytes a Latin-script single-byte guess needs */
+#define INVALID_PER_MILLE 20 /* invalid sequences a multi-byte guess tolerates, per 1000 high bytes */
+
+/* uchardet's names, what they are reported as and what decodes them. A name not listed here
+ * (ISO-8859-1, WINDOWS-1252, UTF-8, ASCII, HZ-GB-2312, unknown ones) is not taken. */
+static const struct {
+  const char *uchardet;
+  Charset cs;
+  Evidence evidence;
+} KNOWN[] = {
+    /* Japanese: the Windows variants are what Japanese files on disk are written in. */
+    {"SHIFT_JIS", {"shift_jis", "CP932"}, EVIDENCE_DECODE},
+    {"EUC-JP", {"euc-jp", "EUC-JP"}, EVIDENCE_DECODE},
+    {"ISO-2022-JP", {"iso-2022-jp", "ISO-2022-JP-2"}, EVIDENCE_DECODE},
+    /* Chinese: uchardet names GB2312 and GBK text GB18030, their superset. */
+    {"GB18030", {"gb18030", "GB18030"}, EVIDENCE_DECODE},
+    {"BIG5", {"big5", "CP950"}, EVIDENCE_DECODE},
+    {"EUC-TW", {"euc-tw", "EUC-TW"}, EVIDENCE_DECODE},
+    {"ISO-2022-CN", {"iso-2022-cn", "ISO-2022-CN"}, EVIDENCE_DECODE},
+    /* Korean: EUC-KR text is a subset of Windows' UHC (CP949), which uchardet names. */
+    {"EUC-KR", {"euc-kr", "CP949"}, EVIDENCE_DECODE},
+    {"UHC", {"euc-kr", "CP949"}, EVIDENCE_DECODE},
+    {"ISO-2022-KR", {"iso-2022-kr", "ISO-2022-KR"}, EVIDENCE_DECODE},
+    /* Cyrillic */
+    {"KOI8-R", {"koi8-r", "KOI8-R"}, EVIDENCE_SCRIPT},
+    {"WINDOWS-1251", {"windows-1251", "WINDOWS-1251"}, EVIDENCE_SCRIPT},
+    {"ISO-8859-5", {"iso-8859-5", "ISO-8859-5"}, EVIDENCE_SCRIPT},
+    {"IBM866", {"ibm866", "IBM866"}, EVIDENCE_SCRIPT},
+    {"IBM855", {"ibm855", "IBM855"}, EVIDENCE_SCRIPT},
+    {"MAC-CYRILLIC", {"x-mac-cyrillic", "MACCYRILLIC"}, EVIDENCE_SCRIPT},
+    /* Greek, Hebrew, Arabic, Thai */
+    {"ISO-8859-7", {"iso-8859-7", "ISO-8859-7"}, EVIDENCE_SCRIPT},
+    {"WINDOWS-1253", {"windows-1253", "WINDOWS-1253"}, EVIDENCE_SCRIPT},
+    {"ISO-8859-8", {"iso-8859-8", "ISO-8859-8"}, EVIDENCE_SCRIPT},
+    {"WINDOWS-1255", {"windows-1255", "WINDOWS-1255"}, EVIDENCE_SCRIPT},
+    {"ISO-8859-6", {"iso-8859-6", "ISO-8859-6"}, EVIDENCE_SCRIPT},
+    {"WINDOWS-1256", {"windows-1256", "WINDOWS-1256"}, EVIDENCE_SCRIPT},
+    {"TIS-620", {"tis-620", "TIS-620"}, EVIDENCE_SCRIPT},
+    {"ISO-8859-11", {"iso-8859-11", "ISO-8859-11"}, EVIDENCE_SCRIPT},
+    /* Latin scripts other than Western European */
+    {"ISO-8859-2", {"iso-8859-2", "ISO-8859-2"}, EVIDENCE_LATIN},
+    {"WINDOWS-1250", {"windows-1250", "WINDOWS-1250"}, EVIDENCE_LATIN},
+    {"IBM852", {"ibm852", "IBM852"}, EVIDENCE_LATIN},
+    {"MAC-CENTRALEUROPE", {"x-mac-ce", "MAC-CENTRALEUROPE"}, EVIDENCE_LATIN},
+    {"ISO-8859-3", {"iso-8859-3", "ISO-8859-3"}, EVIDENCE_LATIN},
+    {"ISO-8859-4", {"iso-8859-4", "ISO-8859-4"}, EVIDENCE_LATIN},
+    {"ISO-8859-9", {"iso-8859-9", "ISO-8859-9"}, EVIDENCE_LATIN},
+    {"WINDOWS-1254", {"windows-1254", "WINDOWS-1254"}, EVIDENCE_LATIN},
+    {"ISO-8859-10", {"iso-8859-10", "ISO-8859-10"}, EVIDENCE_LATIN},
+    {"ISO-8859-13", {"iso-8859-13", "ISO-8859-13"}, EVIDENCE_LATIN},
+    {"WINDOWS-1257", {"windows-1257", "WINDOWS-1257"}, EVIDENCE_LATIN},
+    {"ISO-8859-15", {"iso-8859-15", "ISO-8859-15"}, EVIDENCE_LATIN},
+    {"ISO-8859-16", {"iso-8859-16", "ISO-8859-16"}, EVIDENCE_LATIN},
+    {"WINDOWS-1258", {"windows-1258", "WINDOWS-1258"}, EVIDENCE_LATIN},
+    {"VISCII", {"viscii", "VISCII"}, EVIDENCE_LATIN},
+};
+
+bool charset_has_iso2022_escape(const uint8_t *p, size_t n) {
+  return p != NULL && memmem(p, n, "\x1b$", 2) != NULL;
+}
+
+static size_t count_high(const uint8_t *p, size_t n) {
+  size_t high = 0;
+
+  for (size_t i = 0; i < n; i++)
+    high += p[i] >= 0x80;
+  return high;
+}
+
+/* uchardet's name for the charset of p, copied into buf ("" when it has none). Returns 0 or
+ * -ENOMEM. */
+static int ask_uchardet(const uint8_t *p, size_t n, char *buf, size_t size) {
+  uchardet_t ud = uchardet_new();
+  int r = 0;
+
+  if (ud == NULL)
+    return -ENOMEM;
+  if (uchardet_handle_data(ud, (const char *)p, n) != 0)
+    r = -ENOMEM; /* its only failure is an allocation */
+  uchardet_data_end(ud);
+  g_strlcpy(buf, r == 0 ? uchardet_get_charset(ud) : "", size);
+  uchardet_delete(ud);
+  return r;
+}
+
+/* Invalid sequences iconv finds in p decoded from `from`, each skipped by one byte; a
+ * character cut by the end of p counts only when `eof` says the file ends there. Returns the
+ * count, or -EINVAL when iconv does not know `from`. */
+static ssize_t count_invalid(const char *from, const uint8_t *p, size_t n, bool eof) {
+  GIConv cd = g_iconv_open("UTF-8", from);
+  gchar *in = (gchar *)p;
+  gsize inleft = n;
+  ssize_t invalid = 0;
+  char out[4096];
+
+  if (cd == (GIConv)-1)
+    return -EINVAL;
+  while (inleft > 0) {
+    gchar *o = out;
+    gsize outleft = sizeof out;
+
+    if (g_iconv(cd, &in, &inleft, &o, &outleft) != (gsize)-1 || errno == E2BIG)
+      continue;
+    if (errno == EINVAL) {
+      invalid += eof;
+      break;
+    }
+    invalid++;
+    in++;
+    inleft--;
+  }
+  g_iconv_close(cd);
+  return invalid;
+}
+
+/* Whether the head holds evidence enough for a guess of this kind. */
+static bool enough_evidence(Evidence e, const char *from, const uint8_t *p, size_t n, bool eof) {
+  size_t high = count_high(p, n);
+  ssize_t invalid;
+
+  switch (e) {
+  case EVIDENCE_SCRIPT:
+    return high >= SCRIPT_MIN_HIGH;
+  case EVIDENCE_LATIN:
+    return high >= LATIN_MIN_HIGH;
+  default:
+    invalid = count_invalid(from, p, n, eof);
+    /* ISO-2022 text is 7-bit: its escapes are the evidence. */
+    return invalid == 0 || (invalid > 0 && (size_t)invalid * 1000 <= high * INVALID_PER_MILLE);
+  }
+}
+
+int charset_guess(const uint8_t *head, size_t n, bool eof, Charset *ret) {
+  char name[64];
+  int r;
+
+  if (head == NULL || n == 0)
+    return -ENOENT;
+  if (n > CHARSET_SAMPLE_MAX) {
+    n = CHARSET_SAMPLE_MAX;
+    eof = false;
+  }
+  if (count_high(head, n) == 0 && !charset_has_iso2022_escape(head, n))
+    return -ENOENT;
+  r = ask_uchardet(head, n, name, sizeof name);
+  if (r < 0)
+    return r;
+  for (size_t i = 0; i < G_N_ELEMENTS(KNOWN); i++) {
+    if (g_ascii_strcasecmp(name, KNOWN[i].uchardet) != 0)
+      continue;
+    if (!enough_evidence(KNOWN[i].evidence, KNOWN[i].cs.iconv, head, n, eof))
+      return -ENOENT;
+    *ret = KNOWN[i].cs;
+    return 0;
+  }
+  return -ENOENT;
+}
