@@ -21,12 +21,13 @@ static const char usage_text[] =
     "  readerd read [--json] [--format FORMAT] [--offset N] [--limit N] [--no-line-numbers]\n"
     "               [--max-dimension N] [--max-image-bytes N] [--image-detail auto|low|high]\n"
     "               [--pages SPEC] [--render] [--password PW] [--root DIR] [--exclude GLOB]...\n"
-    "               PATH...\n"
+    "               [--if-none-match PATH=ETAG]... PATH...\n"
     "      Read files once, without a daemon; print the <ReadResults> XML (or, with --json,\n"
     "      the whole result object). --format xml|anthropic|openai|toolresult|text prints\n"
     "      that shape instead (docs/formats.md). --pages, --render and --password apply to\n"
     "      every PDF given (--render to SVG files too). --root DIR reads relative paths from\n"
     "      DIR and refuses files outside it; --exclude refuses matching files (.env, *.pem).\n"
+    "      --if-none-match answers PATH unchanged='true', unread, while it still has ETAG.\n"
     "      Options may follow the paths; after -- every argument is a path. Exit 0 when\n"
     "      every file was read, 1 when any file has a per-file error, 2 on a usage error,\n"
     "      3 when the output could not be written.\n"
@@ -129,6 +130,19 @@ typedef struct {
   GPtrArray *exclude; /* --exclude patterns (const char *), NULL-terminated when used */
 } CliPathOptions;
 
+/* --if-none-match PATH=ETAG: the etag of a path read before (split at the last '=', since an
+ * etag has none). Returns 0, or 2 after a usage error. */
+static int cli_if_none_match(ReadParams *params, const char *arg) {
+  const char *eq = strrchr(arg, '=');
+
+  if (eq == NULL || eq == arg || eq[1] == '\0')
+    return usage_error("--if-none-match takes PATH=ETAG", arg);
+  if (params->if_none_match == NULL)
+    params->if_none_match = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  g_hash_table_replace(params->if_none_match, g_strndup(arg, (gsize)(eq - arg)), g_strdup(eq + 1));
+  return 0;
+}
+
 /* Applies one option to params, run or popt. Returns 0, 1 when the caller should exit 0
  * (--help), or 2 on a usage error (already reported). */
 static int cli_read_option(int c, ReadParams *params, CliRun *run, CliPathOptions *popt) {
@@ -187,6 +201,8 @@ static int cli_read_option(int c, ReadParams *params, CliRun *run, CliPathOption
   case 'x':
     g_ptr_array_add(popt->exclude, optarg);
     return 0;
+  case 'e':
+    return cli_if_none_match(params, optarg);
   case 'h':
     cli_usage(0);
     return 1;
@@ -230,6 +246,7 @@ int cli_read(int argc, char **argv) {
       {"password", required_argument, NULL, 'P'},
       {"root", required_argument, NULL, 'R'},
       {"exclude", required_argument, NULL, 'x'},
+      {"if-none-match", required_argument, NULL, 'e'},
       {NULL, 0, NULL, 0},
   };
   ReadParams params;

@@ -108,6 +108,7 @@ static ReaderOptions reader_options(const Request *req, size_t i) {
       .render = spec->render,
       .max_dimension = p->max_dimension,
       .max_image_bytes = p->max_total_image_bytes,
+      .client_etag = read_params_if_none_match(p, spec->path),
   };
 }
 

@@ -1,5 +1,6 @@
 /* The agent APIs' content lists: for each file a text block holding its <Content> element (or
- * the element that carries its error), then one block per picture it sends (an image file, a
+ * the element that carries its error; an unchanged file's element is followed by a line saying
+ * so), then one block per picture it sends (an image file, a
  * rendered PDF page). Text comes before images, as tool results expect.
  *
  *   anthropic: {"type":"text","text":…} and
@@ -36,6 +37,10 @@ static int agent_file(GString *out, const FileResult *f, size_t index, int64_t i
   g_string_append(out, "{\"type\":\"text\",\"text\":\"");
   if (format_json_content(out, f, image_index) < 0)
     return -ENOMEM;
+  /* The model reads the block: the attribute alone may not tell it where the content is. */
+  if (f->unchanged)
+    g_string_append(
+        out, "(unchanged since the read with this etag: its content is as that read gave it)");
   g_string_append(out, "\"}");
   for (size_t k = 0; f->code == NULL && k < f->n_images; k++) {
     g_string_append_c(out, ',');

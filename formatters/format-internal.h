@@ -27,9 +27,10 @@ int format_json_content(GString *out, const FileResult *f, int64_t image_index);
 
 /* What a result holds, for summaries. */
 typedef struct {
-  size_t read;   /* files read */
-  size_t failed; /* files with a per-file error */
-  size_t images; /* images sent: of the files read, in order */
+  size_t read;      /* files read (unchanged ones excluded) */
+  size_t unchanged; /* files whose etag matched ifNoneMatch: not read again */
+  size_t failed;    /* files with a per-file error */
+  size_t images;    /* images sent: of the files read, in order */
 } FormatCounts;
 
 void format_count(const ReadResult *r, FormatCounts *ret);

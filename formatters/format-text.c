@@ -6,6 +6,7 @@
  *        1	#include <stdio.h>
  *
  *   ==> shot.png (image, 48211 bytes, modified …) <==
+ *   ==> old.c (unchanged since the read with etag 803-1a2b-731-1732350000123456789, …) <==
  *   [image 0: image/png, 640x400, 64288 bytes of base64]
  *
  * Control characters other than tab and newline (C0, DEL, C1) and invalid UTF-8 are shown as
@@ -116,7 +117,11 @@ static void text_header(GString *out, const FileResult *f) {
   g_string_append(out, "==> ");
   text_put_str(out, f->path);
   g_string_append(out, " (");
-  if (f->code != NULL) {
+  if (f->unchanged) {
+    g_string_append_printf(out, "unchanged since the read with etag %s", f->etag);
+    if (f->bytes >= 0)
+      g_string_append_printf(out, ", %" PRId64 " bytes", f->bytes);
+  } else if (f->code != NULL) {
     g_string_append_printf(out, "error %s: ", f->code);
     text_put_str(out, f->error);
     if (f->bytes >= 0)

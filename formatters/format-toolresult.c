@@ -2,7 +2,8 @@
  *   {"success":…, "content":"<ReadResults …>…</ReadResults>", "error":…,
  *    "shortResult":"Read 12 files (3 images), 1 error", "images":[{"data":…,"mediaType":…}]}
  * `content` is the contract's XML, file by file as the other formats write it; `success` is
- * false only when every file failed; `error` lists the files that failed, when any did.
+ * false only when every file failed (an unchanged file did not); `error` lists the files that
+ * failed, when any did.
  *
  * The result object is {"toolresult": {…}, files, bytes, lines}; bare, the object alone. */
 #include <errno.h>
@@ -33,8 +34,9 @@ static void toolresult_head(GString *out, const ReadResult *r, const FormatOptio
   if (!o->bare)
     g_string_append(out, "{\"toolresult\":");
   /* An empty request has nothing that failed: it succeeds. */
-  g_string_append(out, c.read == 0 && c.failed > 0 ? "{\"success\":false,\"content\":\""
-                                                   : "{\"success\":true,\"content\":\"");
+  g_string_append(out, c.read == 0 && c.unchanged == 0 && c.failed > 0
+                           ? "{\"success\":false,\"content\":\""
+                           : "{\"success\":true,\"content\":\"");
   result_json_escape(out, open->str, open->len);
   g_string_free(open, TRUE);
 }
@@ -74,6 +76,8 @@ static void toolresult_short(GString *out, const FormatCounts *c) {
   g_string_append_printf(s, "Read %zu %s", c->read, plural(c->read, "file", "files"));
   if (c->images > 0)
     g_string_append_printf(s, " (%zu %s)", c->images, plural(c->images, "image", "images"));
+  if (c->unchanged > 0)
+    g_string_append_printf(s, ", %zu unchanged since the read with their etag", c->unchanged);
   if (c->failed > 0)
     g_string_append_printf(s, ", %zu %s", c->failed, plural(c->failed, "error", "errors"));
   g_string_append(out, ",\"shortResult\":");

@@ -13,8 +13,7 @@
 #include "formatters/xml.h"
 
 static const Formatter *const formatters[] = {
-    &format_xml,        &format_anthropic, &format_openai,
-    &format_toolresult, &format_text,      &format_mcp,
+    &format_xml, &format_anthropic, &format_openai, &format_toolresult, &format_text, &format_mcp,
 };
 
 /* The formatter called name; see format.h. */
@@ -127,6 +126,8 @@ void format_count(const ReadResult *r, FormatCounts *ret) {
   for (size_t i = 0; i < r->n_files; i++) {
     if (r->files[i].code != NULL) {
       ret->failed++;
+    } else if (r->files[i].unchanged) {
+      ret->unchanged++;
     } else {
       ret->read++;
       ret->images += r->files[i].n_images;

@@ -242,6 +242,10 @@ static void json_file(GString *gs, const FileResult *f, int64_t image_index) {
     json_int(gs, "bytes", f->bytes);
   if (f->modified_ms != RESULT_TIME_UNKNOWN)
     json_int(gs, "modified", f->modified_ms);
+  if (f->etag[0] != '\0')
+    json_str(gs, "etag", f->etag);
+  if (f->unchanged)
+    json_bool(gs, "unchanged", true);
   if (f->code == NULL && f->type == FILE_TYPE_TEXT)
     json_text_fields(gs, f);
   else if (f->code == NULL && f->type == FILE_TYPE_PDF)

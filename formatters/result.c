@@ -50,8 +50,22 @@ void file_result_fail(FileResult *f, const char *code, const char *fmt, ...) {
   f->code = code;
 }
 
-/* Appends one zeroed image to f->images and returns it; the caller fills it in and f owns
- * whatever it puts there. Earlier entries may move, so pointers to them become stale. */
+void file_result_set_etag(FileResult *f, uint64_t dev, uint64_t ino, int64_t size, int64_t sec,
+                          int64_t nsec) {
+  const int64_t giga = 1000000000;
+
+  if (sec > INT64_MIN / giga + 1 && sec < INT64_MAX / giga - 1)
+    g_snprintf(f->etag, sizeof f->etag,
+               "%" G_GINT64_MODIFIER "x-%" G_GINT64_MODIFIER "x-%" G_GINT64_MODIFIER
+               "x-%" G_GINT64_FORMAT,
+               (guint64)dev, (guint64)ino, (guint64)size, sec * giga + nsec);
+  else
+    g_snprintf(f->etag, sizeof f->etag,
+               "%" G_GINT64_MODIFIER "x-%" G_GINT64_MODIFIER "x-%" G_GINT64_MODIFIER
+               "x-%" G_GINT64_FORMAT ".%09" G_GINT64_FORMAT,
+               (guint64)dev, (guint64)ino, (guint64)size, sec, nsec);
+}
+
 void file_result_drop_images(FileResult *f) {
   for (size_t k = 0; k < f->n_images; k++)
     image_out_clear(&f->images[k]);
@@ -59,6 +73,8 @@ void file_result_drop_images(FileResult *f) {
   f->n_images = 0;
 }
 
+/* Appends one zeroed image to f->images and returns it; the caller fills it in and f owns
+ * whatever it puts there. Earlier entries may move, so pointers to them become stale. */
 ImageOut *file_result_add_image(FileResult *f) {
   ImageOut *img;
 
@@ -90,15 +106,15 @@ void read_result_clear(ReadResult *r) {
   memset(r, 0, sizeof(*r));
 }
 
-/* Sums bytes and lines over the files that were read (code NULL); unknown sizes (negative)
- * count as nothing and only text files have lines. Either output pointer may be NULL. */
+/* Sums bytes and lines over the files that were read (code NULL, not unchanged); unknown sizes
+ * (negative) count as nothing and only text files have lines. Either output pointer may be NULL. */
 void read_result_totals(const ReadResult *r, int64_t *ret_bytes, int64_t *ret_lines) {
   int64_t bytes = 0, lines = 0;
 
   for (size_t i = 0; r != NULL && i < r->n_files; i++) {
     const FileResult *f = &r->files[i];
 
-    if (f->code != NULL)
+    if (f->code != NULL || f->unchanged)
       continue;
     if (f->bytes > 0)
       bytes += f->bytes;

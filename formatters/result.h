@@ -12,6 +12,9 @@
 /* FileResult.modified_ms when the time is not known: every other value is a real time. */
 #define RESULT_TIME_UNKNOWN INT64_MIN
 
+/* Room for an etag and its NUL: four numbers and their dashes (file_result_set_etag). */
+#define RESULT_ETAG_MAX 80
+
 typedef enum {
   FILE_TYPE_UNKNOWN = 0, /* failed before the type was known */
   FILE_TYPE_TEXT,
@@ -60,6 +63,8 @@ typedef struct {
   int64_t bytes;    /* file size, -1 when unknown */
   int64_t
       modified_ms; /* mtime in epoch milliseconds (negative before 1970), or RESULT_TIME_UNKNOWN */
+  char etag[RESULT_ETAG_MAX]; /* the opened file's version (file_result_set_etag); "" when none */
+  bool unchanged; /* the etag matched the client's ifNoneMatch: nothing read, no type, no content */
 
   /* FILE_TYPE_TEXT */
   char *content; /* valid UTF-8 as shown (numbered or raw, with any notice); owned */
@@ -102,6 +107,14 @@ void file_result_clear(FileResult *f);
 void file_result_fail(FileResult *f, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Sets f->etag from what fstat() says of the opened file: device, inode and size in lowercase
+ * hex, then the modification time in nanoseconds since the epoch in decimal, joined by dashes
+ * ("803-1a2b3c-1f40-1732350000123456789"). Any change of content through the file system moves
+ * at least one of them. A time outside what 64-bit nanoseconds hold (before 1678, after 2262) is
+ * written as seconds.nanoseconds. */
+void file_result_set_etag(FileResult *f, uint64_t dev, uint64_t ino, int64_t size, int64_t sec,
+                          int64_t nsec);
+
 /* Releases f's images and empties the list (a file refused after they were made). */
 void file_result_drop_images(FileResult *f);
 
@@ -115,7 +128,7 @@ PageOut *file_result_add_page(FileResult *f);
 /* Frees every file and the array; the ReadResult itself is zeroed, not freed. NULL is fine. */
 void read_result_clear(ReadResult *r);
 
-/* Sums bytes and lines over the files that were read (failed files excluded). */
+/* Sums bytes and lines over the files that were read (failed and unchanged files excluded). */
 void read_result_totals(const ReadResult *r, int64_t *ret_bytes, int64_t *ret_lines);
 
 /* The contract's lowercase name of a type: "text", "image", "pdf"; NULL for FILE_TYPE_UNKNOWN. */

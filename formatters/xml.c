@@ -245,7 +245,9 @@ static void put_fields(XmlOut *x, const FileResult *f, int64_t image_index) {
     put_attr_int(x, "lines", f->lines);
   if (f->modified_ms != RESULT_TIME_UNKNOWN)
     put_attr_len(x, "modified", buf, xml_format_time(f->modified_ms, buf));
-  if (!ok)
+  if (f->etag[0] != '\0' && !f->unchanged)
+    put_attr(x, "etag", f->etag);
+  if (!ok || f->unchanged)
     return;
   if (f->encoding != NULL)
     put_attr(x, "encoding", f->encoding);
@@ -335,6 +337,11 @@ static void put_content(XmlOut *x, const FileResult *f, int64_t image_index) {
     return;
   out_check(x, xmlTextWriterStartElement(x->w, (const xmlChar *)"Content"));
   put_attr(x, "path", f->path);
+  if (f->unchanged) {
+    /* What the client already has is current: the element says so and nothing more. */
+    put_attr(x, "unchanged", "true");
+    put_attr(x, "etag", f->etag);
+  }
   if (type != NULL)
     put_attr(x, "type", type);
   if (f->code != NULL) {

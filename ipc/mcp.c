@@ -13,18 +13,19 @@ static const char *const versions[] = {MCP_PROTOCOL_LATEST, "2025-03-26", "2024-
 /* What the model reads about the tool: what it reads, how each file comes back, the limits
  * and how to go on past them. */
 #define READ_FILES_DESCRIPTION                                                                     \
-  "Reads one or more files at once and returns their contents: use it instead of reading "         \
-  "files one by one. Text files come back with line numbers (cat -n), their size, line count, "    \
-  "encoding and modification time, each in a <Content path='...'> element; images come back as "   \
-  "pictures you can see (scaled to fit, EXIF orientation applied); PDFs page by page, as text, "   \
-  "with pictures of scanned pages (or of every page with render: true). A file that cannot be "    \
-  "read gets a <Content> with code='...' and error='...' (FILE_NOT_FOUND, IS_DIRECTORY, "          \
-  "ACCESS_DENIED, ...) while the others are still read. Limits: 2000 lines and 100 KiB of text "   \
-  "per file, 20 PDF pages per read, 5 MiB per picture, 8 MiB per call; when a file is cut, "       \
-  "its element says so and gives the offset or pages to read next (a file past the call's "        \
-  "8 MiB is refused: read it in another call). "                                                   \
-  "Relative paths resolve against the workspace "                                                  \
-  "root; files outside it, and secrets such as .env files and private keys, are refused."
+  "Reads one or more files at once and returns their contents: use it instead of reading files "   \
+  "one by one. Text files come back with line numbers (cat -n), their size, line count, "          \
+  "encoding, modification time and etag, each in a <Content path='...'> element; images come "     \
+  "back as pictures you can see (scaled to fit, EXIF orientation applied); PDFs page by page, "    \
+  "as text, with pictures of scanned pages (or of every page with render: true). A file that "     \
+  "cannot be read gets a <Content> with code='...' and error='...' (FILE_NOT_FOUND, "              \
+  "IS_DIRECTORY, ACCESS_DENIED, ...) while the others are still read. Limits: 2000 lines and "     \
+  "100 KiB of text per file, 20 PDF pages per read, 5 MiB per picture, 8 MiB per call; when a "    \
+  "file is cut, its element says so and gives the offset or pages to read next (a file past "      \
+  "the call's 8 MiB is refused: read it in another call). To read again a file you already "       \
+  "have, pass ifNoneMatch {path: etag}: while it has not changed it comes back as "                \
+  "unchanged='true', without its content. Relative paths resolve against the workspace root; "     \
+  "files outside it, and secrets such as .env files and private keys, are refused."
 
 static const char tools_list[] =
     "{\"tools\":[{\"name\":\"" MCP_TOOL_READ_FILES "\",\"title\":\"Read files\","
@@ -56,7 +57,11 @@ static const char tools_list[] =
     "\"maxDimension\":{\"type\":\"integer\",\"minimum\":16,\"maximum\":8000,\"description\":"
     "\"Long edge of pictures, in pixels (default 1568).\"},"
     "\"maxTotalBytes\":{\"type\":\"integer\",\"minimum\":0,\"description\":\"Base64 bytes of all "
-    "pictures of the call (default 8 MiB).\"}}}}},"
+    "pictures of the call (default 8 MiB).\"}}},"
+    "\"ifNoneMatch\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\","
+    "\"minLength\":1},\"description\":\"For files read before: path (as given then) to the etag "
+    "its <Content> had. A file still the same comes back as unchanged='true' without its "
+    "content.\"}}},"
     "\"annotations\":{\"title\":\"Read files\",\"readOnlyHint\":true,\"destructiveHint\":false,"
     "\"idempotentHint\":true,\"openWorldHint\":false}}]}";
 
@@ -191,9 +196,9 @@ static bool mcp_images_budget_given(JsonObject *o) {
 }
 
 int mcp_read_args_parse(JsonNode *arguments, ReadParams *ret, char **ret_error) {
-  static const char *const members[] = {"paths",  "offset", "limit", "pages",
-                                        "render", "images", NULL};
-  static const char *const passed[] = {"offset", "limit", "images"};
+  static const char *const members[] = {"paths",  "offset", "limit",       "pages",
+                                        "render", "images", "ifNoneMatch", NULL};
+  static const char *const passed[] = {"offset", "limit", "images", "ifNoneMatch"};
   g_autoptr(JsonBuilder) b = json_builder_new();
   g_autoptr(JsonNode) params = NULL;
   JsonObject *o;

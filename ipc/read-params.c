@@ -182,6 +182,37 @@ static int read_params_images(JsonNode *node, ReadParams *ret, char **ret_error)
                             ret_error);
 }
 
+/* ifNoneMatch: {"<path>": "<etag>", ...}, at most READ_MAX_PATHS members. Keys are the paths
+ * as files[].path gives them; any non-empty string is taken, since only the reader's own
+ * etags ever match. */
+static int read_params_if_none_match_parse(JsonNode *node, ReadParams *ret, char **ret_error) {
+  JsonObject *obj;
+  g_autoptr(GList) names = NULL;
+  const char *etag;
+
+  if (!JSON_NODE_HOLDS_OBJECT(node))
+    return read_params_fail(ret_error, "ifNoneMatch must be an object of paths to etags");
+  obj = json_node_get_object(node);
+  if (json_object_get_size(obj) > READ_MAX_PATHS)
+    return read_params_fail(ret_error, "ifNoneMatch must have at most %d members", READ_MAX_PATHS);
+  ret->if_none_match = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  names = json_object_get_members(obj);
+  for (GList *l = names; l != NULL; l = l->next) {
+    JsonNode *v = json_object_get_member(obj, l->data);
+
+    if (!read_params_get_string(v, true, &etag) || !g_utf8_validate(l->data, -1, NULL))
+      return read_params_fail(ret_error, "ifNoneMatch values must be non-empty etag strings");
+    g_hash_table_replace(ret->if_none_match, g_strdup(l->data), g_strdup(etag));
+  }
+  return 0;
+}
+
+const char *read_params_if_none_match(const ReadParams *p, const char *path) {
+  if (p->if_none_match == NULL || path == NULL)
+    return NULL;
+  return g_hash_table_lookup(p->if_none_match, path);
+}
+
 void read_params_init(ReadParams *ret) {
   memset(ret, 0, sizeof *ret);
   ret->offset = 1;
@@ -226,6 +257,9 @@ static int read_params_members(JsonObject *obj, ReadParams *ret, char **ret_erro
   }
   if (fmt != NULL)
     ret->format = fmt->name;
+  if ((node = read_params_member(obj, "ifNoneMatch")) &&
+      (r = read_params_if_none_match_parse(node, ret, ret_error)) < 0)
+    return r;
   if ((node = read_params_member(obj, "images")))
     return read_params_images(node, ret, ret_error);
   return 0;
@@ -296,5 +330,7 @@ void read_params_clear(ReadParams *p) {
   }
   g_free(p->paths);
   g_free(p->cwd);
+  if (p->if_none_match != NULL)
+    g_hash_table_unref(p->if_none_match);
   read_params_init(p);
 }

@@ -18,7 +18,6 @@
  * are answered FILE_TOO_LARGE, naming the cap. */
 #define READ_MAX_ANSWER_BYTES ((size_t)64 * 1024 * 1024)
 
-
 /* `images.detail`: what the openai format asks of the model for each picture. */
 typedef enum {
   READ_IMAGE_DETAIL_AUTO = 0,
@@ -48,6 +47,8 @@ typedef struct {
   const char *format;        /* a formatter's name (static, formatters/format.h); default "xml" */
   ReadImageDetail image_detail; /* images.detail, default READ_IMAGE_DETAIL_AUTO */
   size_t max_answer_bytes;      /* not a param: the face's cap, default READ_MAX_ANSWER_BYTES */
+  GHashTable *if_none_match;    /* ifNoneMatch: path (as files[].path gives it) -> etag, both
+                                   owned strings; NULL when absent */
 } ReadParams;
 
 /* Fills *ret with defaults. */
@@ -59,11 +60,13 @@ void read_params_init(ReadParams *ret);
  * On failure *ret is left cleared. */
 int read_params_parse(JsonNode *params, ReadParams *ret, char **ret_error);
 
+/* The etag the client sent for path in ifNoneMatch (borrowed from p), or NULL. */
+const char *read_params_if_none_match(const ReadParams *p, const char *path);
+
 /* True when spec is a valid PDF page selection: comma-separated items, each "N", "N-M" with
  * N <= M, or "N-" (N to the last page), page numbers from 1 to INT_MAX, spaces allowed around
  * items. NULL and "" are not valid. */
 bool read_params_pages_valid(const char *spec);
-
 
 /* The format names, quoted and separated by commas, for messages. g_free the result. */
 char *read_format_names(void);

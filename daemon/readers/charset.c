@@ -16,7 +16,8 @@ typedef enum {
 
 #define SCRIPT_MIN_HIGH 8 /* high bytes a non-Latin single-byte guess needs */
 #define LATIN_MIN_HIGH 32 /* high bytes a Latin-script single-byte guess needs */
-#define INVALID_PER_MILLE 20 /* invalid sequences a multi-byte guess tolerates, per 1000 high bytes */
+#define INVALID_PER_MILLE                                                                          \
+  20 /* invalid sequences a multi-byte guess tolerates, per 1000 high bytes */
 
 /* uchardet's names, what they are reported as and what decodes them. A name not listed here
  * (ISO-8859-1, WINDOWS-1252, UTF-8, ASCII, HZ-GB-2312, unknown ones) is not taken. */

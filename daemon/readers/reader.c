@@ -185,6 +185,14 @@ static bool read_file(const ReaderOptions *o, const Workspace *ws, bool text_onl
     goto finish;
   res->bytes = (int64_t)st.st_size;
   res->modified_ms = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
+  /* From the descriptor that would be read: a file replaced since the path was checked has
+   * the new file's etag. */
+  file_result_set_etag(res, (uint64_t)st.st_dev, (uint64_t)st.st_ino, (int64_t)st.st_size,
+                       (int64_t)st.st_mtim.tv_sec, (int64_t)st.st_mtim.tv_nsec);
+  if (o->client_etag != NULL && strcmp(o->client_etag, res->etag) == 0) {
+    res->unchanged = true;
+    goto finish;
+  }
   if (!read_open_file(o, fd, &st, text_only, cancelled, res)) {
     file_result_clear(res);
     done = false;

@@ -22,11 +22,15 @@ typedef struct {
   bool render;             /* PDF pages as pictures; an SVG rendered instead of read as text */
   int max_dimension;       /* long edge of pictures sent */
   int64_t max_image_bytes; /* base64 of a PDF's pictures at most (the request's image budget) */
+  const char *client_etag; /* ifNoneMatch's etag of this path, or NULL: when the opened file
+                              still has it, res->unchanged is set and nothing is read */
 } ReaderOptions;
 
 /* Reads o->path into res (which must be zeroed): resolved against o->base, else the
  * workspace's root, else the working directory; the workspace (may be NULL) also decides what
- * may be read at all (workspace_allows). Never fails as a whole: every problem is a per-file
+ * may be read at all (workspace_allows). A regular file opened gets its bytes, modified time
+ * and etag from fstat() of the descriptor; one whose etag equals o->client_etag is answered
+ * unchanged, unread. Never fails as a whole: every problem is a per-file
  * code in res. `cancelled` may be NULL. */
 void reader_read(const ReaderOptions *o, const Workspace *ws, const atomic_bool *cancelled,
                  FileResult *res);
