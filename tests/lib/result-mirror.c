@@ -89,9 +89,25 @@ void rd_result_check_mirror(RdResult *r) {
     ck_assert_msg(g_strcmp0(a, code) == 0, "Content[%u] code '%s' but files[%u].code '%s'", i,
                   a ? a : "", i, code ? code : "");
     g_free(a);
+    a = rd_attr(r, (int)i, "etag");
+    ck_assert_msg(g_strcmp0(a, rd_file_str(r, i, "etag")) == 0,
+                  "Content[%u] etag '%s' but files[%u].etag '%s'", i, a ? a : "", i,
+                  rd_file_str(r, i, "etag") ? rd_file_str(r, i, "etag") : "");
+    g_free(a);
     if (code) {
       ck_assert_msg(rd_file_str(r, i, "error") && *rd_file_str(r, i, "error"),
                     "files[%u] failed (%s) without an error message", i, code);
+      continue;
+    }
+    a = rd_attr(r, (int)i, "unchanged");
+    ck_assert_msg((g_strcmp0(a, "true") == 0) == rd_file_true(r, i, "unchanged"),
+                  "Content[%u] unchanged='%s' differs from files[%u].unchanged", i, a ? a : "", i);
+    g_free(a);
+    if (rd_file_true(r, i, "unchanged")) {
+      /* Not read again: no type, no content, out of the totals. */
+      ck_assert_msg(rd_file_str(r, i, "type") == NULL && rd_content(r, i)->children == NULL,
+                    "unchanged files[%u] has a type or content", i);
+      ck_assert_msg(rd_file_str(r, i, "etag") != NULL, "unchanged files[%u] has no etag", i);
       continue;
     }
     const char *type = rd_file_str(r, i, "type");
