@@ -68,8 +68,8 @@ START_TEST(mcp_tools_list_schema) {
   ck_assert_str_eq(
       json_array_get_string_element(json_object_get_array_member(schema, "required"), 0), "paths");
   props = json_object_get_object_member(schema, "properties");
-  for (const char *const *m =
-           (const char *const[]){"paths", "offset", "limit", "pages", "render", "images", NULL};
+  for (const char *const *m = (const char *const[]){"paths", "offset", "limit", "pages", "render",
+                                                    "images", "ifNoneMatch", NULL};
        *m != NULL; m++)
     ck_assert_msg(json_object_has_member(props, *m), "no %s in the schema", *m);
   ck_assert(json_object_get_boolean_member(json_object_get_object_member(t, "annotations"),
@@ -91,7 +91,22 @@ START_TEST(mcp_args_read_params) {
   ck_assert_int_eq(p.limit, 10);
   ck_assert_int_eq(p.max_dimension, 800);
   ck_assert_ptr_eq(p.format, format_get("mcp")->name);
+  ck_assert_ptr_null(read_params_if_none_match(&p, "a.txt"));
   read_params_clear(&p);
+}
+END_TEST
+
+/* ifNoneMatch passes through as the client sent it: the server keeps no memory of reads. */
+START_TEST(mcp_args_if_none_match) {
+  ReadParams p;
+  char *err = args("{\"paths\":[\"a.txt\"],\"ifNoneMatch\":{\"a.txt\":\"803-1a-2b-99\"}}", &p);
+
+  ck_assert_msg(err == NULL, "%s", err);
+  ck_assert_str_eq(read_params_if_none_match(&p, "a.txt"), "803-1a-2b-99");
+  read_params_clear(&p);
+  err = args("{\"paths\":[\"a.txt\"],\"ifNoneMatch\":{\"a.txt\":7}}", &p);
+  ck_assert_msg(err != NULL && strstr(err, "ifNoneMatch") != NULL, "%s", err ? err : "accepted");
+  g_free(err);
 }
 END_TEST
 
@@ -218,6 +233,7 @@ static Suite *mcp_suite(void) {
   tcase_add_test(tc, mcp_args_refused_with_their_name);
   tcase_add_test(tc, mcp_tool_error_result);
   tcase_add_test(tc, mcp_roots);
+  tcase_add_test(tc, mcp_args_if_none_match);
   tcase_add_test(tc, mcp_progress_and_request_lines);
   suite_add_tcase(s, tc);
   return s;

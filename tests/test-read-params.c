@@ -39,6 +39,7 @@ static void assert_cleared(const ReadParams *p) {
   ck_assert_int_eq(p->max_total_image_bytes, READ_DEFAULT_MAX_TOTAL_IMAGE_BYTES);
   ck_assert_str_eq(p->format, "xml");
   ck_assert_int_eq(p->image_detail, READ_IMAGE_DETAIL_AUTO);
+  ck_assert_ptr_null(p->if_none_match);
 }
 
 /* Expects -EINVAL with a message starting with want_prefix, and the params left cleared. */
@@ -466,12 +467,34 @@ START_TEST(read_params_pages_syntax) {
 }
 END_TEST
 
+/* ifNoneMatch: paths to etags, looked up by the path as given; bad shapes name the field. */
+START_TEST(read_params_if_none_match_paths) {
+  ReadParams p;
+
+  parse_ok("{\"paths\":[\"a\",\"./a\"],\"ifNoneMatch\":{\"a\":\"1-2-3-4\",\"b\":\"5-6-7-8\"}}", &p);
+  ck_assert_str_eq(read_params_if_none_match(&p, "a"), "1-2-3-4");
+  ck_assert_str_eq(read_params_if_none_match(&p, "b"), "5-6-7-8");
+  ck_assert_ptr_null(read_params_if_none_match(&p, "./a"));
+  ck_assert_ptr_null(read_params_if_none_match(&p, NULL));
+  read_params_clear(&p);
+  assert_cleared(&p);
+  parse_ok("{\"paths\":[\"a\"],\"ifNoneMatch\":null}", &p);
+  ck_assert_ptr_null(read_params_if_none_match(&p, "a"));
+  read_params_clear(&p);
+  expect_top_invalid("\"ifNoneMatch\":[\"a\"]", "ifNoneMatch must be an object");
+  expect_top_invalid("\"ifNoneMatch\":\"a\"", "ifNoneMatch must be an object");
+  expect_top_invalid("\"ifNoneMatch\":{\"a\":1}", "ifNoneMatch values must be");
+  expect_top_invalid("\"ifNoneMatch\":{\"a\":\"\"}", "ifNoneMatch values must be");
+}
+END_TEST
+
 static Suite *read_params_suite(void) {
   Suite *s = suite_create("read-params");
   TCase *tc = tcase_create("core");
 
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, read_params_defaults);
+  tcase_add_test(tc, read_params_if_none_match_paths);
   tcase_add_test(tc, read_params_minimal);
   tcase_add_test(tc, read_params_every_field);
   tcase_add_test(tc, read_params_nulls_and_unknown_members);
