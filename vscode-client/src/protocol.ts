@@ -47,6 +47,11 @@ export interface ReadParams {
   images?: ImageParams;
   /** The shape of the result; default `xml` (a ReadResult), else a FormattedReadResult. */
   format?: ReadFormat;
+  /**
+   * Files the client already has: path (exactly as given in `paths`) to the `etag` an earlier
+   * read answered. A file that still has it comes back `unchanged: true`, without content.
+   */
+  ifNoneMatch?: Record<string, string>;
 }
 
 /** `files[i]` of a read result: answers `paths[i]`. */
@@ -56,6 +61,10 @@ export interface FileInfo {
   bytes?: number;
   modified?: number;
   lines?: number;
+  /**
+   * What the file was, lowercase IANA style: `utf-8`, `utf-16le`, `iso-8859-1`, `windows-1252`,
+   * `shift_jis`, `euc-jp`, `iso-2022-jp`, `gb18030`, `big5`, `euc-kr`, `koi8-r`, `windows-1251`, ...
+   */
   encoding?: string;
   eol?: 'lf' | 'crlf' | 'mixed';
   bom?: boolean;
@@ -74,6 +83,13 @@ export interface FileInfo {
   /** PDFs: from the document information. */
   title?: string;
   author?: string;
+  /**
+   * The opened file's version (device, inode, size, mtime in ns): pass it back in
+   * `ifNoneMatch` to skip the file while it has not changed.
+   */
+  etag?: string;
+  /** The etag matched `ifNoneMatch`: no `type`, no content; `bytes`, `modified`, `etag` kept. */
+  unchanged?: boolean;
   /** Set when this file could not be read (FILE_NOT_FOUND, IS_DIRECTORY, ...). */
   code?: string;
   error?: string;
