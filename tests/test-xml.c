@@ -341,6 +341,47 @@ START_TEST(xml_exact_output) {
 }
 END_TEST
 
+/* The etag's shape (hex device, inode, size; decimal nanoseconds), on a file read and on one
+ * answered unchanged, which carries nothing but its metadata; both valid against the schema. */
+START_TEST(xml_etag_and_unchanged) {
+  static const char want[] =
+      "<ReadResults bytes='6' lines='1'>\n"
+      "<Content path='a.c' type='text' bytes='6' lines='1' modified='2026-11-22T09:15:02.123Z'"
+      " etag='803-1a2b3c-6-1795338902123456789' encoding='utf-8'>\n"
+      "<![CDATA[hello\n]]></Content>\n"
+      "<Content path='b.c' unchanged='true' etag='803-ff-1f40-1795338902123456789' bytes='8000'"
+      " modified='2026-11-22T09:15:02.123Z'/>\n"
+      "</ReadResults>";
+  ReadResult r = {0};
+  FileResult *f = add_text(&r, "a.c", "hello\n", 6);
+  xmlDocPtr doc;
+  char *xml;
+
+  f->bytes = 6;
+  f->lines = 1;
+  f->modified_ms = 1795338902123;
+  file_result_set_etag(f, 0x803, 0x1a2b3c, 6, 1795338902, 123456789);
+  f = rb_add_file(&r, "b.c");
+  f->bytes = 8000;
+  f->modified_ms = 1795338902123;
+  f->unchanged = true;
+  file_result_set_etag(f, 0x803, 0xff, 8000, 1795338902, 123456789);
+  doc = format_and_parse(&r, &xml);
+  ck_assert_str_eq(xml, want);
+  xmlFreeDoc(doc);
+  g_free(xml);
+  /* Before 1970 the nanoseconds are negative; past 2262 they no longer fit and are written as
+   * seconds.nanoseconds. */
+  file_result_set_etag(f, 1, 2, 3, -1, 500000000);
+  ck_assert_str_eq(f->etag, "1-2-3--500000000");
+  file_result_set_etag(f, 1, 2, 3, INT64_C(10000000000), 7);
+  ck_assert_str_eq(f->etag, "1-2-3-10000000000.000000007");
+  doc = format_and_parse(&r, NULL);
+  xmlFreeDoc(doc);
+  read_result_clear(&r);
+}
+END_TEST
+
 START_TEST(xml_hostile_content_round_trips) {
   static const struct {
     const char *s;
@@ -920,6 +961,7 @@ static Suite *xml_suite(void) {
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, xml_expected_text_helper);
   tcase_add_test(tc, xml_exact_output);
+  tcase_add_test(tc, xml_etag_and_unchanged);
   tcase_add_test(tc, xml_hostile_content_round_trips);
   tcase_add_test(tc, xml_hostile_attributes_round_trip);
   tcase_add_test(tc, xml_random_round_trips);
