@@ -294,6 +294,36 @@ START_TEST(etag_cli_if_none_match) {
 }
 END_TEST
 
+/* readerd mcp: read_files takes ifNoneMatch from the call itself, and its text blocks carry each
+ * file's etag. */
+START_TEST(etag_mcp_read_files) {
+  g_autofree char *a = rd_write_str(dmn->dir, "a.txt", "the secret content\n");
+  g_autofree char *b = rd_write_str(dmn->dir, "b.txt", "bravo\n");
+  g_autofree char *etag_a = etag_of(a), *etag_b = etag_of(b);
+  g_autofree char *in = g_strdup_printf(
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+      "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n"
+      "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
+      "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"read_files\","
+      "\"arguments\":{\"paths\":[\"a.txt\",\"b.txt\"],\"ifNoneMatch\":{\"a.txt\":\"%s\"}}}}\n",
+      etag_a);
+  const char *argv[] = {rd_readerd(), "mcp", "--root", dmn->dir, NULL};
+  g_autofree char *want_a = g_strdup_printf("unchanged='true' etag='%s'", etag_a);
+  g_autofree char *want_b = g_strdup_printf("etag='%s'", etag_b);
+  RdRun run;
+
+  rd_run(dmn->dir, argv, in, strlen(in), 10000, &run);
+  ck_assert_int_eq(run.code, 0);
+  ck_assert_msg(strstr(run.out, "\"id\":2") != NULL, "no answer to the call: %s", run.out);
+  ck_assert_msg(strstr(run.out, want_a) != NULL, "a.txt not unchanged: %s", run.out);
+  ck_assert_msg(strstr(run.out, "unchanged since the read with this etag") != NULL, "%s", run.out);
+  ck_assert_msg(strstr(run.out, "secret content") == NULL, "a.txt content sent: %s", run.out);
+  ck_assert_msg(strstr(run.out, want_b) != NULL && strstr(run.out, "bravo") != NULL,
+                "b.txt not read with its etag: %s", run.out);
+  rd_run_clear(&run);
+}
+END_TEST
+
 static Suite *etag_suite(void) {
   Suite *s = suite_create("etag");
   TCase *tc = tcase_create("daemon");
@@ -309,6 +339,7 @@ static Suite *etag_suite(void) {
   tcase_add_test(tc, etag_unchanged_in_every_format);
   tcase_add_test(tc, etag_bad_params_refused);
   tcase_add_test(tc, etag_cli_if_none_match);
+  tcase_add_test(tc, etag_mcp_read_files);
   suite_add_tcase(s, tc);
   return s;
 }
