@@ -114,6 +114,20 @@ START_TEST(encodings_cyrillic) {
 }
 END_TEST
 
+/* A Latin-script code page other than Windows-1252, with high bytes enough to be told apart. */
+START_TEST(encodings_central_european) {
+  static const char pl[] =
+      "Zażółć gęślą jaźń. Pchnąć w tę łódź jeża lub ośm skrzyń fig.\n"
+      "Wszyscy ludzie rodzą się wolni i równi pod względem swej godności i swych praw. Są oni "
+      "obdarzeni rozumem i sumieniem i powinni postępować wobec innych w duchu braterstwa.\n"
+      "Każdy człowiek posiada wszystkie prawa i wolności zawarte w niniejszej Deklaracji, bez "
+      "względu na różnice rasy, koloru skóry, płci, języka, wyznania.\n";
+
+  check_roundtrip("pl.txt", pl, "WINDOWS-1250", "windows-1250");
+  check_roundtrip("pl2.txt", pl, "ISO-8859-2", "iso-8859-2");
+}
+END_TEST
+
 /* A first line alone: a few characters of each set are enough. */
 START_TEST(encodings_short_files) {
   static const struct {
@@ -280,6 +294,7 @@ static Suite *encodings_suite(void) {
   tcase_add_test(tc, encodings_chinese);
   tcase_add_test(tc, encodings_korean);
   tcase_add_test(tc, encodings_cyrillic);
+  tcase_add_test(tc, encodings_central_european);
   tcase_add_test(tc, encodings_short_files);
   tcase_add_test(tc, encodings_mixed_with_code);
   tcase_add_test(tc, encodings_bad_sequence_replaced);
