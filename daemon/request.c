@@ -108,6 +108,9 @@ static ReaderOptions reader_options(const Request *req, size_t i) {
       .render = spec->render,
       .max_dimension = p->max_dimension,
       .max_image_bytes = p->max_total_image_bytes,
+      .tile = p->image_tile == READ_IMAGE_TILE_NEVER    ? IMAGE_TILE_NEVER
+              : p->image_tile == READ_IMAGE_TILE_ALWAYS ? IMAGE_TILE_ALWAYS
+                                                        : IMAGE_TILE_AUTO,
   };
 }
 

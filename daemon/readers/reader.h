@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "daemon/pdf/worker/image-tiles.h"
 #include "daemon/readers/workspace.h"
 #include "formatters/result.h"
 
@@ -22,6 +23,7 @@ typedef struct {
   bool render;             /* PDF pages as pictures; an SVG rendered instead of read as text */
   int max_dimension;       /* long edge of pictures sent */
   int64_t max_image_bytes; /* base64 of a PDF's pictures at most (the request's image budget) */
+  ImageTileMode tile;      /* tall or wide pictures as tiles */
 } ReaderOptions;
 
 /* Reads o->path into res (which must be zeroed): resolved against o->base, else the
