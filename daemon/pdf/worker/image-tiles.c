@@ -74,6 +74,9 @@ bool image_tiles_plan(int width, int height, int max_dimension, ImageTileMode mo
     return true;
   }
   t = imin(tile_length(long_side, n), long_side);
+  /* A few pixels long (a tiny max_dimension): no two tiles may start at the same place. */
+  if ((int64_t)n - 1 > (int64_t)long_side - t)
+    n = (size_t)(long_side - t) + 1;
   scale = (double)max_dimension / t;
   if (scale > best)
     scale = best;
