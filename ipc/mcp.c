@@ -56,7 +56,10 @@ static const char tools_list[] =
     "\"maxDimension\":{\"type\":\"integer\",\"minimum\":16,\"maximum\":8000,\"description\":"
     "\"Long edge of pictures, in pixels (default 1568).\"},"
     "\"maxTotalBytes\":{\"type\":\"integer\",\"minimum\":0,\"description\":\"Base64 bytes of all "
-    "pictures of the call (default 8 MiB).\"}}}}},"
+    "pictures of the call (default 8 MiB).\"},"
+    "\"tile\":{\"type\":\"string\",\"enum\":[\"auto\",\"never\",\"always\"],\"description\":"
+    "\"Tall or wide pictures (a scrolled screenshot) as overlapping tiles, each labelled with its "
+    "place (default auto: when scaling would shrink one beyond 2.5:1 below half).\"}}}}},"
     "\"annotations\":{\"title\":\"Read files\",\"readOnlyHint\":true,\"destructiveHint\":false,"
     "\"idempotentHint\":true,\"openWorldHint\":false}}]}";
 
