@@ -128,7 +128,8 @@ static Box image_tile(RdResult *r, guint k) {
 
   ck_assert_msg(json_object_has_member(img, "tile"), "images[%u] is not a tile", k);
   t = json_object_get_object_member(img, "tile");
-  return (Box){(int)json_object_get_int_member(t, "x"), (int)json_object_get_int_member(t, "y"),
+  return (Box){(int)json_object_get_int_member(t, "x"),
+               (int)json_object_get_int_member(t, "y"),
                (int)json_object_get_int_member(t, "width"),
                (int)json_object_get_int_member(t, "height"),
                (int)json_object_get_int_member(img, "tileIndex"),
@@ -140,8 +141,7 @@ static xmlNodePtr tile_element(RdResult *r, int i) {
   int n = 0;
 
   for (xmlNodePtr c = rd_content(r, 0)->children; c != NULL; c = c->next)
-    if (c->type == XML_ELEMENT_NODE && xmlStrcmp(c->name, (const xmlChar *)"Tile") == 0 &&
-        n++ == i)
+    if (c->type == XML_ELEMENT_NODE && xmlStrcmp(c->name, (const xmlChar *)"Tile") == 0 && n++ == i)
       return c;
   ck_abort_msg("no <Tile> %d", i);
   return NULL;
@@ -195,8 +195,8 @@ static int check_tiles(RdResult *r, GdkPixbuf *src, int max_dim, double min_scal
     /* No gap, and (but for the first) an overlap of about a tenth with the tile before. */
     ck_assert_msg(start <= end, "tile %d starts at %d, after a gap from %d", i, start, end);
     if (i > 0)
-      ck_assert_msg((end - start) * 100 >= len * 9, "tile %d overlaps by %d of %d", i,
-                    end - start, len);
+      ck_assert_msg((end - start) * 100 >= len * 9, "tile %d overlaps by %d of %d", i, end - start,
+                    len);
     end = start + len;
     want = box_scaled(src, b.x, b.y, b.width, b.height, w, h);
     d = mean_diff(got, want);
@@ -205,8 +205,7 @@ static int check_tiles(RdResult *r, GdkPixbuf *src, int max_dim, double min_scal
     if (tall && b.y + b.height + BAND_H <= sh) {
       shifted = box_scaled(src, b.x, b.y + BAND_H / 2, b.width, b.height, w, h);
       ds = mean_diff(got, shifted);
-      ck_assert_msg(ds > d * 3 + 1.5, "tile %d: %.2f against its box, %.2f shifted", i, d,
-                    ds);
+      ck_assert_msg(ds > d * 3 + 1.5, "tile %d: %.2f against its box, %.2f shifted", i, d, ds);
     }
   }
   ck_assert_int_eq(end, tall ? sh : sw);
@@ -320,11 +319,11 @@ END_TEST
  * shown upright it is src. */
 static char *save_rotated_jpeg(GdkPixbuf *src, const char *name) {
   static const guint8 app1[] = {
-      0xff, 0xe1, 0x00, 0x22, 'E', 'x', 'i', 'f', 0, 0,                /* APP1, 34 bytes */
-      'I', 'I', 0x2a, 0x00, 0x08, 0x00, 0x00, 0x00,                    /* TIFF, IFD at 8 */
-      0x01, 0x00,                                                      /* one entry */
+      0xff, 0xe1, 0x00, 0x22, 'E',  'x',  'i',  'f',  0,    0,                /* APP1, 34 bytes */
+      'I',  'I',  0x2a, 0x00, 0x08, 0x00, 0x00, 0x00,                         /* TIFF, IFD at 8 */
+      0x01, 0x00,                                                             /* one entry */
       0x12, 0x01, 0x03, 0x00, 0x01, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, /* orientation 6 */
-      0x00, 0x00, 0x00, 0x00};                                         /* no next IFD */
+      0x00, 0x00, 0x00, 0x00};                                                /* no next IFD */
   g_autoptr(GdkPixbuf) stored = gdk_pixbuf_rotate_simple(src, GDK_PIXBUF_ROTATE_COUNTERCLOCKWISE);
   g_autofree gchar *buf = NULL;
   g_autoptr(GByteArray) file = g_byte_array_new();
@@ -420,8 +419,8 @@ START_TEST(tiles_labels_in_every_format) {
     g_autofree char *params = g_strdup_printf("{\"paths\":[%s],\"format\":\"toolresult\"}", quoted);
     JsonNode *msg = rd_conn_call(conn, "read", params);
     JsonObject *res = json_object_get_object_member(json_node_get_object(msg), "result");
-    JsonArray *imgs = json_object_get_array_member(
-        json_object_get_object_member(res, "toolresult"), "images");
+    JsonArray *imgs =
+        json_object_get_array_member(json_object_get_object_member(res, "toolresult"), "images");
 
     ck_assert_int_eq(json_array_get_length(imgs), 7);
     ck_assert(g_str_has_prefix(
@@ -444,7 +443,8 @@ START_TEST(tiles_labels_in_every_format) {
 END_TEST
 
 START_TEST(tiles_bad_mode_names_the_field) {
-  JsonNode *msg = rd_conn_call(conn, "read", "{\"paths\":[\"a.png\"],\"images\":{\"tile\":\"yes\"}}");
+  JsonNode *msg =
+      rd_conn_call(conn, "read", "{\"paths\":[\"a.png\"],\"images\":{\"tile\":\"yes\"}}");
   JsonObject *err = json_object_get_object_member(json_node_get_object(msg), "error");
 
   ck_assert_int_eq(rd_error_code(msg), -32602);

@@ -96,8 +96,12 @@ static int answer_image(Answer *a, const PdfRecord *rec) {
   img.height = (int)v[1];
   img.original_width = (int)v[2];
   img.original_height = (int)v[3];
-  img.tile = (ImageTile){.x = (int)v[6], .y = (int)v[7], .width = (int)v[8],
-                         .height = (int)v[9], .index = (int)v[10], .count = (int)v[11]};
+  img.tile = (ImageTile){.x = (int)v[6],
+                         .y = (int)v[7],
+                         .width = (int)v[8],
+                         .height = (int)v[9],
+                         .index = (int)v[10],
+                         .count = (int)v[11]};
   if (!tile_valid(a, &img))
     return -EBADMSG;
   img.media_type = g_strdup(v[4] == PDF_MEDIA_PNG ? "image/png" : "image/jpeg");

@@ -137,6 +137,8 @@ static int convert_failed(FileResult *res, int err, const char *message) {
 static void tiles_notice(FileResult *res, const char *why) {
   const ImageOut *first, *last;
   const ImageTile *t;
+  g_autofree char *which = NULL;
+  int from, to;
   bool tall;
 
   if (res->code != NULL || res->n_images == 0 || res->images[0].tile.count <= (int)res->n_images)
@@ -146,12 +148,16 @@ static void tiles_notice(FileResult *res, const char *why) {
   t = &first->tile;
   tall = t->width == first->original_width;
   res->truncated = true;
+  /* The part of the long side no tile sent shows: from the end of the last one sent. */
+  from = tall ? last->tile.y + last->tile.height : last->tile.x + last->tile.width;
+  to = tall ? first->original_height : first->original_width;
+  which = (int)res->n_images + 1 == t->count
+              ? g_strdup_printf("tile %d of %d", t->count, t->count)
+              : g_strdup_printf("tiles %zu to %d of %d", res->n_images + 1, t->count, t->count);
   g_free(res->notice);
-  res->notice = g_strdup_printf(
-      "tiles %zu to %d of %d (%s %d-%d of %dx%d) are not shown: %s", res->n_images + 1, t->count,
-      t->count, tall ? "y" : "x", tall ? last->tile.y + last->tile.height : last->tile.x + last->tile.width,
-      tall ? first->original_height : first->original_width, first->original_width,
-      first->original_height, why);
+  res->notice = g_strdup_printf("%s (%s %d-%d of %dx%d) %s not shown: %s", which, tall ? "y" : "x",
+                                from, to, first->original_width, first->original_height,
+                                (int)res->n_images + 1 == t->count ? "is" : "are", why);
 }
 
 /* Converts the picture in data into res (in a worker process), and caches the outcome unless

@@ -517,9 +517,12 @@ static int encode_tiles(Job *job, GdkPixbuf *upright, const ImageTilePlan *plan,
     total += img.data_len;
     img.original_width = w;
     img.original_height = h;
-    img.tile = (ImageTile){
-        .x = b->x, .y = b->y, .width = b->width, .height = b->height,
-        .index = (int)i + 1, .count = (int)plan->n};
+    img.tile = (ImageTile){.x = b->x,
+                           .y = b->y,
+                           .width = b->width,
+                           .height = b->height,
+                           .index = (int)i + 1,
+                           .count = (int)plan->n};
     *list_add(ret, ret_n) = img;
   }
   g_object_unref(upright);
@@ -550,8 +553,8 @@ static int encode_whole(Job *job, GdkPixbuf *upright, int ow, int oh, ImageOut *
 
 /* Decode, orient, then scale or tile, encode; see image-convert.h. The decode memory reserved
  * is given back before returning. */
-int image_convert(const uint8_t *data, size_t len, const ImageConvertOptions *opt,
-                  ImageOut **ret, size_t *ret_n, bool *ret_animated, char **ret_error) {
+int image_convert(const uint8_t *data, size_t len, const ImageConvertOptions *opt, ImageOut **ret,
+                  size_t *ret_n, bool *ret_animated, char **ret_error) {
   Job job = {.opt = opt, .cpu_start = cpu_now_ns()};
   Decode d = {0};
   GdkPixbuf *pb = NULL, *upright;
@@ -578,9 +581,9 @@ int image_convert(const uint8_t *data, size_t len, const ImageConvertOptions *op
     r = job_fail(&job, -ENOMEM, "not enough memory to orient the image");
     goto finish;
   }
-  if (!opt->vector && image_tiles_plan(gdk_pixbuf_get_width(upright),
-                                       gdk_pixbuf_get_height(upright), opt->max_dimension,
-                                       opt->tile, &plan))
+  if (!opt->vector &&
+      image_tiles_plan(gdk_pixbuf_get_width(upright), gdk_pixbuf_get_height(upright),
+                       opt->max_dimension, opt->tile, &plan))
     r = encode_tiles(&job, upright, &plan, ret, ret_n);
   else
     r = encode_whole(&job, upright, ow, oh, ret, ret_n);

@@ -59,15 +59,13 @@ bool image_tiles_plan(int width, int height, int max_dimension, ImageTileMode mo
   }
   /* auto: fitting would shrink it below half (long > 2 * max) and it is elongated beyond
    * 2.5:1 (2 * long > 5 * short), in 64 bits: the sides may be anything. */
-  if (mode == IMAGE_TILE_AUTO &&
-      !((int64_t)long_side > 2 * (int64_t)max_dimension &&
-        2 * (int64_t)long_side > 5 * (int64_t)short_side))
+  if (mode == IMAGE_TILE_AUTO && !((int64_t)long_side > 2 * (int64_t)max_dimension &&
+                                   2 * (int64_t)long_side > 5 * (int64_t)short_side))
     return false;
   best = short_side <= max_dimension ? 1.0 : (double)max_dimension / short_side;
   /* The fewest tiles whose length, at 90% of the best scale, fits in max_dimension. */
   for (n = 1; n < IMAGE_TILES_MAX; n++)
-    if ((double)tile_length(long_side, n) * best * IMAGE_TILE_MIN_SCALE_PCT / 100 <=
-        max_dimension)
+    if ((double)tile_length(long_side, n) * best * IMAGE_TILE_MIN_SCALE_PCT / 100 <= max_dimension)
       break;
   if (n == 1) {
     plan_one(width, height, max_dimension, ret);

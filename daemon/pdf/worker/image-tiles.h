@@ -6,8 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define IMAGE_TILES_MAX 32         /* tiles of one picture at most (the scale drops past it) */
-#define IMAGE_TILE_OVERLAP_PCT 10  /* each tile overlaps the next by at least this much */
+#define IMAGE_TILES_MAX 32          /* tiles of one picture at most (the scale drops past it) */
+#define IMAGE_TILE_OVERLAP_PCT 10   /* each tile overlaps the next by at least this much */
 #define IMAGE_TILE_MIN_SCALE_PCT 90 /* of the best scale: a tile more goes before scaling below */
 /* base64 bytes of all the tiles of one picture at most; the tiles past it are left out */
 #define IMAGE_TILES_MAX_BASE64 ((size_t)32 * 1024 * 1024)
