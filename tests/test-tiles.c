@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <check.h>
 #include <gdk-pixbuf/gdk-pixbuf.h>
@@ -315,6 +316,33 @@ START_TEST(tiles_image_budget) {
 }
 END_TEST
 
+/* More than 20 pictures in a request: each is sent at most 2000 px long, tiles too, and a tile
+ * scaled down keeps its box. */
+START_TEST(tiles_many_images_keep_boxes) {
+  g_autoptr(GdkPixbuf) src = tall_picture();
+  g_autofree char *path = NULL;
+  const char *paths[18];
+  RdResult *r;
+
+  if (src == NULL)
+    SKIP_CASE("tiles_many_images_keep_boxes: no photo (lomiri-wallpapers or gdk-pixbuf-tests)");
+  if (access(PIXBUF_DIR "/test-image.png", R_OK) != 0)
+    SKIP_CASE("tiles_many_images_keep_boxes: " PIXBUF_DIR "/test-image.png is missing");
+  path = save_png(src, "scrolled.png");
+  paths[0] = path;
+  for (size_t i = 1; i < G_N_ELEMENTS(paths); i++)
+    paths[i] = PIXBUF_DIR "/test-image.png";
+  /* At 3000 px: 4 tiles of 1080x2919 at full scale, and 17 more pictures. */
+  r = rd_read_paths(conn, paths, G_N_ELEMENTS(paths), "\"images\":{\"maxDimension\":3000}");
+  assert_no_code(r, 0);
+  ck_assert_int_eq(rd_file_int(r, 0, "tiles"), 4);
+  ck_assert_int_eq(json_array_get_length(r->images), 4 + 17);
+  ck_assert_int_eq(check_tiles(r, src, 2000, 0.6), 4);
+  ck_assert_int_eq(rd_file_int(r, 0, "height"), 2000);
+  rd_result_free(r);
+}
+END_TEST
+
 /* A JPEG whose EXIF orientation is 6: the stored picture is src turned a quarter to the left;
  * shown upright it is src. */
 static char *save_rotated_jpeg(GdkPixbuf *src, const char *name) {
@@ -462,6 +490,7 @@ static Suite *tiles_suite(void) {
   tcase_add_test(tc, tiles_tall_screenshot_readable);
   tcase_add_test(tc, tiles_never_and_always);
   tcase_add_test(tc, tiles_image_budget);
+  tcase_add_test(tc, tiles_many_images_keep_boxes);
   tcase_add_test(tc, tiles_exif_rotated_jpeg);
   tcase_add_test(tc, tiles_animated_gif_first_frame);
   tcase_add_test(tc, tiles_labels_in_every_format);
