@@ -20,8 +20,8 @@ static const char usage_text[] =
     "Usage:\n"
     "  readerd read [--json] [--format FORMAT] [--offset N] [--limit N] [--no-line-numbers]\n"
     "               [--max-dimension N] [--max-image-bytes N] [--image-detail auto|low|high]\n"
-    "               [--pages SPEC] [--render] [--password PW] [--root DIR] [--exclude GLOB]...\n"
-    "               [--if-none-match PATH=ETAG]... PATH...\n"
+    "               [--image-tile auto|never|always] [--pages SPEC] [--render] [--password PW]\n"
+    "               [--root DIR] [--exclude GLOB]... [--if-none-match PATH=ETAG]... PATH...\n"
     "      Read files once, without a daemon; print the <ReadResults> XML (or, with --json,\n"
     "      the whole result object). --format xml|anthropic|openai|toolresult|text prints\n"
     "      that shape instead (docs/formats.md). --pages, --render and --password apply to\n"
@@ -184,6 +184,10 @@ static int cli_read_option(int c, ReadParams *params, CliRun *run, CliPathOption
     if (read_image_detail_from_name(optarg, &params->image_detail) < 0)
       return usage_error("--image-detail takes auto, low or high", optarg);
     return 0;
+  case 'T':
+    if (read_image_tile_from_name(optarg, &params->image_tile) < 0)
+      return usage_error("--image-tile takes auto, never or always", optarg);
+    return 0;
   case 'p':
     if (!read_params_pages_valid(optarg))
       return usage_error("--pages takes pages like 3, 2-5 or 1,28-", optarg);
@@ -240,6 +244,7 @@ int cli_read(int argc, char **argv) {
       {"help", no_argument, NULL, 'h'},
       {"format", required_argument, NULL, 'f'},
       {"image-detail", required_argument, NULL, 'd'},
+      {"image-tile", required_argument, NULL, 'T'},
       {"max-image-bytes", required_argument, NULL, 'b'},
       {"pages", required_argument, NULL, 'p'},
       {"render", no_argument, NULL, 'r'},

@@ -109,6 +109,9 @@ static ReaderOptions reader_options(const Request *req, size_t i) {
       .max_dimension = p->max_dimension,
       .max_image_bytes = p->max_total_image_bytes,
       .client_etag = read_params_if_none_match(p, spec->path),
+      .tile = p->image_tile == READ_IMAGE_TILE_NEVER    ? IMAGE_TILE_NEVER
+              : p->image_tile == READ_IMAGE_TILE_ALWAYS ? IMAGE_TILE_ALWAYS
+                                                        : IMAGE_TILE_AUTO,
   };
 }
 

@@ -1,7 +1,8 @@
 /* The agent APIs' content lists: for each file a text block holding its <Content> element (or
  * the element that carries its error; an unchanged file's element is followed by a line saying
- * so), then one block per picture it sends (an image file, a
- * rendered PDF page). Text comes before images, as tool results expect.
+ * so), then one block per picture it sends (an image file, a rendered PDF page; a tile of a tall
+ * or wide picture comes after a text block with its label, "tile 2 of 7: x 0-1080, y 1519-3207
+ * of 1080x10800"). Text comes before images, as tool results expect.
  *
  *   anthropic: {"type":"text","text":…} and
  *              {"type":"image","source":{"type":"base64","media_type":…,"data":…}}
@@ -43,6 +44,14 @@ static int agent_file(GString *out, const FileResult *f, size_t index, int64_t i
         out, "(unchanged since the read with this etag: its content is as that read gave it)");
   g_string_append(out, "\"}");
   for (size_t k = 0; f->code == NULL && k < f->n_images; k++) {
+    char label[IMAGE_TILE_LABEL_MAX];
+
+    /* A tile says where it lies in the picture, in a text block right before it. */
+    if (image_tile_label(&f->images[k], label)) {
+      g_string_append(out, ",{\"type\":\"text\",\"text\":");
+      format_json_string(out, label, strlen(label));
+      g_string_append_c(out, '}');
+    }
     g_string_append_c(out, ',');
     image(out, &f->images[k], o);
   }

@@ -68,12 +68,17 @@ static void text_put_block(GString *out, const char *s, size_t len) {
     g_string_append_c(out, '\n');
 }
 
-/* "[image K: image/png, 640x400 (from 1280x800), 64288 bytes of base64]" */
+/* "[image K: image/png, 640x400 (from 1280x800), 64288 bytes of base64]", a tile
+ * "[image K: image/png, 1003x1568, tile 2 of 7: x 0-1080, y 1519-3207 of 1080x10800, …]" */
 static void text_image(GString *out, const ImageOut *img, int64_t index) {
+  char label[IMAGE_TILE_LABEL_MAX];
+
   g_string_append_printf(out, "[image %" PRId64 ": ", index);
   text_put_str(out, img->media_type);
   g_string_append_printf(out, ", %dx%d", img->width, img->height);
-  if (img->original_width > 0)
+  if (image_tile_label(img, label))
+    g_string_append_printf(out, ", %s", label);
+  else if (img->original_width > 0)
     g_string_append_printf(out, " (from %dx%d)", img->original_width, img->original_height);
   g_string_append_printf(out, ", %zu bytes of base64]", img->data_len);
 }
@@ -174,6 +179,8 @@ static void text_body(GString *out, const FileResult *f, size_t index, int64_t i
     text_image(out, &f->images[k], image_index + (int64_t)k);
     g_string_append_c(out, '\n');
   }
+  if (f->notice != NULL) /* the tiles left out */
+    text_put_block(out, f->notice, strlen(f->notice));
 }
 
 static void text_head(GString *out, const ReadResult *r, const FormatOptions *o) {

@@ -1,6 +1,8 @@
 /* The tool result of agent SDKs whose tools return
  *   {"success":…, "content":"<ReadResults …>…</ReadResults>", "error":…,
  *    "shortResult":"Read 12 files (3 images), 1 error", "images":[{"data":…,"mediaType":…}]}
+ * (a tile of a tall or wide picture has a "label" too: "tile 2 of 7: x 0-1080, y 1519-3207 of
+ * 1080x10800")
  * `content` is the contract's XML, file by file as the other formats write it; `success` is
  * false only when every file failed (an unchanged file did not); `error` lists the files that
  * failed, when any did.
@@ -95,12 +97,17 @@ static void toolresult_images(GString *out, const ReadResult *r) {
     for (size_t k = 0; f->code == NULL && k < f->n_images; k++) {
       const ImageOut *img = &f->images[k];
       const char *mt = img->media_type != NULL ? img->media_type : "";
+      char label[IMAGE_TILE_LABEL_MAX];
 
       g_string_append(out, first ? "{\"data\":" : ",{\"data\":");
       format_json_string(out, img->data != NULL ? img->data : "",
                          img->data != NULL ? img->data_len : 0);
       g_string_append(out, ",\"mediaType\":");
       format_json_string(out, mt, strlen(mt));
+      if (image_tile_label(img, label)) {
+        g_string_append(out, ",\"label\":");
+        format_json_string(out, label, strlen(label));
+      }
       g_string_append_c(out, '}');
       first = false;
     }

@@ -181,6 +181,17 @@ static void json_image(GString *gs, const char *path, const ImageOut *img) {
   }
   if (img->page > 0)
     json_int(gs, "page", img->page);
+  if (img->tile.count > 0) {
+    json_key(gs, "tile");
+    g_string_append_c(gs, '{');
+    json_int(gs, "x", img->tile.x);
+    json_int(gs, "y", img->tile.y);
+    json_int(gs, "width", img->tile.width);
+    json_int(gs, "height", img->tile.height);
+    json_close(gs, '}');
+    json_int(gs, "tileIndex", img->tile.index);
+    json_int(gs, "tiles", img->tile.count);
+  }
   json_close(gs, '}');
 }
 
@@ -215,6 +226,8 @@ static void json_image_fields(GString *gs, const FileResult *f, int64_t image_in
   }
   if (f->animated)
     json_bool(gs, "animated", true);
+  if (img->tile.count > 0)
+    json_int(gs, "tiles", img->tile.count);
 }
 
 static void json_pdf_fields(GString *gs, const FileResult *f) {

@@ -1,6 +1,7 @@
 #include "formatters/result.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <glib.h>
@@ -13,6 +14,26 @@ void image_out_clear(ImageOut *img) {
   g_free(img->media_type);
   g_free(img->data);
   memset(img, 0, sizeof(*img));
+}
+
+/* "tile 2 of 7: x 0-1080, y 1519-3207 of 1080x10800"; see result.h. */
+bool image_tile_label(const ImageOut *img, char *buf) {
+  const ImageTile *t = &img->tile;
+
+  buf[0] = '\0';
+  if (t->count <= 0)
+    return false;
+  (void)snprintf(buf, IMAGE_TILE_LABEL_MAX, "tile %d of %d: x %d-%d, y %d-%d of %dx%d", t->index,
+                 t->count, t->x, t->x + t->width, t->y, t->y + t->height, img->original_width,
+                 img->original_height);
+  return true;
+}
+
+/* Frees the images and the array; see result.h. */
+void image_out_list_free(ImageOut *list, size_t n) {
+  for (size_t i = 0; list != NULL && i < n; i++)
+    image_out_clear(&list[i]);
+  g_free(list);
 }
 
 /* Releases everything a FileResult owns and zeroes it; NULL is fine. */

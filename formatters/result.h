@@ -36,7 +36,14 @@ typedef enum {
 #define CODE_READ_ERROR "READ_ERROR"
 #define CODE_CANCELLED "CANCELLED"
 
-/* One picture to send: a whole image file, or (later) a rendered PDF page. */
+/* Where a tile of a tall or wide picture lies in it (images.tile). */
+typedef struct {
+  int x, y, width, height; /* its box, in pixels of the upright original */
+  int index;               /* 1-based, in order: top to bottom, or left to right */
+  int count;               /* tiles the picture was cut into; 0 when this image is not a tile */
+} ImageTile;
+
+/* One picture to send: a whole image file, a tile of one, or a rendered PDF page. */
 typedef struct {
   char *media_type;   /* "image/png", "image/jpeg", "image/gif", "image/webp"; owned */
   char *data;         /* base64 of the bytes sent, NUL-terminated; owned */
@@ -45,6 +52,7 @@ typedef struct {
   int original_width; /* of the source when resized, else 0 */
   int original_height;
   int page; /* 1-based PDF page it shows, 0 for an image file */
+  ImageTile tile; /* a tile: original_width/height are then the whole picture's, always set */
 } ImageOut;
 
 /* One PDF page shown: its text, and the picture of it when it was rendered. */
@@ -77,7 +85,9 @@ typedef struct {
   int64_t shown_first;  /* first and last line shown, 1-based; both 0 when none is shown */
   int64_t shown_last;
 
-  /* FILE_TYPE_IMAGE: exactly one image. Later PDFs: one per rendered page. */
+  /* FILE_TYPE_IMAGE: one image, or its tiles in order (images[0].tile.count > 0; fewer than
+   * that when the image budget left some out, with truncated and notice set). FILE_TYPE_PDF:
+   * one per rendered page. */
   ImageOut *images;
   size_t n_images;
   bool animated;
@@ -89,7 +99,7 @@ typedef struct {
   char *outline;     /* the document outline as indented text, NULL when none is shown; owned */
   PageOut *page_out; /* the pages shown, in order; owned */
   size_t n_page_out;
-  char *notice; /* text after the last page (how to read on), NULL when none; owned */
+  char *notice; /* text after the last page or tile (how to read on), NULL when none; owned */
 } FileResult;
 
 typedef struct {
@@ -99,6 +109,16 @@ typedef struct {
 
 /* Releases everything an ImageOut owns; the struct itself is not freed. NULL is fine. */
 void image_out_clear(ImageOut *img);
+
+#define IMAGE_TILE_LABEL_MAX 128 /* bytes of a tile's label, with its NUL */
+
+/* Writes img's label into buf (IMAGE_TILE_LABEL_MAX bytes), e.g.
+ * "tile 2 of 7: x 0-1080, y 1519-3207 of 1080x10800" (its box as half-open pixel ranges of the
+ * whole picture). Returns false, with buf empty, when img is not a tile. */
+bool image_tile_label(const ImageOut *img, char *buf);
+
+/* Releases a g_malloc'd array of n images and all they own. NULL is fine. */
+void image_out_list_free(ImageOut *list, size_t n);
 
 /* Releases everything a FileResult owns and zeroes it; NULL is fine. */
 void file_result_clear(FileResult *f);

@@ -282,6 +282,34 @@ static void put_fields(XmlOut *x, const FileResult *f, int64_t image_index) {
     if (f->animated)
       put_attr(x, "animated", "true");
     put_attr_int(x, "image", image_index);
+    if (img->tile.count > 0)
+      put_attr_int(x, "tiles", img->tile.count);
+  }
+}
+
+/* A tiled picture's body: one <Tile image='k' x y width height/> per tile sent (its box in
+ * pixels of the whole picture), then the notice naming the tiles left out. */
+static void put_tiles(XmlOut *x, const FileResult *f, int64_t image_index) {
+  out_raw(x, "\n", 1);
+  for (size_t i = 0; i < f->n_images && !x->failed; i++) {
+    const ImageTile *t = &f->images[i].tile;
+
+    out_check(x, xmlTextWriterStartElement(x->w, (const xmlChar *)"Tile"));
+    put_attr_int(x, "image", image_index + (int64_t)i);
+    put_attr_int(x, "x", t->x);
+    put_attr_int(x, "y", t->y);
+    put_attr_int(x, "width", t->width);
+    put_attr_int(x, "height", t->height);
+    if (!x->failed)
+      out_check(x, xmlTextWriterEndElement(x->w));
+    out_raw(x, "\n", 1);
+  }
+  if (f->notice != NULL) {
+    size_t len = strlen(f->notice);
+
+    put_cdata(x, f->notice, len);
+    if (len > 0 && f->notice[len - 1] != '\n')
+      out_raw(x, "\n", 1);
   }
 }
 
@@ -357,6 +385,9 @@ static void put_content(XmlOut *x, const FileResult *f, int64_t image_index) {
   }
   if (f->code == NULL && f->type == FILE_TYPE_PDF)
     put_pdf(x, f, image_index);
+  if (f->code == NULL && f->type == FILE_TYPE_IMAGE && f->n_images > 0 &&
+      f->images[0].tile.count > 0)
+    put_tiles(x, f, image_index);
   if (!x->failed)
     out_check(x, xmlTextWriterEndElement(x->w));
   out_raw(x, "\n", 1);

@@ -18,9 +18,12 @@
 #define PATH_ITEM_ERROR "paths[%zu] must be a non-empty string or an object with a \"path\""
 #define PAGES_ERROR "paths[%zu].pages must be a page selection like \"3\", \"2-5\" or \"1,28-\""
 #define DETAIL_ERROR "images.detail must be one of \"auto\", \"low\", \"high\""
+#define TILE_ERROR "images.tile must be one of \"auto\", \"never\", \"always\""
 
 /* Indexed by ReadImageDetail. */
 static const char *const detail_names[] = {"auto", "low", "high"};
+/* Indexed by ReadImageTile. */
+static const char *const tile_names[] = {"auto", "never", "always"};
 
 static int read_params_fail(char **ret_error, const char *format, ...) G_GNUC_PRINTF(2, 3);
 
@@ -161,6 +164,16 @@ static int read_params_detail(JsonNode *node, ReadParams *ret, char **ret_error)
   return 0;
 }
 
+/* images.tile (absent: the default). */
+static int read_params_tile(JsonNode *node, ReadParams *ret, char **ret_error) {
+  const char *s;
+
+  if (node && (!read_params_get_string(node, false, &s) ||
+               read_image_tile_from_name(s, &ret->image_tile) < 0))
+    return read_params_fail(ret_error, TILE_ERROR);
+  return 0;
+}
+
 static int read_params_images(JsonNode *node, ReadParams *ret, char **ret_error) {
   JsonNode *dim, *total;
   int64_t v;
@@ -178,6 +191,8 @@ static int read_params_images(JsonNode *node, ReadParams *ret, char **ret_error)
       !read_params_get_int(total, 0, READ_MAX_MAX_TOTAL_IMAGE_BYTES, &ret->max_total_image_bytes))
     return read_params_fail(ret_error, "images.maxTotalBytes must be an integer from 0 to %" PRId64,
                             READ_MAX_MAX_TOTAL_IMAGE_BYTES);
+  if (read_params_tile(read_params_member(json_node_get_object(node), "tile"), ret, ret_error) < 0)
+    return -EINVAL;
   return read_params_detail(read_params_member(json_node_get_object(node), "detail"), ret,
                             ret_error);
 }
@@ -314,6 +329,16 @@ int read_image_detail_from_name(const char *name, ReadImageDetail *ret) {
   for (size_t i = 0; name != NULL && i < G_N_ELEMENTS(detail_names); i++) {
     if (strcmp(name, detail_names[i]) == 0) {
       *ret = (ReadImageDetail)i;
+      return 0;
+    }
+  }
+  return -EINVAL;
+}
+
+int read_image_tile_from_name(const char *name, ReadImageTile *ret) {
+  for (size_t i = 0; name != NULL && i < G_N_ELEMENTS(tile_names); i++) {
+    if (strcmp(name, tile_names[i]) == 0) {
+      *ret = (ReadImageTile)i;
       return 0;
     }
   }

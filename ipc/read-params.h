@@ -25,6 +25,13 @@ typedef enum {
   READ_IMAGE_DETAIL_HIGH,
 } ReadImageDetail;
 
+/* `images.tile`: tall or wide pictures as overlapping tiles (docs/protocol.md). */
+typedef enum {
+  READ_IMAGE_TILE_AUTO = 0, /* when fitting would shrink a picture beyond 2.5:1 below half */
+  READ_IMAGE_TILE_NEVER,
+  READ_IMAGE_TILE_ALWAYS, /* whenever a picture is larger than maxDimension */
+} ReadImageTile;
+
 typedef struct {
   char *path;     /* as given, never empty; owned */
   int64_t offset; /* 1-based first line; 0 = the request's */
@@ -46,6 +53,7 @@ typedef struct {
       max_total_image_bytes; /* images.maxTotalBytes, default READ_DEFAULT_MAX_TOTAL_IMAGE_BYTES */
   const char *format;        /* a formatter's name (static, formatters/format.h); default "xml" */
   ReadImageDetail image_detail; /* images.detail, default READ_IMAGE_DETAIL_AUTO */
+  ReadImageTile image_tile;     /* images.tile, default READ_IMAGE_TILE_AUTO */
   size_t max_answer_bytes;      /* not a param: the face's cap, default READ_MAX_ANSWER_BYTES */
   GHashTable *if_none_match;    /* ifNoneMatch: path (as files[].path gives it) -> etag, both
                                    owned strings; NULL when absent */
@@ -76,6 +84,10 @@ const char *read_image_detail_name(ReadImageDetail detail);
 
 /* The detail level called name. Returns 0, or -EINVAL when there is none. */
 int read_image_detail_from_name(const char *name, ReadImageDetail *ret);
+
+/* The tile mode called name ("auto", "never", "always"). Returns 0, or -EINVAL when there is
+ * none. */
+int read_image_tile_from_name(const char *name, ReadImageTile *ret);
 
 /* Releases what the params own and re-initializes them; NULL is fine. */
 void read_params_clear(ReadParams *p);

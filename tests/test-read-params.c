@@ -40,6 +40,7 @@ static void assert_cleared(const ReadParams *p) {
   ck_assert_str_eq(p->format, "xml");
   ck_assert_int_eq(p->image_detail, READ_IMAGE_DETAIL_AUTO);
   ck_assert_ptr_null(p->if_none_match);
+  ck_assert_int_eq(p->image_tile, READ_IMAGE_TILE_AUTO);
 }
 
 /* Expects -EINVAL with a message starting with want_prefix, and the params left cleared. */
@@ -381,6 +382,43 @@ START_TEST(read_params_images_detail) {
 }
 END_TEST
 
+START_TEST(read_params_images_tile) {
+  static const char *const bad[] = {"\"yes\"", "\"Always\"", "\"\"", "1", "true", "[]"};
+  static const char *const names[] = {"auto", "never", "always"};
+  static const ReadImageTile want[] = {READ_IMAGE_TILE_AUTO, READ_IMAGE_TILE_NEVER,
+                                       READ_IMAGE_TILE_ALWAYS};
+  ReadParams p;
+
+  for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+    g_autofree char *member = g_strdup_printf("\"images\":{\"tile\":%s}", bad[i]);
+
+    expect_top_invalid(member, "images.tile must be one of \"auto\", \"never\", \"always\"");
+  }
+  parse_ok("{\"paths\":[\"f\"],\"images\":{\"tile\":null}}", &p);
+  ck_assert_int_eq(p.image_tile, READ_IMAGE_TILE_AUTO);
+  read_params_clear(&p);
+  for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+    g_autofree char *json =
+        g_strdup_printf("{\"paths\":[\"f\"],\"images\":{\"tile\":\"%s\"}}", names[i]);
+    ReadImageTile t;
+
+    parse_ok(json, &p);
+    ck_assert_int_eq(p.image_tile, want[i]);
+    ck_assert_int_eq(read_image_tile_from_name(names[i], &t), 0);
+    ck_assert_int_eq(t, want[i]);
+    read_params_clear(&p);
+    ck_assert_int_eq(p.image_tile, READ_IMAGE_TILE_AUTO);
+  }
+  {
+    ReadImageTile t = READ_IMAGE_TILE_NEVER;
+
+    ck_assert_int_eq(read_image_tile_from_name(NULL, &t), -EINVAL);
+    ck_assert_int_eq(read_image_tile_from_name("NEVER", &t), -EINVAL);
+    ck_assert_int_eq(t, READ_IMAGE_TILE_NEVER);
+  }
+}
+END_TEST
+
 /* {"paths":["p0","p1",...]} with n paths. */
 static char *many_paths(size_t n) {
   GString *s = g_string_new("{\"paths\":[");
@@ -509,6 +547,7 @@ static Suite *read_params_suite(void) {
   tcase_add_test(tc, read_params_images_max_total_bytes);
   tcase_add_test(tc, read_params_format);
   tcase_add_test(tc, read_params_images_detail);
+  tcase_add_test(tc, read_params_images_tile);
   tcase_add_test(tc, read_params_path_count_limit);
   tcase_add_test(tc, read_params_failure_after_partial_fill);
   tcase_add_test(tc, read_params_error_is_optional);

@@ -760,6 +760,14 @@ START_TEST(xml_schema_rejects_wrong_documents) {
       "width='1' height='1'/></ReadResults>",
       "<ReadResults bytes='0' lines='0'><Content path='x' type='image' mediaType='image/png' "
       "width='1' height='1' image='0'>text</Content></ReadResults>",
+      "<ReadResults bytes='0' lines='0'><Content path='x' type='image' mediaType='image/png' "
+      "width='1' height='1' image='0'><Tile image='0' x='0' y='0' width='1' height='1'/>"
+      "</Content></ReadResults>",
+      "<ReadResults bytes='0' lines='0'><Content path='x' type='image' mediaType='image/png' "
+      "width='1' height='1' image='0' tiles='2'>text</Content></ReadResults>",
+      "<ReadResults bytes='0' lines='0'><Content path='x' type='image' mediaType='image/png' "
+      "width='1' height='1' image='0' tiles='1'><Tile image='0' x='-1' y='0' width='1' "
+      "height='1'/></Content></ReadResults>",
       "<ReadResults bytes='0' lines='0'><Content path='x' type='video' code='READ_ERROR' "
       "error='e'/></ReadResults>",
       "<ReadResults bytes='0' lines='0'><Other/></ReadResults>",
@@ -770,6 +778,11 @@ START_TEST(xml_schema_rejects_wrong_documents) {
       "<ReadResults bytes='9' lines='0'><Content path='d.pdf' type='pdf' bytes='9' pages='12' "
       "title='T' author='A' truncated='true'><Page number='1'>one</Page>"
       "<Page number='2' image='0'>two</Page></Content></ReadResults>",
+      "<ReadResults bytes='9' lines='0'><Content path='s.png' type='image' bytes='9' "
+      "mediaType='image/png' width='90' height='160' originalWidth='100' originalHeight='1000' "
+      "image='0' tiles='7' truncated='true'><Tile image='0' x='0' y='0' width='100' "
+      "height='178'/><Tile image='1' x='0' y='137' width='100' height='178'/>tiles 3 to 7 of 7 "
+      "(y 315-1000 of 100x1000) are not shown</Content></ReadResults>",
   };
 
   for (size_t i = 0; i < G_N_ELEMENTS(bad); i++)

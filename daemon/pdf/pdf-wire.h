@@ -43,7 +43,8 @@ typedef enum {
    * holding the bytes to decode; the worker answers PDF_RES_IMAGE or PDF_RES_IMAGE_ERROR, then
    * PDF_RES_END. */
   PDF_REQ_IMAGE = 64,  /* u32 flags (ImageWorkerFlag), u32 max_dim, u32 budget_ms, loader name */
-  PDF_RES_IMAGE,       /* u32 width, height, original width, height, media, animated; base64 */
+  PDF_RES_IMAGE,       /* u32 width, height, original width, height, media, animated, tile x,
+                          y, width, height, index, count (0: not a tile); base64. One per tile */
   PDF_RES_IMAGE_ERROR, /* u32 errno (positive), u32 animated, then a UTF-8 message */
 } PdfWireTag;
 

@@ -12,7 +12,8 @@
 
 typedef struct {
   ImageCacheKey key;
-  ImageOut img; /* img.data NULL for a failure */
+  ImageOut *imgs; /* the image, or a picture's tiles; none for a failure */
+  size_t n_imgs;
   bool animated;
   const char *code; /* static CODE_*; NULL on success */
   char *error;
@@ -43,7 +44,7 @@ static gboolean key_equal(gconstpointer a, gconstpointer b) {
 }
 
 static void entry_free(Entry *e) {
-  image_out_clear(&e->img);
+  image_out_list_free(e->imgs, e->n_imgs);
   g_free(e->error);
   g_free(e);
 }
@@ -104,7 +105,8 @@ bool image_cache_get(const ImageCacheKey *key, FileResult *res) {
   if (e->code != NULL)
     file_result_fail(res, e->code, "%s", e->error);
   else
-    image_copy(file_result_add_image(res), &e->img);
+    for (size_t i = 0; i < e->n_imgs; i++)
+      image_copy(file_result_add_image(res), &e->imgs[i]);
   mutex_unlock(&lock);
   return true;
 }
@@ -119,11 +121,18 @@ void image_cache_put(const ImageCacheKey *key, const FileResult *res) {
   e->key = *key;
   e->animated = res->animated;
   e->code = res->code;
-  if (res->code != NULL)
+  e->cost = ENTRY_OVERHEAD;
+  if (res->code != NULL) {
     e->error = g_strdup(res->error);
-  else
-    image_copy(&e->img, &res->images[0]);
-  e->cost = ENTRY_OVERHEAD + e->img.data_len + (e->error != NULL ? strlen(e->error) : 0);
+    e->cost += strlen(e->error);
+  } else {
+    e->imgs = g_new(ImageOut, res->n_images);
+    e->n_imgs = res->n_images;
+    for (size_t i = 0; i < res->n_images; i++) {
+      image_copy(&e->imgs[i], &res->images[i]);
+      e->cost += e->imgs[i].data_len;
+    }
+  }
   e->link.data = e;
 
   mutex_lock(&lock);

@@ -29,11 +29,11 @@ typedef struct {
 void image_cache_key_init(ImageCacheKey *ret, const struct stat *st, int max_dimension,
                           int variant);
 
-/* On a hit, copies the cached outcome into res (its image and `animated`, or its failure code
+/* On a hit, copies the cached outcome into res (its images and `animated`, or its failure code
  * and message) and returns true; res must hold no image yet. Counts a hit or a miss. */
 bool image_cache_get(const ImageCacheKey *key, FileResult *res);
 
-/* Stores a copy of res's outcome (its first image, or its failure) under key, replacing any
+/* Stores a copy of res's outcome (its images: one, or a picture's tiles; or its failure) under key, replacing any
  * older entry, and evicts the least recently used entries beyond the capacity. An outcome
  * larger than a quarter of the capacity is not stored. */
 void image_cache_put(const ImageCacheKey *key, const FileResult *res);

@@ -16,13 +16,15 @@
 #include "daemon/pdf/pdf-wire.h"
 #include "daemon/pdf/pdf.h"
 
-#define REPLY_MAX (IMAGE_MAX_BASE64 + 4096) /* a longer answer is a broken worker */
-#define IMAGE_FIXED 24                      /* PDF_RES_IMAGE's numbers before the base64 */
+#define REPLY_MAX (IMAGE_MAX_BASE64 + 4096) /* a longer record is a broken worker */
+#define IMAGE_FIXED 48                      /* PDF_RES_IMAGE's numbers before the base64 */
 
 /* What the worker answered. */
 typedef struct {
   bool check_only;
-  ImageOut *img;
+  ImageOut *imgs; /* g_malloc'd, n of them: one, or one per tile in order */
+  size_t n;
+  size_t base64; /* their bytes of base64 */
   bool animated;
   int err;     /* its failure (negative errno), 0 when it converted */
   char *error; /* its message */
@@ -56,28 +58,58 @@ static bool all_base64(const uint8_t *p, size_t n) {
   return true;
 }
 
-/* A converted picture; its numbers and bytes are checked, the worker may be subverted. */
+/* A tile's numbers make sense: within the picture, next in order, as many as announced. */
+static bool tile_valid(const Answer *a, const ImageOut *img) {
+  const ImageTile *t = &img->tile;
+
+  if (t->count == 0)
+    return a->n == 0;
+  return t->count <= IMAGE_TILES_MAX && t->index == (int)a->n + 1 &&
+         (a->n == 0 || a->imgs[0].tile.count == t->count) && t->x >= 0 && t->y >= 0 &&
+         t->width >= 1 && t->height >= 1 && t->x <= img->original_width - t->width &&
+         t->y <= img->original_height - t->height;
+}
+
+/* A converted picture (or one tile of it); its numbers and bytes are checked, the worker may
+ * be subverted. */
 static int answer_image(Answer *a, const PdfRecord *rec) {
-  uint32_t v[6];
-  ImageOut *img = a->img;
+  uint32_t v[12];
+  ImageOut img = {0};
+  size_t len;
 
   if (a->check_only)
-    return rec->len == 0 ? 0 : -EBADMSG;
+    return rec->len == 0 && a->n == 0 ? 0 : -EBADMSG;
   for (size_t i = 0; i < G_N_ELEMENTS(v); i++)
     if (pdf_wire_u32(rec, 4 * i, &v[i]) < 0)
       return -EBADMSG;
+  for (size_t i = 6; i < G_N_ELEMENTS(v); i++)
+    if (v[i] > 100000)
+      return -EBADMSG;
+  len = rec->len - IMAGE_FIXED;
   if (v[0] < 1 || v[1] < 1 || v[0] > 100000 || v[1] > 100000 || v[2] > INT32_MAX ||
       v[3] > INT32_MAX || (v[4] != PDF_MEDIA_PNG && v[4] != PDF_MEDIA_JPEG) ||
-      rec->len == IMAGE_FIXED || rec->len - IMAGE_FIXED > IMAGE_MAX_BASE64 ||
-      !all_base64(rec->data + IMAGE_FIXED, rec->len - IMAGE_FIXED))
+      rec->len == IMAGE_FIXED || len > IMAGE_MAX_BASE64 ||
+      a->base64 + len > IMAGE_TILES_MAX_BASE64 + IMAGE_MAX_BASE64 ||
+      !all_base64(rec->data + IMAGE_FIXED, len))
     return -EBADMSG;
-  img->width = (int)v[0];
-  img->height = (int)v[1];
-  img->original_width = (int)v[2];
-  img->original_height = (int)v[3];
-  img->media_type = g_strdup(v[4] == PDF_MEDIA_PNG ? "image/png" : "image/jpeg");
-  img->data = g_strndup((const char *)rec->data + IMAGE_FIXED, rec->len - IMAGE_FIXED);
-  img->data_len = rec->len - IMAGE_FIXED;
+  img.width = (int)v[0];
+  img.height = (int)v[1];
+  img.original_width = (int)v[2];
+  img.original_height = (int)v[3];
+  img.tile = (ImageTile){.x = (int)v[6],
+                         .y = (int)v[7],
+                         .width = (int)v[8],
+                         .height = (int)v[9],
+                         .index = (int)v[10],
+                         .count = (int)v[11]};
+  if (!tile_valid(a, &img))
+    return -EBADMSG;
+  img.media_type = g_strdup(v[4] == PDF_MEDIA_PNG ? "image/png" : "image/jpeg");
+  img.data = g_strndup((const char *)rec->data + IMAGE_FIXED, len);
+  img.data_len = len;
+  a->imgs = g_renew(ImageOut, a->imgs, a->n + 1);
+  a->imgs[a->n++] = img;
+  a->base64 += len;
   a->animated = v[5] != 0;
   return 0;
 }
@@ -109,11 +141,16 @@ static int answer_error(Answer *a, const PdfRecord *rec) {
 static int answer_record(Answer *a, const PdfRecord *rec) {
   switch (rec->tag) {
   case PDF_RES_IMAGE:
+    /* Tiles come as one record each; anything else answers once. */
+    if (a->answered && (a->n == 0 || a->imgs[0].tile.count == 0))
+      return -EBADMSG;
+    a->answered = true;
+    return answer_image(a, rec);
   case PDF_RES_IMAGE_ERROR:
     if (a->answered)
       return -EBADMSG;
     a->answered = true;
-    return rec->tag == PDF_RES_IMAGE ? answer_image(a, rec) : answer_error(a, rec);
+    return answer_error(a, rec);
   case PDF_RES_END:
     a->ended = true;
     return a->answered ? 0 : -EBADMSG;
@@ -216,17 +253,23 @@ static int run(const uint8_t *data, size_t len, uint32_t flags, const ImageConve
 
 /* image_convert in a worker; see image-remote.h. */
 int image_remote_convert(const uint8_t *data, size_t len, const ImageConvertOptions *opt,
-                         ImageOut *ret, bool *ret_animated, char **ret_error) {
+                         ImageOut **ret, size_t *ret_n, bool *ret_animated, char **ret_error) {
   uint32_t flags = (opt->photo ? IMAGE_WORKER_PHOTO : 0) | (opt->vector ? IMAGE_WORKER_VECTOR : 0) |
-                   (opt->check_rows ? IMAGE_WORKER_CHECK_ROWS : 0);
-  Answer a = {.img = ret};
+                   (opt->check_rows ? IMAGE_WORKER_CHECK_ROWS : 0) |
+                   (opt->tile == IMAGE_TILE_AUTO ? IMAGE_WORKER_TILE_AUTO : 0) |
+                   (opt->tile == IMAGE_TILE_ALWAYS ? IMAGE_WORKER_TILE_ALWAYS : 0);
+  Answer a = {0};
   int r;
 
-  memset(ret, 0, sizeof(*ret));
   r = run(data, len, flags, opt, &a, ret_error);
   *ret_animated = a.animated;
-  if (r < 0)
-    image_out_clear(ret);
+  if (r < 0) {
+    image_out_list_free(a.imgs, a.n);
+    a.imgs = NULL;
+    a.n = 0;
+  }
+  *ret = a.imgs;
+  *ret_n = a.n;
   g_free(a.error);
   return r;
 }

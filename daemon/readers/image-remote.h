@@ -22,7 +22,7 @@
  *   -ECHILD     the worker died on the picture (a decoder crash);
  *   -ENOEXEC    no worker path was set, or no worker could be started. */
 int image_remote_convert(const uint8_t *data, size_t len, const ImageConvertOptions *opt,
-                         ImageOut *ret, bool *ret_animated, char **ret_error);
+                         ImageOut **ret, size_t *ret_n, bool *ret_animated, char **ret_error);
 
 /* Like image_convert_check() (decodes and drops the picture), in a worker process, with the
  * codes of image_remote_convert(). */

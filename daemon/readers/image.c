@@ -14,6 +14,7 @@
 
 #define SVG_SNIFF ((size_t)4096) /* the <svg> root element must start within this much */
 #define VARIANT_SVG 100          /* cache variant of rendered SVGs (others: the DetectKind) */
+#define VARIANT_TILE 1000        /* plus this times the ImageTileMode */
 
 /* Reads the rest of the file after `head` into one buffer of at most `cap` bytes: *ret
  * (g_malloc'd) and *ret_len. Returns 0, -EFBIG when the file holds more, or the negative errno
@@ -131,22 +132,54 @@ static int convert_failed(FileResult *res, int err, const char *message) {
   return err;
 }
 
+/* The notice of a tiled picture some of whose tiles are not sent (`why` says why), and
+ * truncated; nothing when every tile is there. */
+static void tiles_notice(FileResult *res, const char *why) {
+  const ImageOut *first, *last;
+  const ImageTile *t;
+  g_autofree char *which = NULL;
+  int from, to;
+  bool tall;
+
+  if (res->code != NULL || res->n_images == 0 || res->images[0].tile.count <= (int)res->n_images)
+    return;
+  first = &res->images[0];
+  last = &res->images[res->n_images - 1];
+  t = &first->tile;
+  tall = t->width == first->original_width;
+  res->truncated = true;
+  /* The part of the long side no tile sent shows: from the end of the last one sent. */
+  from = tall ? last->tile.y + last->tile.height : last->tile.x + last->tile.width;
+  to = tall ? first->original_height : first->original_width;
+  which = (int)res->n_images + 1 == t->count
+              ? g_strdup_printf("tile %d of %d", t->count, t->count)
+              : g_strdup_printf("tiles %zu to %d of %d", res->n_images + 1, t->count, t->count);
+  g_free(res->notice);
+  res->notice = g_strdup_printf("%s (%s %d-%d of %dx%d) %s not shown: %s", which, tall ? "y" : "x",
+                                from, to, first->original_width, first->original_height,
+                                (int)res->n_images + 1 == t->count ? "is" : "are", why);
+}
+
 /* Converts the picture in data into res (in a worker process), and caches the outcome unless
  * it depends on this request (cancellation) or on the moment (memory, time, the worker). */
 static int convert(uint8_t *data, size_t len, ImageConvertOptions *copt, const ImageCacheKey *key,
                    FileResult *res) {
   g_autofree char *error = NULL;
-  ImageOut out;
+  ImageOut *out = NULL;
+  size_t n = 0;
   bool animated = false;
-  int r = image_remote_convert(data, len, copt, &out, &animated, &error);
+  int r = image_remote_convert(data, len, copt, &out, &n, &animated, &error);
 
   res->animated = res->animated || animated;
   if (r < 0)
     (void)convert_failed(res, r, error); /* r says the same */
-  else
-    *file_result_add_image(res) = out;
+  for (size_t i = 0; i < n; i++)
+    *file_result_add_image(res) = out[i];
+  g_free(out); /* its members now belong to res */
   if (r != -ECANCELED && r != -ENOMEM && r != -ETIME && r != -ENOEXEC)
     image_cache_put(key, res);
+  tiles_notice(res, "their base64 passed the limit of one picture's tiles; read the picture "
+                    "with a smaller images.maxDimension");
   return r;
 }
 
@@ -221,6 +254,11 @@ static bool web_image(DetectKind k, const uint8_t *data, size_t len, const Image
   img->data_len = strlen(img->data);
   img->width = info->width;
   img->height = info->height;
+  if (opt->tile == IMAGE_TILE_ALWAYS) { /* within the limits: one tile, the whole picture */
+    img->tile = (ImageTile){.width = info->width, .height = info->height, .index = 1, .count = 1};
+    img->original_width = info->width;
+    img->original_height = info->height;
+  }
   return true;
 }
 
@@ -245,7 +283,8 @@ int image_read(int fd, const struct stat *st, DetectKind k, const uint8_t *head,
                               .max_dimension = opt->max_dimension,
                               .photo = k == DETECT_JPEG,
                               .cancelled = opt->cancelled,
-                              .check_rows = k == DETECT_BMP || k == DETECT_ICO};
+                              .check_rows = k == DETECT_BMP || k == DETECT_ICO,
+                              .tile = opt->tile};
   ImageHeaderInfo info = {0};
   ImageCacheKey key;
   g_autofree uint8_t *data = NULL;
@@ -263,9 +302,12 @@ int image_read(int fd, const struct stat *st, DetectKind k, const uint8_t *head,
     return r;
   if (detect_is_web_image(k) && web_image(k, data, len, opt, &info, res))
     return res->code != NULL ? -EINVAL : 0;
-  image_cache_key_init(&key, st, opt->max_dimension, (int)k);
-  if (image_cache_get(&key, res))
+  image_cache_key_init(&key, st, opt->max_dimension, (int)k + VARIANT_TILE * (int)opt->tile);
+  if (image_cache_get(&key, res)) {
+    tiles_notice(res, "their base64 passed the limit of one picture's tiles; read the picture "
+                      "with a smaller images.maxDimension");
     return res->code != NULL ? -EINVAL : 0;
+  }
   pic = data;
   /* Decoded rows show where the data of a BMP, ICO or plain PNG stopped; an interlaced PNG's
    * rows do not: inflate it first. */
@@ -327,7 +369,8 @@ static int rescale(ImageOut *img, int edge, const atomic_bool *cancelled, char *
   ImageConvertOptions copt = {.max_dimension = edge, .cancelled = cancelled};
   g_autofree guchar *raw = NULL;
   gsize raw_len = 0;
-  ImageOut out;
+  ImageOut *list = NULL, out;
+  size_t n = 0;
   bool animated;
   int r;
 
@@ -338,12 +381,16 @@ static int rescale(ImageOut *img, int edge, const atomic_bool *cancelled, char *
     *ret_error = g_strdup("the image could not be scaled down: unknown format");
     return -ENOTSUP;
   }
-  r = image_remote_convert(raw, raw_len, &copt, &out, &animated, ret_error);
+  r = image_remote_convert(raw, raw_len, &copt, &list, &n, &animated, ret_error);
   if (r < 0)
     return r;
+  g_assert(n == 1); /* never tiled */
+  out = list[0];
+  g_free(list);
   out.original_width = img->original_width > 0 ? img->original_width : img->width;
   out.original_height = img->original_height > 0 ? img->original_height : img->height;
   out.page = img->page;
+  out.tile = img->tile;
   image_out_clear(img);
   *img = out;
   return 0;
@@ -377,6 +424,25 @@ static void limit_many(ReadResult *r, const atomic_bool *cancelled) {
   }
 }
 
+/* A tiled picture that does not fit whole in `left` bytes keeps the tiles that do, in order.
+ * Returns their bytes of base64; 0, with every tile kept, when not even the first fits or the
+ * file is not tiled. */
+static int64_t keep_tiles(FileResult *f, int64_t left) {
+  int64_t kept = 0;
+  size_t k = 0;
+
+  if (f->n_images == 0 || f->images[0].tile.count <= 1)
+    return 0;
+  while (k < f->n_images && kept + (int64_t)f->images[k].data_len <= left)
+    kept += (int64_t)f->images[k++].data_len;
+  if (k == 0)
+    return 0;
+  for (size_t j = k; j < f->n_images; j++)
+    image_out_clear(&f->images[j]);
+  f->n_images = k;
+  return kept;
+}
+
 /* The request's limits on its images, in request order; see image.h. */
 void image_request_budget(ReadResult *r, int64_t max_total_bytes, const atomic_bool *cancelled) {
   int64_t used = 0;
@@ -385,13 +451,22 @@ void image_request_budget(ReadResult *r, int64_t max_total_bytes, const atomic_b
     limit_many(r, cancelled);
   for (size_t i = 0; i < r->n_files; i++) {
     FileResult *f = &r->files[i];
-    int64_t need = 0;
+    int64_t need = 0, kept;
 
     if (f->code != NULL || f->n_images == 0)
       continue;
     for (size_t k = 0; k < f->n_images; k++)
       need += (int64_t)f->images[k].data_len;
-    if (f->type == FILE_TYPE_IMAGE && used + need > max_total_bytes) {
+    if (f->type == FILE_TYPE_IMAGE && used + need > max_total_bytes &&
+        (kept = keep_tiles(f, max_total_bytes - used)) > 0) {
+      g_autofree char *why = g_strdup_printf(
+          "the request's image budget (images.maxTotalBytes, %" PRId64
+          ") is spent; read this file in another request or raise images.maxTotalBytes",
+          max_total_bytes);
+
+      tiles_notice(f, why);
+      need = kept;
+    } else if (f->type == FILE_TYPE_IMAGE && used + need > max_total_bytes) {
       file_result_fail(f, CODE_FILE_TOO_LARGE,
                        "the request's image budget is spent: this image is %" PRId64
                        " bytes of base64 and %" PRId64 " of images.maxTotalBytes (%" PRId64

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "daemon/pdf/worker/image-tiles.h"
 #include "daemon/readers/detect.h"
 #include "formatters/result.h"
 
@@ -23,6 +24,7 @@
 
 typedef struct {
   int max_dimension;            /* long edge in pixels */
+  ImageTileMode tile;           /* tall or wide pictures as tiles (image-tiles.h) */
   const atomic_bool *cancelled; /* may be NULL; watched every 50 ms while a worker decodes */
 } ImageOptions;
 

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "daemon/pdf/worker/image-tiles.h"
 #include "daemon/readers/workspace.h"
 #include "formatters/result.h"
 
@@ -24,6 +25,7 @@ typedef struct {
   int64_t max_image_bytes; /* base64 of a PDF's pictures at most (the request's image budget) */
   const char *client_etag; /* ifNoneMatch's etag of this path, or NULL: when the opened file
                               still has it, res->unchanged is set and nothing is read */
+  ImageTileMode tile;      /* tall or wide pictures as tiles */
 } ReaderOptions;
 
 /* Reads o->path into res (which must be zeroed): resolved against o->base, else the

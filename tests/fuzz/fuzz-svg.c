@@ -27,7 +27,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   uint8_t *copy = g_memdup2(data, size);
   ImageConvertOptions opt = {
       .loader = "svg", .max_dimension = MAX_DIM, .vector = true, .cpu_budget_ms = 2000};
-  ImageOut out = {0};
+  ImageOut *list = NULL;
+  size_t n_list = 0;
   bool animated = false;
   char *err = NULL;
   int r;
@@ -37,16 +38,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     g_free(copy);
     return 0;
   }
-  r = image_convert(copy, size, &opt, &out, &animated, &err);
+  r = image_convert(copy, size, &opt, &list, &n_list, &animated, &err);
   if (r < 0) {
     fuzz_assert(known_failure(r));
     fuzz_assert(err != NULL && *err != '\0');
-    fuzz_assert(out.data == NULL);
+    fuzz_assert(list == NULL && n_list == 0);
   } else {
     g_autofree guchar *bytes = NULL;
     gsize n = 0;
+    ImageOut out;
 
     fuzz_assert(r == 0 && err == NULL);
+    fuzz_assert(n_list == 1 && list[0].tile.count == 0); /* a vector image is never tiled */
+    out = list[0];
     fuzz_assert(out.width >= 1 && out.height >= 1);
     fuzz_assert(MAX(out.width, out.height) <= MAX(MAX_DIM, IMAGE_SVG_MIN_EDGE));
     fuzz_assert(out.data != NULL && out.data_len == strlen(out.data));
@@ -54,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     bytes = g_base64_decode(out.data, &n);
     fuzz_assert(n > 8 && (memcmp(bytes, "\x89PNG", 4) == 0 || memcmp(bytes, "\xff\xd8", 2) == 0));
   }
-  image_out_clear(&out);
+  image_out_list_free(list, n_list);
   g_free(err);
   g_free(copy);
   return 0;

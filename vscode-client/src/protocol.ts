@@ -30,6 +30,20 @@ export interface ImageParams {
   maxTotalBytes?: number;
   /** `detail` of the `openai` format's image parts; default `auto`. */
   detail?: 'auto' | 'low' | 'high';
+  /**
+   * Tall or wide pictures as overlapping tiles, each labelled with its box; default `auto` (when
+   * fitting would shrink a picture beyond 2.5:1 below half), `always` (whenever a picture is
+   * larger than maxDimension; one that fits is one tile), `never`.
+   */
+  tile?: 'auto' | 'never' | 'always';
+}
+
+/** Where a tile lies in the whole (upright) picture, in its pixels. */
+export interface TileBox {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
 }
 
 /** Parameters of the `read` method. */
@@ -80,6 +94,12 @@ export interface FileInfo {
   originalHeight?: number;
   /** An animation, of which the first frame is sent. */
   animated?: boolean;
+  /**
+   * A picture sent as tiles: how many it was cut into (`image`, `width`, `height` are then the
+   * first tile's; originalWidth/originalHeight the whole picture's). `truncated` when the image
+   * budget left some out.
+   */
+  tiles?: number;
   /** PDFs: from the document information. */
   title?: string;
   author?: string;
@@ -106,6 +126,12 @@ export interface ImageInfo {
   originalWidth?: number;
   originalHeight?: number;
   page?: number;
+  /** A tile of a tall or wide picture: its box in the whole picture. */
+  tile?: TileBox;
+  /** 1-based, with `tile`. */
+  tileIndex?: number;
+  /** The tiles the picture was cut into, with `tile`. */
+  tiles?: number;
 }
 
 /** The result of `read`. */
@@ -124,7 +150,8 @@ export interface ToolResultShape {
   content: string;
   error?: string;
   shortResult: string;
-  images: Array<{ data: string; mediaType: string }>;
+  /** `label` for a tile: "tile 2 of 7: x 0-1080, y 1519-3207 of 1080x10800". */
+  images: Array<{ data: string; mediaType: string; label?: string }>;
 }
 
 /**

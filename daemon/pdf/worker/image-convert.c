@@ -11,6 +11,7 @@
 #include <glib.h>
 
 #include "daemon/mutex.h"
+#include "daemon/pdf/worker/image-tiles.h"
 
 #define FEED_CHUNK ((size_t)64 * 1024) /* bytes given to the loader between budget checks */
 #define FEW_COLOURS 16384              /* at most this many distinct colours: graphics, PNG */
@@ -129,6 +130,14 @@ typedef struct {
   int rows_first, rows_end; /* union of the rows the loader reported as decoded */
 } Decode;
 
+/* The picture will be cut into tiles (whichever way it turns: the plan is symmetric), so it is
+ * decoded at full size. A vector image is rendered at the size asked, never tiled. */
+static bool tiled(const ImageConvertOptions *opt, int w, int h) {
+  ImageTilePlan plan;
+
+  return !opt->vector && image_tiles_plan(w, h, opt->max_dimension, opt->tile, &plan);
+}
+
 static void size_prepared_cb(GdkPixbufLoader *loader, int w, int h, gpointer user) {
   Decode *d = user;
   const ImageConvertOptions *opt = d->job->opt;
@@ -141,7 +150,7 @@ static void size_prepared_cb(GdkPixbufLoader *loader, int w, int h, gpointer use
   if (w > 0 && h > 0 && opt->vector && MAX(w, h) < IMAGE_SVG_MIN_EDGE)
     fit(w, h, MIN(IMAGE_SVG_MIN_EDGE, opt->max_dimension), &tw, &th);
   else if (w > 0 && h > 0 && (opt->vector || strcmp(opt->loader, "jpeg") == 0) &&
-           MAX(w, h) > opt->max_dimension)
+           MAX(w, h) > opt->max_dimension && !tiled(opt, w, h))
     fit(w, h, opt->max_dimension, &tw, &th);
   /* A vector image costs the pixels it is rendered at, whatever size it states. */
   if (w <= 0 || h <= 0 ||
@@ -163,6 +172,8 @@ static void size_prepared_cb(GdkPixbufLoader *loader, int w, int h, gpointer use
   if (strcmp(opt->loader, "jpeg") == 0 || opt->vector)
     want = MIN(want, (size_t)tw * (size_t)th * 4 * 4);
   want += (size_t)fw * (size_t)fh * 4;
+  if (tiled(opt, w, h)) /* one tile at a time, scaled */
+    want += (size_t)opt->max_dimension * (size_t)opt->max_dimension * 4;
   /* Some loaders (SVG) say their size twice. */
   mem_release(d->reserved);
   if (mem_reserve(want, opt->cancelled, &d->reserved) < 0) {
@@ -438,16 +449,11 @@ static int encode(Job *job, GdkPixbuf *pb, ImageOut *img) {
 
 /* ------------------------------------------------------------------ the pipeline */
 
-/* Turns the decoded picture upright and scales it to fit max_dimension. Consumes pb. */
-static GdkPixbuf *orient_and_scale(GdkPixbuf *pb, int max_dimension) {
-  GdkPixbuf *upright = gdk_pixbuf_apply_embedded_orientation(pb);
-  int w, h, tw, th;
+/* Scales the upright picture to fit max_dimension. Consumes upright. */
+static GdkPixbuf *scale_to_fit(GdkPixbuf *upright, int max_dimension) {
+  int w = gdk_pixbuf_get_width(upright), h = gdk_pixbuf_get_height(upright), tw, th;
+  GdkPixbuf *pb;
 
-  g_object_unref(pb);
-  if (upright == NULL)
-    return NULL;
-  w = gdk_pixbuf_get_width(upright);
-  h = gdk_pixbuf_get_height(upright);
   if (MAX(w, h) <= max_dimension)
     return upright;
   fit(w, h, max_dimension, &tw, &th);
@@ -463,16 +469,100 @@ static bool orientation_swaps(const GdkPixbuf *pb) {
   return o != NULL && o[0] >= '5' && o[0] <= '8' && o[1] == '\0';
 }
 
-/* Decode, orient, scale, encode; see image-convert.h. The decode memory reserved is given back
- * before returning. */
-int image_convert(const uint8_t *data, size_t len, const ImageConvertOptions *opt, ImageOut *ret,
-                  bool *ret_animated, char **ret_error) {
+/* Appends a zeroed image to the list *ret of *ret_n images and returns it. */
+static ImageOut *list_add(ImageOut **ret, size_t *ret_n) {
+  *ret = g_renew(ImageOut, *ret, *ret_n + 1);
+  memset(&(*ret)[*ret_n], 0, sizeof(ImageOut));
+  return &(*ret)[(*ret_n)++];
+}
+
+/* One tile of the upright picture, cropped and scaled as the plan says (a view of its pixels
+ * when the scale is 1). Returns a new reference, or NULL when out of memory. */
+static GdkPixbuf *tile_pixbuf(GdkPixbuf *upright, const ImageTilePlan *plan, size_t i) {
+  const ImageTileBox *b = &plan->boxes[i];
+  GdkPixbuf *sub = gdk_pixbuf_new_subpixbuf(upright, b->x, b->y, b->width, b->height), *pb;
+
+  if (sub == NULL || (plan->out_width == b->width && plan->out_height == b->height))
+    return sub;
+  pb = gdk_pixbuf_scale_simple(sub, plan->out_width, plan->out_height, GDK_INTERP_BILINEAR);
+  g_object_unref(sub);
+  return pb;
+}
+
+/* Encodes the plan's tiles of upright, in order, into *ret: each labelled with its box and
+ * the whole picture's size. The tiles past IMAGE_TILES_MAX_BASE64 of base64 are left out (the
+ * first is always kept): the caller sees fewer images than tile.count. Consumes upright. */
+static int encode_tiles(Job *job, GdkPixbuf *upright, const ImageTilePlan *plan, ImageOut **ret,
+                        size_t *ret_n) {
+  int w = gdk_pixbuf_get_width(upright), h = gdk_pixbuf_get_height(upright), r = 0;
+  size_t total = 0;
+
+  for (size_t i = 0; i < plan->n; i++) {
+    const ImageTileBox *b = &plan->boxes[i];
+    ImageOut img = {0};
+    GdkPixbuf *pb;
+
+    if ((r = job_check(job)) < 0)
+      break;
+    if ((pb = tile_pixbuf(upright, plan, i)) == NULL) {
+      r = job_fail(job, -ENOMEM, "not enough memory to cut the image into tiles");
+      break;
+    }
+    if ((r = encode(job, pb, &img)) < 0)
+      break;
+    if (i > 0 && total + img.data_len > IMAGE_TILES_MAX_BASE64) {
+      image_out_clear(&img);
+      break;
+    }
+    total += img.data_len;
+    img.original_width = w;
+    img.original_height = h;
+    img.tile = (ImageTile){.x = b->x,
+                           .y = b->y,
+                           .width = b->width,
+                           .height = b->height,
+                           .index = (int)i + 1,
+                           .count = (int)plan->n};
+    *list_add(ret, ret_n) = img;
+  }
+  g_object_unref(upright);
+  return r;
+}
+
+/* The upright picture scaled to fit and encoded as one image. Consumes upright. */
+static int encode_whole(Job *job, GdkPixbuf *upright, int ow, int oh, ImageOut **ret,
+                        size_t *ret_n) {
+  GdkPixbuf *pb = scale_to_fit(upright, job->opt->max_dimension);
+  ImageOut *img;
+  int r;
+
+  if (pb == NULL)
+    return job_fail(job, -ENOMEM, "not enough memory to scale the image");
+  if ((r = job_check(job)) < 0) {
+    g_object_unref(pb);
+    return r;
+  }
+  img = list_add(ret, ret_n);
+  r = encode(job, pb, img);
+  if (r == 0 && (img->width != ow || img->height != oh)) {
+    img->original_width = ow;
+    img->original_height = oh;
+  }
+  return r;
+}
+
+/* Decode, orient, then scale or tile, encode; see image-convert.h. The decode memory reserved
+ * is given back before returning. */
+int image_convert(const uint8_t *data, size_t len, const ImageConvertOptions *opt, ImageOut **ret,
+                  size_t *ret_n, bool *ret_animated, char **ret_error) {
   Job job = {.opt = opt, .cpu_start = cpu_now_ns()};
   Decode d = {0};
-  GdkPixbuf *pb = NULL;
+  GdkPixbuf *pb = NULL, *upright;
+  ImageTilePlan plan;
   int r, ow, oh;
 
-  memset(ret, 0, sizeof(*ret));
+  *ret = NULL;
+  *ret_n = 0;
   *ret_animated = false;
   r = decode(&job, data, len, &d, &pb, ret_animated);
   if (r < 0)
@@ -484,24 +574,26 @@ int image_convert(const uint8_t *data, size_t len, const ImageConvertOptions *op
     ow = d.height;
     oh = d.width;
   }
-  if ((pb = orient_and_scale(pb, opt->max_dimension)) == NULL) {
-    r = job_fail(&job, -ENOMEM, "not enough memory to orient or scale the image");
+  /* EXIF orientation first: tiles are cut from the picture as it is meant to be seen. */
+  upright = gdk_pixbuf_apply_embedded_orientation(pb);
+  g_object_unref(pb);
+  if (upright == NULL) {
+    r = job_fail(&job, -ENOMEM, "not enough memory to orient the image");
     goto finish;
   }
-  if ((r = job_check(&job)) < 0) {
-    g_object_unref(pb);
-    goto finish;
-  }
-  r = encode(&job, pb, ret);
-  if (r == 0 && (ret->width != ow || ret->height != oh)) {
-    ret->original_width = ow;
-    ret->original_height = oh;
-  }
+  if (!opt->vector &&
+      image_tiles_plan(gdk_pixbuf_get_width(upright), gdk_pixbuf_get_height(upright),
+                       opt->max_dimension, opt->tile, &plan))
+    r = encode_tiles(&job, upright, &plan, ret, ret_n);
+  else
+    r = encode_whole(&job, upright, ow, oh, ret, ret_n);
 
 finish:
   mem_release(d.reserved);
   if (r < 0) {
-    image_out_clear(ret);
+    image_out_list_free(*ret, *ret_n);
+    *ret = NULL;
+    *ret_n = 0;
     *ret_error = g_steal_pointer(&job.error);
     if (*ret_error == NULL)
       *ret_error = g_strdup("the image could not be converted");

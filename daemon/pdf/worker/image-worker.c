@@ -62,7 +62,7 @@ static void reply_error(GByteArray *out, int err, bool animated, const char *msg
 }
 
 static void reply_image(GByteArray *out, const ImageOut *img, bool animated) {
-  GByteArray *b = g_byte_array_sized_new((guint)(24 + img->data_len));
+  GByteArray *b = g_byte_array_sized_new((guint)(48 + img->data_len));
   bool png = g_strcmp0(img->media_type, "image/png") == 0;
 
   put_le32(b, (uint32_t)img->width);
@@ -71,6 +71,12 @@ static void reply_image(GByteArray *out, const ImageOut *img, bool animated) {
   put_le32(b, (uint32_t)img->original_height);
   put_le32(b, png ? PDF_MEDIA_PNG : PDF_MEDIA_JPEG);
   put_le32(b, animated ? 1 : 0);
+  put_le32(b, (uint32_t)img->tile.x);
+  put_le32(b, (uint32_t)img->tile.y);
+  put_le32(b, (uint32_t)img->tile.width);
+  put_le32(b, (uint32_t)img->tile.height);
+  put_le32(b, (uint32_t)img->tile.index);
+  put_le32(b, (uint32_t)img->tile.count);
   g_byte_array_append(b, (const guint8 *)img->data, (guint)img->data_len);
   pdf_wire_put(out, PDF_RES_IMAGE, b->data, b->len);
   g_byte_array_free(b, TRUE);
@@ -83,7 +89,8 @@ static void convert(const uint8_t *req, size_t req_len, const uint8_t *data, siz
   g_autofree char *loader = NULL, *error = NULL;
   uint32_t flags, max_dim, budget_ms;
   ImageConvertOptions opt = {0};
-  ImageOut img = {0};
+  ImageOut *imgs = NULL;
+  size_t n = 0;
   bool animated = false;
   int r;
 
@@ -100,17 +107,21 @@ static void convert(const uint8_t *req, size_t req_len, const uint8_t *data, siz
   opt.vector = (flags & IMAGE_WORKER_VECTOR) != 0;
   opt.check_rows = (flags & IMAGE_WORKER_CHECK_ROWS) != 0;
   opt.cpu_budget_ms = (int64_t)budget_ms;
+  opt.tile = (flags & IMAGE_WORKER_TILE_ALWAYS) ? IMAGE_TILE_ALWAYS
+             : (flags & IMAGE_WORKER_TILE_AUTO) ? IMAGE_TILE_AUTO
+                                                : IMAGE_TILE_NEVER;
   if (flags & IMAGE_WORKER_CHECK_ONLY)
     r = image_convert_check(data, len, loader, NULL, &error);
   else
-    r = image_convert(data, len, &opt, &img, &animated, &error);
+    r = image_convert(data, len, &opt, &imgs, &n, &animated, &error);
   if (r < 0)
     reply_error(out, r, animated, error != NULL ? error : "the image could not be converted");
   else if (flags & IMAGE_WORKER_CHECK_ONLY)
     pdf_wire_put(out, PDF_RES_IMAGE, NULL, 0);
   else
-    reply_image(out, &img, animated);
-  image_out_clear(&img);
+    for (size_t i = 0; i < n; i++)
+      reply_image(out, &imgs[i], animated);
+  image_out_list_free(imgs, n);
 }
 
 /* One image request; see image-worker.h. */

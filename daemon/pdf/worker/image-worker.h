@@ -3,7 +3,8 @@
  * costs that file only: readerd kills the worker at the time budget or on cancel. The worker
  * gets a PDF_REQ_IMAGE record (pdf-wire.h) and a descriptor holding exactly the bytes to
  * decode, runs image_convert() (or only decodes, to check a file sent as it is), and answers
- * PDF_RES_IMAGE or PDF_RES_IMAGE_ERROR, then PDF_RES_END. image-remote.h is readerd's side. */
+ * PDF_RES_IMAGE (one per tile when the picture was tiled) or PDF_RES_IMAGE_ERROR, then
+ * PDF_RES_END. image-remote.h is readerd's side. */
 #pragma once
 
 #include <stddef.h>
@@ -18,6 +19,8 @@ typedef enum {
   IMAGE_WORKER_VECTOR = 1 << 1,
   IMAGE_WORKER_CHECK_ROWS = 1 << 2,
   IMAGE_WORKER_CHECK_ONLY = 1 << 3, /* decode and drop: image_convert_check() */
+  IMAGE_WORKER_TILE_AUTO = 1 << 4,  /* ImageConvertOptions.tile: IMAGE_TILE_AUTO */
+  IMAGE_WORKER_TILE_ALWAYS = 1 << 5, /* IMAGE_TILE_ALWAYS (neither bit: never) */
 } ImageWorkerFlag;
 
 /* Serves one image request in the worker: `req` is PDF_REQ_IMAGE's payload, data_fd the
