@@ -32,6 +32,11 @@ void file_result_clear(FileResult *f) {
     g_free(f->page_out[i].text);
   g_free(f->page_out);
   g_free(f->notice);
+  for (size_t i = 0; i < f->n_notices; i++) {
+    g_free(f->notices[i].path);
+    g_free(f->notices[i].message);
+  }
+  g_free(f->notices);
   memset(f, 0, sizeof(*f));
 }
 
@@ -78,6 +83,15 @@ PageOut *file_result_add_page(FileResult *f) {
   memset(p, 0, sizeof(*p));
   p->image = -1;
   return p;
+}
+
+void file_result_add_notice(FileResult *f, const char *path, size_t from, const char *message) {
+  f->notices = g_renew(ResultNotice, f->notices, f->n_notices + 1);
+  f->notices[f->n_notices++] = (ResultNotice){
+      .path = g_strdup(path),
+      .from = from,
+      .message = g_strdup(message),
+  };
 }
 
 /* Frees every file and the array; the ReadResult itself is zeroed, not freed. NULL is fine. */

@@ -19,6 +19,17 @@
 #define READ_MAX_ANSWER_BYTES ((size_t)64 * 1024 * 1024)
 
 
+/* Files one folder or glob expands to at most, unless `expand.maxFiles` says otherwise. */
+#define READ_DEFAULT_MAX_FILES 500
+
+/* `expand`: folders and globs in paths[] read as the files under them (daemon/readers/expand.h). */
+typedef struct {
+  bool on;           /* false: a folder answers IS_DIRECTORY, a glob is a file name (default) */
+  int64_t max_files; /* files per expansion at most, default READ_DEFAULT_MAX_FILES */
+  bool ignored;      /* files that ignore rules leave out are read too */
+  bool binary;       /* binary files are read (and refused) rather than listed */
+} ReadExpand;
+
 /* `images.detail`: what the openai format asks of the model for each picture. */
 typedef enum {
   READ_IMAGE_DETAIL_AUTO = 0,
@@ -48,6 +59,7 @@ typedef struct {
   const char *format;        /* a formatter's name (static, formatters/format.h); default "xml" */
   ReadImageDetail image_detail; /* images.detail, default READ_IMAGE_DETAIL_AUTO */
   size_t max_answer_bytes;      /* not a param: the face's cap, default READ_MAX_ANSWER_BYTES */
+  ReadExpand expand;            /* expand: false, true or an object; default off */
 } ReadParams;
 
 /* Fills *ret with defaults. */
