@@ -104,7 +104,7 @@ void read_result_clear(ReadResult *r) {
   memset(r, 0, sizeof(*r));
 }
 
-/* Sums bytes and lines over the files that were read (code NULL); unknown sizes (negative)
+/* Sums bytes and lines over the files that were read (code and omitted NULL); unknown sizes (negative)
  * count as nothing and only text files have lines. Either output pointer may be NULL. */
 void read_result_totals(const ReadResult *r, int64_t *ret_bytes, int64_t *ret_lines) {
   int64_t bytes = 0, lines = 0;
@@ -112,7 +112,7 @@ void read_result_totals(const ReadResult *r, int64_t *ret_bytes, int64_t *ret_li
   for (size_t i = 0; r != NULL && i < r->n_files; i++) {
     const FileResult *f = &r->files[i];
 
-    if (f->code != NULL)
+    if (f->code != NULL || f->omitted != NULL)
       continue;
     if (f->bytes > 0)
       bytes += f->bytes;

@@ -136,7 +136,7 @@ void file_result_add_notice(FileResult *f, const char *path, size_t from, const 
 /* Frees every file and the array; the ReadResult itself is zeroed, not freed. NULL is fine. */
 void read_result_clear(ReadResult *r);
 
-/* Sums bytes and lines over the files that were read (failed files excluded). */
+/* Sums bytes and lines over the files that were read (failed and omitted files excluded). */
 void read_result_totals(const ReadResult *r, int64_t *ret_bytes, int64_t *ret_lines);
 
 /* The contract's lowercase name of a type: "text", "image", "pdf"; NULL for FILE_TYPE_UNKNOWN. */
