@@ -257,14 +257,15 @@ static int walk_entry(WalkState *st, int dfd, const struct dirent *de, const cha
   /* A file the pattern does not take is not counted as ignored either. */
   if (kind == 'f' && w->pattern != NULL && !glob_match(w->pattern, child))
     return 0;
+  /* A pattern without `**` reaches only so deep: a folder below is neither entered nor
+   * counted as ignored. */
+  if (kind == 'd' &&
+      (depth + 1 >= WALK_MAX_DEPTH || (st->max_depth >= 0 && depth + 2 > st->max_depth)))
+    return 0;
   if (!w->ignored && is_ignored(st, top_path, kind == 'd'))
     return 0;
-  if (kind == 'd') {
-    /* A pattern without `**` reaches only so deep. */
-    if (depth + 1 >= WALK_MAX_DEPTH || (st->max_depth >= 0 && depth + 2 > st->max_depth))
-      return 0;
+  if (kind == 'd')
     return walk_dir(st, child, depth + 1);
-  }
   g_ptr_array_add(w->files, g_steal_pointer(&child));
   return 0;
 }

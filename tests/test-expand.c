@@ -269,6 +269,18 @@ START_TEST(expand_ignore_rules) {
   got = expand1(top, "build", (ReadExpand){0}, &e);
   ck_assert_str_eq(got, "build/out.c\n");
   expansion_clear(&e);
+  g_free(got);
+
+  /* A glob one level deep neither enters build/ nor counts it as left out. */
+  got = expand1(top, "*.c", (ReadExpand){0}, &e);
+  {
+    FileResult f = {0};
+
+    ck_assert(expansion_answer(&e, 0, &f));
+    ck_assert_str_eq(f.error, "no file matches the pattern");
+    file_result_clear(&f);
+  }
+  expansion_clear(&e);
 }
 END_TEST
 
