@@ -237,8 +237,7 @@ static GPtrArray *list_dir(DIR *d) {
 static int walk_dir(WalkState *st, const char *rel, int depth);
 
 /* One entry of a folder: left out, added, or walked into. */
-static int walk_entry(WalkState *st, int dfd, const struct dirent *de, const char *rel,
-                      int depth) {
+static int walk_entry(WalkState *st, int dfd, const struct dirent *de, const char *rel, int depth) {
   Walk *w = st->w;
   g_autofree char *child = join(rel, de->d_name);
   g_autofree char *top_path = join(st->base_rel, child);

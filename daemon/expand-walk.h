@@ -11,17 +11,17 @@
 #include "daemon/readers/workspace.h"
 
 typedef struct {
-  char *label;     /* the ignore file, relative to the repository's top ("src/.gitignore") */
-  size_t count;    /* files and folders it left out */
+  char *label;      /* the ignore file, relative to the repository's top ("src/.gitignore") */
+  size_t count;     /* files and folders it left out */
   GPtrArray *lines; /* the first few of its rules that matched (char *, owned) */
 } WalkTally;
 
 typedef struct {
   /* In. */
-  const char *base;      /* the folder walked: a real path (no symlink, absolute) */
-  const char *pattern;   /* glob relative to base that files must match; NULL takes every file */
-  bool ignored;          /* ignore rules off (expand.ignored) */
-  const Workspace *ws;   /* its exclude patterns leave files out; may be NULL */
+  const char *base;    /* the folder walked: a real path (no symlink, absolute) */
+  const char *pattern; /* glob relative to base that files must match; NULL takes every file */
+  bool ignored;        /* ignore rules off (expand.ignored) */
+  const Workspace *ws; /* its exclude patterns leave files out; may be NULL */
   const atomic_bool *cancelled; /* may be NULL */
 
   /* Out. */

@@ -134,8 +134,8 @@ static bool is_binary(const char *path, FileResult *f) {
   if (fd < 0)
     return false;
   if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (n = read(fd, head, sizeof head)) > 0) {
-    bool bom = n >= 2 && ((head[0] == 0xFF && head[1] == 0xFE) ||
-                          (head[0] == 0xFE && head[1] == 0xFF));
+    bool bom =
+        n >= 2 && ((head[0] == 0xFF && head[1] == 0xFE) || (head[0] == 0xFE && head[1] == 0xFF));
 
     bom = bom || (n >= 4 && head[0] == 0 && head[1] == 0 && head[2] == 0xFE && head[3] == 0xFF);
     binary = !bom && detect_magic(head, (size_t)n) == DETECT_UNKNOWN &&

@@ -23,10 +23,10 @@
 
 /* What an entry of the new paths[] carries besides its PathSpec. */
 typedef struct {
-  bool expanded;        /* it came from a folder or glob */
-  size_t from;          /* index into the request's original paths[] */
-  FileResult *answer;   /* answered already (a binary file listed, a pattern that matched
-                           nothing or that the fence refused): not read; owned, NULL otherwise */
+  bool expanded;         /* it came from a folder or glob */
+  size_t from;           /* index into the request's original paths[] */
+  FileResult *answer;    /* answered already (a binary file listed, a pattern that matched
+                            nothing or that the fence refused): not read; owned, NULL otherwise */
   ResultNotice *notices; /* notices that follow this file; owned */
   size_t n_notices;
 } ExpandItem;

@@ -104,8 +104,8 @@ void read_result_clear(ReadResult *r) {
   memset(r, 0, sizeof(*r));
 }
 
-/* Sums bytes and lines over the files that were read (code and omitted NULL); unknown sizes (negative)
- * count as nothing and only text files have lines. Either output pointer may be NULL. */
+/* Sums bytes and lines over the files that were read (code and omitted NULL); unknown sizes
+ * (negative) count as nothing and only text files have lines. Either output pointer may be NULL. */
 void read_result_totals(const ReadResult *r, int64_t *ret_bytes, int64_t *ret_lines) {
   int64_t bytes = 0, lines = 0;
 

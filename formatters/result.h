@@ -98,10 +98,10 @@ typedef struct {
   char *notice; /* text after the last page (how to read on), NULL when none; owned */
 
   /* Files of an expansion (a folder or glob in paths[]). */
-  bool expanded;           /* from is set */
-  size_t from;             /* index into paths[] of the folder or glob the file came from */
-  const char *omitted;     /* static (OMITTED_*): why the content is not here; NULL otherwise */
-  ResultNotice *notices;   /* what follows this file: the notices of its expansion; owned */
+  bool expanded;         /* from is set */
+  size_t from;           /* index into paths[] of the folder or glob the file came from */
+  const char *omitted;   /* static (OMITTED_*): why the content is not here; NULL otherwise */
+  ResultNotice *notices; /* what follows this file: the notices of its expansion; owned */
   size_t n_notices;
 } FileResult;
 

@@ -36,9 +36,8 @@ static char *put_str(const char *rel, const char *text) {
 /* A read with params `extra` (members after paths and cwd) of the paths given as JSON. */
 static RdResult *read_in_dir(RdConn *c, const char *paths_json, const char *extra) {
   g_autofree char *cwd = rd_json_quote(dmn->dir);
-  g_autofree char *params =
-      g_strdup_printf("{\"paths\":%s,\"cwd\":%s%s%s}", paths_json, cwd, extra ? "," : "",
-                      extra ? extra : "");
+  g_autofree char *params = g_strdup_printf("{\"paths\":%s,\"cwd\":%s%s%s}", paths_json, cwd,
+                                            extra ? "," : "", extra ? extra : "");
 
   return rd_read(c, params);
 }
@@ -60,7 +59,8 @@ static char *notice_text(RdResult *r, guint k) {
  * was; a binary file is listed, not read; what ignore rules left out is a notice after the
  * expansion's last file, in the XML and in notices[]. */
 START_TEST(expand_daemon_folder_file_glob) {
-  static const char bin[] = "\x7f" "ELF\0\0\1";
+  static const char bin[] = "\x7f"
+                            "ELF\0\0\1";
   RdConn *c = rd_conn_new(dmn->sock);
   RdResult *r;
   JsonArray *notices;
@@ -99,7 +99,8 @@ START_TEST(expand_daemon_folder_file_glob) {
   ck_assert_uint_eq(json_array_get_length(notices), 1);
   ck_assert_str_eq(json_object_get_string_member(json_array_get_object_element(notices, 0), "path"),
                    "proj/src");
-  ck_assert_int_eq(json_object_get_int_member(json_array_get_object_element(notices, 0), "from"), 0);
+  ck_assert_int_eq(json_object_get_int_member(json_array_get_object_element(notices, 0), "from"),
+                   0);
   ck_assert_uint_eq(r->notices->len, 1);
   g_free(text);
   text = notice_text(r, 0);
@@ -180,8 +181,8 @@ START_TEST(expand_daemon_bad_params) {
     JsonObject *err = json_object_get_object_member(json_node_get_object(m), "error");
 
     ck_assert_int_eq(rd_error_code(m), -32602);
-    ck_assert_msg(strstr(json_object_get_string_member(err, "message"), field[i]) != NULL,
-                  "%s", json_object_get_string_member(err, "message"));
+    ck_assert_msg(strstr(json_object_get_string_member(err, "message"), field[i]) != NULL, "%s",
+                  json_object_get_string_member(err, "message"));
     json_node_unref(m);
   }
   rd_conn_free(c);

@@ -37,8 +37,8 @@ static void rm_rf(const char *path) {
   g_autofree char *argv0 = g_find_program_in_path("rm");
   char *argv[] = {argv0, "-rf", (char *)path, NULL};
 
-  ck_assert(g_spawn_sync(NULL, argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, NULL,
-                         NULL, NULL));
+  ck_assert(g_spawn_sync(NULL, argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, NULL, NULL,
+                         NULL));
 }
 
 static void teardown(void) {
@@ -151,7 +151,8 @@ START_TEST(glob_match_cases) {
       {"**", "any/depth/file", true},
       {"*", ".hidden", true},
       {"[ab", "[ab", true},
-      {"*a*a*a*a*a*a*a*b", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", false},
+      {"*a*a*a*a*a*a*a*b", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+       false},
   };
 
   for (size_t i = 0; i < G_N_ELEMENTS(cases); i++)
@@ -288,8 +289,8 @@ END_TEST
 START_TEST(expand_matches_git_ls_files) {
   static const char *const init[] = {"init", "-q", ".", NULL};
   static const char *const add[] = {"add", "-A", NULL};
-  static const char *const ls[] = {"git", "ls-files", "--cached", "--others",
-                                   "--exclude-standard", NULL};
+  static const char *const ls[] = {"git",      "ls-files",           "--cached",
+                                   "--others", "--exclude-standard", NULL};
   Expansion e = {0};
   g_autofree char *got = NULL, *want = NULL;
 
@@ -361,8 +362,8 @@ START_TEST(expand_max_files_notice) {
   got = expand1(top, "m", (ReadExpand){.max_files = 5}, &e);
   ck_assert_str_eq(got, "m/f00.txt\nm/f01.txt\nm/f02.txt\nm/f03.txt\nm/f04.txt\n");
   why = notices(&e);
-  ck_assert_msg(strstr(why, "5 of 12 files shown: 7 more left out past maxFiles (5)") != NULL,
-                "%s", why);
+  ck_assert_msg(strstr(why, "5 of 12 files shown: 7 more left out past maxFiles (5)") != NULL, "%s",
+                why);
   ck_assert_msg(strstr(why, "\"m/**/*.txt\"") != NULL, "%s", why);
   ck_assert_msg(strstr(why, "expand.maxFiles") != NULL, "%s", why);
   expansion_clear(&e);
@@ -455,8 +456,8 @@ static char *find_list(const char *const *argv, const char *cut, const char *pre
 /* The Go tree (no repository, no .ignore under these folders): a glob and a folder give what
  * find lists, in byte order. */
 START_TEST(expand_go_tree_like_find) {
-  static const char *const find_tests[] = {"find", GO_SRC "/net/http", "-xtype", "f",
-                                           "-name", "*_test.go", NULL};
+  static const char *const find_tests[] = {"find",  GO_SRC "/net/http", "-xtype", "f",
+                                           "-name", "*_test.go",        NULL};
   static const char *const find_all[] = {"find", GO_SRC "/encoding", "-xtype", "f", NULL};
   Expansion e = {0};
   g_autofree char *got = NULL, *want = NULL;

@@ -80,8 +80,7 @@ START_TEST(read_params_expand) {
   parse_ok("{\"paths\":[\"a\"],\"expand\":true}", &p);
   ck_assert(p.expand.on && !p.expand.ignored && !p.expand.binary);
   read_params_clear(&p);
-  parse_ok("{\"paths\":[\"a\"],\"expand\":{\"maxFiles\":3,\"ignored\":true,\"binary\":true}}",
-           &p);
+  parse_ok("{\"paths\":[\"a\"],\"expand\":{\"maxFiles\":3,\"ignored\":true,\"binary\":true}}", &p);
   ck_assert(p.expand.on && p.expand.ignored && p.expand.binary);
   ck_assert_int_eq(p.expand.max_files, 3);
   read_params_clear(&p);

@@ -152,7 +152,8 @@ bool glob_match(const char *pattern, const char *path) {
   ns = split(path, names);
   if (np < 0 || ns < 0)
     return false;
-  /* A trailing globstar after a slash matches what is inside, not the folder itself: one segment at least. */
+  /* A trailing globstar after a slash matches what is inside, not the folder itself: one segment at
+   * least. */
   if (np > 1 && is_globstar(pat[np - 1]))
     return ns > 1 && segs_match(pat, np, names, ns - 1);
   return segs_match(pat, np, names, ns);

@@ -4,7 +4,8 @@
  * of a class (`[!...]` or `[^...]` negated, ranges `a-z`, `]` first is literal), `\` makes the
  * next character literal, and `**` as a whole segment (alone, or between slashes, or at the start
  * before one, or at the end after one) matches any number of folders, none included; at the
- * end after a slash it matches what is inside the folder before it, one segment at least. Elsewhere `**` is `*`. Used for the globs of `read` paths and for ignore files. */
+ * end after a slash it matches what is inside the folder before it, one segment at least. Elsewhere
+ * `**` is `*`. Used for the globs of `read` paths and for ignore files. */
 #pragma once
 
 #include <stdbool.h>
