@@ -106,6 +106,14 @@ static void push_frame(WalkState *st, const char *rel) {
   g_autofree char *git_label = join(rel, ".gitignore");
   g_autofree char *dot_label = join(rel, ".ignore");
 
+  /* Outside a repository the walk's top is the folder the client named: say it as written. */
+  if (st->repo == NULL && st->w->label_prefix != NULL) {
+    char *prefixed = g_strconcat(st->w->label_prefix, dot_label, NULL);
+
+    g_free(dot_label);
+    dot_label = prefixed;
+  }
+
   f->rel = g_strdup(rel);
   if (st->repo != NULL)
     f->git = load_rules(dir, ".gitignore", git_label);

@@ -23,6 +23,8 @@ typedef struct {
   bool ignored;        /* ignore rules off (expand.ignored) */
   const Workspace *ws; /* its exclude patterns leave files out; may be NULL */
   const atomic_bool *cancelled; /* may be NULL */
+  const char *label_prefix;     /* outside a repository, what ignore files' names start with
+                                   (the folder as the client wrote it, "src/"); may be NULL */
 
   /* Out. */
   GPtrArray *files;   /* char *: paths relative to base, sorted by their bytes */

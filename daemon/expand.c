@@ -174,7 +174,8 @@ static const char *common_extension(GPtrArray *files) {
 /* What ignore rules and the fence left out, as words: "" when nothing was. */
 static void describe_left_out(GString *s, const Walk *w) {
   if (w->n_ignored > 0) {
-    g_string_append_printf(s, "%zu left out by ignore rules (", w->n_ignored);
+    g_string_append_printf(s, "%zu %s left out by ignore rules (", w->n_ignored,
+                           w->n_ignored == 1 ? "path" : "paths");
     for (guint i = 0; i < w->tallies->len; i++) {
       const WalkTally *t = g_ptr_array_index(w->tallies, i);
 
@@ -276,6 +277,7 @@ static int expand_one(const ReadParams *p, const Workspace *ws, const atomic_boo
   w.ignored = p->expand.ignored;
   w.ws = ws;
   w.cancelled = cancelled;
+  w.label_prefix = t.shown;
   r = base_real != NULL ? walk_run(&w) : -errno;
   if (r == -ECANCELED)
     goto out;
