@@ -21,13 +21,17 @@ static const char usage_text[] =
     "  readerd read [--json] [--format FORMAT] [--offset N] [--limit N] [--no-line-numbers]\n"
     "               [--max-dimension N] [--max-image-bytes N] [--image-detail auto|low|high]\n"
     "               [--image-tile auto|never|always] [--pages SPEC] [--render] [--password PW]\n"
-    "               [--root DIR] [--exclude GLOB]... [--if-none-match PATH=ETAG]... PATH...\n"
+    "               [--root DIR] [--exclude GLOB]... [--if-none-match PATH=ETAG]...\n"
+    "               [--no-expand] [--max-files N] PATH...\n"
     "      Read files once, without a daemon; print the <ReadResults> XML (or, with --json,\n"
     "      the whole result object). --format xml|anthropic|openai|toolresult|text prints\n"
     "      that shape instead (docs/formats.md). --pages, --render and --password apply to\n"
     "      every PDF given (--render to SVG files too). --root DIR reads relative paths from\n"
     "      DIR and refuses files outside it; --exclude refuses matching files (.env, *.pem).\n"
     "      --if-none-match answers PATH unchanged='true', unread, while it still has ETAG.\n"
+    "      A folder or a glob (src/, 'src/**/*.c') reads the files under it, sorted, without\n"
+    "      what .gitignore and .ignore files leave out, binary files listed; at most N files\n"
+    "      each (--max-files, default 500). --no-expand answers IS_DIRECTORY for a folder.\n"
     "      Options may follow the paths; after -- every argument is a path. Exit 0 when\n"
     "      every file was read, 1 when any file has a per-file error, 2 on a usage error,\n"
     "      3 when the output could not be written.\n"
@@ -207,6 +211,14 @@ static int cli_read_option(int c, ReadParams *params, CliRun *run, CliPathOption
     return 0;
   case 'e':
     return cli_if_none_match(params, optarg);
+  case 'E':
+    params->expand.on = false;
+    return 0;
+  case 'M':
+    if (parse_number(optarg, 1, READ_MAX_PATHS, &v) < 0)
+      return usage_error("--max-files takes a number of files from 1 to 10000", optarg);
+    params->expand.max_files = v;
+    return 0;
   case 'h':
     cli_usage(0);
     return 1;
@@ -252,6 +264,8 @@ int cli_read(int argc, char **argv) {
       {"root", required_argument, NULL, 'R'},
       {"exclude", required_argument, NULL, 'x'},
       {"if-none-match", required_argument, NULL, 'e'},
+      {"no-expand", no_argument, NULL, 'E'},
+      {"max-files", required_argument, NULL, 'M'},
       {NULL, 0, NULL, 0},
   };
   ReadParams params;
@@ -263,6 +277,8 @@ int cli_read(int argc, char **argv) {
   int c, r;
 
   read_params_init(&params);
+  /* A person at a terminal who names a folder means the files in it. */
+  params.expand.on = true;
   optind = 1;
   while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
     r = cli_read_option(c, &params, &run, &popt);

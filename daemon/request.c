@@ -5,6 +5,7 @@
 
 #include <glib.h>
 
+#include "daemon/expand.h"
 #include "daemon/readers/image.h"
 #include "daemon/macro.h"
 #include "daemon/readers/reader.h"
@@ -56,6 +57,12 @@ struct Request {
   atomic_bool cancelled;
   bool finished; /* done_cb was called */
 
+  /* The expansion phase (daemon/expand.h): paths[] becomes the files of folders and globs. */
+  uv_work_t expand_work;
+  Expansion expansion; /* its items, indexed like files[], until each file is done */
+  bool expanding;      /* until the expanded paths replace the request's */
+  int expand_status;
+
   atomic_size_t unread; /* files not read yet; the thread that brings it to 0 assembles */
   GString **output;     /* the answer in pieces, NULL until assembled */
   size_t output_n;
@@ -81,6 +88,8 @@ static GString *format_file(const Request *req, size_t i, int64_t image_index) {
 static void file_done(Request *req, size_t i) {
   FileResult *f = &req->result.files[i];
 
+  if (req->expansion.items != NULL)
+    expansion_apply(&req->expansion, i, f);
   if (f->code != NULL || f->n_images == 0) {
     req->frags[i] = format_file(req, i, 0);
     /* The text now lives in the fragment. */
@@ -127,7 +136,8 @@ static void lane_work_cb(uv_work_t *w) {
     if (i >= req->result.n_files)
       break;
     o = reader_options(req, i);
-    if (reader_read_text(&o, req->ws, &req->cancelled, &req->result.files[i])) {
+    if (expansion_answer(&req->expansion, i, &req->result.files[i]) ||
+        reader_read_text(&o, req->ws, &req->cancelled, &req->result.files[i])) {
       file_done(req, i);
       lane->read++;
     } else {
@@ -269,6 +279,8 @@ static const SchedulerOps request_scheduler_ops = {
 
 /* True when every file was read to the end (a cancelled file was not). */
 static bool all_read(const Request *req) {
+  if (req->expanding)
+    return false;
   if (req->completed < req->result.n_files)
     return false;
   if (!atomic_load(&req->cancelled))
@@ -335,6 +347,37 @@ static void job_after_cb(uv_work_t *w, int status) {
   maybe_finish(req);
 }
 
+/* The files' slots, once paths[] is final. */
+static void request_setup_files(Request *req) {
+  req->result.n_files = req->params.n_paths;
+  req->result.files = g_new0(FileResult, req->result.n_files);
+  req->frags = g_new0(GString *, req->result.n_files);
+  req->blocking = g_new(size_t, req->result.n_files);
+  atomic_init(&req->next, 0);
+  atomic_init(&req->unread, req->result.n_files);
+}
+
+static void expand_work_cb(uv_work_t *w) {
+  Request *req = container_of(w, Request, expand_work);
+
+  req->expand_status = expand_paths(&req->params, req->ws, &req->cancelled, &req->expansion);
+}
+
+static void expand_after_cb(uv_work_t *w, int status) {
+  Request *req = container_of(w, Request, expand_work);
+
+  req->in_flight--;
+  if (status == 0 && req->expand_status == 0 && !atomic_load(&req->cancelled)) {
+    expansion_take_paths(&req->expansion, &req->params);
+    request_setup_files(req);
+    req->expanding = false;
+    scheduler_kick(&req->task);
+  } else {
+    atomic_store(&req->cancelled, true);
+  }
+  maybe_finish(req);
+}
+
 Request *request_start(uv_loop_t *loop, ReadParams *params, Workspace *ws, RequestOutput output,
                        RequestDoneCb done_cb, void *data) {
   Request *req = g_new0(Request, 1);
@@ -354,12 +397,14 @@ Request *request_start(uv_loop_t *loop, ReadParams *params, Workspace *ws, Reque
   req->done_cb = done_cb;
   req->data = data;
   atomic_init(&req->cancelled, false);
-  req->result.n_files = req->params.n_paths;
-  req->result.files = g_new0(FileResult, req->result.n_files);
-  req->frags = g_new0(GString *, req->result.n_files);
-  req->blocking = g_new(size_t, req->result.n_files);
-  atomic_init(&req->next, 0);
-  atomic_init(&req->unread, req->result.n_files);
+  /* Folders and globs first, on the pool: the files' slots are known after. */
+  if (expand_wanted(&req->params)) {
+    req->expanding = true;
+    req->in_flight++;
+    uv_queue_work(loop, &req->expand_work, expand_work_cb, expand_after_cb);
+  } else {
+    request_setup_files(req);
+  }
   scheduler_join(loop, &req->task, &request_scheduler_ops);
   return req;
 }
@@ -421,6 +466,7 @@ void request_free(Request *req) {
       g_string_free(req->frags[i], TRUE);
   g_free(req->frags);
   g_free(req->blocking);
+  expansion_clear(&req->expansion);
   read_result_clear(&req->result);
   read_params_clear(&req->params);
   workspace_unref(req->ws);

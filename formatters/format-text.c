@@ -133,6 +133,8 @@ static void text_header(GString *out, const FileResult *f) {
       g_string_append_printf(out, ", %" PRId64 " bytes", f->bytes);
   } else {
     g_string_append(out, type != NULL ? type : "file");
+    if (f->omitted != NULL)
+      g_string_append_printf(out, ", %s, not read", f->omitted);
     text_meta(out, f);
   }
   if (f->modified_ms != RESULT_TIME_UNKNOWN) {
@@ -164,7 +166,7 @@ static void text_pdf(GString *out, const FileResult *f, int64_t image_index) {
 }
 
 /* One file as the terminal shows it. */
-static void text_body(GString *out, const FileResult *f, size_t index, int64_t image_index) {
+static void text_file_body(GString *out, const FileResult *f, size_t index, int64_t image_index) {
   if (index > 0)
     g_string_append_c(out, '\n');
   text_header(out, f);
@@ -181,6 +183,23 @@ static void text_body(GString *out, const FileResult *f, size_t index, int64_t i
   }
   if (f->notice != NULL) /* the tiles left out */
     text_put_block(out, f->notice, strlen(f->notice));
+}
+
+/* The notices after a file: "[notice for src/: message]". */
+static void text_notices(GString *out, const FileResult *f) {
+  for (size_t i = 0; i < f->n_notices; i++) {
+    g_string_append(out, "[notice for ");
+    text_put_str(out, f->notices[i].path);
+    g_string_append(out, ": ");
+    text_put_str(out, f->notices[i].message);
+    g_string_append(out, "]\n");
+  }
+}
+
+/* One file, then its notices. */
+static void text_body(GString *out, const FileResult *f, size_t index, int64_t image_index) {
+  text_file_body(out, f, index, image_index);
+  text_notices(out, f);
 }
 
 static void text_head(GString *out, const ReadResult *r, const FormatOptions *o) {

@@ -251,6 +251,10 @@ static void json_file(GString *gs, const FileResult *f, int64_t image_index) {
     json_str(gs, "code", f->code);
     json_str(gs, "error", f->error);
   }
+  if (f->expanded)
+    json_int(gs, "from", (int64_t)f->from);
+  if (f->omitted != NULL)
+    json_str(gs, "omitted", f->omitted);
   if (f->bytes >= 0)
     json_int(gs, "bytes", f->bytes);
   if (f->modified_ms != RESULT_TIME_UNKNOWN)
@@ -285,6 +289,29 @@ static size_t json_estimate(const ReadResult *r, size_t xml_len) {
   return n;
 }
 
+/* "notices": the expansions' notices in the order of the files they follow; nothing when
+ * there is none. */
+static void json_notices(GString *gs, const ReadResult *r) {
+  bool any = false;
+
+  for (size_t i = 0; i < r->n_files; i++) {
+    const FileResult *f = &r->files[i];
+
+    for (size_t k = 0; k < f->n_notices; k++) {
+      if (!any)
+        g_string_append(gs, "\"notices\":[");
+      any = true;
+      g_string_append_c(gs, '{');
+      json_str(gs, "path", f->notices[k].path);
+      json_int(gs, "from", (int64_t)f->notices[k].from);
+      json_str(gs, "message", f->notices[k].message);
+      json_close(gs, '}');
+    }
+  }
+  if (any)
+    json_close(gs, ']');
+}
+
 /* The members after images; see result-json.h. */
 void result_json_format_files(GString *gs, const ReadResult *r) {
   static const ReadResult empty = {0};
@@ -301,6 +328,7 @@ void result_json_format_files(GString *gs, const ReadResult *r) {
       image_index += (int64_t)f->n_images;
   }
   json_close(gs, ']');
+  json_notices(gs, r);
   read_result_totals(r, &bytes, &lines);
   json_int(gs, "bytes", bytes);
   json_int(gs, "lines", lines);

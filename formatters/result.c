@@ -53,6 +53,11 @@ void file_result_clear(FileResult *f) {
     g_free(f->page_out[i].text);
   g_free(f->page_out);
   g_free(f->notice);
+  for (size_t i = 0; i < f->n_notices; i++) {
+    g_free(f->notices[i].path);
+    g_free(f->notices[i].message);
+  }
+  g_free(f->notices);
   memset(f, 0, sizeof(*f));
 }
 
@@ -117,6 +122,15 @@ PageOut *file_result_add_page(FileResult *f) {
   return p;
 }
 
+void file_result_add_notice(FileResult *f, const char *path, size_t from, const char *message) {
+  f->notices = g_renew(ResultNotice, f->notices, f->n_notices + 1);
+  f->notices[f->n_notices++] = (ResultNotice){
+      .path = g_strdup(path),
+      .from = from,
+      .message = g_strdup(message),
+  };
+}
+
 /* Frees every file and the array; the ReadResult itself is zeroed, not freed. NULL is fine. */
 void read_result_clear(ReadResult *r) {
   if (r == NULL)
@@ -127,15 +141,15 @@ void read_result_clear(ReadResult *r) {
   memset(r, 0, sizeof(*r));
 }
 
-/* Sums bytes and lines over the files that were read (code NULL, not unchanged); unknown sizes
- * (negative) count as nothing and only text files have lines. Either output pointer may be NULL. */
+/* Sums bytes and lines over the files that were read (code and omitted NULL, not unchanged);
+ * unknown sizes (negative) count as nothing and only text files have lines. Either output pointer may be NULL. */
 void read_result_totals(const ReadResult *r, int64_t *ret_bytes, int64_t *ret_lines) {
   int64_t bytes = 0, lines = 0;
 
   for (size_t i = 0; r != NULL && i < r->n_files; i++) {
     const FileResult *f = &r->files[i];
 
-    if (f->code != NULL || f->unchanged)
+    if (f->code != NULL || f->unchanged || f->omitted != NULL)
       continue;
     if (f->bytes > 0)
       bytes += f->bytes;

@@ -63,6 +63,17 @@ typedef struct {
   int image; /* index into the file's images[] when rendered, else -1 */
 } PageOut;
 
+/* A word about an expansion (a folder or glob in paths[]): the files past maxFiles, what ignore
+ * rules left out. It follows the last file of that expansion. */
+typedef struct {
+  char *path;    /* the folder or glob as given in paths[]; owned */
+  size_t from;   /* its index in paths[] */
+  char *message; /* owned */
+} ResultNotice;
+
+/* FileResult.omitted: why a file that is not an error has no content. */
+#define OMITTED_BINARY "binary" /* a binary file an expansion listed without reading it */
+
 typedef struct {
   char *path; /* as the client gave it; owned */
   FileType type;
@@ -100,6 +111,13 @@ typedef struct {
   PageOut *page_out; /* the pages shown, in order; owned */
   size_t n_page_out;
   char *notice; /* text after the last page or tile (how to read on), NULL when none; owned */
+
+  /* Files of an expansion (a folder or glob in paths[]). */
+  bool expanded;         /* from is set */
+  size_t from;           /* index into paths[] of the folder or glob the file came from */
+  const char *omitted;   /* static (OMITTED_*): why the content is not here; NULL otherwise */
+  ResultNotice *notices; /* what follows this file: the notices of its expansion; owned */
+  size_t n_notices;
 } FileResult;
 
 typedef struct {
@@ -145,10 +163,14 @@ ImageOut *file_result_add_image(FileResult *f);
  * Earlier entries may move. */
 PageOut *file_result_add_page(FileResult *f);
 
+/* Appends a notice to f->notices (path and message copied). */
+void file_result_add_notice(FileResult *f, const char *path, size_t from, const char *message);
+
 /* Frees every file and the array; the ReadResult itself is zeroed, not freed. NULL is fine. */
 void read_result_clear(ReadResult *r);
 
-/* Sums bytes and lines over the files that were read (failed and unchanged files excluded). */
+/* Sums bytes and lines over the files that were read (failed, unchanged and omitted files
+ * excluded). */
 void read_result_totals(const ReadResult *r, int64_t *ret_bytes, int64_t *ret_lines);
 
 /* The contract's lowercase name of a type: "text", "image", "pdf"; NULL for FILE_TYPE_UNKNOWN. */

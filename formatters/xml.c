@@ -376,6 +376,10 @@ static void put_content(XmlOut *x, const FileResult *f, int64_t image_index) {
     put_attr(x, "code", f->code);
     put_attr(x, "error", f->error);
   }
+  if (f->expanded)
+    put_attr_int(x, "from", (int64_t)f->from);
+  if (f->omitted != NULL)
+    put_attr(x, "omitted", f->omitted);
   put_fields(x, f, image_index);
   if (f->code == NULL && f->content != NULL && f->content_len > 0) {
     out_raw(x, "\n", 1);
@@ -391,6 +395,21 @@ static void put_content(XmlOut *x, const FileResult *f, int64_t image_index) {
   if (!x->failed)
     out_check(x, xmlTextWriterEndElement(x->w));
   out_raw(x, "\n", 1);
+}
+
+/* The notices that follow f, one <Notice> element a line. */
+static void put_notices(XmlOut *x, const FileResult *f) {
+  for (size_t i = 0; i < f->n_notices && !x->failed; i++) {
+    const ResultNotice *n = &f->notices[i];
+
+    out_check(x, xmlTextWriterStartElement(x->w, (const xmlChar *)"Notice"));
+    put_attr(x, "path", n->path);
+    put_attr_int(x, "from", (int64_t)n->from);
+    put_cdata(x, n->message, strlen(n->message));
+    if (!x->failed)
+      out_check(x, xmlTextWriterEndElement(x->w));
+    out_raw(x, "\n", 1);
+  }
 }
 
 static int gstring_write_cb(void *ctx, const char *buf, int len) {
@@ -417,6 +436,7 @@ int xml_format_content(GString *out, const FileResult *f, int64_t image_index) {
   }
   out_check(&x, xmlTextWriterSetQuoteChar(x.w, '\''));
   put_content(&x, f, image_index);
+  put_notices(&x, f);
   out_check(&x, xmlTextWriterFlush(x.w));
   xmlFreeTextWriter(x.w);
   return x.failed ? -ENOMEM : 0;

@@ -25,7 +25,8 @@ char *xml_format(const ReadResult *r, size_t *ret_len);
 /* Appends "<ReadResults bytes='B' lines='L'>" and a newline to out. */
 void xml_format_open(GString *out, int64_t bytes, int64_t lines);
 
-/* Appends f's <Content> element and the newline after it to out. image_index is the index of
+/* Appends f's <Content> element and the newline after it to out, then one
+ * <Notice path='…' from='N'>message</Notice> line per notice that follows f (an expansion's). image_index is the index of
  * f's first image in the result's images (ignored when f has none). Returns 0, or -ENOMEM
  * when libxml2 fails to allocate (out may then end with part of the element). */
 int xml_format_content(GString *out, const FileResult *f, int64_t image_index);

@@ -22,10 +22,14 @@ static const char *const versions[] = {MCP_PROTOCOL_LATEST, "2025-03-26", "2024-
   "IS_DIRECTORY, ACCESS_DENIED, ...) while the others are still read. Limits: 2000 lines and "     \
   "100 KiB of text per file, 20 PDF pages per read, 5 MiB per picture, 8 MiB per call; when a "    \
   "file is cut, its element says so and gives the offset or pages to read next (a file past "      \
-  "the call's 8 MiB is refused: read it in another call). To read again a file you already "       \
-  "have, pass ifNoneMatch {path: etag}: while it has not changed it comes back as "                \
-  "unchanged='true', without its content. Relative paths resolve against the workspace root; "     \
-  "files outside it, and secrets such as .env files and private keys, are refused."
+  "the call's 8 MiB is refused: read it in another call). "                                        \
+  "A folder or a glob (src/, src/**/*.test.ts) reads the files under it, sorted, leaving out "     \
+  "what .gitignore and .ignore files ignore and listing binary files unread; each such file "      \
+  "says from='N' (its folder's index in paths), and a <Notice> follows when files were left out. " \
+  "To read again a file you already have, pass ifNoneMatch {path: etag}: while it has not "        \
+  "changed it comes back as unchanged='true', without its content. Relative paths resolve "        \
+  "against the workspace root; files outside it, and secrets such as .env files and private "     \
+  "keys, are refused."
 
 static const char tools_list[] =
     "{\"tools\":[{\"name\":\"" MCP_TOOL_READ_FILES "\",\"title\":\"Read files\","
@@ -53,6 +57,15 @@ static const char tools_list[] =
     "own, such as \\\"1-3,7\\\" (default: the first 20).\"},"
     "\"render\":{\"type\":\"boolean\",\"description\":\"Pictures of every PDF page shown, not "
     "only of scanned ones; SVG files as pictures.\"},"
+    "\"expand\":{\"description\":\"Folders and globs in paths read as the files under them "
+    "(default true); false answers IS_DIRECTORY for a folder.\",\"anyOf\":[{\"type\":\"boolean\"},"
+    "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
+    "\"maxFiles\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":10000,\"description\":"
+    "\"Files per folder or glob at most (default 500).\"},"
+    "\"ignored\":{\"type\":\"boolean\",\"description\":\"Also files that .gitignore or .ignore "
+    "leave out (default false).\"},"
+    "\"binary\":{\"type\":\"boolean\",\"description\":\"Read binary files rather than list "
+    "them (default false).\"}}}]},"
     "\"images\":{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
     "\"maxDimension\":{\"type\":\"integer\",\"minimum\":16,\"maximum\":8000,\"description\":"
     "\"Long edge of pictures, in pixels (default 1568).\"},"
@@ -199,9 +212,9 @@ static bool mcp_images_budget_given(JsonObject *o) {
 }
 
 int mcp_read_args_parse(JsonNode *arguments, ReadParams *ret, char **ret_error) {
-  static const char *const members[] = {"paths",  "offset", "limit",       "pages",
-                                        "render", "images", "ifNoneMatch", NULL};
-  static const char *const passed[] = {"offset", "limit", "images", "ifNoneMatch"};
+  static const char *const members[] = {"paths",  "offset", "limit",       "pages",  "render",
+                                        "images", "expand", "ifNoneMatch", NULL};
+  static const char *const passed[] = {"offset", "limit", "images", "expand", "ifNoneMatch"};
   g_autoptr(JsonBuilder) b = json_builder_new();
   g_autoptr(JsonNode) params = NULL;
   JsonObject *o;
@@ -238,6 +251,10 @@ int mcp_read_args_parse(JsonNode *arguments, ReadParams *ret, char **ret_error) 
     return -EINVAL;
   ret->format = format_get("mcp")->name;
   ret->max_answer_bytes = MCP_MAX_ANSWER_BYTES;
+  /* An agent that names a folder means the files in it. */
+  if (json_object_get_member(o, "expand") == NULL ||
+      JSON_NODE_HOLDS_NULL(json_object_get_member(o, "expand")))
+    ret->expand.on = true;
   if (!mcp_images_budget_given(o))
     ret->max_total_image_bytes = MCP_DEFAULT_MAX_IMAGE_BYTES;
   return 0;

@@ -228,6 +228,28 @@ const char *read_params_if_none_match(const ReadParams *p, const char *path) {
   return g_hash_table_lookup(p->if_none_match, path);
 }
 
+/* expand: a boolean, or an object of options that turns it on. */
+static int read_params_expand(JsonNode *node, ReadExpand *ret, char **ret_error) {
+  JsonObject *obj;
+  JsonNode *m;
+
+  if (read_params_get_bool(node, &ret->on))
+    return 0;
+  if (!JSON_NODE_HOLDS_OBJECT(node))
+    return read_params_fail(ret_error, "expand must be a boolean or an object");
+  obj = json_node_get_object(node);
+  ret->on = true;
+  if ((m = read_params_member(obj, "maxFiles")) &&
+      !read_params_get_int(m, 1, READ_MAX_PATHS, &ret->max_files))
+    return read_params_fail(ret_error, "expand.maxFiles must be an integer from 1 to %d",
+                            READ_MAX_PATHS);
+  if ((m = read_params_member(obj, "ignored")) && !read_params_get_bool(m, &ret->ignored))
+    return read_params_fail(ret_error, "expand.ignored must be a boolean");
+  if ((m = read_params_member(obj, "binary")) && !read_params_get_bool(m, &ret->binary))
+    return read_params_fail(ret_error, "expand.binary must be a boolean");
+  return 0;
+}
+
 void read_params_init(ReadParams *ret) {
   memset(ret, 0, sizeof *ret);
   ret->offset = 1;
@@ -238,6 +260,7 @@ void read_params_init(ReadParams *ret) {
   ret->max_answer_bytes = READ_MAX_ANSWER_BYTES;
   ret->format = format_at(0)->name;
   ret->image_detail = READ_IMAGE_DETAIL_AUTO;
+  ret->expand.max_files = READ_DEFAULT_MAX_FILES;
 }
 
 /* The members of the params object; paths first, so that its errors come first. */
@@ -274,6 +297,9 @@ static int read_params_members(JsonObject *obj, ReadParams *ret, char **ret_erro
     ret->format = fmt->name;
   if ((node = read_params_member(obj, "ifNoneMatch")) &&
       (r = read_params_if_none_match_parse(node, ret, ret_error)) < 0)
+    return r;
+  if ((node = read_params_member(obj, "expand")) &&
+      (r = read_params_expand(node, &ret->expand, ret_error)) < 0)
     return r;
   if ((node = read_params_member(obj, "images")))
     return read_params_images(node, ret, ret_error);

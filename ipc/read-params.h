@@ -18,6 +18,18 @@
  * are answered FILE_TOO_LARGE, naming the cap. */
 #define READ_MAX_ANSWER_BYTES ((size_t)64 * 1024 * 1024)
 
+
+/* Files one folder or glob expands to at most, unless `expand.maxFiles` says otherwise. */
+#define READ_DEFAULT_MAX_FILES 500
+
+/* `expand`: folders and globs in paths[] read as the files under them (daemon/readers/expand.h). */
+typedef struct {
+  bool on;           /* false: a folder answers IS_DIRECTORY, a glob is a file name (default) */
+  int64_t max_files; /* files per expansion at most, default READ_DEFAULT_MAX_FILES */
+  bool ignored;      /* files that ignore rules leave out are read too */
+  bool binary;       /* binary files are read (and refused) rather than listed */
+} ReadExpand;
+
 /* `images.detail`: what the openai format asks of the model for each picture. */
 typedef enum {
   READ_IMAGE_DETAIL_AUTO = 0,
@@ -57,6 +69,7 @@ typedef struct {
   size_t max_answer_bytes;      /* not a param: the face's cap, default READ_MAX_ANSWER_BYTES */
   GHashTable *if_none_match;    /* ifNoneMatch: path (as files[].path gives it) -> etag, both
                                    owned strings; NULL when absent */
+  ReadExpand expand;            /* expand: false, true or an object; default off */
 } ReadParams;
 
 /* Fills *ret with defaults. */

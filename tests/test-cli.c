@@ -111,7 +111,16 @@ START_TEST(cli_read_exit_codes) {
   rd_result_free(r);
   rd_run_clear(&o);
 
+  /* A folder is read as its files; --no-expand keeps the contract's IS_DIRECTORY. */
   run(&o, "read", "adir", NULL);
+  ck_assert_int_eq(o.code, 0);
+  r = rd_result_from_xml(o.out, o.out_len);
+  a = rd_attr(r, 0, "path");
+  ck_assert_str_eq(a, "adir/inner.txt");
+  g_free(a);
+  rd_result_free(r);
+  rd_run_clear(&o);
+  run(&o, "read", "--no-expand", "adir", NULL);
   ck_assert_int_eq(o.code, 1);
   r = rd_result_from_xml(o.out, o.out_len);
   a = rd_attr(r, 0, "code");

@@ -29,6 +29,24 @@ static char *args(const char *json, ReadParams *p) {
   return NULL;
 }
 
+/* The tool expands folders and globs unless the call says otherwise. */
+START_TEST(mcp_read_args_expand) {
+  ReadParams p;
+  char *err;
+
+  ck_assert_ptr_null(err = args("{\"paths\":[\"src\"]}", &p));
+  ck_assert(p.expand.on);
+  read_params_clear(&p);
+  ck_assert_ptr_null(err = args("{\"paths\":[\"src\"],\"expand\":false}", &p));
+  ck_assert(!p.expand.on);
+  read_params_clear(&p);
+  ck_assert_ptr_null(err = args("{\"paths\":[\"src\"],\"expand\":{\"maxFiles\":9}}", &p));
+  ck_assert(p.expand.on);
+  ck_assert_int_eq(p.expand.max_files, 9);
+  read_params_clear(&p);
+}
+END_TEST
+
 START_TEST(mcp_protocol_versions) {
   ck_assert_str_eq(mcp_protocol_version("2025-06-18"), "2025-06-18");
   ck_assert_str_eq(mcp_protocol_version("2025-03-26"), "2025-03-26");
@@ -226,6 +244,7 @@ static Suite *mcp_suite(void) {
   TCase *tc = tcase_create("core");
 
   tcase_add_test(tc, mcp_protocol_versions);
+  tcase_add_test(tc, mcp_read_args_expand);
   tcase_add_test(tc, mcp_initialize_result);
   tcase_add_test(tc, mcp_tools_list_schema);
   tcase_add_test(tc, mcp_args_read_params);

@@ -70,6 +70,35 @@ static void expect_top_invalid(const char *member, const char *prefix) {
   expect_invalid(json, prefix);
 }
 
+/* expand: off by default (the contract), a boolean, or an object that turns it on. */
+START_TEST(read_params_expand) {
+  ReadParams p;
+  char *err = NULL;
+
+  parse_ok("{\"paths\":[\"a\"]}", &p);
+  ck_assert(!p.expand.on);
+  ck_assert_int_eq(p.expand.max_files, READ_DEFAULT_MAX_FILES);
+  read_params_clear(&p);
+  parse_ok("{\"paths\":[\"a\"],\"expand\":true}", &p);
+  ck_assert(p.expand.on && !p.expand.ignored && !p.expand.binary);
+  read_params_clear(&p);
+  parse_ok("{\"paths\":[\"a\"],\"expand\":{\"maxFiles\":3,\"ignored\":true,\"binary\":true}}", &p);
+  ck_assert(p.expand.on && p.expand.ignored && p.expand.binary);
+  ck_assert_int_eq(p.expand.max_files, 3);
+  read_params_clear(&p);
+  parse_ok("{\"paths\":[\"a\"],\"expand\":{}}", &p);
+  ck_assert(p.expand.on);
+  read_params_clear(&p);
+  ck_assert_int_eq(parse_json("{\"paths\":[\"a\"],\"expand\":{\"maxFiles\":0}}", &p, &err),
+                   -EINVAL);
+  ck_assert_str_eq(err, "expand.maxFiles must be an integer from 1 to 10000");
+  g_free(err);
+  ck_assert_int_eq(parse_json("{\"paths\":[\"a\"],\"expand\":1}", &p, &err), -EINVAL);
+  ck_assert_str_eq(err, "expand must be a boolean or an object");
+  g_free(err);
+}
+END_TEST
+
 START_TEST(read_params_defaults) {
   ReadParams p;
 
@@ -533,6 +562,7 @@ static Suite *read_params_suite(void) {
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, read_params_defaults);
   tcase_add_test(tc, read_params_if_none_match_paths);
+  tcase_add_test(tc, read_params_expand);
   tcase_add_test(tc, read_params_minimal);
   tcase_add_test(tc, read_params_every_field);
   tcase_add_test(tc, read_params_nulls_and_unknown_members);

@@ -252,6 +252,56 @@ START_TEST(request_cancel_in_flight) {
 }
 END_TEST
 
+/* expand on: the folder becomes its files (the pool job first, then the lanes), in order, each
+ * with from 0; cancelled at once, the expansion ends the request as cancelled, with nothing
+ * left on the loop. */
+START_TEST(request_expand_phase) {
+  g_autofree char *esc = g_strescape(tmpdir, NULL);
+  g_autofree char *json = g_strdup_printf("{\"paths\":[\"%s\"],\"expand\":true}", esc);
+  g_autoptr(JsonNode) node = json_from_string(json, NULL);
+  g_autoptr(GString) all = g_string_new(NULL);
+  g_autoptr(JsonNode) root = NULL;
+  JsonArray *files;
+  Outcome o = {0};
+  uv_loop_t loop;
+  ReadParams p;
+
+  for (int round = 0; round < 2; round++) {
+    Request *req;
+
+    read_params_init(&p);
+    ck_assert_int_eq(read_params_parse(node, &p, NULL), 0);
+    ck_assert_int_eq(uv_loop_init(&loop), 0);
+    req = request_start(&loop, &p, NULL, REQUEST_OUTPUT_RESULT_JSON, done_cb, &o);
+    if (round == 1)
+      request_cancel(req);
+    close_loop(&loop);
+    ck_assert_int_eq(o.done, 1);
+    if (round == 1) {
+      ck_assert_int_eq(o.status, UV_ECANCELED);
+      ck_assert_ptr_null(o.pieces);
+      outcome_clear(&o);
+      break;
+    }
+    ck_assert_int_eq(o.status, 0);
+    for (size_t i = 0; i < o.n_pieces; i++)
+      g_string_append_len(all, o.pieces[i]->str, (gssize)o.pieces[i]->len);
+    root = json_from_string(all->str, NULL);
+    ck_assert_ptr_nonnull(root);
+    files = json_object_get_array_member(json_node_get_object(root), "files");
+    ck_assert_uint_eq(json_array_get_length(files), SMALL_FILES);
+    for (guint i = 0; i < SMALL_FILES; i++) {
+      JsonObject *f = json_array_get_object_element(files, i);
+
+      ck_assert_str_eq(json_object_get_string_member(f, "path"), small[i]);
+      ck_assert_int_eq(json_object_get_int_member(f, "from"), 0);
+      ck_assert_int_eq(json_object_get_int_member(f, "lines"), (int64_t)i);
+    }
+    outcome_clear(&o);
+  }
+}
+END_TEST
+
 /* request_cancel() after the request finished does nothing: not from done_cb, not later; the
  * answer is still whole, and done_cb is not called again. */
 START_TEST(request_cancel_after_finish_is_noop) {
@@ -329,6 +379,7 @@ static Suite *request_suite(void) {
   tcase_add_test(tc, request_reads_every_file);
   tcase_add_loop_test(tc, request_cancel_in_flight, 0, 4);
   tcase_add_test(tc, request_cancel_after_finish_is_noop);
+  tcase_add_test(tc, request_expand_phase);
   tcase_add_test(tc, request_many_concurrent);
   tcase_set_timeout(tc, 120);
   suite_add_tcase(s, tc);

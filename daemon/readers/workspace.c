@@ -173,6 +173,13 @@ bool workspace_allows_path(const Workspace *ws, const char *path, FileResult *re
   return true;
 }
 
+bool workspace_excludes(const Workspace *ws, const char *path) {
+  if (ws == NULL || (ws->name_pats->len == 0 && ws->path_pats->len == 0))
+    return false;
+  return name_excluded(ws, path) ||
+         (ws->real_roots != NULL && path_excluded(ws, below_root(ws, path)));
+}
+
 bool workspace_allows(const Workspace *ws, int fd, const char *path, FileResult *res) {
   char link[64], real[PATH_MAX];
   const char *rel = NULL;

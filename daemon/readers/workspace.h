@@ -39,6 +39,11 @@ const char *workspace_root(const Workspace *ws);
  * workspace_allows() on the descriptor is the check that counts. */
 bool workspace_allows_path(const Workspace *ws, const char *path, FileResult *res);
 
+/* True when the workspace's exclude patterns refuse `path` (absolute, as a folder walk finds
+ * it, symlinks not resolved): its name, or its path below a root. A walk uses it to leave such
+ * files out; workspace_allows() on the descriptor stays the check that counts. ws may be NULL. */
+bool workspace_excludes(const Workspace *ws, const char *path);
+
 /* Checks the file open at fd, given as `path`: true when it may be read; otherwise res gets
  * CODE_ACCESS_DENIED and a message. The check uses the descriptor's real path, so symlinks and
  * ".." cannot get around it, and nothing can be swapped in between. ws may be NULL (no fence).

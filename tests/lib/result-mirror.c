@@ -94,6 +94,13 @@ void rd_result_check_mirror(RdResult *r) {
                   "Content[%u] etag '%s' but files[%u].etag '%s'", i, a ? a : "", i,
                   rd_file_str(r, i, "etag") ? rd_file_str(r, i, "etag") : "");
     g_free(a);
+    a = rd_attr(r, (int)i, "from");
+    if (json_object_has_member(f, "from"))
+      ck_assert_msg(a != NULL && g_ascii_strtoll(a, NULL, 10) == rd_file_int(r, i, "from"),
+                    "Content[%u] from='%s' differs from files[%u].from", i, a ? a : "", i);
+    else
+      ck_assert_msg(a == NULL, "Content[%u] has from='%s' but files[%u] has none", i, a, i);
+    g_free(a);
     if (code) {
       ck_assert_msg(rd_file_str(r, i, "error") && *rd_file_str(r, i, "error"),
                     "files[%u] failed (%s) without an error message", i, code);
@@ -110,6 +117,12 @@ void rd_result_check_mirror(RdResult *r) {
       ck_assert_msg(rd_file_str(r, i, "etag") != NULL, "unchanged files[%u] has no etag", i);
       continue;
     }
+    a = rd_attr(r, (int)i, "omitted");
+    ck_assert_msg(g_strcmp0(a, rd_file_str(r, i, "omitted")) == 0,
+                  "Content[%u] omitted='%s' differs from files[%u].omitted", i, a ? a : "", i);
+    g_free(a);
+    if (rd_file_str(r, i, "omitted") != NULL)
+      continue;
     const char *type = rd_file_str(r, i, "type");
     a = rd_attr(r, (int)i, "type");
     ck_assert_msg(type && g_strcmp0(a, type) == 0, "Content[%u] type '%s', files[%u].type '%s'", i,

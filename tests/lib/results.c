@@ -17,8 +17,14 @@ static RdResult *result_from_doc(xmlDocPtr doc) {
   xmlNodePtr root = xmlDocGetRootElement(doc);
   ck_assert_msg(root && strcmp((const char *)root->name, "ReadResults") == 0,
                 "the root element is not ReadResults");
+  r->notices = g_ptr_array_new();
   for (xmlNodePtr n = root->children; n; n = n->next) {
-    if (n->type == XML_ELEMENT_NODE)
+    if (n->type != XML_ELEMENT_NODE)
+      continue;
+    /* <Notice> elements (an expansion's) sit between the <Content> elements. */
+    if (strcmp((const char *)n->name, "Notice") == 0)
+      g_ptr_array_add(r->notices, n);
+    else
       g_ptr_array_add(r->contents, n);
   }
   return r;
@@ -77,6 +83,8 @@ void rd_result_free(RdResult *r) {
     xmlFreeDoc(r->doc);
   if (r->contents)
     g_ptr_array_free(r->contents, TRUE);
+  if (r->notices)
+    g_ptr_array_free(r->notices, TRUE);
   if (r->msg)
     json_node_unref(r->msg);
   g_free(r);

@@ -22,6 +22,7 @@ typedef struct {
   JsonArray *images;
   xmlDocPtr doc;       /* result.xml, valid against the schema; owned */
   GPtrArray *contents; /* the <Content> elements (xmlNodePtr), in order */
+  GPtrArray *notices;  /* the <Notice> elements (xmlNodePtr), in order */
 } RdResult;
 
 /* Takes a response; fails the test unless it is a read result with xml, files and images,

@@ -66,6 +66,27 @@ export interface ReadParams {
    * read answered. A file that still has it comes back `unchanged: true`, without content.
    */
   ifNoneMatch?: Record<string, string>;
+  /** Folders and globs read as the files under them; default false (IS_DIRECTORY). */
+  expand?: boolean | ExpandParams;
+}
+
+/** `expand` as an object (which turns expansion on). */
+export interface ExpandParams {
+  /** Files per folder or glob at most (1 to 10,000); default 500. */
+  maxFiles?: number;
+  /** Also the files ignore rules leave out; default false. */
+  ignored?: boolean;
+  /** Read binary files instead of listing them; default false. */
+  binary?: boolean;
+}
+
+/** A word about an expansion: the files past maxFiles, what ignore rules left out. */
+export interface ReadNotice {
+  /** The folder or glob as given in `paths`. */
+  path: string;
+  /** Its index in `paths`. */
+  from: number;
+  message: string;
 }
 
 /** `files[i]` of a read result: answers `paths[i]`. */
@@ -113,6 +134,10 @@ export interface FileInfo {
   /** Set when this file could not be read (FILE_NOT_FOUND, IS_DIRECTORY, ...). */
   code?: string;
   error?: string;
+  /** The index in `paths` of the folder or glob this file was expanded from. */
+  from?: number;
+  /** Why the content is absent though this is not an error: `binary` (listed by an expansion). */
+  omitted?: 'binary' | 'budget' | string;
 }
 
 /** `images[k]` of a read result. `width`/`height` describe `data`. */
@@ -139,6 +164,8 @@ export interface ReadResult {
   xml: string;
   images: ImageInfo[];
   files: FileInfo[];
+  /** Present when an expansion left files out. */
+  notices?: ReadNotice[];
   bytes: number;
   lines: number;
 }
@@ -164,6 +191,7 @@ export interface FormattedReadResult {
   toolresult?: ToolResultShape;
   text?: string;
   files: FileInfo[];
+  notices?: ReadNotice[];
   bytes: number;
   lines: number;
 }
