@@ -18,7 +18,8 @@
 
 static const char usage_text[] =
     "Usage:\n"
-    "  readerd read [--json] [--format FORMAT] [--offset N] [--limit N] [--no-line-numbers]\n"
+    "  readerd read [--json] [--format FORMAT] [--offset N] [--limit N] [--tail N]\n"
+    "               [--no-line-numbers]\n"
     "               [--max-dimension N] [--max-image-bytes N] [--image-detail auto|low|high]\n"
     "               [--pages SPEC] [--render] [--password PW] [--root DIR] [--exclude GLOB]...\n"
     "               PATH...\n"
@@ -27,6 +28,7 @@ static const char usage_text[] =
     "      that shape instead (docs/formats.md). --pages, --render and --password apply to\n"
     "      every PDF given (--render to SVG files too). --root DIR reads relative paths from\n"
     "      DIR and refuses files outside it; --exclude refuses matching files (.env, *.pem).\n"
+    "      --tail N shows the last N lines of each text file (not with --offset).\n"
     "      Options may follow the paths; after -- every argument is a path. Exit 0 when\n"
     "      every file was read, 1 when any file has a per-file error, 2 on a usage error,\n"
     "      3 when the output could not be written.\n"
@@ -127,6 +129,7 @@ typedef struct {
   bool render;
   const char *root;   /* --root: base of relative paths, and the fence */
   GPtrArray *exclude; /* --exclude patterns (const char *), NULL-terminated when used */
+  bool offset_given;  /* --offset was given: --tail may not be */
 } CliPathOptions;
 
 /* Applies one option to params, run or popt. Returns 0, 1 when the caller should exit 0
@@ -143,7 +146,14 @@ static int cli_read_option(int c, ReadParams *params, CliRun *run, CliPathOption
     if (parse_number(optarg, 1, INT64_MAX, &v) < 0)
       return usage_error("--offset and --limit take a whole number >= 1", optarg);
     *(c == 'o' ? &params->offset : &params->limit) = v;
-    return 0;
+    popt->offset_given |= c == 'o';
+    return c == 'o' && params->tail > 0 ? usage_error("tail and offset cannot be combined", NULL)
+                                        : 0;
+  case 't':
+    if (parse_number(optarg, 1, INT64_MAX, &v) < 0)
+      return usage_error("--tail takes a whole number >= 1", optarg);
+    params->tail = v;
+    return popt->offset_given ? usage_error("tail and offset cannot be combined", NULL) : 0;
   case 'n':
     params->line_numbers = false;
     return 0;
@@ -219,6 +229,7 @@ int cli_read(int argc, char **argv) {
       {"json", no_argument, NULL, 'j'},
       {"offset", required_argument, NULL, 'o'},
       {"limit", required_argument, NULL, 'l'},
+      {"tail", required_argument, NULL, 't'},
       {"no-line-numbers", no_argument, NULL, 'n'},
       {"max-dimension", required_argument, NULL, 'm'},
       {"help", no_argument, NULL, 'h'},
