@@ -624,7 +624,7 @@ static int decode_from(Decoder *d, int fd, const TextOptions *opt, int64_t start
     return r;
   if (lseek(fd, (off_t)start, SEEK_SET) < 0)
     return -errno;
-  r = stream_rest(d, fd, NULL, 0, opt);
+  r = stream_rest(d, fd, (const uint8_t *)"", 0, opt);
   if (r == 0)
     decode_flush(d);
   return r;
