@@ -61,7 +61,7 @@ static TailSpot naive(const uint8_t *p, size_t len, size_t begin, const TailNewl
 
     if (nl->unit == 4 && is_nl)
       is_nl = nl->big_endian ? p[i + 1] == 0 && p[i + 2] == 0 : p[i + 2] == 0 && p[i + 3] == 0;
-    if (is_nl && i + nl->unit < end) {
+    if (is_nl && (i + nl->unit < end || end < len)) {
       g_array_append_val(starts, s);
       s = (int64_t)(i + nl->unit);
     }

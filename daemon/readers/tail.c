@@ -197,8 +197,10 @@ static int64_t scan_back(const uint8_t *buf, size_t n, int64_t lo, int64_t skip,
 
 int tail_locate(int fd, int64_t begin, int64_t size, const TailNewline *nl, int64_t n,
                 const atomic_bool *cancelled, TailSpot *ret) {
-  /* A unit cut by the end of the file is no newline: the scan ends on whole units. */
+  /* A unit cut by the end of the file is no newline: the scan ends on whole units. But it is
+   * a character (U+FFFD) of the last line, so that no newline ends that line. */
   int64_t end = begin + (size - begin) / (int64_t)nl->unit * (int64_t)nl->unit;
+  int64_t skip = end == size ? end - (int64_t)nl->unit : -1;
   int64_t hi = end, found = 0, start = -1, before;
   uint8_t *buf = g_malloc(BLOCK_SIZE);
   int r = 0;
@@ -213,7 +215,7 @@ int tail_locate(int fd, int64_t begin, int64_t size, const TailNewline *nl, int6
     r = pread_full(fd, buf, (size_t)(hi - lo), lo);
     if (r < 0)
       goto finish;
-    start = scan_back(buf, (size_t)(hi - lo), lo, end - (int64_t)nl->unit, nl, n, &found);
+    start = scan_back(buf, (size_t)(hi - lo), lo, skip, nl, n, &found);
     hi = lo;
   }
   if (start < 0)

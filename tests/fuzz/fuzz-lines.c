@@ -157,7 +157,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   o.column = data[7] < 250 ? data[7] : INT64_MAX - (255 - data[7]);
   o.first_line = data[8] < 128 ? 1 : data[8] - 126;
   if (o.first_line > 1 && o.offset < 250)
-    o.offset += o.first_line - 1; /* as a tail asks: from the stream's first line on */
+    o.offset = MAX(o.offset, 1) + o.first_line - 1; /* as a tail asks: from its first line on */
 
   /* The engine's input is valid UTF-8 without NUL bytes, as the decoders hand it over. */
   raw = g_malloc(size - FUZZ_HEADER + 1);
