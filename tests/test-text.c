@@ -689,6 +689,40 @@ START_TEST(text_tail_cut_by_the_content_cap) {
 }
 END_TEST
 
+/* Lines that grow towards the end of the file: the tail shrinks pass after pass, a bounded
+ * number of times, and what is shown is exact either way: the end of the file, or the start of
+ * the window with the notice of the lines after it. */
+START_TEST(text_tail_of_growing_lines) {
+  GString *g = g_string_new(NULL);
+  g_autofree char *path = NULL;
+  TextOptions o = topts(1, 2000, true);
+  FileResult res;
+
+  for (int i = 1; i <= 8000; i++) {
+    g_string_append_printf(g, "%d ", i);
+    for (int k = 0; k < i / 4; k++)
+      g_string_append_c(g, 'a' + k % 26);
+    g_string_append_c(g, '\n');
+  }
+  path = put("growing.txt", g->str, g->len);
+  o.tail = 8000;
+  ck_assert_int_eq(read_path(path, &o, &res), 0);
+  ck_assert_uint_le(res.content_len, TEXT_MAX_CONTENT);
+  ck_assert_int_eq(res.lines, 8000);
+  ck_assert_int_gt(res.shown_first, 1);
+  if (res.shown_last == 8000) {
+    ck_assert(strstr(res.content, "earlier lines of the tail not shown") != NULL);
+  } else {
+    g_autofree char *notice = g_strdup_printf(
+        "more lines not shown (100 KiB content limit); continue with offset=%" G_GINT64_FORMAT "\n",
+        res.shown_last + 1);
+    ck_assert(g_str_has_suffix(res.content, notice));
+  }
+  file_result_clear(&res);
+  g_string_free(g, TRUE);
+}
+END_TEST
+
 /* A column in a UTF-16 file counts characters, not bytes or units. */
 START_TEST(text_column_in_utf16) {
   gsize len = 0;
@@ -823,6 +857,7 @@ static Suite *text_suite(void) {
   tcase_add_test(tc, text_tail_reads_only_the_end);
   tcase_add_test(tc, text_tail_cut_by_the_content_cap);
   tcase_add_test(tc, text_column_in_utf16);
+  tcase_add_test(tc, text_tail_of_growing_lines);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -16,6 +16,8 @@
 #define CARRY_MAX 16                   /* bytes of a character split across two chunks */
 #define OUT_SIZE ((size_t)16 * 1024)   /* decoded bytes handed to the line engine at a time */
 
+#define TAIL_PASSES_MAX 8 /* tries at fitting a tail in the content cap */
+
 static const char REPLACEMENT[] = "\xEF\xBF\xBD"; /* U+FFFD */
 
 typedef enum { DECODE_UTF8, DECODE_UTF16, DECODE_UTF32, DECODE_ICONV } DecodeKind;
@@ -677,7 +679,9 @@ static void tail_notice(FileResult *res, int64_t asked) {
 /* Reads the last opt->tail lines into res. When the content cap stops the tail short of the
  * file's end, the tail is found again with as many lines as were shown, until it fits: the
  * end of the file is what a tail is for. No line can take less than a byte, so no more lines
- * than the cap's bytes are ever looked for. */
+ * than the cap's bytes are ever looked for; and lines that grow towards the end of the file
+ * cannot make it try more than TAIL_PASSES_MAX times (the last try then shows the start of its
+ * window, with the usual notice of the lines after it). */
 static int read_tail(Decoder *d, int fd, const TextOptions *opt, FileResult *res) {
   int64_t want = MIN(opt->tail, (int64_t)TEXT_MAX_CONTENT);
   TailNewline nl;
@@ -690,7 +694,7 @@ static int read_tail(Decoder *d, int fd, const TextOptions *opt, FileResult *res
     fail_tail(res, r, d);
     return r;
   }
-  for (;;) {
+  for (int pass = 1;; pass++) {
     TailSpot spot;
     int64_t offset = 1;
 
@@ -713,6 +717,8 @@ static int read_tail(Decoder *d, int fd, const TextOptions *opt, FileResult *res
      * was opened may follow the tail; they do not shorten it). */
     if (res->shown_first == 0 || res->shown_last - res->shown_first + 1 >= want)
       break;
+    if (pass == TAIL_PASSES_MAX)
+      return 0;
     want = res->shown_last - res->shown_first + 1;
   }
   tail_notice(res, opt->tail);
