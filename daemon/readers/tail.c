@@ -10,6 +10,10 @@
 
 #include <glib.h>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #define BLOCK_SIZE ((size_t)64 * 1024)          /* bytes read at a time, backwards */
 #define MAP_WINDOW ((int64_t)64 * 1024 * 1024) /* bytes mapped at a time to count newlines */
 #define PREAD_COUNT_MAX ((int64_t)1024 * 1024) /* below this, counting reads instead of mapping */
@@ -49,25 +53,54 @@ static inline bool is_newline(const uint8_t *p, const TailNewline *nl) {
   }
 }
 
-/* Newlines in n bytes (a multiple of the unit, aligned on one). Single bytes go eight at a
- * time: a zero byte of w ^ "\n\n\n\n\n\n\n\n" is a newline, found exactly with no carry across
- * bytes, then counted with a popcount. */
-static int64_t count_units(const uint8_t *p, size_t n, const TailNewline *nl) {
-  const uint64_t low7 = UINT64_C(0x7F7F7F7F7F7F7F7F), nls = UINT64_C(0x0A0A0A0A0A0A0A0A);
+/* "\n" bytes in n bytes, at memory speed. A byte counter per lane takes at most 255 matches,
+ * then the lanes are summed. SSE2 is part of every x86-64; elsewhere eight bytes at a time: a
+ * zero byte of w ^ "\n\n\n\n\n\n\n\n" is a newline, found exactly with no carry across bytes. */
+static int64_t count_bytes(const uint8_t *p, size_t n) {
   int64_t count = 0;
   size_t i = 0;
+#ifdef __SSE2__
+  const __m128i nl = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
 
-  if (nl->unit == 1) {
-    for (; i + 8 <= n; i += 8) {
+  while (i + 16 <= n) {
+    __m128i acc = zero;
+
+    for (int k = 0; k < 255 && i + 16 <= n; k++, i += 16)
+      acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p + i)), nl));
+    acc = _mm_sad_epu8(acc, zero);
+    count += _mm_cvtsi128_si64(acc) + _mm_cvtsi128_si64(_mm_unpackhi_epi64(acc, acc));
+  }
+#else
+  const uint64_t low7 = UINT64_C(0x7F7F7F7F7F7F7F7F), nls = UINT64_C(0x0A0A0A0A0A0A0A0A);
+  const uint64_t m16 = UINT64_C(0x00FF00FF00FF00FF);
+
+  while (i + 8 <= n) {
+    uint64_t acc = 0;
+
+    for (int k = 0; k < 255 && i + 8 <= n; k++, i += 8) {
       uint64_t w, t;
 
       memcpy(&w, p + i, sizeof w);
       w ^= nls;
       t = ((w & low7) + low7) | w;
-      count += __builtin_popcountll(~t & ~low7);
+      acc += (~t & ~low7) >> 7;
     }
+    acc = (acc & m16) + ((acc >> 8) & m16);
+    count += (int64_t)((acc * UINT64_C(0x0001000100010001)) >> 48);
   }
-  for (; i + nl->unit <= n; i += nl->unit)
+#endif
+  for (; i < n; i++)
+    count += p[i] == '\n';
+  return count;
+}
+
+/* Newlines in n bytes (a multiple of the unit, aligned on one). */
+static int64_t count_units(const uint8_t *p, size_t n, const TailNewline *nl) {
+  int64_t count = 0;
+
+  if (nl->unit == 1)
+    return count_bytes(p, n);
+  for (size_t i = 0; i + nl->unit <= n; i += nl->unit)
     count += is_newline(p + i, nl);
   return count;
 }
@@ -153,13 +186,13 @@ int tail_count_newlines(int fd, int64_t begin, int64_t end, const TailNewline *n
 
     if (is_cancelled(cancelled))
       return -ECANCELED;
-    p = mmap(NULL, map_len, PROT_READ, MAP_SHARED, fd, (off_t)at);
+    /* Populated at once: one call instead of a page fault every few pages. */
+    p = mmap(NULL, map_len, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, (off_t)at);
     if (p == MAP_FAILED) {
       r = count_read(fd, off, end, nl, cancelled, &n);
       *ret = count + n;
       return r;
     }
-    (void)madvise(p, map_len, MADV_SEQUENTIAL);
     r = count_mapped(p + (off - at), (size_t)len, nl, &n);
     munmap(p, map_len);
     if (r < 0)
