@@ -138,8 +138,8 @@ static int only_members(JsonObject *o, const char *const *allowed, const char *w
 /* Copies paths[] into out, giving items without their own pages/render the call's. */
 static int copy_paths(JsonNode *paths, JsonNode *pages, JsonNode *render, JsonBuilder *out,
                       char **ret_error) {
-  static const char *const item_members[] = {"path",  "offset", "limit",    "tail",
-                                             "column", "pages", "render", "password", NULL};
+  static const char *const item_members[] = {"path",  "offset", "limit",    "tail", "column",
+                                             "pages", "render", "password", NULL};
   JsonArray *a;
 
   if (paths == NULL || !JSON_NODE_HOLDS_ARRAY(paths))

@@ -312,9 +312,9 @@ START_TEST(lines_column_windows_reassemble) {
       break;
     }
     ck_assert_int_eq(g_utf8_strlen(r.content, (gssize)body), TEXT_MAX_LINE_CHARS);
-    ck_assert(sscanf(m, " \u2026 [%*d more characters cut; continue with offset=1, column=%" SCNd64
-                     "]",
-                     &column) == 1);
+    ck_assert(
+        sscanf(m, " \u2026 [%*d more characters cut; continue with offset=1, column=%" SCNd64 "]",
+               &column) == 1);
     g_free(r.content);
   }
   ck_assert_int_eq(windows, 4);
@@ -349,8 +349,10 @@ START_TEST(lines_column_past_the_end) {
     const char *want;
   } cases[] = {
       {"ab\u00e9\r\nnext\n", 3, "     1\t\u00e9\n"},
-      {"ab\u00e9\r\nnext\n", 4, "     1\t\u2026 [line 1 has 3 characters; column 4 is past its end]\n"},
-      {"ab\u00e9\r\nnext\n", 5, "     1\t\u2026 [line 1 has 3 characters; column 5 is past its end]\n"},
+      {"ab\u00e9\r\nnext\n", 4,
+       "     1\t\u2026 [line 1 has 3 characters; column 4 is past its end]\n"},
+      {"ab\u00e9\r\nnext\n", 5,
+       "     1\t\u2026 [line 1 has 3 characters; column 5 is past its end]\n"},
       {"ab\u00e9\r", 4, "     1\t\r\n"}, /* a lone CR at the end is a character */
       {"\nnext\n", 2, "     1\t\u2026 [line 1 has 0 characters; column 2 is past its end]\n"},
   };
@@ -415,7 +417,8 @@ static char *first_line_body(const char *content) {
 START_TEST(lines_long_ascii_line_cut) {
   g_autofree char *x = g_strnfill(5000, 'x');
   g_autofree char *file = g_strconcat(x, "\nshort\n", NULL);
-  g_autofree char *want = g_strconcat(x + 3000, " \u2026 [3000 more characters cut; continue with offset=1, column=2001]", NULL);
+  g_autofree char *want = g_strconcat(
+      x + 3000, " \u2026 [3000 more characters cut; continue with offset=1, column=2001]", NULL);
   LinesOptions o = opts(1, 2000, true);
   LinesResult r = run(file, &o);
   g_autofree char *body = first_line_body(r.content);
@@ -443,7 +446,9 @@ START_TEST(lines_long_multibyte_line_cut_at_code_points) {
   for (size_t piece = 0; piece <= 7; piece += 7) {
     r = run_pieces(line->str, line->len, &o, piece);
     want = g_utf8_substring(line->str, 0, TEXT_MAX_LINE_CHARS);
-    marker = g_strdup_printf(" \u2026 [%d more characters cut; continue with offset=1, column=2001]\n", 2999 - TEXT_MAX_LINE_CHARS);
+    marker =
+        g_strdup_printf(" \u2026 [%d more characters cut; continue with offset=1, column=2001]\n",
+                        2999 - TEXT_MAX_LINE_CHARS);
     ck_assert(g_str_has_prefix(r.content, want));
     assert_long_str_eq(r.content + strlen(want), marker);
     ck_assert_int_eq(g_utf8_strlen(r.content, (gssize)strlen(want)), TEXT_MAX_LINE_CHARS);
@@ -458,7 +463,9 @@ START_TEST(lines_long_multibyte_line_cut_at_code_points) {
     g_string_append(line, "\u00e9");
   r = run(line->str, &o);
   body = g_strndup(r.content, strlen(r.content) - 1);
-  want = g_strdup_printf("%s \u2026 [1000 more characters cut; continue with offset=1, column=2001]", line->str + 2000);
+  want =
+      g_strdup_printf("%s \u2026 [1000 more characters cut; continue with offset=1, column=2001]",
+                      line->str + 2000);
   assert_long_str_eq(body, want);
   g_free(r.content);
   g_string_free(line, TRUE);
@@ -472,7 +479,8 @@ START_TEST(lines_exactly_at_the_char_limit) {
   g_autofree char *f2 = g_strconcat(x2001, "\n", NULL);
   g_autofree char *f3 = g_strconcat(x2000, "\r\n", NULL);
   g_autofree char *f4 = g_strconcat(x2000, "\r", NULL); /* a lone CR is a character */
-  g_autofree char *w2 = g_strconcat(x2000, " \u2026 [1 more characters cut; continue with offset=1, column=2001]\n", NULL);
+  g_autofree char *w2 = g_strconcat(
+      x2000, " \u2026 [1 more characters cut; continue with offset=1, column=2001]\n", NULL);
   LinesOptions o = opts(1, 2000, false);
   LinesResult r;
 
@@ -512,7 +520,9 @@ START_TEST(lines_huge_line_counts_what_is_cut) {
   ck_assert_uint_lt(l.cap, 64 * 1024); /* the rest of the line was never kept */
   lines_finish(&l, &r);
   lines_clear(&l);
-  marker = g_strdup_printf(" \u2026 [%zu more characters cut; continue with offset=1, column=2001]\n", total - TEXT_MAX_LINE_CHARS);
+  marker =
+      g_strdup_printf(" \u2026 [%zu more characters cut; continue with offset=1, column=2001]\n",
+                      total - TEXT_MAX_LINE_CHARS);
   ck_assert(strstr(r.content, marker) != NULL);
   ck_assert(g_str_has_suffix(r.content, "     2\tafter\n"));
   ck_assert_int_eq(r.lines, 2);

@@ -240,8 +240,10 @@ START_TEST(read_params_tail_and_column) {
     expect_item_invalid(column_member, "column");
     expect_invalid(top, "tail must be an integer >= 1");
   }
-  expect_invalid("{\"paths\":[\"f\"],\"tail\":5,\"offset\":2}", "tail and offset cannot be combined");
-  expect_invalid("{\"paths\":[\"f\"],\"offset\":2,\"tail\":5}", "tail and offset cannot be combined");
+  expect_invalid("{\"paths\":[\"f\"],\"tail\":5,\"offset\":2}",
+                 "tail and offset cannot be combined");
+  expect_invalid("{\"paths\":[\"f\"],\"offset\":2,\"tail\":5}",
+                 "tail and offset cannot be combined");
   expect_invalid("{\"paths\":[\"a\",{\"path\":\"f\",\"tail\":5,\"offset\":2}]}",
                  "paths[1]: tail and offset cannot be combined");
   expect_invalid("{\"paths\":[{\"path\":\"f\",\"tail\":5,\"column\":2}]}",

@@ -76,10 +76,10 @@ START_TEST(tail_column_big_log_tail_reads_its_end) {
             (int)(i / 60000 % 60), (int)(i / 1000 % 60), (int)(i % 1000), i, (int)(i * 7 % 997));
   ck_assert_int_eq(fclose(f), 0);
   for (int64_t i = total - 4; i <= total; i++)
-    g_string_append_printf(g, "%6" PRId64 "\t2026-11-23T19:%02d:%02d.%03dZ INFO request %09" PRId64
-                               " handled in %d ms\n",
-                            i, (int)(i / 60000 % 60), (int)(i / 1000 % 60), (int)(i % 1000), i,
-                            (int)(i * 7 % 997));
+    g_string_append_printf(
+        g,
+        "%6" PRId64 "\t2026-11-23T19:%02d:%02d.%03dZ INFO request %09" PRId64 " handled in %d ms\n",
+        i, (int)(i / 60000 % 60), (int)(i / 1000 % 60), (int)(i % 1000), i, (int)(i * 7 % 997));
   want = g_string_free(g, FALSE);
 
   before = daemon_rchar();
@@ -116,9 +116,12 @@ END_TEST
  * lines; and the request's tail with a path's own offset over it. */
 START_TEST(tail_column_shipped_files) {
   static const char *const candidates[] = {
-      "/usr/share/common-licenses/GPL-3", "/usr/share/common-licenses/Apache-2.0",
-      "/usr/share/javascript/jquery/jquery.js", "/usr/share/gitweb/static/gitweb.js",
-      "/usr/share/doc/python-reportlab-doc/html/searchindex.js", "/etc/services",
+      "/usr/share/common-licenses/GPL-3",
+      "/usr/share/common-licenses/Apache-2.0",
+      "/usr/share/javascript/jquery/jquery.js",
+      "/usr/share/gitweb/static/gitweb.js",
+      "/usr/share/doc/python-reportlab-doc/html/searchindex.js",
+      "/etc/services",
   };
   GPtrArray *paths = g_ptr_array_new();
   GString *items = g_string_new(NULL);
@@ -134,7 +137,8 @@ START_TEST(tail_column_shipped_files) {
   }
   for (guint i = 0; i < paths->len; i++)
     g_string_append_printf(items, "%s\"%s\"", i ? "," : "", (char *)paths->pdata[i]);
-  g_string_append(items, ",{\"path\":\"/usr/share/common-licenses/GPL-3\",\"offset\":2,\"limit\":1}");
+  g_string_append(items,
+                  ",{\"path\":\"/usr/share/common-licenses/GPL-3\",\"offset\":2,\"limit\":1}");
   r = read_json("{\"paths\":[%s],\"tail\":12}", items->str);
   for (guint i = 0; i < paths->len; i++) {
     int64_t lines = rd_file_int(r, i, "lines");
@@ -155,9 +159,9 @@ START_TEST(tail_column_shipped_files) {
     g_autofree char *data = rd_read_file("/usr/share/common-licenses/GPL-3", &len);
     g_auto(GStrv) lines = rd_split_lines(data, len);
     g_autofree char *t = rd_text(r, paths->len);
-    g_autofree char *w = g_strdup_printf(
-        "     2\t%s\n\u2026 %" G_GINT64_FORMAT " more lines not shown; continue with offset=3\n",
-        lines[1], rd_count_lines(data, len) - 2);
+    g_autofree char *w = g_strdup_printf("     2\t%s\n\u2026 %" G_GINT64_FORMAT
+                                         " more lines not shown; continue with offset=3\n",
+                                         lines[1], rd_count_lines(data, len) - 2);
     ck_assert_str_eq(t, w);
   }
   rd_result_free(r);
@@ -199,8 +203,8 @@ static void collect_js(const char *dir, GPtrArray *out, int depth) {
  * all on one line but for a newline between some sources, until it passes 3 MB. NULL when no
  * JavaScript is found. */
 static GString *minified_js(void) {
-  static const char *const roots[] = {"/usr/share/javascript", "/usr/share/doc", "/usr/share/gitweb",
-                                      "/usr/share/go-1.19/src/cmd/trace"};
+  static const char *const roots[] = {"/usr/share/javascript", "/usr/share/doc",
+                                      "/usr/share/gitweb", "/usr/share/go-1.19/src/cmd/trace"};
   g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
   GString *g = g_string_new(NULL);
 
@@ -250,8 +254,9 @@ static int64_t read_window(const char *path, int64_t line, int64_t column, GStri
   ck_assert_ptr_nonnull(nl);
   /* The marker is the last " … [" of the line: JavaScript does not end with one. */
   marker = g_strrstr_len(text, nl - text, " \u2026 [");
-  if (marker != NULL && sscanf(marker, " \u2026 [%*d more characters cut; continue with offset=%" SCNd64
-                                       ", column=%" SCNd64 "]",
+  if (marker != NULL && sscanf(marker,
+                               " \u2026 [%*d more characters cut; continue with offset=%" SCNd64
+                               ", column=%" SCNd64 "]",
                                &at_line, &next) == 2) {
     ck_assert_int_eq(at_line, line);
     ck_assert_int_eq(next, column + 2000);

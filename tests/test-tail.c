@@ -55,7 +55,7 @@ static TailSpot naive(const uint8_t *p, size_t len, size_t begin, const TailNewl
   TailSpot spot;
 
   for (size_t i = begin; i < end; i += nl->unit) {
-    bool is_nl = nl->unit == 1 ? p[i] == '\n'
+    bool is_nl = nl->unit == 1    ? p[i] == '\n'
                  : nl->big_endian ? p[i + nl->unit - 1] == '\n' && p[i] == 0
                                   : p[i] == '\n' && p[i + 1] == 0;
 
@@ -167,8 +167,7 @@ START_TEST(tail_count_mapped_matches_naive) {
     want = 0;
     for (size_t i = begin; i < len - 5; i++)
       want += p[i] == '\n';
-    ck_assert_int_eq(tail_count_newlines(fd, (int64_t)begin, (int64_t)len - 5, &nl, NULL, &got),
-                     0);
+    ck_assert_int_eq(tail_count_newlines(fd, (int64_t)begin, (int64_t)len - 5, &nl, NULL, &got), 0);
     ck_assert_int_eq(got, want);
   }
   close(fd);

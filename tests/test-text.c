@@ -576,17 +576,22 @@ START_TEST(text_tail_is_the_forward_window) {
     size_t bom_len;
     const char *encoding;
   } encs[] = {
-      {"UTF-8", "", 0, "utf-8"},           {"UTF-8", "\xEF\xBB\xBF", 3, "utf-8"},
-      {"UTF-16LE", "\xFF\xFE", 2, "utf-16le"}, {"UTF-16BE", "\xFE\xFF", 2, "utf-16be"},
-      {"UTF-32LE", "\xFF\xFE\0\0", 4, "utf-32le"}, {"ISO-8859-1", "", 0, "iso-8859-1"},
+      {"UTF-8", "", 0, "utf-8"},
+      {"UTF-8", "\xEF\xBB\xBF", 3, "utf-8"},
+      {"UTF-16LE", "\xFF\xFE", 2, "utf-16le"},
+      {"UTF-16BE", "\xFE\xFF", 2, "utf-16be"},
+      {"UTF-32LE", "\xFF\xFE\0\0", 4, "utf-32le"},
+      {"ISO-8859-1", "", 0, "iso-8859-1"},
       {"IBM037", "", 0, "ebcdic"},
   };
   static const int64_t tails[] = {1, 2, 3, 5, 40, 100000};
   GString *utf8 = g_string_new(NULL);
 
   for (int i = 1; i <= 40; i++)
-    g_string_append_printf(utf8, "%s line %d of text, caf\u00e9%s", i % 7 == 0 ? "" : "a",
-                           i, i % 5 == 0 ? "\r\n" : i % 6 == 0 ? "\n\n" : "\n");
+    g_string_append_printf(utf8, "%s line %d of text, caf\u00e9%s", i % 7 == 0 ? "" : "a", i,
+                           i % 5 == 0   ? "\r\n"
+                           : i % 6 == 0 ? "\n\n"
+                                        : "\n");
   g_string_append(utf8, "the last line, without a newline");
   for (size_t e = 0; e < G_N_ELEMENTS(encs); e++) {
     gsize len = 0;
@@ -666,7 +671,9 @@ START_TEST(text_tail_cut_by_the_content_cap) {
   int64_t shown;
 
   for (int i = 1; i <= 3000; i++)
-    g_string_append_printf(g, "%04d %s\n", i, i % 2 ? "short" : "a longer line of text, padded out with more words to weigh more");
+    g_string_append_printf(
+        g, "%04d %s\n", i,
+        i % 2 ? "short" : "a longer line of text, padded out with more words to weigh more");
   path = put("cap.txt", g->str, g->len);
   o.tail = 2500;
   ck_assert_int_eq(read_path(path, &o, &res), 0);
@@ -676,7 +683,8 @@ START_TEST(text_tail_cut_by_the_content_cap) {
   shown = res.shown_last - res.shown_first + 1;
   ck_assert_int_lt(shown, 2500);
   ck_assert_int_gt(shown, 1000);
-  want_last = g_strdup_printf("  3000\t3000 a longer line of text, padded out with more words to weigh more\n");
+  want_last = g_strdup_printf(
+      "  3000\t3000 a longer line of text, padded out with more words to weigh more\n");
   notice = g_strdup_printf("\u2026 %" G_GINT64_FORMAT
                            " earlier lines of the tail not shown (100 KiB content limit); read "
                            "them with offset=501, limit=%" G_GINT64_FORMAT "\n",

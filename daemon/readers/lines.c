@@ -186,7 +186,8 @@ static void line_append(Lines *l, const char *p, size_t n) {
 static void line_marker(Lines *l, int64_t n) {
   if (l->cur_cut > 0)
     append_printf(l,
-                  " \u2026 [%" G_GINT64_FORMAT " more characters cut; continue with offset=%" G_GINT64_FORMAT
+                  " \u2026 [%" G_GINT64_FORMAT
+                  " more characters cut; continue with offset=%" G_GINT64_FORMAT
                   ", column=%" G_GINT64_FORMAT "]",
                   l->cur_cut, n, l->cur_col + (int64_t)l->opt.max_line_chars);
   else if (l->cur_col > 1 && l->len == l->cur_body)
@@ -316,8 +317,7 @@ void lines_finish(Lines *l, LinesResult *ret) {
                   l->opt.offset, l->lines);
     truncated = true;
   } else {
-    truncated =
-        l->opt.offset > 1 || l->opt.column > 1 || l->any_cut || l->shown_last < l->lines;
+    truncated = l->opt.offset > 1 || l->opt.column > 1 || l->any_cut || l->shown_last < l->lines;
     if (l->shown_last < l->lines)
       append_more_notice(l, l->lines);
   }

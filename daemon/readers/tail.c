@@ -14,7 +14,7 @@
 #include <emmintrin.h>
 #endif
 
-#define BLOCK_SIZE ((size_t)64 * 1024)          /* bytes read at a time, backwards */
+#define BLOCK_SIZE ((size_t)64 * 1024)         /* bytes read at a time, backwards */
 #define MAP_WINDOW ((int64_t)64 * 1024 * 1024) /* bytes mapped at a time to count newlines */
 #define PREAD_COUNT_MAX ((int64_t)1024 * 1024) /* below this, counting reads instead of mapping */
 

@@ -39,8 +39,8 @@ typedef struct {
   GIConv cd; /* (GIConv)-1 unless DECODE_ICONV */
   char *out; /* output buffer of the decoders other than UTF-8 */
   Lines lines;
-  int64_t base;   /* file offset of the buffer being decoded */
-  int64_t err_at; /* file offset of the byte that failed */
+  int64_t base;       /* file offset of the buffer being decoded */
+  int64_t err_at;     /* file offset of the byte that failed */
   int64_t first_line; /* number of the first line decoded (a tail starts mid-file), 0 means 1 */
 } Decoder;
 
@@ -666,11 +666,10 @@ static void tail_notice(FileResult *res, int64_t asked) {
 
   if (count <= 0)
     return;
-  notice = g_strdup_printf("\u2026 %" G_GINT64_FORMAT
-                           " earlier lines of the tail not shown (%zu KiB content limit); "
-                           "read them with offset=%" G_GINT64_FORMAT ", limit=%" G_GINT64_FORMAT
-                           "\n",
-                           count, TEXT_MAX_CONTENT / 1024, first, count);
+  notice = g_strdup_printf(
+      "\u2026 %" G_GINT64_FORMAT " earlier lines of the tail not shown (%zu KiB content limit); "
+      "read them with offset=%" G_GINT64_FORMAT ", limit=%" G_GINT64_FORMAT "\n",
+      count, TEXT_MAX_CONTENT / 1024, first, count);
   res->content = g_realloc(res->content, res->content_len + strlen(notice) + 1);
   memcpy(res->content + res->content_len, notice, strlen(notice) + 1);
   res->content_len += strlen(notice);

@@ -3,11 +3,11 @@
  *
  * Header bytes: offset, limit, flags (bit 0: line numbers), max_line_chars (0: no cut), two
  * bytes of content cap (0: none), the seed of the piece sizes, the column line offset is shown
- * from, and the number of the stream's first line (a tail's; offset then counts from it). The text is made valid UTF-8
- * (the engine's precondition: the decoders guarantee it) and fed once whole and once in pieces
- * of 1 to 64 bytes; both must give the same result. That result must count lines as a naive
- * count does, note the same line endings, respect the window and the cap, be valid UTF-8, and
- * without a cap be exactly what a naive rendering of the window shows. */
+ * from, and the number of the stream's first line (a tail's; offset then counts from it). The text
+ * is made valid UTF-8 (the engine's precondition: the decoders guarantee it) and fed once whole and
+ * once in pieces of 1 to 64 bytes; both must give the same result. That result must count lines as
+ * a naive count does, note the same line endings, respect the window and the cap, be valid UTF-8,
+ * and without a cap be exactly what a naive rendering of the window shows. */
 #include <string.h>
 
 #include <glib.h>
@@ -67,8 +67,8 @@ static char *render(const LinesOptions *o, const char *text, size_t n, int64_t t
       chars = (size_t)g_utf8_strlen(s, (gssize)len);
       if (col > 1 && (size_t)(col - 1) >= chars) {
         g_string_append_printf(gs,
-                               "\u2026 [line %" G_GINT64_FORMAT " has %zu characters; column %" G_GINT64_FORMAT
-                               " is past its end]",
+                               "\u2026 [line %" G_GINT64_FORMAT
+                               " has %zu characters; column %" G_GINT64_FORMAT " is past its end]",
                                k, chars, col);
       } else {
         from = g_utf8_offset_to_pointer(s, (glong)(col - 1));
@@ -78,10 +78,11 @@ static char *render(const LinesOptions *o, const char *text, size_t n, int64_t t
           const char *cut = g_utf8_offset_to_pointer(from, (glong)o->max_line_chars);
 
           g_string_append_len(gs, from, cut - from);
-          g_string_append_printf(gs,
-                                 " \u2026 [%zu more characters cut; continue with offset=%" G_GINT64_FORMAT
-                                 ", column=%" G_GINT64_FORMAT "]",
-                                 chars - o->max_line_chars, k, col + (int64_t)o->max_line_chars);
+          g_string_append_printf(
+              gs,
+              " \u2026 [%zu more characters cut; continue with offset=%" G_GINT64_FORMAT
+              ", column=%" G_GINT64_FORMAT "]",
+              chars - o->max_line_chars, k, col + (int64_t)o->max_line_chars);
         } else {
           g_string_append_len(gs, from, (gssize)len);
         }
