@@ -48,13 +48,15 @@ typedef struct {
   bool last_cr;      /* the last byte fed was '\r' */
   unsigned eol_seen; /* bit 0: a bare LF ended a line, bit 1: a CRLF did */
 
-  bool cur_shown;      /* the current line goes into the content */
-  size_t cur_start;    /* content length before the current line, to take it back */
-  size_t cur_body;     /* content offset where the current line's text starts */
-  size_t cur_chars;    /* characters of it appended so far; only bytes until cur_exact */
-  bool cur_exact;      /* cur_chars counts characters (the line got near the cut) */
-  int64_t cur_cut;     /* characters of the current line cut so far */
-  int64_t cur_col;     /* column of the current line's first shown character (1 but on `offset`) */
+  bool cur_shown;   /* the current line goes into the content */
+  size_t cur_start; /* content length before the current line, to take it back */
+  size_t cur_body;  /* content offset where the current line's text starts */
+  size_t cur_chars; /* characters of it appended so far; only bytes until cur_exact */
+  bool cur_exact;   /* cur_chars counts characters (the line got near the cut) */
+  int64_t cur_cut;  /* characters of the current line cut so far */
+
+  /* The current line's first shown character: column 1 but on line `offset`. */
+  int64_t cur_col;
   int64_t cur_skip;    /* characters before cur_col still to skip */
   int64_t cur_skipped; /* characters skipped so far */
   bool cur_skipping;   /* skipping: ends at the first lead byte once cur_skip is 0 */

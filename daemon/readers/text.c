@@ -39,9 +39,11 @@ typedef struct {
   GIConv cd; /* (GIConv)-1 unless DECODE_ICONV */
   char *out; /* output buffer of the decoders other than UTF-8 */
   Lines lines;
-  int64_t base;       /* file offset of the buffer being decoded */
-  int64_t err_at;     /* file offset of the byte that failed */
-  int64_t first_line; /* number of the first line decoded (a tail starts mid-file), 0 means 1 */
+  int64_t base;   /* file offset of the buffer being decoded */
+  int64_t err_at; /* file offset of the byte that failed */
+
+  /* Number of the first line decoded (a tail starts mid-file); 0 means 1. */
+  int64_t first_line;
 } Decoder;
 
 /* One UTF-8 sequence at p, by the one decoder (formatters/utf8.h): 1 valid, 0 cut short, -1
