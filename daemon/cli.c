@@ -18,7 +18,8 @@
 
 static const char usage_text[] =
     "Usage:\n"
-    "  readerd read [--json] [--format FORMAT] [--offset N] [--limit N] [--no-line-numbers]\n"
+    "  readerd read [--json] [--format FORMAT] [--offset N] [--limit N] [--tail N]\n"
+    "               [--no-line-numbers]\n"
     "               [--max-dimension N] [--max-image-bytes N] [--image-detail auto|low|high]\n"
     "               [--image-tile auto|never|always] [--pages SPEC] [--render] [--password PW]\n"
     "               [--root DIR] [--exclude GLOB]... [--if-none-match PATH=ETAG]...\n"
@@ -32,6 +33,7 @@ static const char usage_text[] =
     "      A folder or a glob (src/, 'src/**/*.c') reads the files under it, sorted, without\n"
     "      what .gitignore and .ignore files leave out, binary files listed; at most N files\n"
     "      each (--max-files, default 500). --no-expand answers IS_DIRECTORY for a folder.\n"
+    "      --tail N shows the last N lines of each text file (not with --offset).\n"
     "      Options may follow the paths; after -- every argument is a path. Exit 0 when\n"
     "      every file was read, 1 when any file has a per-file error, 2 on a usage error,\n"
     "      3 when the output could not be written.\n"
@@ -132,6 +134,7 @@ typedef struct {
   bool render;
   const char *root;   /* --root: base of relative paths, and the fence */
   GPtrArray *exclude; /* --exclude patterns (const char *), NULL-terminated when used */
+  bool offset_given;  /* --offset was given: --tail may not be */
 } CliPathOptions;
 
 /* --if-none-match PATH=ETAG: the etag of a path read before (split at the last '=', since an
@@ -161,7 +164,14 @@ static int cli_read_option(int c, ReadParams *params, CliRun *run, CliPathOption
     if (parse_number(optarg, 1, INT64_MAX, &v) < 0)
       return usage_error("--offset and --limit take a whole number >= 1", optarg);
     *(c == 'o' ? &params->offset : &params->limit) = v;
-    return 0;
+    popt->offset_given |= c == 'o';
+    return c == 'o' && params->tail > 0 ? usage_error("tail and offset cannot be combined", NULL)
+                                        : 0;
+  case 't':
+    if (parse_number(optarg, 1, INT64_MAX, &v) < 0)
+      return usage_error("--tail takes a whole number >= 1", optarg);
+    params->tail = v;
+    return popt->offset_given ? usage_error("tail and offset cannot be combined", NULL) : 0;
   case 'n':
     params->line_numbers = false;
     return 0;
@@ -251,6 +261,7 @@ int cli_read(int argc, char **argv) {
       {"json", no_argument, NULL, 'j'},
       {"offset", required_argument, NULL, 'o'},
       {"limit", required_argument, NULL, 'l'},
+      {"tail", required_argument, NULL, 't'},
       {"no-line-numbers", no_argument, NULL, 'n'},
       {"max-dimension", required_argument, NULL, 'm'},
       {"help", no_argument, NULL, 'h'},

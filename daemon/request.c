@@ -105,11 +105,15 @@ static void file_done(Request *req, size_t i) {
 static ReaderOptions reader_options(const Request *req, size_t i) {
   const ReadParams *p = &req->params;
   const PathSpec *spec = &p->paths[i];
+  int64_t offset, column, tail;
 
+  read_params_window(p, i, &offset, &column, &tail);
   return (ReaderOptions){
       .path = spec->path,
       .base = p->cwd,
-      .offset = spec->offset > 0 ? spec->offset : p->offset,
+      .offset = offset,
+      .column = column,
+      .tail = tail,
       .limit = spec->limit > 0 ? spec->limit : p->limit,
       .line_numbers = p->line_numbers,
       .pages = spec->pages,

@@ -44,6 +44,10 @@ static const char tools_list[] =
     "\"path\":{\"type\":\"string\",\"minLength\":1},"
     "\"offset\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"First line to show.\"},"
     "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"Lines to show.\"},"
+    "\"tail\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"The last lines to show, "
+    "instead of offset and limit.\"},"
+    "\"column\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"Line offset shown from "
+    "this character, as a cut line's marker says.\"},"
     "\"pages\":{\"type\":\"string\",\"description\":\"PDF pages, such as \\\"1-3,7\\\" or "
     "\\\"21-\\\".\"},"
     "\"render\":{\"type\":\"boolean\",\"description\":\"Pictures of the PDF's pages; an SVG as a "
@@ -53,6 +57,8 @@ static const char tools_list[] =
     "text file (default 1).\"},"
     "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"Lines to show of every text "
     "file (default 2000).\"},"
+    "\"tail\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"The last lines to show of "
+    "every text file, instead of offset and limit.\"},"
     "\"pages\":{\"type\":\"string\",\"description\":\"PDF pages to read of every PDF without its "
     "own, such as \\\"1-3,7\\\" (default: the first 20).\"},"
     "\"render\":{\"type\":\"boolean\",\"description\":\"Pictures of every PDF page shown, not "
@@ -153,8 +159,8 @@ static int only_members(JsonObject *o, const char *const *allowed, const char *w
 /* Copies paths[] into out, giving items without their own pages/render the call's. */
 static int copy_paths(JsonNode *paths, JsonNode *pages, JsonNode *render, JsonBuilder *out,
                       char **ret_error) {
-  static const char *const item_members[] = {"path",   "offset",   "limit", "pages",
-                                             "render", "password", NULL};
+  static const char *const item_members[] = {"path",  "offset", "limit",    "tail", "column",
+                                             "pages", "render", "password", NULL};
   JsonArray *a;
 
   if (paths == NULL || !JSON_NODE_HOLDS_ARRAY(paths))
@@ -212,9 +218,10 @@ static bool mcp_images_budget_given(JsonObject *o) {
 }
 
 int mcp_read_args_parse(JsonNode *arguments, ReadParams *ret, char **ret_error) {
-  static const char *const members[] = {"paths",  "offset", "limit",       "pages",  "render",
-                                        "images", "expand", "ifNoneMatch", NULL};
-  static const char *const passed[] = {"offset", "limit", "images", "expand", "ifNoneMatch"};
+  static const char *const members[] = {"paths",  "offset", "limit",  "tail",        "pages",
+                                        "render", "images", "expand", "ifNoneMatch", NULL};
+  static const char *const passed[] = {"offset", "limit", "tail", "images", "expand",
+                                       "ifNoneMatch"};
   g_autoptr(JsonBuilder) b = json_builder_new();
   g_autoptr(JsonNode) params = NULL;
   JsonObject *o;

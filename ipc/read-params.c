@@ -100,6 +100,24 @@ static int read_params_path_pdf(JsonObject *obj, size_t i, PathSpec *spec, char 
   return 0;
 }
 
+/* A path's tail and column: tail takes the place of offset, column shows line offset from a
+ * character, so neither goes with tail. */
+static int read_params_path_window(JsonObject *obj, size_t i, PathSpec *spec, char **ret_error) {
+  JsonNode *node;
+
+  if ((node = read_params_member(obj, "tail")) &&
+      !read_params_get_int(node, 1, INT64_MAX, &spec->tail))
+    return read_params_fail(ret_error, "paths[%zu].tail must be an integer >= 1", i);
+  if ((node = read_params_member(obj, "column")) &&
+      !read_params_get_int(node, 1, INT64_MAX, &spec->column))
+    return read_params_fail(ret_error, "paths[%zu].column must be an integer >= 1", i);
+  if (spec->tail > 0 && spec->offset > 0)
+    return read_params_fail(ret_error, "paths[%zu]: tail and offset cannot be combined", i);
+  if (spec->tail > 0 && spec->column > 0)
+    return read_params_fail(ret_error, "paths[%zu]: tail and column cannot be combined", i);
+  return 0;
+}
+
 /* One item of paths: a string, or an object with path and per-path options. */
 static int read_params_path(JsonNode *item, size_t i, PathSpec *spec, char **ret_error) {
   JsonObject *obj;
@@ -127,6 +145,8 @@ static int read_params_path(JsonNode *item, size_t i, PathSpec *spec, char **ret
   if ((node = read_params_member(obj, "limit")) &&
       !read_params_get_int(node, 1, INT64_MAX, &spec->limit))
     return read_params_fail(ret_error, "paths[%zu].limit must be an integer >= 1", i);
+  if (read_params_path_window(obj, i, spec, ret_error) < 0)
+    return -EINVAL;
   return read_params_path_pdf(obj, i, spec, ret_error);
 }
 
@@ -263,6 +283,15 @@ void read_params_init(ReadParams *ret) {
   ret->expand.max_files = READ_DEFAULT_MAX_FILES;
 }
 
+/* A path's column shows its own offset: under the request's tail, a path with a column and no
+ * offset of its own would have none. */
+static int read_params_tail_columns(const ReadParams *p, char **ret_error) {
+  for (size_t i = 0; p->tail > 0 && i < p->n_paths; i++)
+    if (p->paths[i].column > 0 && p->paths[i].offset == 0)
+      return read_params_fail(ret_error, "paths[%zu]: tail and column cannot be combined", i);
+  return 0;
+}
+
 /* The members of the params object; paths first, so that its errors come first. */
 static int read_params_members(JsonObject *obj, ReadParams *ret, char **ret_error) {
   const Formatter *fmt = NULL;
@@ -284,6 +313,13 @@ static int read_params_members(JsonObject *obj, ReadParams *ret, char **ret_erro
   if ((node = read_params_member(obj, "limit")) &&
       !read_params_get_int(node, 1, INT64_MAX, &ret->limit))
     return read_params_fail(ret_error, "limit must be an integer >= 1");
+  if ((node = read_params_member(obj, "tail")) &&
+      !read_params_get_int(node, 1, INT64_MAX, &ret->tail))
+    return read_params_fail(ret_error, "tail must be an integer >= 1");
+  if (ret->tail > 0 && read_params_member(obj, "offset") != NULL)
+    return read_params_fail(ret_error, "tail and offset cannot be combined");
+  if ((r = read_params_tail_columns(ret, ret_error)) < 0)
+    return r;
   if ((node = read_params_member(obj, "lineNumbers")) &&
       !read_params_get_bool(node, &ret->line_numbers))
     return read_params_fail(ret_error, "lineNumbers must be a boolean");
@@ -323,6 +359,15 @@ int read_params_parse(JsonNode *params, ReadParams *ret, char **ret_error) {
 fail:
   read_params_clear(ret);
   return r;
+}
+
+void read_params_window(const ReadParams *p, size_t i, int64_t *ret_offset, int64_t *ret_column,
+                        int64_t *ret_tail) {
+  const PathSpec *spec = &p->paths[i];
+
+  *ret_offset = spec->offset > 0 ? spec->offset : p->offset;
+  *ret_column = spec->column > 0 ? spec->column : 1;
+  *ret_tail = spec->tail > 0 ? spec->tail : spec->offset > 0 ? 0 : p->tail;
 }
 
 /* The grammar has one home, the PDF reader's page selections (pdf-select.h). */

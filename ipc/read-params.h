@@ -48,6 +48,8 @@ typedef struct {
   char *path;     /* as given, never empty; owned */
   int64_t offset; /* 1-based first line; 0 = the request's */
   int64_t limit;  /* lines; 0 = the request's */
+  int64_t tail;   /* the last lines instead of offset and limit; 0 = the request's */
+  int64_t column; /* 1-based first character shown of line offset; 0 = 1 */
   char *pages;    /* PDF page selection as given, NULL when absent; owned */
   bool render;    /* render PDF pages */
   char *password; /* PDF password, NULL when absent; owned */
@@ -59,6 +61,7 @@ typedef struct {
   char *cwd;         /* NULL when absent; owned */
   int64_t offset;    /* default 1 */
   int64_t limit;     /* default READ_DEFAULT_LIMIT */
+  int64_t tail;      /* the last lines of each text file; 0 (default): none */
   bool line_numbers; /* default true */
   int max_dimension; /* default READ_DEFAULT_MAX_DIMENSION */
   int64_t
@@ -88,6 +91,13 @@ const char *read_params_if_none_match(const ReadParams *p, const char *path);
  * N <= M, or "N-" (N to the last page), page numbers from 1 to INT_MAX, spaces allowed around
  * items. NULL and "" are not valid. */
 bool read_params_pages_valid(const char *spec);
+
+
+/* What file i is read with of offset, column and tail, the path's own over the request's: a
+ * path's offset sets aside the request's tail, a path's tail the request's offset. *ret_tail
+ * is 0 when no tail applies. */
+void read_params_window(const ReadParams *p, size_t i, int64_t *ret_offset, int64_t *ret_column,
+                        int64_t *ret_tail);
 
 /* The format names, quoted and separated by commas, for messages. g_free the result. */
 char *read_format_names(void);

@@ -1,6 +1,8 @@
 /* The pure line engine: counting, windows, cat -n, CRLF, cuts, the byte cap, and the same
  * answer whatever the pieces the stream arrives in. */
 #include <check.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -279,6 +281,129 @@ START_TEST(lines_wide_line_numbers) {
 }
 END_TEST
 
+/* The window from a column, read on marker by marker, gives the line back whole: nothing lost,
+ * nothing repeated, whatever the pieces the stream arrives in. */
+START_TEST(lines_column_windows_reassemble) {
+  static const char *const chars[] = {"a", "\u00e9", "\u20ac", "\U0001F600", "\r"};
+  GString *line = g_string_new(NULL), *again = g_string_new(NULL);
+  g_autofree char *file = NULL;
+  int64_t column = 1;
+  int windows = 0;
+
+  for (int i = 0; i < 7003; i++)
+    g_string_append(line, chars[i % 5]);
+  file = g_strconcat(line->str, "\r\nnext\n", NULL);
+  for (;;) {
+    LinesOptions o = opts(1, 1, false);
+    LinesResult r;
+    const char *m;
+    size_t body;
+
+    o.column = column;
+    r = run_pieces(file, strlen(file), &o, (size_t)windows % 3 * 7);
+    m = strstr(r.content, " \u2026 [");
+    body = m != NULL ? (size_t)(m - r.content) : (size_t)(strchr(r.content, '\n') - r.content);
+    g_string_append_len(again, r.content, (gssize)body);
+    ck_assert_int_eq(r.lines, 2);
+    ck_assert(r.truncated);
+    windows++;
+    if (m == NULL || strstr(m, "more characters cut") == NULL) {
+      g_free(r.content);
+      break;
+    }
+    ck_assert_int_eq(g_utf8_strlen(r.content, (gssize)body), TEXT_MAX_LINE_CHARS);
+    ck_assert(
+        sscanf(m, " \u2026 [%*d more characters cut; continue with offset=1, column=%" SCNd64 "]",
+               &column) == 1);
+    g_free(r.content);
+  }
+  ck_assert_int_eq(windows, 4);
+  assert_long_str_eq(again->str, line->str);
+  g_string_free(line, TRUE);
+  g_string_free(again, TRUE);
+}
+END_TEST
+
+START_TEST(lines_column_marker_names_the_next_column) {
+  g_autofree char *x = g_strnfill(5000, 'x');
+  g_autofree char *file = g_strconcat("short\n", x, "\n", NULL);
+  LinesOptions o = opts(2, 1, true);
+  LinesResult r;
+
+  o.column = 1500;
+  r = run(file, &o);
+  ck_assert(g_str_has_suffix(
+      r.content, " \u2026 [1501 more characters cut; continue with offset=2, column=3500]\n"));
+  ck_assert(g_str_has_prefix(r.content, "     2\txxx"));
+  ck_assert_int_eq(r.shown_first, 2);
+  g_free(r.content);
+}
+END_TEST
+
+/* A column past the end of its line: nothing of it, and a notice saying so with its length in
+ * characters (the CR of a CRLF is not one of them). */
+START_TEST(lines_column_past_the_end) {
+  static const struct {
+    const char *file;
+    int64_t column;
+    const char *want;
+  } cases[] = {
+      {"ab\u00e9\r\nnext\n", 3, "     1\t\u00e9\n"},
+      {"ab\u00e9\r\nnext\n", 4,
+       "     1\t\u2026 [line 1 has 3 characters; column 4 is past its end]\n"},
+      {"ab\u00e9\r\nnext\n", 5,
+       "     1\t\u2026 [line 1 has 3 characters; column 5 is past its end]\n"},
+      {"ab\u00e9\r", 4, "     1\t\r\n"}, /* a lone CR at the end is a character */
+      {"\nnext\n", 2, "     1\t\u2026 [line 1 has 0 characters; column 2 is past its end]\n"},
+  };
+
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+    for (size_t piece = 0; piece <= 1; piece++) {
+      LinesOptions o = opts(1, 1, true);
+      LinesResult r;
+      g_autofree char *got = NULL;
+
+      o.column = cases[i].column;
+      r = run_pieces(cases[i].file, strlen(cases[i].file), &o, piece);
+      got = g_strndup(r.content, (size_t)(strchr(r.content, '\n') - r.content + 1));
+      ck_assert_str_eq(got, cases[i].want);
+      ck_assert(r.truncated);
+      g_free(r.content);
+    }
+  }
+}
+END_TEST
+
+/* The column applies to line `offset` only: the lines after it are shown whole. */
+START_TEST(lines_column_only_on_the_offset_line) {
+  LinesOptions o = opts(2, 2, false);
+  LinesResult r;
+
+  o.column = 3;
+  r = run("first\nabcdef\nxyz\nlast\n", &o);
+  ck_assert_str_eq(r.content, "cdef\nxyz\n\u2026 1 more lines not shown; continue with offset=4\n");
+  ck_assert_int_eq(r.shown_first, 2);
+  ck_assert_int_eq(r.shown_last, 3);
+  g_free(r.content);
+}
+END_TEST
+
+/* A stream that starts mid-file (a tail) is numbered and counted from its first line. */
+START_TEST(lines_first_line_numbers_a_tail) {
+  LinesOptions o = opts(10, 5, true);
+  LinesResult r;
+
+  o.first_line = 10;
+  r = run("ten\neleven", &o);
+  ck_assert_str_eq(r.content, "    10\tten\n    11\televen\n");
+  ck_assert_int_eq(r.lines, 11);
+  ck_assert_int_eq(r.shown_first, 10);
+  ck_assert_int_eq(r.shown_last, 11);
+  ck_assert(r.truncated);
+  g_free(r.content);
+}
+END_TEST
+
 /* The shown part of one line: what is between the tab and the newline. */
 static char *first_line_body(const char *content) {
   const char *tab = strchr(content, '\t');
@@ -292,7 +417,8 @@ static char *first_line_body(const char *content) {
 START_TEST(lines_long_ascii_line_cut) {
   g_autofree char *x = g_strnfill(5000, 'x');
   g_autofree char *file = g_strconcat(x, "\nshort\n", NULL);
-  g_autofree char *want = g_strconcat(x + 3000, " \u2026 [3000 more characters cut]", NULL);
+  g_autofree char *want = g_strconcat(
+      x + 3000, " \u2026 [3000 more characters cut; continue with offset=1, column=2001]", NULL);
   LinesOptions o = opts(1, 2000, true);
   LinesResult r = run(file, &o);
   g_autofree char *body = first_line_body(r.content);
@@ -320,7 +446,9 @@ START_TEST(lines_long_multibyte_line_cut_at_code_points) {
   for (size_t piece = 0; piece <= 7; piece += 7) {
     r = run_pieces(line->str, line->len, &o, piece);
     want = g_utf8_substring(line->str, 0, TEXT_MAX_LINE_CHARS);
-    marker = g_strdup_printf(" \u2026 [%d more characters cut]\n", 2999 - TEXT_MAX_LINE_CHARS);
+    marker =
+        g_strdup_printf(" \u2026 [%d more characters cut; continue with offset=1, column=2001]\n",
+                        2999 - TEXT_MAX_LINE_CHARS);
     ck_assert(g_str_has_prefix(r.content, want));
     assert_long_str_eq(r.content + strlen(want), marker);
     ck_assert_int_eq(g_utf8_strlen(r.content, (gssize)strlen(want)), TEXT_MAX_LINE_CHARS);
@@ -335,7 +463,9 @@ START_TEST(lines_long_multibyte_line_cut_at_code_points) {
     g_string_append(line, "\u00e9");
   r = run(line->str, &o);
   body = g_strndup(r.content, strlen(r.content) - 1);
-  want = g_strdup_printf("%s \u2026 [1000 more characters cut]", line->str + 2000);
+  want =
+      g_strdup_printf("%s \u2026 [1000 more characters cut; continue with offset=1, column=2001]",
+                      line->str + 2000);
   assert_long_str_eq(body, want);
   g_free(r.content);
   g_string_free(line, TRUE);
@@ -349,7 +479,8 @@ START_TEST(lines_exactly_at_the_char_limit) {
   g_autofree char *f2 = g_strconcat(x2001, "\n", NULL);
   g_autofree char *f3 = g_strconcat(x2000, "\r\n", NULL);
   g_autofree char *f4 = g_strconcat(x2000, "\r", NULL); /* a lone CR is a character */
-  g_autofree char *w2 = g_strconcat(x2000, " \u2026 [1 more characters cut]\n", NULL);
+  g_autofree char *w2 = g_strconcat(
+      x2000, " \u2026 [1 more characters cut; continue with offset=1, column=2001]\n", NULL);
   LinesOptions o = opts(1, 2000, false);
   LinesResult r;
 
@@ -389,7 +520,9 @@ START_TEST(lines_huge_line_counts_what_is_cut) {
   ck_assert_uint_lt(l.cap, 64 * 1024); /* the rest of the line was never kept */
   lines_finish(&l, &r);
   lines_clear(&l);
-  marker = g_strdup_printf(" \u2026 [%zu more characters cut]\n", total - TEXT_MAX_LINE_CHARS);
+  marker =
+      g_strdup_printf(" \u2026 [%zu more characters cut; continue with offset=1, column=2001]\n",
+                      total - TEXT_MAX_LINE_CHARS);
   ck_assert(strstr(r.content, marker) != NULL);
   ck_assert(g_str_has_suffix(r.content, "     2\tafter\n"));
   ck_assert_int_eq(r.lines, 2);
@@ -555,6 +688,11 @@ static Suite *lines_suite(void) {
   tcase_add_loop_test(tc, lines_any_split_same_result, 0, G_N_ELEMENTS(split_inputs));
   tcase_add_test(tc, lines_one_byte_feeds_real_limits);
   tcase_add_test(tc, lines_clear_twice_and_null);
+  tcase_add_test(tc, lines_column_windows_reassemble);
+  tcase_add_test(tc, lines_column_marker_names_the_next_column);
+  tcase_add_test(tc, lines_column_past_the_end);
+  tcase_add_test(tc, lines_column_only_on_the_offset_line);
+  tcase_add_test(tc, lines_first_line_numbers_a_tail);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -128,6 +128,24 @@ START_TEST(mcp_args_if_none_match) {
 }
 END_TEST
 
+/* tail for every file and a path's own column reach the read params. */
+START_TEST(mcp_args_tail_and_column) {
+  ReadParams p;
+  char *err = args("{\"paths\":[\"a.log\",{\"path\":\"b.min.js\",\"offset\":1,\"column\":2001}],"
+                   "\"tail\":50}",
+                   &p);
+
+  ck_assert_msg(err == NULL, "%s", err);
+  ck_assert_int_eq(p.tail, 50);
+  ck_assert_int_eq(p.paths[1].column, 2001);
+  ck_assert_int_eq(p.paths[1].offset, 1);
+  read_params_clear(&p);
+  err = args("{\"paths\":[{\"path\":\"a.log\",\"tail\":5,\"offset\":2}]}", &p);
+  ck_assert_str_eq(err, "paths[0]: tail and offset cannot be combined");
+  g_free(err);
+}
+END_TEST
+
 /* pages and render of the call go to every path without its own. */
 START_TEST(mcp_args_call_wide_pages_render) {
   ReadParams p;
@@ -248,6 +266,7 @@ static Suite *mcp_suite(void) {
   tcase_add_test(tc, mcp_initialize_result);
   tcase_add_test(tc, mcp_tools_list_schema);
   tcase_add_test(tc, mcp_args_read_params);
+  tcase_add_test(tc, mcp_args_tail_and_column);
   tcase_add_test(tc, mcp_args_call_wide_pages_render);
   tcase_add_test(tc, mcp_args_refused_with_their_name);
   tcase_add_test(tc, mcp_tool_error_result);

@@ -257,6 +257,52 @@ START_TEST(read_params_item_offset_and_limit) {
 }
 END_TEST
 
+START_TEST(read_params_tail_and_column) {
+  static const char *const bad[] = {"0", "-1", "1.5", "\"2\"", "true", "[1]", "{}"};
+  int64_t offset, column, tail;
+  ReadParams p;
+
+  for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+    g_autofree char *tail_member = g_strdup_printf("\"tail\":%s", bad[i]);
+    g_autofree char *column_member = g_strdup_printf("\"column\":%s", bad[i]);
+    g_autofree char *top = g_strdup_printf("{\"paths\":[\"f\"],\"tail\":%s}", bad[i]);
+
+    expect_item_invalid(tail_member, "tail");
+    expect_item_invalid(column_member, "column");
+    expect_invalid(top, "tail must be an integer >= 1");
+  }
+  expect_invalid("{\"paths\":[\"f\"],\"tail\":5,\"offset\":2}",
+                 "tail and offset cannot be combined");
+  expect_invalid("{\"paths\":[\"f\"],\"offset\":2,\"tail\":5}",
+                 "tail and offset cannot be combined");
+  expect_invalid("{\"paths\":[\"a\",{\"path\":\"f\",\"tail\":5,\"offset\":2}]}",
+                 "paths[1]: tail and offset cannot be combined");
+  expect_invalid("{\"paths\":[{\"path\":\"f\",\"tail\":5,\"column\":2}]}",
+                 "paths[0]: tail and column cannot be combined");
+  expect_invalid("{\"paths\":[\"a\",\"b\",{\"path\":\"f\",\"column\":2}],\"tail\":5}",
+                 "paths[2]: tail and column cannot be combined");
+
+  /* The path's own settings over the request's: its offset sets the request's tail aside, its
+   * tail the request's offset. */
+  parse_ok("{\"paths\":[\"a\",{\"path\":\"b\",\"offset\":7,\"column\":2001},"
+           "{\"path\":\"c\",\"tail\":3}],\"tail\":10}",
+           &p);
+  read_params_window(&p, 0, &offset, &column, &tail);
+  ck_assert(tail == 10 && column == 1);
+  read_params_window(&p, 1, &offset, &column, &tail);
+  ck_assert(tail == 0 && offset == 7 && column == 2001);
+  read_params_window(&p, 2, &offset, &column, &tail);
+  ck_assert(tail == 3);
+  read_params_clear(&p);
+  parse_ok("{\"paths\":[\"a\",{\"path\":\"c\",\"tail\":3}],\"offset\":4}", &p);
+  read_params_window(&p, 0, &offset, &column, &tail);
+  ck_assert(tail == 0 && offset == 4);
+  read_params_window(&p, 1, &offset, &column, &tail);
+  ck_assert(tail == 3);
+  read_params_clear(&p);
+}
+END_TEST
+
 START_TEST(read_params_item_pdf_members) {
   static const char *const bad_pages[] = {"\"\"",     "\"0\"", "\"3-2\"",   "\"-5\"",
                                           "\"1,,2\"", "\"a\"", "\"1-2-3\"", "\"1 - 3\""};
@@ -571,6 +617,7 @@ static Suite *read_params_suite(void) {
   tcase_add_test(tc, read_params_bad_path_items);
   tcase_add_test(tc, read_params_error_names_the_item);
   tcase_add_test(tc, read_params_item_offset_and_limit);
+  tcase_add_test(tc, read_params_tail_and_column);
   tcase_add_test(tc, read_params_item_pdf_members);
   tcase_add_test(tc, read_params_top_level_members);
   tcase_add_test(tc, read_params_images);

@@ -557,6 +557,199 @@ START_TEST(text_cancelled_between_chunks) {
 }
 END_TEST
 
+/* Bytes the process has read with read() and pread(), from /proc/self/io; -1 when unknown. */
+static int64_t read_chars(void) {
+  g_autofree char *io = NULL;
+  const char *at;
+
+  if (!g_file_get_contents("/proc/self/io", &io, NULL, NULL) || (at = strstr(io, "rchar:")) == NULL)
+    return -1;
+  return g_ascii_strtoll(at + 6, NULL, 10);
+}
+
+/* A tail shows what a forward read of the same lines shows, with the true line numbers and
+ * count, in every encoding: found backwards in bytes (UTF-8, Latin-1), in units (UTF-16,
+ * UTF-32), or forwards (EBCDIC, whose newline is not the byte 0x0A). */
+START_TEST(text_tail_is_the_forward_window) {
+  static const struct {
+    const char *charset, *bom;
+    size_t bom_len;
+    const char *encoding;
+  } encs[] = {
+      {"UTF-8", "", 0, "utf-8"},
+      {"UTF-8", "\xEF\xBB\xBF", 3, "utf-8"},
+      {"UTF-16LE", "\xFF\xFE", 2, "utf-16le"},
+      {"UTF-16BE", "\xFE\xFF", 2, "utf-16be"},
+      {"UTF-32LE", "\xFF\xFE\0\0", 4, "utf-32le"},
+      {"ISO-8859-1", "", 0, "iso-8859-1"},
+      {"IBM037", "", 0, "ebcdic"},
+  };
+  static const int64_t tails[] = {1, 2, 3, 5, 40, 100000};
+  GString *utf8 = g_string_new(NULL);
+
+  for (int i = 1; i <= 40; i++)
+    g_string_append_printf(utf8, "%s line %d of text, caf\u00e9%s", i % 7 == 0 ? "" : "a", i,
+                           i % 5 == 0   ? "\r\n"
+                           : i % 6 == 0 ? "\n\n"
+                                        : "\n");
+  g_string_append(utf8, "the last line, without a newline");
+  for (size_t e = 0; e < G_N_ELEMENTS(encs); e++) {
+    gsize len = 0;
+    g_autofree char *conv = NULL, *path = NULL;
+    GString *file = g_string_new_len(encs[e].bom, (gssize)encs[e].bom_len);
+
+    /* EBCDIC text as libmagic knows it ends its lines with NEL too. */
+    if (strcmp(encs[e].charset, "IBM037") == 0) {
+      g_auto(GStrv) split = g_strsplit(utf8->str, "\n", -1);
+      g_autofree char *nel = g_strjoinv("\xC2\x85\n", split); /* U+0085 */
+      conv = convert(nel, -1, encs[e].charset, "UTF-8", &len);
+    } else {
+      conv = convert(utf8->str, (gssize)utf8->len, encs[e].charset, "UTF-8", &len);
+    }
+    g_string_append_len(file, conv, (gssize)len);
+    path = put("tail.txt", file->str, file->len);
+    for (size_t t = 0; t < G_N_ELEMENTS(tails); t++) {
+      TextOptions o = topts(1, 2000, true);
+      FileResult tail, fwd;
+
+      o.tail = tails[t];
+      ck_assert_int_eq(read_path(path, &o, &tail), 0);
+      assert_text(&tail, tail.content, encs[e].encoding);
+      o = topts(MAX(tail.lines - tails[t] + 1, 1), tails[t], true);
+      ck_assert_int_eq(read_path(path, &o, &fwd), 0);
+      ck_assert_msg(strcmp(tail.content, fwd.content) == 0, "%s tail %d:\n%s\nforward:\n%s",
+                    encs[e].charset, (int)tails[t], tail.content, fwd.content);
+      ck_assert_int_eq(tail.lines, fwd.lines);
+      ck_assert_int_eq(tail.shown_first, fwd.shown_first);
+      ck_assert_int_eq(tail.shown_last, fwd.shown_last);
+      ck_assert_int_eq(tail.truncated, fwd.truncated);
+      file_result_clear(&tail);
+      file_result_clear(&fwd);
+    }
+    g_string_free(file, TRUE);
+  }
+  g_string_free(utf8, TRUE);
+}
+END_TEST
+
+/* The last lines of a 53 MB file: true numbers and count, and only its last blocks read with
+ * read() (the lines before are counted through a mapping). */
+START_TEST(text_tail_reads_only_the_end) {
+  g_autofree char *path = g_build_filename(tmpdir, "big.log", NULL);
+  FILE *f = fopen(path, "w");
+  TextOptions o = topts(1, 2000, true);
+  int64_t before, after;
+  FileResult res;
+
+  ck_assert_ptr_nonnull(f);
+  for (int i = 1; i <= 1000000; i++)
+    fprintf(f, "%07d the quick brown fox jumps over the lazy dog.\n", i); /* 53 bytes */
+  ck_assert_int_eq(fclose(f), 0);
+
+  o.tail = 2;
+  before = read_chars();
+  ck_assert_int_eq(read_path(path, &o, &res), 0);
+  after = read_chars();
+  ck_assert_str_eq(res.content, "999999\t0999999 the quick brown fox jumps over the lazy dog.\n"
+                                "1000000\t1000000 the quick brown fox jumps over the lazy dog.\n");
+  ck_assert_int_eq(res.lines, 1000000);
+  ck_assert_int_eq(res.shown_first, 999999);
+  ck_assert(res.truncated);
+  if (before >= 0)
+    ck_assert_int_lt(after - before, 512 * 1024); /* the head and a block, not 53 MB */
+  file_result_clear(&res);
+}
+END_TEST
+
+/* A tail over the content cap shows the last lines that fit, the file's end, and names the
+ * earlier lines of the tail it could not show. */
+START_TEST(text_tail_cut_by_the_content_cap) {
+  GString *g = g_string_new(NULL);
+  g_autofree char *path = NULL, *want_last = NULL, *notice = NULL;
+  TextOptions o = topts(1, 2000, true);
+  FileResult res;
+  int64_t shown;
+
+  for (int i = 1; i <= 3000; i++)
+    g_string_append_printf(
+        g, "%04d %s\n", i,
+        i % 2 ? "short" : "a longer line of text, padded out with more words to weigh more");
+  path = put("cap.txt", g->str, g->len);
+  o.tail = 2500;
+  ck_assert_int_eq(read_path(path, &o, &res), 0);
+  ck_assert_uint_le(res.content_len, TEXT_MAX_CONTENT);
+  ck_assert_int_eq(res.lines, 3000);
+  ck_assert_int_eq(res.shown_last, 3000);
+  shown = res.shown_last - res.shown_first + 1;
+  ck_assert_int_lt(shown, 2500);
+  ck_assert_int_gt(shown, 1000);
+  want_last = g_strdup_printf(
+      "  3000\t3000 a longer line of text, padded out with more words to weigh more\n");
+  notice = g_strdup_printf("\u2026 %" G_GINT64_FORMAT
+                           " earlier lines of the tail not shown (100 KiB content limit); read "
+                           "them with offset=501, limit=%" G_GINT64_FORMAT "\n",
+                           2500 - shown, 2500 - shown);
+  ck_assert_msg(g_str_has_suffix(res.content, notice), "ends: %s",
+                res.content + res.content_len - MIN(res.content_len, 200));
+  ck_assert(strstr(res.content, want_last) != NULL);
+  file_result_clear(&res);
+  g_string_free(g, TRUE);
+}
+END_TEST
+
+/* Lines that grow towards the end of the file: the tail shrinks pass after pass, a bounded
+ * number of times, and what is shown is exact either way: the end of the file, or the start of
+ * the window with the notice of the lines after it. */
+START_TEST(text_tail_of_growing_lines) {
+  GString *g = g_string_new(NULL);
+  g_autofree char *path = NULL;
+  TextOptions o = topts(1, 2000, true);
+  FileResult res;
+
+  for (int i = 1; i <= 8000; i++) {
+    g_string_append_printf(g, "%d ", i);
+    for (int k = 0; k < i / 4; k++)
+      g_string_append_c(g, 'a' + k % 26);
+    g_string_append_c(g, '\n');
+  }
+  path = put("growing.txt", g->str, g->len);
+  o.tail = 8000;
+  ck_assert_int_eq(read_path(path, &o, &res), 0);
+  ck_assert_uint_le(res.content_len, TEXT_MAX_CONTENT);
+  ck_assert_int_eq(res.lines, 8000);
+  ck_assert_int_gt(res.shown_first, 1);
+  if (res.shown_last == 8000) {
+    ck_assert(strstr(res.content, "earlier lines of the tail not shown") != NULL);
+  } else {
+    g_autofree char *notice = g_strdup_printf(
+        "more lines not shown (100 KiB content limit); continue with offset=%" G_GINT64_FORMAT "\n",
+        res.shown_last + 1);
+    ck_assert(g_str_has_suffix(res.content, notice));
+  }
+  file_result_clear(&res);
+  g_string_free(g, TRUE);
+}
+END_TEST
+
+/* A column in a UTF-16 file counts characters, not bytes or units. */
+START_TEST(text_column_in_utf16) {
+  gsize len = 0;
+  g_autofree char *conv = convert("x\U0001F600\u00e9abc\nnext\n", -1, "UTF-16LE", "UTF-8", &len);
+  g_autofree char *file = g_malloc(len + 2);
+  FileResult res;
+  TextOptions o = topts(1, 1, false);
+
+  memcpy(file, "\xFF\xFE", 2);
+  memcpy(file + 2, conv, len);
+  o.column = 3;
+  g_autofree char *path = put("col16.txt", file, len + 2);
+  ck_assert_int_eq(read_path(path, &o, &res), 0);
+  ck_assert(g_str_has_prefix(res.content, "\u00e9abc\n"));
+  ck_assert(res.truncated);
+  file_result_clear(&res);
+}
+END_TEST
+
 /* Go's sources as shipped: the line count and the shown lines against the file itself. */
 START_TEST(text_real_go_sources) {
   static const char *const names[] = {"fmt/print.go", "fmt/format.go", "strings/strings.go",
@@ -668,6 +861,11 @@ static Suite *text_suite(void) {
   tcase_add_test(tc, text_cancelled_between_chunks);
   tcase_add_test(tc, text_real_go_sources);
   tcase_add_test(tc, text_real_latin1_file);
+  tcase_add_test(tc, text_tail_is_the_forward_window);
+  tcase_add_test(tc, text_tail_reads_only_the_end);
+  tcase_add_test(tc, text_tail_cut_by_the_content_cap);
+  tcase_add_test(tc, text_column_in_utf16);
+  tcase_add_test(tc, text_tail_of_growing_lines);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -131,6 +131,17 @@ static ssize_t count_invalid(const char *from, const uint8_t *p, size_t n, bool 
   return invalid;
 }
 
+/* True when the single-byte charset `from` reads p as Windows-1252 does (which the text
+ * reader's own path, with its ISO-8859-1 and Windows-1252 names, would show the same): such a
+ * guess tells nothing, since both tables agree on every byte p holds ("café" in ISO-8859-2). */
+static bool reads_as_cp1252(const char *from, const uint8_t *p, size_t n) {
+  g_autofree char *a = g_convert((const char *)p, (gssize)n, "UTF-8", from, NULL, NULL, NULL);
+  g_autofree char *b =
+      g_convert((const char *)p, (gssize)n, "UTF-8", "WINDOWS-1252", NULL, NULL, NULL);
+
+  return a != NULL && b != NULL && strcmp(a, b) == 0;
+}
+
 /* Whether the head holds evidence enough for a guess of this kind. */
 static bool enough_evidence(Evidence e, const char *from, const uint8_t *p, size_t n, bool eof) {
   size_t high = count_high(p, n);
@@ -140,7 +151,7 @@ static bool enough_evidence(Evidence e, const char *from, const uint8_t *p, size
   case EVIDENCE_SCRIPT:
     return high >= SCRIPT_MIN_HIGH;
   case EVIDENCE_LATIN:
-    return high >= LATIN_MIN_HIGH;
+    return high >= LATIN_MIN_HIGH && !reads_as_cp1252(from, p, n);
   default:
     invalid = count_invalid(from, p, n, eof);
     /* ISO-2022 text is 7-bit: its escapes are the evidence. */

@@ -82,6 +82,11 @@ void lines_init(Lines *l, const LinesOptions *o) {
     l->opt.offset = 1;
   if (l->opt.limit < 1)
     l->opt.limit = 1;
+  if (l->opt.column < 1)
+    l->opt.column = 1;
+  if (l->opt.first_line < 1)
+    l->opt.first_line = 1;
+  l->lines = l->opt.first_line - 1;
   l->end = l->opt.offset > INT64_MAX - l->opt.limit ? INT64_MAX : l->opt.offset + l->opt.limit;
   l->reserve = NOTICE_RESERVE;
 
@@ -105,9 +110,32 @@ static void line_begin(Lines *l) {
   l->cur_chars = 0;
   l->cur_exact = false;
   l->cur_cut = 0;
+  l->cur_col = n == l->opt.offset ? l->opt.column : 1;
+  l->cur_skip = l->cur_col - 1;
+  l->cur_skipped = 0;
+  l->cur_skipping = l->cur_skip > 0;
   if (l->opt.line_numbers)
     append_number(l, n);
   l->cur_body = l->len;
+}
+
+/* Skips the characters of the current line before its column: returns the bytes of p taken.
+ * Skipping ends at the lead byte of the first character shown, so that the continuation bytes
+ * of the last skipped character (maybe in the next piece) are skipped too. */
+static size_t line_skip(Lines *l, const char *p, size_t n) {
+  size_t i;
+
+  for (i = 0; i < n; i++) {
+    if (((unsigned char)p[i] & 0xC0) == 0x80)
+      continue;
+    if (l->cur_skip == 0) {
+      l->cur_skipping = false;
+      break;
+    }
+    l->cur_skip--;
+    l->cur_skipped++;
+  }
+  return i;
 }
 
 /* Adds n bytes (no '\n') of the current shown line, cutting after max_line_chars
@@ -116,6 +144,13 @@ static void line_append(Lines *l, const char *p, size_t n) {
   size_t max = l->opt.max_line_chars;
   size_t i, chars = 0;
 
+  if (l->cur_skipping) {
+    i = line_skip(l, p, n);
+    p += i;
+    n -= i;
+    if (n == 0)
+      return;
+  }
   if (l->cur_cut > 0) {
     l->cur_cut += (int64_t)count_chars(p, n);
     return;
@@ -146,6 +181,22 @@ static void line_append(Lines *l, const char *p, size_t n) {
     l->cur_cut += (int64_t)count_chars(p + i, n - i);
 }
 
+/* Appends the marker of a cut line, naming where to read on, or the notice of a column past
+ * the end of its line. */
+static void line_marker(Lines *l, int64_t n) {
+  if (l->cur_cut > 0)
+    append_printf(l,
+                  " \u2026 [%" G_GINT64_FORMAT
+                  " more characters cut; continue with offset=%" G_GINT64_FORMAT
+                  ", column=%" G_GINT64_FORMAT "]",
+                  l->cur_cut, n, l->cur_col + (int64_t)l->opt.max_line_chars);
+  else if (l->cur_col > 1 && l->len == l->cur_body)
+    append_printf(l,
+                  "\u2026 [line %" G_GINT64_FORMAT " has %" G_GINT64_FORMAT
+                  " characters; column %" G_GINT64_FORMAT " is past its end]",
+                  n, l->cur_skipped, l->cur_col);
+}
+
 /* The current line ends: with "\n" (EOL_LF), "\r\n" (EOL_CRLF), or the end of the stream. */
 static void line_end(Lines *l, int how) {
   int64_t n = l->lines + 1;
@@ -154,15 +205,17 @@ static void line_end(Lines *l, int how) {
   if (!l->cur_shown)
     return;
   l->cur_shown = false;
-  /* The '\r' of a CRLF went in (or was counted as cut) as an ordinary character. */
+  /* The '\r' of a CRLF went in (or was counted as cut, or skipped) as an ordinary character:
+   * it is the line's last, so it was skipped only when nothing of the line went in. */
   if (how == EOL_CRLF) {
     if (l->cur_cut > 0)
       l->cur_cut--;
-    else
+    else if (l->len > l->cur_body)
       l->len--;
+    else
+      l->cur_skipped--;
   }
-  if (l->cur_cut > 0)
-    append_printf(l, " \u2026 [%" G_GINT64_FORMAT " more characters cut]", l->cur_cut);
+  line_marker(l, n);
   buf_append(l, "\n", 1);
   /* Over the cap: take the line back, unless it is the first one (one is always shown). */
   if (l->opt.max_content > 0 && l->len + l->reserve > l->opt.max_content && l->shown_last != 0) {
@@ -253,7 +306,7 @@ void lines_finish(Lines *l, LinesResult *ret) {
     l->lines++;
     l->in_line = false;
   }
-  if (l->lines == 0 && l->opt.offset == 1) {
+  if (l->lines == 0 && l->opt.offset == 1 && l->opt.column == 1) {
     truncated = false; /* an empty stream is shown whole, as nothing */
   } else if (l->opt.offset > l->lines) {
     l->len = 0;
@@ -264,7 +317,7 @@ void lines_finish(Lines *l, LinesResult *ret) {
                   l->opt.offset, l->lines);
     truncated = true;
   } else {
-    truncated = l->opt.offset > 1 || l->any_cut || l->shown_last < l->lines;
+    truncated = l->opt.offset > 1 || l->opt.column > 1 || l->any_cut || l->shown_last < l->lines;
     if (l->shown_last < l->lines)
       append_more_notice(l, l->lines);
   }

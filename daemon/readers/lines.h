@@ -3,8 +3,9 @@
  * Pure: no I/O, no decoding. The caller feeds valid UTF-8 in pieces of any size (one byte at
  * a time gives the same result as the whole file at once); the engine counts every line of
  * the stream, keeps only the lines in the requested window, numbers them (cat -n), cuts
- * over-long lines after a number of characters, stops before a content cap, notes the line
- * ending style, and at the end appends a notice saying how to continue.
+ * over-long lines after a number of characters with a marker naming the column to continue
+ * from, shows the first line of the window from a given column, stops before a content cap,
+ * notes the line ending style, and at the end appends a notice saying how to continue.
  *
  * Memory stays bounded by the content cap (plus one line) whatever the stream's size. */
 #pragma once
@@ -20,6 +21,9 @@ typedef struct {
   size_t max_line_chars; /* characters (code points) shown of one line; 0 means no cut */
   size_t max_content;    /* bytes of content, numbers and notice included; 0 means no cap */
   size_t size_hint;      /* expected input size, to size the first allocation; may be 0 */
+  int64_t column;        /* 1-based first character shown of line `offset`; values < 1 mean 1 */
+  int64_t first_line;    /* number of the stream's first line (a tail starts mid-file); values
+                            < 1 mean 1 */
 } LinesOptions;
 
 /* What lines_finish hands over. */
@@ -50,6 +54,12 @@ typedef struct {
   size_t cur_chars; /* characters of it appended so far; only bytes until cur_exact */
   bool cur_exact;   /* cur_chars counts characters (the line got near the cut) */
   int64_t cur_cut;  /* characters of the current line cut so far */
+
+  /* The current line's first shown character: column 1 but on line `offset`. */
+  int64_t cur_col;
+  int64_t cur_skip;    /* characters before cur_col still to skip */
+  int64_t cur_skipped; /* characters skipped so far */
+  bool cur_skipping;   /* skipping: ends at the first lead byte once cur_skip is 0 */
 
   bool capped;  /* the content cap stopped adding lines */
   bool any_cut; /* a shown line was cut */

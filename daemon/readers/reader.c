@@ -123,6 +123,8 @@ static bool read_open_file(const ReaderOptions *o, int fd, const struct stat *st
         .offset = o->offset,
         .limit = o->limit,
         .line_numbers = o->line_numbers,
+        .column = o->column,
+        .tail = o->tail,
         .cancelled = cancelled,
     };
     (void)text_read(fd, head_buf, (size_t)n, eof, &topt, res);

@@ -18,6 +18,8 @@ typedef struct {
   int64_t offset;          /* text: 1-based first line shown */
   int64_t limit;           /* text: lines shown */
   bool line_numbers;       /* text: cat -n numbering */
+  int64_t column;          /* text: first character shown of line `offset` (1-based) */
+  int64_t tail;            /* text: > 0, the last `tail` lines instead of offset and limit */
   const char *pages;       /* PDF page selection, NULL for the default window */
   const char *password;    /* PDF password, or NULL */
   bool render;             /* PDF pages as pictures; an SVG rendered instead of read as text */

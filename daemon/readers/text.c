@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <glib.h>
@@ -9,11 +10,14 @@
 #include "daemon/readers/charset.h"
 #include "daemon/readers/detect.h"
 #include "daemon/readers/lines.h"
+#include "daemon/readers/tail.h"
 #include "formatters/utf8.h"
 
 #define CHUNK_SIZE ((size_t)64 * 1024) /* bytes read at a time after the head */
 #define CARRY_MAX 16                   /* bytes of a character split across two chunks */
 #define OUT_SIZE ((size_t)16 * 1024)   /* decoded bytes handed to the line engine at a time */
+
+#define TAIL_PASSES_MAX 8 /* tries at fitting a tail in the content cap */
 
 static const char REPLACEMENT[] = "\xEF\xBF\xBD"; /* U+FFFD */
 
@@ -38,6 +42,9 @@ typedef struct {
   Lines lines;
   int64_t base;   /* file offset of the buffer being decoded */
   int64_t err_at; /* file offset of the byte that failed */
+
+  /* Number of the first line decoded (a tail starts mid-file); 0 means 1. */
+  int64_t first_line;
 } Decoder;
 
 /* One UTF-8 sequence at p, by the one decoder (formatters/utf8.h): 1 valid, 0 cut short, -1
@@ -448,6 +455,10 @@ static int pick_encoding(const uint8_t *head, size_t n, bool eof, Encoding *enc,
   utf8 = v == n || (utf8_check(head + v, n - v, &len) == 0 && (!eof || has_high_bytes(head, v)));
   /* A legacy set libmagic cannot name (charset.h): asked of what is not UTF-8, and of 7-bit
    * text with ISO-2022 escapes, which reads as ASCII but is Japanese, Chinese or Korean. */
+  /* libmagic names EBCDIC surely, where uchardet would take its letters for a Greek or
+   * Cyrillic code page. */
+  if (!utf8 && detect_charset(head, n, cs, sizeof cs) == 0 && strcmp(cs, "ebcdic") == 0)
+    return pick_by_charset(cs, head, n, enc, res);
   if ((!utf8 || (v == n && charset_has_iso2022_escape(head, n))) &&
       charset_guess(head, n, eof, &legacy) == 0) {
     use_iconv(enc, legacy.iconv, legacy.name);
@@ -470,6 +481,8 @@ static int decoder_open(Decoder *d, const TextOptions *opt, size_t size_hint, Fi
       .max_line_chars = TEXT_MAX_LINE_CHARS,
       .max_content = TEXT_MAX_CONTENT,
       .size_hint = size_hint,
+      .column = opt->column,
+      .first_line = d->first_line,
   };
 
   d->cd = (GIConv)-1;
@@ -587,6 +600,147 @@ static void fill_result(Decoder *d, FileResult *res) {
   res->shown_last = lr.shown_last;
 }
 
+/* The tail's newline, when a newline in the file's encoding can be found from any point:
+ * UTF-16 and UTF-32 by their units, UTF-8 and the charsets that keep ASCII's "\n" as the byte
+ * 0x0A (iconv decodes "a\nb" to itself) and have no shift state (ISO-2022, HZ, UTF-7) by bytes.
+ * Returns false for the others (EBCDIC), whose tails are found reading forwards. */
+static bool tail_newline_of(const Encoding *enc, TailNewline *ret) {
+  char out[8];
+  gchar *in = (gchar *)"a\nb", *o = out;
+  gsize inleft = 3, outleft = sizeof out;
+  GIConv cd;
+  bool ok;
+
+  ret->unit = enc->kind == DECODE_UTF16 ? 2 : enc->kind == DECODE_UTF32 ? 4 : 1;
+  ret->big_endian = enc->big_endian;
+  if (enc->kind != DECODE_ICONV)
+    return true;
+  if (strstr(enc->from, "2022") != NULL || g_ascii_strncasecmp(enc->from, "hz", 2) == 0 ||
+      g_ascii_strncasecmp(enc->from, "utf-7", 5) == 0)
+    return false;
+  cd = g_iconv_open("UTF-8", enc->from);
+  if (cd == (GIConv)-1)
+    return false;
+  ok = g_iconv(cd, &in, &inleft, &o, &outleft) == 0 && o - out == 3 && memcmp(out, "a\nb", 3) == 0;
+  g_iconv_close(cd);
+  return ok;
+}
+
+/* Decodes the file from byte `start`, its line `first_line`, to its end, showing `limit` lines
+ * from line `offset` (column 1). The decoder is left open with the result in its engine. */
+static int decode_from(Decoder *d, int fd, const TextOptions *opt, int64_t start,
+                       int64_t first_line, int64_t offset, int64_t limit, FileResult *res) {
+  TextOptions o = *opt;
+  int r;
+
+  o.offset = offset;
+  o.limit = limit;
+  o.column = 1;
+  d->first_line = first_line;
+  d->base = start;
+  r = decoder_open(d, &o, 0, res);
+  if (r < 0)
+    return r;
+  if (lseek(fd, (off_t)start, SEEK_SET) < 0)
+    return -errno;
+  r = stream_rest(d, fd, (const uint8_t *)"", 0, opt);
+  if (r == 0)
+    decode_flush(d);
+  return r;
+}
+
+/* Where the last `want` lines start in an encoding whose newlines cannot be found backwards:
+ * the lines are counted reading the whole file once. */
+static int tail_forward(Decoder *d, int fd, const TextOptions *opt, int64_t want, TailSpot *ret,
+                        int64_t *ret_offset, FileResult *res) {
+  LinesResult lr;
+  int r = decode_from(d, fd, opt, (int64_t)d->enc.skip, 1, INT64_MAX, 1, res);
+
+  if (r == 0) {
+    lines_finish(&d->lines, &lr);
+    g_free(lr.content);
+    ret->start = (int64_t)d->enc.skip;
+    ret->first_line = 1;
+    *ret_offset = MAX(lr.lines - want + 1, 1);
+  }
+  decoder_close(d);
+  return r;
+}
+
+static void fail_tail(FileResult *res, int r, const Decoder *d) {
+  if (res->code != NULL)
+    return; /* the decoder said why */
+  if (r == -ENODATA)
+    file_result_fail(res, CODE_READ_ERROR, "the file shrank while its tail was read");
+  else
+    fail_decode(res, r, d);
+}
+
+/* Appends the notice of a tail the content cap shortened: which lines before it are not shown. */
+static void tail_notice(FileResult *res, int64_t asked) {
+  int64_t first = MAX(res->lines - asked + 1, 1), count = res->shown_first - first;
+  g_autofree char *notice = NULL;
+
+  if (count <= 0)
+    return;
+  notice = g_strdup_printf(
+      "\u2026 %" G_GINT64_FORMAT " earlier lines of the tail not shown (%zu KiB content limit); "
+      "read them with offset=%" G_GINT64_FORMAT ", limit=%" G_GINT64_FORMAT "\n",
+      count, TEXT_MAX_CONTENT / 1024, first, count);
+  res->content = g_realloc(res->content, res->content_len + strlen(notice) + 1);
+  memcpy(res->content + res->content_len, notice, strlen(notice) + 1);
+  res->content_len += strlen(notice);
+}
+
+/* Reads the last opt->tail lines into res. When the content cap stops the tail short of the
+ * file's end, the tail is found again with as many lines as were shown, until it fits: the
+ * end of the file is what a tail is for. No line can take less than a byte, so no more lines
+ * than the cap's bytes are ever looked for; and lines that grow towards the end of the file
+ * cannot make it try more than TAIL_PASSES_MAX times (the last try then shows the start of its
+ * window, with the usual notice of the lines after it). */
+static int read_tail(Decoder *d, int fd, const TextOptions *opt, FileResult *res) {
+  int64_t want = MIN(opt->tail, (int64_t)TEXT_MAX_CONTENT);
+  TailNewline nl;
+  bool backwards = tail_newline_of(&d->enc, &nl);
+  struct stat st;
+  int r;
+
+  if (fstat(fd, &st) < 0) {
+    r = -errno;
+    fail_tail(res, r, d);
+    return r;
+  }
+  for (int pass = 1;; pass++) {
+    TailSpot spot;
+    int64_t offset = 1;
+
+    if (backwards) {
+      r = tail_locate(fd, (int64_t)d->enc.skip, (int64_t)st.st_size, &nl, want, opt->cancelled,
+                      &spot);
+      offset = spot.first_line;
+    } else {
+      r = tail_forward(d, fd, opt, want, &spot, &offset, res);
+    }
+    if (r == 0)
+      r = decode_from(d, fd, opt, spot.start, spot.first_line, offset, want, res);
+    if (r < 0) {
+      fail_tail(res, r, d);
+      return r;
+    }
+    fill_result(d, res);
+    decoder_close(d);
+    /* Cut by the cap: fewer lines were shown than asked (lines written to the file since it
+     * was opened may follow the tail; they do not shorten it). */
+    if (res->shown_first == 0 || res->shown_last - res->shown_first + 1 >= want)
+      break;
+    if (pass == TAIL_PASSES_MAX)
+      return 0;
+    want = res->shown_last - res->shown_first + 1;
+  }
+  tail_notice(res, opt->tail);
+  return 0;
+}
+
 int text_read(int fd, const uint8_t *head, size_t head_len, bool eof, const TextOptions *opt,
               FileResult *res) {
   Decoder d;
@@ -602,6 +756,10 @@ int text_read(int fd, const uint8_t *head, size_t head_len, bool eof, const Text
   r = pick_encoding(head, head_len, eof, &d.enc, res);
   if (r < 0)
     return r;
+  if (opt->tail > 0) {
+    r = read_tail(&d, fd, opt, res);
+    goto finish;
+  }
   r = decoder_open(&d, opt, head_len, res);
   if (r < 0)
     goto finish;

@@ -18,10 +18,15 @@ typedef struct {
   int64_t offset;               /* 1-based first line to show (>= 1) */
   int64_t limit;                /* lines to show at most (>= 1) */
   bool line_numbers;            /* cat -n: printf("%6d\t%s") */
+  int64_t column;               /* 1-based first character shown of line `offset`; 0 means 1 */
+  int64_t tail;                 /* > 0: the last `tail` lines instead of offset and limit */
   const atomic_bool *cancelled; /* may be NULL; checked between chunks */
 } TextOptions;
 
 /* Reads a text file into res (type, content, lines, encoding, eol, truncated, shown_*).
+ * With opt->tail, the last lines are found from the end of the file (daemon/readers/tail.h;
+ * fd must then be the whole file, read with pread and lseek) and as many of them as the content
+ * cap holds are shown, with a notice naming the rest; eol then describes the lines read.
  * `head` holds the file's first head_len bytes, already read from fd, and fd is positioned
  * right after them; `eof` says head is the whole file. On a file that is not text
  * (NUL bytes, no character set), res gets CODE_UNSUPPORTED_FORMAT; on a read error

@@ -2,11 +2,12 @@
  * the text of a file.
  *
  * Header bytes: offset, limit, flags (bit 0: line numbers), max_line_chars (0: no cut), two
- * bytes of content cap (0: none), the seed of the piece sizes. The text is made valid UTF-8
- * (the engine's precondition: the decoders guarantee it) and fed once whole and once in pieces
- * of 1 to 64 bytes; both must give the same result. That result must count lines as a naive
- * count does, note the same line endings, respect the window and the cap, be valid UTF-8, and
- * without a cap be exactly what a naive rendering of the window shows. */
+ * bytes of content cap (0: none), the seed of the piece sizes, the column line offset is shown
+ * from, and the number of the stream's first line (a tail's; offset then counts from it). The text
+ * is made valid UTF-8 (the engine's precondition: the decoders guarantee it) and fed once whole and
+ * once in pieces of 1 to 64 bytes; both must give the same result. That result must count lines as
+ * a naive count does, note the same line endings, respect the window and the cap, be valid UTF-8,
+ * and without a cap be exactly what a naive rendering of the window shows. */
 #include <string.h>
 
 #include <glib.h>
@@ -14,7 +15,7 @@
 #include "daemon/readers/lines.h"
 #include "tests/fuzz/fuzz.h"
 
-#define FUZZ_HEADER 7
+#define FUZZ_HEADER 9
 #define FUZZ_MAX_PIECE 64
 
 /* Runs the engine over text, in pieces when state is not NULL. */
@@ -38,9 +39,10 @@ static void run(const LinesOptions *o, const char *text, size_t n, uint32_t *sta
 static char *render(const LinesOptions *o, const char *text, size_t n, int64_t total) {
   GString *gs = g_string_new(NULL);
   int64_t offset = MAX(o->offset, 1), limit = MAX(o->limit, 1), last = 0;
+  int64_t column = MAX(o->column, 1), first = MAX(o->first_line, 1);
   const char *s = text, *e = text + n;
 
-  if (total == 0 && offset == 1)
+  if (total == 0 && offset == 1 && column == 1)
     return g_string_free(gs, FALSE);
   if (offset > total) {
     g_string_printf(gs,
@@ -49,7 +51,7 @@ static char *render(const LinesOptions *o, const char *text, size_t n, int64_t t
                     offset, total);
     return g_string_free(gs, FALSE);
   }
-  for (int64_t k = 1; s < e; k++) {
+  for (int64_t k = first; s < e; k++) {
     const char *nl = memchr(s, '\n', (size_t)(e - s));
     const char *end = nl != NULL ? nl : e;
     size_t len = (size_t)(end - s), chars;
@@ -57,16 +59,33 @@ static char *render(const LinesOptions *o, const char *text, size_t n, int64_t t
     if (nl != NULL && len > 0 && s[len - 1] == '\r')
       len--;
     if (k >= offset && k - offset < limit) {
+      int64_t col = k == offset ? column : 1;
+      const char *from;
+
       if (o->line_numbers)
         g_string_append_printf(gs, "%6" G_GINT64_FORMAT "\t", k);
       chars = (size_t)g_utf8_strlen(s, (gssize)len);
-      if (o->max_line_chars > 0 && chars > o->max_line_chars) {
-        const char *cut = g_utf8_offset_to_pointer(s, (glong)o->max_line_chars);
-
-        g_string_append_len(gs, s, cut - s);
-        g_string_append_printf(gs, " \u2026 [%zu more characters cut]", chars - o->max_line_chars);
+      if (col > 1 && (size_t)(col - 1) >= chars) {
+        g_string_append_printf(gs,
+                               "\u2026 [line %" G_GINT64_FORMAT
+                               " has %zu characters; column %" G_GINT64_FORMAT " is past its end]",
+                               k, chars, col);
       } else {
-        g_string_append_len(gs, s, (gssize)len);
+        from = g_utf8_offset_to_pointer(s, (glong)(col - 1));
+        len -= (size_t)(from - s);
+        chars -= (size_t)(col - 1);
+        if (o->max_line_chars > 0 && chars > o->max_line_chars) {
+          const char *cut = g_utf8_offset_to_pointer(from, (glong)o->max_line_chars);
+
+          g_string_append_len(gs, from, cut - from);
+          g_string_append_printf(
+              gs,
+              " \u2026 [%zu more characters cut; continue with offset=%" G_GINT64_FORMAT
+              ", column=%" G_GINT64_FORMAT "]",
+              chars - o->max_line_chars, k, col + (int64_t)o->max_line_chars);
+        } else {
+          g_string_append_len(gs, from, (gssize)len);
+        }
       }
       g_string_append_c(gs, '\n');
       last = k;
@@ -83,7 +102,7 @@ static char *render(const LinesOptions *o, const char *text, size_t n, int64_t t
 
 static void check(const LinesOptions *o, const char *text, size_t n, const LinesResult *r) {
   int64_t lf = 0, crlf = 0, total;
-  int64_t offset = MAX(o->offset, 1), limit = MAX(o->limit, 1);
+  int64_t offset = MAX(o->offset, 1), limit = MAX(o->limit, 1), first = MAX(o->first_line, 1);
   const char *eol;
 
   for (size_t i = 0; i < n; i++)
@@ -93,7 +112,7 @@ static void check(const LinesOptions *o, const char *text, size_t n, const Lines
       else
         lf++;
     }
-  total = lf + crlf + (n > 0 && text[n - 1] != '\n');
+  total = first - 1 + lf + crlf + (n > 0 && text[n - 1] != '\n');
   fuzz_assert(r->lines == total);
   eol = lf && crlf ? "mixed" : lf ? "lf" : crlf ? "crlf" : NULL;
   fuzz_assert(eol == NULL ? r->eol == NULL : r->eol != NULL && strcmp(r->eol, eol) == 0);
@@ -102,14 +121,14 @@ static void check(const LinesOptions *o, const char *text, size_t n, const Lines
 
   fuzz_assert((r->shown_first == 0) == (r->shown_last == 0));
   if (r->shown_first != 0) {
-    fuzz_assert(r->shown_first == offset);
+    fuzz_assert(r->shown_first == MAX(offset, first));
     fuzz_assert(r->shown_last >= r->shown_first && r->shown_last <= total);
     fuzz_assert(r->shown_last - r->shown_first < limit);
   } else {
-    fuzz_assert(offset > total || total == 0);
+    fuzz_assert(offset > total || total == first - 1);
   }
   if (!r->truncated)
-    fuzz_assert(offset == 1 && r->shown_last == total);
+    fuzz_assert(offset == 1 && MAX(o->column, 1) == 1 && r->shown_last == total);
   if (o->max_content > 0 && r->shown_last > r->shown_first)
     fuzz_assert(r->content_len <= o->max_content);
 
@@ -136,6 +155,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   o.max_content = (size_t)data[4] << 8 | data[5];
   o.size_hint = data[2] >> 1;
   state = data[6] | 0x100u;
+  o.column = data[7] < 250 ? data[7] : INT64_MAX - (255 - data[7]);
+  o.first_line = data[8] < 128 ? 1 : data[8] - 126;
+  if (o.first_line > 1 && o.offset < 250)
+    o.offset = MAX(o.offset, 1) + o.first_line - 1; /* as a tail asks: from its first line on */
 
   /* The engine's input is valid UTF-8 without NUL bytes, as the decoders hand it over. */
   raw = g_malloc(size - FUZZ_HEADER + 1);

@@ -5,7 +5,9 @@
  * from a file descriptor, so that characters cut between head and stream are exercised), and
  * the options (offset, limit, line numbers). Whatever the bytes, the reader must either show
  * valid UTF-8 text or refuse the file as binary: a text file never fails to convert, every
- * undecodable unit shows as U+FFFD. */
+ * undecodable unit shows as U+FFFD. The last `limit` lines read as a tail, found from the end of
+ * the file, must be the lines a forward read of them shows, and a window from a column must be
+ * valid text too. */
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -108,6 +110,36 @@ static void check_as_utf8(const uint8_t *data, size_t size, const TextOptions *o
   file_result_clear(&other);
 }
 
+/* The last opt->limit lines as a tail (the file whole behind the descriptor, as the tail reader
+ * reads it from its end) show what a forward read of the same lines does, with the true line
+ * count; and the first line of the window from a column is valid text. */
+static void check_tail(const uint8_t *data, size_t size, size_t head, bool eof,
+                       const TextOptions *opt, const FileResult *res) {
+  TextOptions o = *opt;
+  FileResult tail, fwd;
+  int fd = bytes_fd(data, size);
+  int r;
+
+  fuzz_assert(fd >= 0);
+  lseek(fd, (off_t)head, SEEK_SET);
+  memset(&tail, 0, sizeof tail);
+  o.tail = opt->limit;
+  r = text_read(fd, data, head, eof, &o, &tail);
+  close(fd);
+  o.tail = 0;
+  o.offset = MAX(res->lines - opt->limit + 1, 1);
+  o.column = 1 + (size % 7);
+  /* A NUL byte before the tail is not seen by it: only a tail that was read is compared. */
+  if (r == 0 && read_text(data, size, head, eof, &o, &fwd) == 0) {
+    fuzz_assert(tail.lines == res->lines);
+    fuzz_assert(tail.shown_first == fwd.shown_first && tail.shown_last == fwd.shown_last);
+    if (o.column == 1)
+      fuzz_assert(strcmp(tail.content, fwd.content) == 0);
+    file_result_clear(&fwd);
+  }
+  file_result_clear(&tail);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   TextOptions opt = {0};
   FileResult res, whole;
@@ -142,6 +174,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   if (eof)
     check_as_utf8(data, size, &opt, &res);
+  if (r == 0)
+    check_tail(data, size, head, eof, &opt, &res);
   file_result_clear(&res);
   return 0;
 }

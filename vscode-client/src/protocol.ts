@@ -8,6 +8,12 @@ export interface PathItem {
   offset?: number;
   /** Lines shown at most of this text file (>= 1); overrides the request's. */
   limit?: number;
+  /** The last lines of this text file (>= 1) instead of offset and limit, with their true line
+   * numbers; sets the request's `offset` aside. Not with `offset` or `column`. */
+  tail?: number;
+  /** Line `offset` shown from this character on (>= 1; characters, not bytes): the column a cut
+   * marker names (`… [N more characters cut; continue with offset=L, column=C]`). */
+  column?: number;
   /** PDF pages: `"3"`, `"2-5"`, `"1,28-"`. */
   pages?: string;
   /** Render PDF pages as pictures; send an SVG file as a picture. */
@@ -56,6 +62,9 @@ export interface ReadParams {
   offset?: number;
   /** Lines shown at most of text files (>= 1); default 2000. */
   limit?: number;
+  /** The last lines of each text file (>= 1) instead of offset and limit; not with `offset`.
+   * A path's own `offset` sets it aside. Pictures and PDFs ignore it. */
+  tail?: number;
   /** `cat -n` numbering; default true. */
   lineNumbers?: boolean;
   images?: ImageParams;
