@@ -88,7 +88,7 @@ static void text_meta(GString *out, const FileResult *f) {
   if (file_result_sections_name(f) != NULL)
     g_string_append_printf(out, ", %" PRId64 " %s", f->sections, file_result_sections_name(f));
   if (f->language != NULL) {
-    g_string_append_c(out, ' ');
+    g_string_append(out, ", ");
     text_put_str(out, f->language);
   }
   if (f->bytes >= 0)

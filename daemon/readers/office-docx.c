@@ -161,7 +161,7 @@ static int docx_part(Office *of, const char *name, xmlTextReaderPtr r) {
   d->prefix = g_string_new(NULL);
   d->row = g_string_new(NULL);
   d->cell = g_string_new(NULL);
-  while ((rc = xmlTextReaderRead(r)) == 1) {
+  while ((rc = office_next(of, r)) == 1) {
     int type = xmlTextReaderNodeType(r);
     const char *local = (const char *)xmlTextReaderConstLocalName(r);
 

@@ -28,6 +28,8 @@ typedef struct {
 struct Office {
   const OfficeOptions *o;
   FileResult *res;
+  int64_t nodes;    /* XML nodes read in every part */
+  int stop;         /* why office_next() stopped: -EFBIG (OFFICE_MAX_NODES), -ECANCELED */
   GHashTable *rels; /* "source part#Id" (and "source part#notesSlide") -> target part */
   void *state;      /* the kind's own */
 };
@@ -35,6 +37,10 @@ struct Office {
 extern const OfficeFormat office_docx;
 extern const OfficeFormat office_xlsx;
 extern const OfficeFormat office_pptx;
+
+/* xmlTextReaderRead() counted against OFFICE_MAX_NODES and watching the cancel flag: 1 for a
+ * node, 0 at the end, -1 on an error or when it stopped (of->stop says why). */
+int office_next(Office *of, xmlTextReaderPtr r);
 
 /* The relationship target of `source` (a part name) by Id, or NULL. */
 const char *office_rel(const Office *of, const char *source, const char *id);

@@ -40,10 +40,10 @@ static Pptx *pptx_state(Office *of) {
   return p;
 }
 
-static int presentation_part(Pptx *p, xmlTextReaderPtr r) {
+static int presentation_part(Office *of, Pptx *p, xmlTextReaderPtr r) {
   int rc;
 
-  while ((rc = xmlTextReaderRead(r)) == 1) {
+  while ((rc = office_next(of, r)) == 1) {
     const char *local = (const char *)xmlTextReaderConstLocalName(r);
 
     if (xmlTextReaderNodeType(r) == XML_READER_TYPE_ELEMENT && strcmp(local, "sldId") == 0 &&
@@ -88,12 +88,12 @@ static void shape_start(Shape *sh, xmlTextReaderPtr r, const char *local, GStrin
 }
 
 /* A slide's or notes page's text: one line per paragraph that has some. */
-static int text_part(Pptx *p, const char *name, xmlTextReaderPtr r) {
+static int text_part(Office *of, Pptx *p, const char *name, xmlTextReaderPtr r) {
   GString *text = g_string_new(NULL), *para = g_string_new(NULL);
   Shape sh = {0};
   int rc;
 
-  while ((rc = xmlTextReaderRead(r)) == 1) {
+  while ((rc = office_next(of, r)) == 1) {
     int type = xmlTextReaderNodeType(r);
     const char *local = (const char *)xmlTextReaderConstLocalName(r);
 
@@ -126,8 +126,8 @@ static int pptx_part(Office *of, const char *name, xmlTextReaderPtr r) {
   Pptx *p = pptx_state(of);
 
   if (strcmp(name, "ppt/presentation.xml") == 0)
-    return p->rids->len == 0 ? presentation_part(p, r) : 0;
-  return text_part(p, name, r);
+    return p->rids->len == 0 ? presentation_part(of, p, r) : 0;
+  return text_part(of, p, name, r);
 }
 
 /* The number in "ppt/slides/slide12.xml": 12. */

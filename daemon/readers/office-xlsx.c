@@ -100,10 +100,10 @@ static int column_of(const char *ref) {
   return col;
 }
 
-static int workbook_part(Xlsx *x, xmlTextReaderPtr r) {
+static int workbook_part(Office *of, Xlsx *x, xmlTextReaderPtr r) {
   int rc;
 
-  while ((rc = xmlTextReaderRead(r)) == 1) {
+  while ((rc = office_next(of, r)) == 1) {
     const char *local = (const char *)xmlTextReaderConstLocalName(r);
 
     if (xmlTextReaderNodeType(r) != XML_READER_TYPE_ELEMENT || strcmp(local, "sheet") != 0 ||
@@ -116,12 +116,12 @@ static int workbook_part(Xlsx *x, xmlTextReaderPtr r) {
 }
 
 /* Shared strings: each <si>'s text runs (<t>), phonetic runs (<rPh>) left out. */
-static int sst_part(Xlsx *x, xmlTextReaderPtr r) {
+static int sst_part(Office *of, Xlsx *x, xmlTextReaderPtr r) {
   GString *si = g_string_new(NULL);
   bool in_t = false, in_rph = false;
   int rc;
 
-  while ((rc = xmlTextReaderRead(r)) == 1) {
+  while ((rc = office_next(of, r)) == 1) {
     int type = xmlTextReaderNodeType(r);
     const char *local = (const char *)xmlTextReaderConstLocalName(r);
 
@@ -235,7 +235,7 @@ static int sheet_part(Office *of, Xlsx *x, const char *name, xmlTextReaderPtr r)
   x->cur = g_new0(XSheet, 1);
   x->cur->rows = g_ptr_array_new_with_free_func(row_free);
   g_hash_table_insert(x->sheets, g_strdup(name), x->cur);
-  while ((rc = xmlTextReaderRead(r)) == 1) {
+  while ((rc = office_next(of, r)) == 1) {
     int type = xmlTextReaderNodeType(r);
     const char *local = (const char *)xmlTextReaderConstLocalName(r);
 
@@ -262,9 +262,9 @@ static int xlsx_part(Office *of, const char *name, xmlTextReaderPtr r) {
   Xlsx *x = xlsx_state(of);
 
   if (strcmp(name, "xl/workbook.xml") == 0)
-    return x->names->len == 0 ? workbook_part(x, r) : 0;
+    return x->names->len == 0 ? workbook_part(of, x, r) : 0;
   if (strcmp(name, "xl/sharedStrings.xml") == 0)
-    return x->sst->len == 0 ? sst_part(x, r) : 0;
+    return x->sst->len == 0 ? sst_part(of, x, r) : 0;
   return sheet_part(of, x, name, r);
 }
 

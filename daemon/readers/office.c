@@ -120,6 +120,19 @@ char *office_attr(xmlTextReaderPtr r, const char *local) {
   return value;
 }
 
+int office_next(Office *of, xmlTextReaderPtr r) {
+  /* The cancel flag is an atomic load: looked at every 4096 nodes. */
+  if ((++of->nodes & 4095) == 0 && of->o->cancelled != NULL && atomic_load(of->o->cancelled)) {
+    of->stop = -ECANCELED;
+    return -1;
+  }
+  if (of->nodes > OFFICE_MAX_NODES) {
+    of->stop = -EFBIG;
+    return -1;
+  }
+  return xmlTextReaderRead(r);
+}
+
 void office_put_cell(GString *out, const char *s) {
   for (; s != NULL && *s != '\0'; s++) {
     if (*s == '\n' || *s == '\r' || *s == '\t')
@@ -176,7 +189,7 @@ static int parse_rels(Office *of, const char *name, xmlTextReaderPtr r) {
   g_autofree char *source = rels_source(name);
   int rc;
 
-  while ((rc = xmlTextReaderRead(r)) == 1) {
+  while ((rc = office_next(of, r)) == 1) {
     const char *local = (const char *)xmlTextReaderConstLocalName(r);
     g_autofree char *id = NULL, *target = NULL, *type = NULL, *mode = NULL;
 
@@ -257,6 +270,16 @@ static int zip_parse_part(Zip *z, const char *name,
   xmlTextReaderSetErrorHandler(r, quiet_error_cb, NULL);
   rc = fn(&z->of, name, r);
   xmlFreeTextReader(r);
+  if (z->of.stop == -ECANCELED) {
+    file_result_fail(z->of.res, CODE_CANCELLED, "request cancelled");
+    return -ECANCELED;
+  }
+  if (z->of.stop == -EFBIG) {
+    file_result_fail(z->of.res, CODE_FILE_TOO_LARGE,
+                     "the document holds more than %" PRId64 " XML nodes (read up to %s)",
+                     OFFICE_MAX_NODES, name);
+    return -EFBIG;
+  }
   if (z->limit_err == -EFBIG)
     return fail_limit(z->of.res, z, name);
   if (z->limit_err == -EBADMSG) {
