@@ -50,6 +50,8 @@ static bool depth_within(const char *s, size_t len, int max) {
 bool notebook_sniff(const uint8_t *head, size_t n) {
   size_t i = 0, lim = MIN(n, SNIFF_BYTES);
 
+  if (head == NULL)
+    return false;
   if (lim >= 3 && memcmp(head, "\xef\xbb\xbf", 3) == 0)
     i = 3;
   while (i < lim && g_ascii_isspace(head[i]))

@@ -52,7 +52,7 @@ export interface ReadParams {
 /** `files[i]` of a read result: answers `paths[i]`. */
 export interface FileInfo {
   path: string;
-  type?: 'text' | 'image' | 'pdf' | string;
+  type?: 'text' | 'image' | 'pdf' | 'notebook' | 'document' | string;
   bytes?: number;
   modified?: number;
   lines?: number;
@@ -74,6 +74,14 @@ export interface FileInfo {
   /** PDFs: from the document information. */
   title?: string;
   author?: string;
+  /** Office documents (`type: 'document'`): which kind. */
+  format?: 'docx' | 'xlsx' | 'pptx';
+  /** Notebooks: cells in the whole notebook (`shown` counts cells); its kernel's language. */
+  cells?: number;
+  language?: string;
+  /** XLSX: sheets in the workbook. PPTX: slides in the presentation (`shown` counts slides). */
+  sheets?: number;
+  slides?: number;
   /** Set when this file could not be read (FILE_NOT_FOUND, IS_DIRECTORY, ...). */
   code?: string;
   error?: string;
@@ -90,6 +98,8 @@ export interface ImageInfo {
   originalWidth?: number;
   originalHeight?: number;
   page?: number;
+  /** A notebook's picture output: the 1-based index of its cell. */
+  cell?: number;
 }
 
 /** The result of `read`. */
