@@ -381,6 +381,7 @@ static int rescale(ImageOut *img, int edge, const atomic_bool *cancelled, char *
   out.original_width = img->original_width > 0 ? img->original_width : img->width;
   out.original_height = img->original_height > 0 ? img->original_height : img->height;
   out.page = img->page;
+  out.cell = img->cell;
   image_out_clear(img);
   *img = out;
   return 0;
