@@ -231,15 +231,16 @@ static void output_data(Parse *ps, JsonObject *data, int64_t cell, SectionPart *
   }
 }
 
-/* One output of a code cell as a part of its section. */
-static void add_output(Parse *ps, SectionOut *s, JsonObject *out) {
+/* One output of a code cell as a part of its section. Returns the bytes of its text (0 for an
+ * output without a type, which is left out). */
+static size_t add_output(Parse *ps, SectionOut *s, JsonObject *out) {
   const char *type = member_string(out, "output_type");
   SectionPart *p;
   GString *text = g_string_new(NULL);
 
   if (type == NULL) {
     g_string_free(text, TRUE);
-    return;
+    return 0;
   }
   p = section_add_part(s);
   p->element = "Output";
@@ -273,6 +274,7 @@ static void add_output(Parse *ps, SectionOut *s, JsonObject *out) {
   }
   cap_text(text, NOTEBOOK_MAX_OUTPUT);
   take_text(text, &p->text, &p->text_len);
+  return p->text_len;
 }
 
 /* The language of a cell: its own (VS Code's languageId) when set, else the notebook's for
@@ -314,8 +316,7 @@ static size_t add_cell(Parse *ps, JsonObject *cell, int64_t index) {
 
     if (!JSON_NODE_HOLDS_OBJECT(out))
       continue;
-    add_output(ps, s, json_node_get_object(out));
-    bytes += s->parts[s->n_parts - 1].text_len;
+    bytes += add_output(ps, s, json_node_get_object(out));
   }
   return bytes;
 }
