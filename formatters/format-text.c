@@ -110,8 +110,8 @@ static void text_meta(GString *out, const FileResult *f) {
     g_string_append_c(out, '"');
   }
   if (f->truncated && f->shown_first > 0 && file_result_sections_name(f) != NULL)
-    g_string_append_printf(out, ", %s %" PRId64 "-%" PRId64 " shown",
-                           file_result_sections_name(f), f->shown_first, f->shown_last);
+    g_string_append_printf(out, ", %s %" PRId64 "-%" PRId64 " shown", file_result_sections_name(f),
+                           f->shown_first, f->shown_last);
   else if (f->truncated && f->shown_first > 0)
     g_string_append_printf(out, ", lines %" PRId64 "-%" PRId64 " shown", f->shown_first,
                            f->shown_last);
@@ -171,8 +171,8 @@ static void text_sections(GString *out, const FileResult *f, int64_t image_index
   for (size_t i = 0; i < f->n_section_out; i++) {
     const SectionOut *s = &f->section_out[i];
 
-    g_string_append_printf(out, "--- %c%s %" PRId64, g_ascii_tolower(s->element[0]),
-                           s->element + 1, s->number);
+    g_string_append_printf(out, "--- %c%s %" PRId64, g_ascii_tolower(s->element[0]), s->element + 1,
+                           s->number);
     if (s->name != NULL) {
       g_string_append(out, ": ");
       text_put_str(out, s->name);

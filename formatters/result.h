@@ -59,8 +59,8 @@ typedef struct {
 typedef struct {
   const char *element; /* static: "Output" or "Notes" */
   const char *kind;    /* static, outputs only: "stream", "result", "display", "error"; else NULL */
-  char *name;          /* stream name ("stdout"), error name ("ValueError"); NULL when none; owned */
-  char *text;          /* valid UTF-8, may be NULL or empty; owned */
+  char *name; /* stream name ("stdout"), error name ("ValueError"); NULL when none; owned */
+  char *text; /* valid UTF-8, may be NULL or empty; owned */
   size_t text_len;
   int image; /* index into the file's images[] when the part shows a picture, else -1 */
 } SectionPart;
@@ -168,7 +168,8 @@ void read_result_clear(ReadResult *r);
 /* Sums bytes and lines over the files that were read (failed files excluded). */
 void read_result_totals(const ReadResult *r, int64_t *ret_bytes, int64_t *ret_lines);
 
-/* The contract's lowercase name of a type: "text", "image", "pdf", "notebook", "document"; NULL for FILE_TYPE_UNKNOWN. */
+/* The contract's lowercase name of a type: "text", "image", "pdf", "notebook", "document"; NULL for
+ * FILE_TYPE_UNKNOWN. */
 const char *file_type_name(FileType t);
 
 /* Decodes the UTF-8 character at the start of s[0..len): returns its length in bytes (1-4) and

@@ -51,7 +51,8 @@ static void docs_teardown(void) {
 
 static RdResult *read_in_dir(const char *const *paths, size_t n, const char *more) {
   g_autofree char *cwd = rd_json_quote(dmn->dir);
-  g_autofree char *extra = g_strdup_printf("\"cwd\":%s%s%s", cwd, more ? "," : "", more ? more : "");
+  g_autofree char *extra =
+      g_strdup_printf("\"cwd\":%s%s%s", cwd, more ? "," : "", more ? more : "");
 
   return rd_read_paths(conn, paths, n, extra);
 }
@@ -81,8 +82,8 @@ static char *child_attr(RdResult *r, guint i, int k, const char *name) {
 }
 
 START_TEST(docs_daemon_reads_each_kind) {
-  static const char *const paths[] = {"report.docx", "fruit.xlsx", "roadmap.pptx",
-                                      "analysis.ipynb", "a.txt"};
+  static const char *const paths[] = {"report.docx", "fruit.xlsx", "roadmap.pptx", "analysis.ipynb",
+                                      "a.txt"};
   RdResult *r = read_in_dir(paths, G_N_ELEMENTS(paths), NULL);
   g_autofree char *docx = rd_text(r, 0);
   g_autofree char *sheets = child_names(r, 1);
@@ -148,6 +149,41 @@ START_TEST(docs_daemon_notebook_picture_in_images) {
 }
 END_TEST
 
+/* A picture over images.maxDimension is converted in the worker process as an image file would
+ * be; a damaged one is refused with a line in its output, and the notebook is still read. */
+START_TEST(docs_daemon_notebook_pictures_through_pipeline) {
+  static const char *const paths[] = {"plots.ipynb"};
+  size_t png_len;
+  unsigned char *png = rd_make_png(2000, 40, &png_len);
+  g_autofree char *b64 = g_base64_encode(png, png_len);
+  g_autofree char *nb = g_strdup_printf(
+      "{\"nbformat\":4,\"metadata\":{},\"cells\":["
+      "{\"cell_type\":\"code\",\"source\":\"wide()\",\"outputs\":[{\"output_type\":"
+      "\"display_data\",\"data\":{\"image/png\":\"%s\"}}]},"
+      "{\"cell_type\":\"code\",\"source\":\"broken()\",\"outputs\":[{\"output_type\":"
+      "\"display_data\",\"data\":{\"image/png\":\"iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB\","
+      "\"text/plain\":\"<broken>\"}}]}]}",
+      b64);
+  RdResult *r;
+  JsonObject *img;
+  g_autofree char *text = NULL;
+
+  g_free(png);
+  g_free(rd_write_str(dmn->dir, "plots.ipynb", nb));
+  r = read_in_dir(paths, 1, "\"images\":{\"maxDimension\":500}");
+  ck_assert_ptr_null(rd_file_str(r, 0, "code"));
+  ck_assert_uint_eq(json_array_get_length(r->images), 1);
+  img = json_array_get_object_element(r->images, 0);
+  ck_assert_int_eq(json_object_get_int_member(img, "width"), 500);
+  ck_assert_int_eq(json_object_get_int_member(img, "originalWidth"), 2000);
+  ck_assert_int_eq(json_object_get_int_member(img, "cell"), 1);
+  text = rd_text(r, 0);
+  ck_assert_msg(strstr(text, "[image/png output not shown: CORRUPTED_FILE: ") != NULL, "%s", text);
+  ck_assert_msg(strstr(text, "<broken>") != NULL, "%s", text);
+  rd_result_free(r);
+}
+END_TEST
+
 START_TEST(docs_daemon_cells_window) {
   static const char *const paths[] = {"analysis.ipynb"};
   RdResult *r = read_in_dir(paths, 1, "\"offset\":4,\"limit\":1");
@@ -166,8 +202,8 @@ END_TEST
 /* The agent formats carry the cells in their text block and the picture as their own block. */
 START_TEST(docs_daemon_formats_show_cells) {
   g_autofree char *cwd = rd_json_quote(dmn->dir);
-  g_autofree char *params = g_strdup_printf(
-      "{\"paths\":[\"analysis.ipynb\"],\"cwd\":%s,\"format\":\"anthropic\"}", cwd);
+  g_autofree char *params =
+      g_strdup_printf("{\"paths\":[\"analysis.ipynb\"],\"cwd\":%s,\"format\":\"anthropic\"}", cwd);
   JsonNode *msg = rd_conn_call(conn, "read", params);
   JsonObject *res = json_object_get_object_member(json_node_get_object(msg), "result");
   JsonArray *blocks = json_object_get_array_member(res, "anthropic");
@@ -196,8 +232,7 @@ START_TEST(docs_daemon_formats_show_cells) {
 END_TEST
 
 START_TEST(docs_daemon_hostile_files_answered_alone) {
-  static const char *const paths[] = {"bomb.docx", "flood.xlsx", "cut.docx", "bad.ipynb",
-                                      "a.txt"};
+  static const char *const paths[] = {"bomb.docx", "flood.xlsx", "cut.docx", "bad.ipynb", "a.txt"};
   static const char *const codes[] = {"FILE_TOO_LARGE", "FILE_TOO_LARGE", "CORRUPTED_FILE",
                                       "CORRUPTED_FILE", NULL};
   g_autofree char *bomb = g_build_filename(dmn->dir, "bomb.docx", NULL);
@@ -262,6 +297,7 @@ static Suite *docs_suite(void) {
   tcase_set_timeout(tc, 240);
   tcase_add_test(tc, docs_daemon_reads_each_kind);
   tcase_add_test(tc, docs_daemon_notebook_picture_in_images);
+  tcase_add_test(tc, docs_daemon_notebook_pictures_through_pipeline);
   tcase_add_test(tc, docs_daemon_cells_window);
   tcase_add_test(tc, docs_daemon_formats_show_cells);
   tcase_add_test(tc, docs_daemon_hostile_files_answered_alone);

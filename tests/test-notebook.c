@@ -173,9 +173,10 @@ START_TEST(notebook_offset_limit_pick_cells) {
 END_TEST
 
 START_TEST(notebook_long_output_cut) {
-  GString *json = g_string_new("{\"nbformat\":4,\"cells\":[{\"cell_type\":\"code\",\"source\":\"x\","
-                               "\"outputs\":[{\"output_type\":\"stream\",\"name\":\"stderr\","
-                               "\"text\":\"");
+  GString *json =
+      g_string_new("{\"nbformat\":4,\"cells\":[{\"cell_type\":\"code\",\"source\":\"x\","
+                   "\"outputs\":[{\"output_type\":\"stream\",\"name\":\"stderr\","
+                   "\"text\":\"");
   FileResult f;
 
   for (int i = 0; i < 5000; i++)
@@ -193,7 +194,10 @@ START_TEST(notebook_long_output_cut) {
 END_TEST
 
 START_TEST(notebook_malformed_is_corrupted) {
-  static const char *const bad[] = {"", "{", "[1,2]", "{\"nbformat\":4}",
+  static const char *const bad[] = {"",
+                                    "{",
+                                    "[1,2]",
+                                    "{\"nbformat\":4}",
                                     "{\"nbformat\":4,\"cells\":{}}",
                                     "{\"nbformat\":4,\"cells\":[1]}"};
   static const char old[] = "{\"nbformat\":3,\"worksheets\":[]}";

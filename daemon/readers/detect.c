@@ -133,6 +133,7 @@ const char *detect_media_type(DetectKind k) {
   }
 }
 
+/* DOCX, XLSX or PPTX; see detect.h. */
 bool detect_is_office(DetectKind k) {
   return k == DETECT_DOCX || k == DETECT_XLSX || k == DETECT_PPTX;
 }

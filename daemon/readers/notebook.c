@@ -47,6 +47,7 @@ static bool depth_within(const char *s, size_t len, int max) {
   return true;
 }
 
+/* A JSON object naming "cells" and "nbformat" in its head; see notebook.h. */
 bool notebook_sniff(const uint8_t *head, size_t n) {
   size_t i = 0, lim = MIN(n, SNIFF_BYTES);
 
@@ -200,8 +201,7 @@ static int add_picture(Parse *ps, const char *media_type, const char *b64, int64
 
 /* The data of an execute_result or display_data: a picture when there is one, else the first
  * textual form. */
-static void output_data(Parse *ps, JsonObject *data, int64_t cell, SectionPart *p,
-                        GString *text) {
+static void output_data(Parse *ps, JsonObject *data, int64_t cell, SectionPart *p, GString *text) {
   static const char *const pictures[] = {"image/png", "image/jpeg"};
   static const char *const texts[] = {"text/plain", "text/markdown", "text/latex",
                                       "application/json"};
@@ -280,8 +280,8 @@ static size_t add_output(Parse *ps, SectionOut *s, JsonObject *out) {
 /* The language of a cell: its own (VS Code's languageId) when set, else the notebook's for
  * code; "markdown" for markdown cells; none for raw cells. */
 static const char *cell_language(Parse *ps, JsonObject *cell, const char *kind) {
-  const char *own = member_string(member_object(member_object(cell, "metadata"), "vscode"),
-                                  "languageId");
+  const char *own =
+      member_string(member_object(member_object(cell, "metadata"), "vscode"), "languageId");
 
   if (strcmp(kind, "markdown") == 0)
     return "markdown";
@@ -301,10 +301,10 @@ static size_t add_cell(Parse *ps, JsonObject *cell, int64_t index) {
 
   s->element = "Cell";
   s->number = index;
-  s->kind = type == NULL                         ? "raw"
-            : strcmp(type, "code") == 0          ? "code"
-            : strcmp(type, "markdown") == 0      ? "markdown"
-                                                 : "raw";
+  s->kind = type == NULL                    ? "raw"
+            : strcmp(type, "code") == 0     ? "code"
+            : strcmp(type, "markdown") == 0 ? "markdown"
+                                            : "raw";
   language = cell_language(ps, cell, s->kind);
   if (language != NULL)
     s->language = g_utf8_make_valid(language, -1);
@@ -340,9 +340,8 @@ static int add_cells(Parse *ps, JsonArray *cells) {
 
   res->sections = n;
   if (first > n) {
-    res->notice = g_strdup_printf("[offset %" PRId64 " is past the last cell: the notebook has %" PRId64
-                                  " cells]",
-                                  first, n);
+    res->notice = g_strdup_printf(
+        "[offset %" PRId64 " is past the last cell: the notebook has %" PRId64 " cells]", first, n);
     return 0;
   }
   for (i = first; i <= last; i++) {
@@ -370,6 +369,7 @@ static int add_cells(Parse *ps, JsonArray *cells) {
   return 0;
 }
 
+/* The notebook in data into res, pictures through o->image; see notebook.h. */
 int notebook_parse(const char *data, size_t len, const NotebookOptions *o, FileResult *res) {
   g_autoptr(JsonParser) parser = json_parser_new_immutable();
   g_autoptr(GError) error = NULL;
@@ -389,7 +389,8 @@ int notebook_parse(const char *data, size_t len, const NotebookOptions *o, FileR
                      error != NULL ? error->message : "too large");
     return -EBADMSG;
   }
-  if (json_parser_get_root(parser) == NULL || !JSON_NODE_HOLDS_OBJECT(json_parser_get_root(parser))) {
+  if (json_parser_get_root(parser) == NULL ||
+      !JSON_NODE_HOLDS_OBJECT(json_parser_get_root(parser))) {
     file_result_fail(res, CODE_CORRUPTED_FILE, "not a notebook: the JSON is not an object");
     return -EBADMSG;
   }
@@ -413,6 +414,7 @@ int notebook_parse(const char *data, size_t len, const NotebookOptions *o, FileR
   return add_cells(&ps, cells);
 }
 
+/* Reads the whole notebook (within NOTEBOOK_MAX_FILE_BYTES) and parses it; see notebook.h. */
 int notebook_read(int fd, const struct stat *st, const uint8_t *head, size_t head_len,
                   const NotebookOptions *o, FileResult *res) {
   size_t cap = (size_t)NOTEBOOK_MAX_FILE_BYTES, len = head_len;
@@ -420,9 +422,8 @@ int notebook_read(int fd, const struct stat *st, const uint8_t *head, size_t hea
 
   res->type = FILE_TYPE_NOTEBOOK;
   if (st->st_size > NOTEBOOK_MAX_FILE_BYTES) {
-    file_result_fail(res, CODE_FILE_TOO_LARGE,
-                     "notebook is %jd bytes; the limit is %jd bytes", (intmax_t)st->st_size,
-                     (intmax_t)NOTEBOOK_MAX_FILE_BYTES);
+    file_result_fail(res, CODE_FILE_TOO_LARGE, "notebook is %jd bytes; the limit is %jd bytes",
+                     (intmax_t)st->st_size, (intmax_t)NOTEBOOK_MAX_FILE_BYTES);
     return -EFBIG;
   }
   buf = g_malloc(MAX((size_t)st->st_size, head_len) + 1);

@@ -16,16 +16,16 @@
 #include "formatters/result.h"
 
 #define NOTEBOOK_MAX_FILE_BYTES ((int64_t)32 * 1024 * 1024) /* larger notebooks are refused */
-#define NOTEBOOK_MAX_DEPTH 256                     /* JSON nesting, checked before parsing */
-#define NOTEBOOK_MAX_OUTPUT ((size_t)16 * 1024)    /* bytes of text shown of one output */
-#define NOTEBOOK_MAX_CONTENT ((size_t)256 * 1024)  /* bytes of text shown of one notebook */
-#define NOTEBOOK_MAX_IMAGES 20                     /* pictures sent of one notebook per read */
+#define NOTEBOOK_MAX_DEPTH 256                    /* JSON nesting, checked before parsing */
+#define NOTEBOOK_MAX_OUTPUT ((size_t)16 * 1024)   /* bytes of text shown of one output */
+#define NOTEBOOK_MAX_CONTENT ((size_t)256 * 1024) /* bytes of text shown of one notebook */
+#define NOTEBOOK_MAX_IMAGES 20                    /* pictures sent of one notebook per read */
 
 /* Turns one picture output into an image of res: appends it to res->images (within the
  * image pipeline's limits) and returns 0, or returns a negative errno with *ret_error
  * (g_malloc'd) saying why it is not sent; res's code must stay NULL either way. */
-typedef int (*NotebookImageFn)(void *ctx, const char *media_type, const uint8_t *data,
-                               size_t len, FileResult *res, char **ret_error);
+typedef int (*NotebookImageFn)(void *ctx, const char *media_type, const uint8_t *data, size_t len,
+                               FileResult *res, char **ret_error);
 
 typedef struct {
   int64_t offset;               /* 1-based first cell shown (>= 1) */

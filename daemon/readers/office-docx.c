@@ -9,9 +9,9 @@
 #include "daemon/readers/office-internal.h"
 
 typedef struct {
-  GString *shown;  /* the lines kept */
-  int64_t lines;   /* lines seen */
-  int64_t first;   /* first and last line kept */
+  GString *shown; /* the lines kept */
+  int64_t lines;  /* lines seen */
+  int64_t first;  /* first and last line kept */
   int64_t last;
   bool full;       /* the content cap was reached */
   GString *para;   /* the paragraph being read */
@@ -197,8 +197,8 @@ static int docx_finish(Office *of) {
   res->shown_last = d->last;
   res->truncated = d->first > 1 || d->last < d->lines;
   if (d->first == 0 && of->o->offset > 1)
-    res->notice = g_strdup_printf("[offset %" PRId64 " is past the last line: the document has %" PRId64
-                                  " lines]",
+    res->notice = g_strdup_printf("[offset %" PRId64
+                                  " is past the last line: the document has %" PRId64 " lines]",
                                   of->o->offset, d->lines);
   else if (d->last < d->lines)
     res->notice = g_strdup_printf("[lines %" PRId64 "-%" PRId64 " of %" PRId64

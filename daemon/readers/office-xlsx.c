@@ -36,10 +36,10 @@ typedef struct {
 } XSheet;
 
 typedef struct {
-  GPtrArray *names;    /* sheet names, workbook order */
-  GPtrArray *rids;     /* their relationship ids */
-  GHashTable *sheets;  /* part name -> XSheet * */
-  GPtrArray *sst;      /* shared strings (NULL past SST_MAX_BYTES) */
+  GPtrArray *names;   /* sheet names, workbook order */
+  GPtrArray *rids;    /* their relationship ids */
+  GHashTable *sheets; /* part name -> XSheet * */
+  GPtrArray *sst;     /* shared strings (NULL past SST_MAX_BYTES) */
   size_t sst_bytes;
   size_t kept_bytes; /* text of the rows kept, every sheet: past OFFICE_MAX_CONTENT none is */
   /* The sheet being parsed. */
@@ -241,13 +241,15 @@ static int sheet_part(Office *of, Xlsx *x, const char *name, xmlTextReaderPtr r)
 
     if (type == XML_READER_TYPE_ELEMENT)
       sheet_start(of, x, r, local);
-    else if (type == XML_READER_TYPE_END_ELEMENT && (strcmp(local, "v") == 0 || strcmp(local, "t") == 0))
+    else if (type == XML_READER_TYPE_END_ELEMENT &&
+             (strcmp(local, "v") == 0 || strcmp(local, "t") == 0))
       x->in_value = false;
     else if (type == XML_READER_TYPE_END_ELEMENT && strcmp(local, "c") == 0)
       cell_end(x);
     else if (type == XML_READER_TYPE_END_ELEMENT && strcmp(local, "row") == 0 && x->row != NULL)
       row_end(of, x);
-    else if (x->in_value && (type == XML_READER_TYPE_TEXT || type == XML_READER_TYPE_SIGNIFICANT_WHITESPACE) &&
+    else if (x->in_value &&
+             (type == XML_READER_TYPE_TEXT || type == XML_READER_TYPE_SIGNIFICANT_WHITESPACE) &&
              x->value->len < CELL_MAX_BYTES)
       g_string_append(x->value, (const char *)xmlTextReaderConstValue(r));
   }
@@ -294,8 +296,7 @@ static void put_row(GString *out, const Xlsx *x, const XRow *row) {
 }
 
 /* One sheet's section: its rows within the cap, then what was left. */
-static void put_sheet(Office *of, const Xlsx *x, SectionOut *sec, const XSheet *s,
-                      size_t *used) {
+static void put_sheet(Office *of, const Xlsx *x, SectionOut *sec, const XSheet *s, size_t *used) {
   GString *text = g_string_new(NULL);
   int64_t next = s->next_number;
 
@@ -331,7 +332,8 @@ static int xlsx_finish(Office *of) {
   size_t used = 0;
 
   if (x == NULL || x->names->len == 0) {
-    file_result_fail(res, CODE_CORRUPTED_FILE, "not an XLSX workbook: no sheets in xl/workbook.xml");
+    file_result_fail(res, CODE_CORRUPTED_FILE,
+                     "not an XLSX workbook: no sheets in xl/workbook.xml");
     return -EBADMSG;
   }
   res->sections = x->names->len;

@@ -43,6 +43,7 @@ static bool name_starts(const uint8_t *name, size_t len, const char *prefix) {
   return len >= strlen(prefix) && memcmp(name, prefix, strlen(prefix)) == 0;
 }
 
+/* The kind of document from the local headers in the head; see office.h. */
 OfficeKind office_sniff(const uint8_t *head, size_t n) {
   bool content_types = false;
   OfficeKind kind = OFFICE_NONE;
@@ -83,6 +84,7 @@ OfficeKind office_sniff(const uint8_t *head, size_t n) {
   return OFFICE_NONE;
 }
 
+/* "docx", "xlsx", "pptx"; see office.h. */
 const char *office_format_name(OfficeKind k) {
   switch (k) {
   case OFFICE_DOCX:
@@ -97,12 +99,14 @@ const char *office_format_name(OfficeKind k) {
   }
 }
 
+/* A relationship's target part, borrowed from of->rels; see office-internal.h. */
 const char *office_rel(const Office *of, const char *source, const char *id) {
   g_autofree char *key = g_strconcat(source, "#", id, NULL);
 
   return g_hash_table_lookup(of->rels, key);
 }
 
+/* An attribute by local name, the reader left on its element; see office-internal.h. */
 char *office_attr(xmlTextReaderPtr r, const char *local) {
   char *value = NULL;
 
@@ -120,6 +124,7 @@ char *office_attr(xmlTextReaderPtr r, const char *local) {
   return value;
 }
 
+/* The next node within the budget of nodes and the cancel flag; see office-internal.h. */
 int office_next(Office *of, xmlTextReaderPtr r) {
   /* The cancel flag is an atomic load: looked at every 4096 nodes. */
   if ((++of->nodes & 4095) == 0 && of->o->cancelled != NULL && atomic_load(of->o->cancelled)) {
@@ -133,6 +138,7 @@ int office_next(Office *of, xmlTextReaderPtr r) {
   return xmlTextReaderRead(r);
 }
 
+/* One cell's text on one line, '|' escaped; see office-internal.h. */
 void office_put_cell(GString *out, const char *s) {
   for (; s != NULL && *s != '\0'; s++) {
     if (*s == '\n' || *s == '\r' || *s == '\t')
@@ -148,7 +154,7 @@ void office_put_cell(GString *out, const char *s) {
  * absolute from the archive's root; ".." and "." resolved. g_malloc'd. */
 static char *rel_target(const char *source, const char *target) {
   g_autofree char *dir = g_path_get_dirname(source);
-  g_autofree char *joined = target[0] == '/' ? g_strdup(target + 1)
+  g_autofree char *joined = target[0] == '/'        ? g_strdup(target + 1)
                             : strcmp(dir, ".") == 0 ? g_strdup(target)
                                                     : g_strconcat(dir, "/", target, NULL);
   g_auto(GStrv) segs = g_strsplit(joined, "/", -1);
@@ -202,8 +208,7 @@ static int parse_rels(Office *of, const char *name, xmlTextReaderPtr r) {
     mode = office_attr(r, "TargetMode");
     if (id == NULL || target == NULL || g_strcmp0(mode, "External") == 0)
       continue;
-    g_hash_table_insert(of->rels, g_strconcat(source, "#", id, NULL),
-                        rel_target(source, target));
+    g_hash_table_insert(of->rels, g_strconcat(source, "#", id, NULL), rel_target(source, target));
     if (type != NULL && g_str_has_suffix(type, "/notesSlide"))
       g_hash_table_insert(of->rels, g_strconcat(source, "#notesSlide", NULL),
                           rel_target(source, target));
@@ -259,8 +264,8 @@ static int zip_parse_part(Zip *z, const char *name,
 
   z->part_bytes = 0;
   z->limit_err = 0;
-  r = xmlReaderForIO(zip_read_cb, zip_close_cb, z, name, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR |
-                                                             XML_PARSE_NOWARNING | XML_PARSE_COMPACT);
+  r = xmlReaderForIO(zip_read_cb, zip_close_cb, z, name, NULL,
+                     XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_COMPACT);
   if (r == NULL) {
     if (z->limit_err == -EFBIG)
       return fail_limit(z->of.res, z, name);
@@ -435,6 +440,7 @@ static int open_fd(struct archive *a, void *ctx) {
   return archive_read_open_fd(a, *(int *)ctx, ARCHIVE_BLOCK);
 }
 
+/* The document in the zip open at fd, read from its start; see office.h. */
 int office_read_fd(int fd, OfficeKind kind, const OfficeOptions *o, FileResult *res) {
   /* The caller read the head to find the kind: the archive is read from its start. */
   if (lseek(fd, 0, SEEK_SET) < 0) {
@@ -446,6 +452,7 @@ int office_read_fd(int fd, OfficeKind kind, const OfficeOptions *o, FileResult *
   return office_read(kind, o, res, open_fd, &fd);
 }
 
+/* The document in a zip held in memory; see office.h. */
 int office_read_memory(const void *data, size_t len, OfficeKind kind, const OfficeOptions *o,
                        FileResult *res) {
   MemorySource m = {.data = data, .len = len};

@@ -15,13 +15,13 @@
 
 #include "formatters/result.h"
 
-#define OFFICE_MAX_ENTRIES 10000                          /* entries in the archive */
+#define OFFICE_MAX_ENTRIES 10000                            /* entries in the archive */
 #define OFFICE_MAX_PART_BYTES ((int64_t)64 * 1024 * 1024)   /* one part, decompressed */
 #define OFFICE_MAX_TOTAL_BYTES ((int64_t)256 * 1024 * 1024) /* all parts decompressed */
-#define OFFICE_MAX_NODES ((int64_t)4 * 1000 * 1000)        /* XML nodes parsed in all */
+#define OFFICE_MAX_NODES ((int64_t)4 * 1000 * 1000)         /* XML nodes parsed in all */
 #define OFFICE_MAX_CONTENT ((size_t)256 * 1024)             /* bytes of text shown per file */
-#define OFFICE_MAX_SHEET_ROWS 1000                        /* rows shown of one sheet */
-#define OFFICE_MAX_COLUMNS 256                            /* cells shown of one row */
+#define OFFICE_MAX_SHEET_ROWS 1000                          /* rows shown of one sheet */
+#define OFFICE_MAX_COLUMNS 256                              /* cells shown of one row */
 
 typedef enum {
   OFFICE_NONE = 0,

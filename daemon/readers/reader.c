@@ -102,8 +102,7 @@ static ssize_t read_head(int fd, bool *ret_eof) {
 static bool is_notebook(const char *path, const uint8_t *head, size_t n) {
   size_t len = strlen(path);
 
-  return (len >= 6 && g_ascii_strcasecmp(path + len - 6, ".ipynb") == 0) ||
-         notebook_sniff(head, n);
+  return (len >= 6 && g_ascii_strcasecmp(path + len - 6, ".ipynb") == 0) || notebook_sniff(head, n);
 }
 
 /* A notebook's picture through the image pipeline, as an image file would go: refused, sent as

@@ -13,6 +13,7 @@ struct RdZip {
   struct archive *a;
 };
 
+/* A zip being written at path; see zip.h. */
 RdZip *rd_zip_new(const char *path) {
   RdZip *z = g_new0(RdZip, 1);
 
@@ -22,8 +23,8 @@ RdZip *rd_zip_new(const char *path) {
   ck_assert_int_eq(archive_write_set_options(z->a, "zip:compression=deflate"), ARCHIVE_OK);
   /* The tests write hundreds of MiB of repeats: the fastest level packs them as well. */
   ck_assert_int_eq(archive_write_set_options(z->a, "zip:compression-level=1"), ARCHIVE_OK);
-  ck_assert_msg(archive_write_open_filename(z->a, path) == ARCHIVE_OK, "cannot write %s: %s",
-                path, archive_error_string(z->a));
+  ck_assert_msg(archive_write_open_filename(z->a, path) == ARCHIVE_OK, "cannot write %s: %s", path,
+                archive_error_string(z->a));
   return z;
 }
 
@@ -42,13 +43,15 @@ static void add_header(RdZip *z, const char *name, size_t len, bool declare_size
   archive_entry_free(e);
 }
 
+/* One deflated entry; see zip.h. */
 void rd_zip_add(RdZip *z, const char *name, const void *data, size_t len) {
   add_header(z, name, len, true);
   ck_assert(len == 0 || archive_write_data(z->a, data, len) == (la_ssize_t)len);
 }
 
-void rd_zip_add_repeat(RdZip *z, const char *name, const char *prefix, const char *unit,
-                       size_t len, bool declare_size) {
+/* One large entry written in steps; see zip.h. */
+void rd_zip_add_repeat(RdZip *z, const char *name, const char *prefix, const char *unit, size_t len,
+                       bool declare_size) {
   char *buf = g_malloc(STEP);
   size_t plen = strlen(prefix), ulen = strlen(unit), step;
 
@@ -69,12 +72,14 @@ void rd_zip_add_repeat(RdZip *z, const char *name, const char *prefix, const cha
   g_free(buf);
 }
 
+/* The central directory, then the file closed; see zip.h. */
 void rd_zip_close(RdZip *z) {
   ck_assert_int_eq(archive_write_close(z->a), ARCHIVE_OK);
   archive_write_free(z->a);
   g_free(z);
 }
 
+/* A minimal DOCX of one paragraph per line; see zip.h. */
 void rd_zip_docx(const char *path, const char *text) {
   static const char types[] =
       "<?xml version=\"1.0\"?><Types "

@@ -16,8 +16,8 @@ void rd_zip_add(RdZip *z, const char *name, const void *data, size_t len);
 /* Adds an entry of `prefix` then copies of `unit` up to `len` bytes in all, deflated and written
  * in 1 MiB steps (never held whole). declare_size says whether its local header states the size, or
  * leaves it to a data descriptor after the data, as streaming writers (LibreOffice) do. */
-void rd_zip_add_repeat(RdZip *z, const char *name, const char *prefix, const char *unit,
-                       size_t len, bool declare_size);
+void rd_zip_add_repeat(RdZip *z, const char *name, const char *prefix, const char *unit, size_t len,
+                       bool declare_size);
 
 /* Writes the central directory and closes the file; frees z. */
 void rd_zip_close(RdZip *z);
