@@ -89,6 +89,14 @@ static void text_meta(GString *out, const FileResult *f) {
     g_string_append_printf(out, ", %" PRId64 " %s", f->lines, f->lines == 1 ? "line" : "lines");
   if (f->type == FILE_TYPE_PDF)
     g_string_append_printf(out, ", %" PRId64 " %s", f->pages, f->pages == 1 ? "page" : "pages");
+  if (f->format != NULL)
+    g_string_append_printf(out, ", %s", f->format);
+  if (file_result_sections_name(f) != NULL)
+    g_string_append_printf(out, ", %" PRId64 " %s", f->sections, file_result_sections_name(f));
+  if (f->language != NULL) {
+    g_string_append(out, ", ");
+    text_put_str(out, f->language);
+  }
   if (f->bytes >= 0)
     g_string_append_printf(out, ", %" PRId64 " bytes", f->bytes);
   if (f->encoding != NULL)
@@ -107,7 +115,10 @@ static void text_meta(GString *out, const FileResult *f) {
     text_put_str(out, f->author);
     g_string_append_c(out, '"');
   }
-  if (f->truncated && f->shown_first > 0)
+  if (f->truncated && f->shown_first > 0 && file_result_sections_name(f) != NULL)
+    g_string_append_printf(out, ", %s %" PRId64 "-%" PRId64 " shown", file_result_sections_name(f),
+                           f->shown_first, f->shown_last);
+  else if (f->truncated && f->shown_first > 0)
     g_string_append_printf(out, ", lines %" PRId64 "-%" PRId64 " shown", f->shown_first,
                            f->shown_last);
   else if (f->truncated)
@@ -165,6 +176,54 @@ static void text_pdf(GString *out, const FileResult *f, int64_t image_index) {
     text_put_block(out, f->notice, strlen(f->notice));
 }
 
+/* A notebook's or document's sections: "--- cell 3 (code, python) ---", the source, each
+ * output as "[output stream stdout]" and its text (a picture listed); "--- slide 2 ---" and its
+ * notes as "[notes]"; "--- sheet 1: Budget (12 rows) ---" and its rows. Then the notice. */
+static void text_sections(GString *out, const FileResult *f, int64_t image_index) {
+  for (size_t i = 0; i < f->n_section_out; i++) {
+    const SectionOut *s = &f->section_out[i];
+
+    g_string_append_printf(out, "--- %c%s %" PRId64, g_ascii_tolower(s->element[0]), s->element + 1,
+                           s->number);
+    if (s->name != NULL) {
+      g_string_append(out, ": ");
+      text_put_str(out, s->name);
+    }
+    if (s->kind != NULL) {
+      g_string_append_printf(out, " (%s", s->kind);
+      if (s->language != NULL) {
+        g_string_append(out, ", ");
+        text_put_str(out, s->language);
+      }
+      g_string_append_c(out, ')');
+    }
+    if (strcmp(s->element, "Sheet") == 0)
+      g_string_append_printf(out, " (%" PRId64 " %s)", s->rows, s->rows == 1 ? "row" : "rows");
+    g_string_append(out, " ---\n");
+    text_put_block(out, s->text, s->text_len);
+    for (size_t k = 0; k < s->n_parts; k++) {
+      const SectionPart *p = &s->parts[k];
+
+      g_string_append_c(out, '[');
+      g_string_append(out, p->kind != NULL ? "output " : "notes");
+      if (p->kind != NULL)
+        g_string_append(out, p->kind);
+      if (p->name != NULL) {
+        g_string_append_c(out, ' ');
+        text_put_str(out, p->name);
+      }
+      g_string_append(out, "]\n");
+      if (p->image >= 0 && (size_t)p->image < f->n_images) {
+        text_image(out, &f->images[p->image], image_index + p->image);
+        g_string_append_c(out, '\n');
+      }
+      text_put_block(out, p->text, p->text_len);
+    }
+  }
+  if (f->notice != NULL)
+    text_put_block(out, f->notice, strlen(f->notice));
+}
+
 /* One file as the terminal shows it. */
 static void text_file_body(GString *out, const FileResult *f, size_t index, int64_t image_index) {
   if (index > 0)
@@ -175,6 +234,10 @@ static void text_file_body(GString *out, const FileResult *f, size_t index, int6
   text_put_block(out, f->content, f->content_len);
   if (f->type == FILE_TYPE_PDF) {
     text_pdf(out, f, image_index);
+    return;
+  }
+  if (f->type == FILE_TYPE_NOTEBOOK || f->type == FILE_TYPE_DOCUMENT) {
+    text_sections(out, f, image_index);
     return;
   }
   for (size_t k = 0; k < f->n_images; k++) {

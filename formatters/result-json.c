@@ -192,6 +192,8 @@ static void json_image(GString *gs, const char *path, const ImageOut *img) {
     json_int(gs, "tileIndex", img->tile.index);
     json_int(gs, "tiles", img->tile.count);
   }
+  if (img->cell > 0)
+    json_int(gs, "cell", img->cell);
   json_close(gs, '}');
 }
 
@@ -239,6 +241,27 @@ static void json_pdf_fields(GString *gs, const FileResult *f) {
     json_str(gs, "author", f->author);
 }
 
+/* A notebook or an office document: format, the count of its sections, language, and which
+ * sections (or a DOCX's lines) are shown. */
+static void json_section_fields(GString *gs, const FileResult *f) {
+  const char *count = file_result_sections_name(f);
+
+  if (f->format != NULL)
+    json_str(gs, "format", f->format);
+  if (count != NULL)
+    json_int(gs, count, f->sections);
+  if (f->language != NULL)
+    json_str(gs, "language", f->language);
+  json_bool(gs, "truncated", f->truncated);
+  if (f->shown_first > 0) {
+    char buf[48];
+    int n = snprintf(buf, sizeof(buf), "[%" PRId64 ",%" PRId64 "],", f->shown_first, f->shown_last);
+
+    json_key(gs, "shown");
+    g_string_append_len(gs, buf, n);
+  }
+}
+
 /* files[i]: the keys in the order of the contract, each only when it is set. */
 static void json_file(GString *gs, const FileResult *f, int64_t image_index) {
   const char *type = file_type_name(f->type);
@@ -267,6 +290,8 @@ static void json_file(GString *gs, const FileResult *f, int64_t image_index) {
     json_text_fields(gs, f);
   else if (f->code == NULL && f->type == FILE_TYPE_PDF)
     json_pdf_fields(gs, f);
+  else if (f->code == NULL && (f->type == FILE_TYPE_NOTEBOOK || f->type == FILE_TYPE_DOCUMENT))
+    json_section_fields(gs, f);
   else if (f->code == NULL && f->truncated)
     json_bool(gs, "truncated", true);
   if (f->code == NULL && f->type == FILE_TYPE_IMAGE && f->n_images > 0)

@@ -36,6 +36,17 @@ void image_out_list_free(ImageOut *list, size_t n) {
   g_free(list);
 }
 
+static void section_out_clear(SectionOut *s) {
+  g_free(s->language);
+  g_free(s->name);
+  g_free(s->text);
+  for (size_t k = 0; k < s->n_parts; k++) {
+    g_free(s->parts[k].name);
+    g_free(s->parts[k].text);
+  }
+  g_free(s->parts);
+}
+
 /* Releases everything a FileResult owns and zeroes it; NULL is fine. */
 void file_result_clear(FileResult *f) {
   if (f == NULL)
@@ -58,6 +69,10 @@ void file_result_clear(FileResult *f) {
     g_free(f->notices[i].message);
   }
   g_free(f->notices);
+  g_free(f->language);
+  for (size_t i = 0; i < f->n_section_out; i++)
+    section_out_clear(&f->section_out[i]);
+  g_free(f->section_out);
   memset(f, 0, sizeof(*f));
 }
 
@@ -131,6 +146,38 @@ void file_result_add_notice(FileResult *f, const char *path, size_t from, const 
   };
 }
 
+/* Appends one zeroed SectionOut to f->section_out and returns it; see result.h. */
+SectionOut *file_result_add_section(FileResult *f) {
+  SectionOut *s;
+
+  f->section_out = g_renew(SectionOut, f->section_out, f->n_section_out + 1);
+  s = &f->section_out[f->n_section_out++];
+  memset(s, 0, sizeof(*s));
+  return s;
+}
+
+/* Appends one zeroed SectionPart (image -1) to s->parts and returns it; see result.h. */
+SectionPart *section_add_part(SectionOut *s) {
+  SectionPart *p;
+
+  s->parts = g_renew(SectionPart, s->parts, s->n_parts + 1);
+  p = &s->parts[s->n_parts++];
+  memset(p, 0, sizeof(*p));
+  p->image = -1;
+  return p;
+}
+
+/* "cells", "slides" or "sheets"; see result.h. */
+const char *file_result_sections_name(const FileResult *f) {
+  if (f->type == FILE_TYPE_NOTEBOOK)
+    return "cells";
+  if (f->type == FILE_TYPE_DOCUMENT && g_strcmp0(f->format, "pptx") == 0)
+    return "slides";
+  if (f->type == FILE_TYPE_DOCUMENT && g_strcmp0(f->format, "xlsx") == 0)
+    return "sheets";
+  return NULL;
+}
+
 /* Frees every file and the array; the ReadResult itself is zeroed, not freed. NULL is fine. */
 void read_result_clear(ReadResult *r) {
   if (r == NULL)
@@ -171,6 +218,10 @@ const char *file_type_name(FileType t) {
     return "image";
   case FILE_TYPE_PDF:
     return "pdf";
+  case FILE_TYPE_NOTEBOOK:
+    return "notebook";
+  case FILE_TYPE_DOCUMENT:
+    return "document";
   case FILE_TYPE_UNKNOWN:
   default:
     return NULL;

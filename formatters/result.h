@@ -20,6 +20,8 @@ typedef enum {
   FILE_TYPE_TEXT,
   FILE_TYPE_IMAGE,
   FILE_TYPE_PDF,
+  FILE_TYPE_NOTEBOOK, /* a Jupyter notebook: cells in section_out */
+  FILE_TYPE_DOCUMENT, /* an office document (FileResult.format): text, slides or sheets */
 } FileType;
 
 /* Per-file error codes of the wire contract. */
@@ -53,6 +55,7 @@ typedef struct {
   int original_height;
   int page; /* 1-based PDF page it shows, 0 for an image file */
   ImageTile tile; /* a tile: original_width/height are then the whole picture's, always set */
+  int cell; /* 1-based index of the notebook cell whose output it is, 0 otherwise */
 } ImageOut;
 
 /* One PDF page shown: its text, and the picture of it when it was rendered. */
@@ -73,6 +76,32 @@ typedef struct {
 
 /* FileResult.omitted: why a file that is not an error has no content. */
 #define OMITTED_BINARY "binary" /* a binary file an expansion listed without reading it */
+/* Something shown under a section: one output of a notebook cell, or a slide's notes. */
+typedef struct {
+  const char *element; /* static: "Output" or "Notes" */
+  const char *kind;    /* static, outputs only: "stream", "result", "display", "error"; else NULL */
+  char *name; /* stream name ("stdout"), error name ("ValueError"); NULL when none; owned */
+  char *text; /* valid UTF-8, may be NULL or empty; owned */
+  size_t text_len;
+  int image; /* index into the file's images[] when the part shows a picture, else -1 */
+} SectionPart;
+
+/* One section of a notebook or an office document, the same shape for all of them: a cell
+ * (<Cell index kind language>), a slide (<Slide number>) or a sheet (<Sheet number name rows>).
+ * Its text is the cell's source, the slide's text or the sheet's rows; its parts the cell's
+ * outputs or the slide's notes. */
+typedef struct {
+  const char *element; /* static: "Cell", "Slide" or "Sheet" */
+  int64_t number;      /* 1-based: cell index, slide number, sheet number */
+  const char *kind;    /* static, cells only: "code", "markdown", "raw"; else NULL */
+  char *language;      /* cells: the language of a code cell; NULL otherwise; owned */
+  char *name;          /* sheets: the sheet's name; NULL otherwise; owned */
+  int64_t rows;        /* sheets: rows holding a value in the whole sheet; 0 otherwise */
+  char *text;          /* valid UTF-8, may be NULL; owned */
+  size_t text_len;
+  SectionPart *parts; /* owned */
+  size_t n_parts;
+} SectionOut;
 
 typedef struct {
   char *path; /* as the client gave it; owned */
@@ -110,7 +139,8 @@ typedef struct {
   char *outline;     /* the document outline as indented text, NULL when none is shown; owned */
   PageOut *page_out; /* the pages shown, in order; owned */
   size_t n_page_out;
-  char *notice; /* text after the last page or tile (how to read on), NULL when none; owned */
+  char *notice; /* text after the last page, tile or section (how to read on), NULL when none;
+                   owned */
 
   /* Files of an expansion (a folder or glob in paths[]). */
   bool expanded;         /* from is set */
@@ -118,6 +148,14 @@ typedef struct {
   const char *omitted;   /* static (OMITTED_*): why the content is not here; NULL otherwise */
   ResultNotice *notices; /* what follows this file: the notices of its expansion; owned */
   size_t n_notices;
+
+  /* FILE_TYPE_NOTEBOOK and FILE_TYPE_DOCUMENT (truncated, shown_*, images, notice and, for a
+   * DOCX, content apply too; shown_* count sections, or a DOCX's lines) */
+  const char *format;      /* static, documents: "docx", "xlsx", "pptx"; NULL otherwise */
+  char *language;          /* notebooks: the kernel's language, NULL when unknown; owned */
+  int64_t sections;        /* cells, slides or sheets in the whole file */
+  SectionOut *section_out; /* the sections shown, in order; owned */
+  size_t n_section_out;
 } FileResult;
 
 typedef struct {
@@ -165,6 +203,17 @@ PageOut *file_result_add_page(FileResult *f);
 
 /* Appends a notice to f->notices (path and message copied). */
 void file_result_add_notice(FileResult *f, const char *path, size_t from, const char *message);
+/* Appends one zeroed SectionOut to f->section_out; f owns what the caller puts there. Earlier
+ * entries may move. */
+SectionOut *file_result_add_section(FileResult *f);
+
+/* Appends one zeroed SectionPart (image -1) to s->parts; s owns what the caller puts there.
+ * Earlier entries may move. */
+SectionPart *section_add_part(SectionOut *s);
+
+/* The name of f->sections in files[] and on <Content>: "cells", "slides" or "sheets"; NULL when
+ * the file has no sections to count (a DOCX, or a file of another type). */
+const char *file_result_sections_name(const FileResult *f);
 
 /* Frees every file and the array; the ReadResult itself is zeroed, not freed. NULL is fine. */
 void read_result_clear(ReadResult *r);
@@ -173,7 +222,8 @@ void read_result_clear(ReadResult *r);
  * excluded). */
 void read_result_totals(const ReadResult *r, int64_t *ret_bytes, int64_t *ret_lines);
 
-/* The contract's lowercase name of a type: "text", "image", "pdf"; NULL for FILE_TYPE_UNKNOWN. */
+/* The contract's lowercase name of a type: "text", "image", "pdf", "notebook", "document"; NULL for
+ * FILE_TYPE_UNKNOWN. */
 const char *file_type_name(FileType t);
 
 /* Decodes the UTF-8 character at the start of s[0..len): returns its length in bytes (1-4) and

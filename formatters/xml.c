@@ -233,6 +233,18 @@ static void put_attr_int(XmlOut *x, const char *name, int64_t v) {
   put_attr_len(x, name, buf, (size_t)n);
 }
 
+/* A notebook's or document's attributes: format, the count of its sections, language. */
+static void put_section_fields(XmlOut *x, const FileResult *f) {
+  const char *count = file_result_sections_name(f);
+
+  if (f->format != NULL)
+    put_attr(x, "format", f->format);
+  if (count != NULL)
+    put_attr_int(x, count, f->sections);
+  if (f->language != NULL)
+    put_attr(x, "language", f->language);
+}
+
 /* Text, failure, pdf and image attributes after path, type, code and error, in the order the
  * contract shows them. Each is written only when it is set. */
 static void put_fields(XmlOut *x, const FileResult *f, int64_t image_index) {
@@ -262,6 +274,8 @@ static void put_fields(XmlOut *x, const FileResult *f, int64_t image_index) {
     if (f->author != NULL)
       put_attr(x, "author", f->author);
   }
+  if (f->type == FILE_TYPE_NOTEBOOK || f->type == FILE_TYPE_DOCUMENT)
+    put_section_fields(x, f);
   if (f->truncated)
     put_attr(x, "truncated", "true");
   if (f->shown_first > 0) {
@@ -357,6 +371,65 @@ static void put_pdf(XmlOut *x, const FileResult *f, int64_t image_index) {
   }
 }
 
+/* Text inside an element that has more after it: a newline before, and after unless the text
+ * ends with one. */
+static void put_inner_text(XmlOut *x, const char *text, size_t len) {
+  if (text == NULL || len == 0)
+    return;
+  out_raw(x, "\n", 1);
+  put_cdata(x, text, len);
+  if (text[len - 1] != '\n')
+    out_raw(x, "\n", 1);
+}
+
+/* One part of a section: <Output kind name image> or <Notes>, with its text. */
+static void put_part(XmlOut *x, const SectionPart *p, int64_t image_index) {
+  out_check(x, xmlTextWriterStartElement(x->w, (const xmlChar *)p->element));
+  if (p->kind != NULL)
+    put_attr(x, "kind", p->kind);
+  if (p->name != NULL)
+    put_attr(x, "name", p->name);
+  if (p->image >= 0)
+    put_attr_int(x, "image", image_index + p->image);
+  put_inner_text(x, p->text, p->text_len);
+  if (!x->failed)
+    out_check(x, xmlTextWriterEndElement(x->w));
+  out_raw(x, "\n", 1);
+}
+
+/* A notebook's or document's sections (<Cell index kind language>, <Slide number>, <Sheet
+ * number name rows>), each with its text and its parts; then the notice. */
+static void put_sections(XmlOut *x, const FileResult *f, int64_t image_index) {
+  if (f->content == NULL || f->content_len == 0)
+    out_raw(x, "\n", 1);
+  for (size_t i = 0; i < f->n_section_out && !x->failed; i++) {
+    const SectionOut *s = &f->section_out[i];
+
+    out_check(x, xmlTextWriterStartElement(x->w, (const xmlChar *)s->element));
+    put_attr_int(x, strcmp(s->element, "Cell") == 0 ? "index" : "number", s->number);
+    if (s->kind != NULL)
+      put_attr(x, "kind", s->kind);
+    if (s->language != NULL)
+      put_attr(x, "language", s->language);
+    if (s->name != NULL)
+      put_attr(x, "name", s->name);
+    if (strcmp(s->element, "Sheet") == 0)
+      put_attr_int(x, "rows", s->rows);
+    put_inner_text(x, s->text, s->text_len);
+    if (s->n_parts > 0 && (s->text == NULL || s->text_len == 0))
+      out_raw(x, "\n", 1);
+    for (size_t k = 0; k < s->n_parts && !x->failed; k++)
+      put_part(x, &s->parts[k], image_index);
+    if (!x->failed)
+      out_check(x, xmlTextWriterEndElement(x->w));
+    out_raw(x, "\n", 1);
+  }
+  if (f->notice != NULL)
+    put_cdata(x, f->notice, strlen(f->notice));
+  if (f->notice != NULL && f->notice[0] != '\0' && f->notice[strlen(f->notice) - 1] != '\n')
+    out_raw(x, "\n", 1);
+}
+
 /* One <Content> element and the newline after it. */
 static void put_content(XmlOut *x, const FileResult *f, int64_t image_index) {
   const char *type = file_type_name(f->type);
@@ -392,6 +465,8 @@ static void put_content(XmlOut *x, const FileResult *f, int64_t image_index) {
   if (f->code == NULL && f->type == FILE_TYPE_IMAGE && f->n_images > 0 &&
       f->images[0].tile.count > 0)
     put_tiles(x, f, image_index);
+  if (f->code == NULL && (f->type == FILE_TYPE_NOTEBOOK || f->type == FILE_TYPE_DOCUMENT))
+    put_sections(x, f, image_index);
   if (!x->failed)
     out_check(x, xmlTextWriterEndElement(x->w));
   out_raw(x, "\n", 1);

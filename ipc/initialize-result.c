@@ -12,7 +12,7 @@ static void add_int(JsonBuilder *b, const char *name, int64_t v) {
 }
 
 static void add_read_capabilities(JsonBuilder *b) {
-  static const char *const types[] = {"text", "image", "pdf"};
+  static const char *const types[] = {"text", "image", "pdf", "notebook", "document"};
   const Formatter *f;
 
   json_builder_set_member_name(b, "read");

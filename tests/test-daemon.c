@@ -114,7 +114,7 @@ START_TEST(daemon_initialize) {
   GString *names = g_string_new(NULL);
   for (guint i = 0; i < json_array_get_length(types); i++)
     g_string_append_printf(names, "%s ", json_array_get_string_element(types, i));
-  ck_assert_str_eq(names->str, "text image pdf ");
+  ck_assert_str_eq(names->str, "text image pdf notebook document ");
   g_string_free(names, TRUE);
 
   /* The version is the one `readerd --version` prints. */

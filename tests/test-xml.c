@@ -913,6 +913,97 @@ START_TEST(xml_pdf_pages_outline_notice) {
 }
 END_TEST
 
+/* A notebook's cells and an XLSX's sheets: attributes in order, the cell's source before its
+ * outputs, hostile text kept intact, image='k' counted from the file's first image. */
+START_TEST(xml_sections_cells_and_sheets) {
+  ReadResult r = {0};
+  FileResult *f;
+  SectionOut *s;
+  SectionPart *p;
+  ImageOut *img;
+  GPtrArray *cells, *outputs;
+  xmlDocPtr doc;
+  xmlNodePtr n;
+
+  add_image(&r, "before.png", 4, 4); /* image 0 */
+  f = rb_add_file_len(&r, "nb.ipynb", 8);
+  f->type = FILE_TYPE_NOTEBOOK;
+  f->bytes = 100;
+  f->modified_ms = 1700000000123;
+  f->sections = 3;
+  f->language = g_strdup("python");
+  f->truncated = true;
+  f->shown_first = 1;
+  f->shown_last = 2;
+  s = file_result_add_section(f);
+  s->element = "Cell";
+  s->number = 1;
+  s->kind = "code";
+  s->language = g_strdup("python");
+  s->text = g_strdup("x = ']]>'\r\n");
+  s->text_len = strlen(s->text);
+  p = section_add_part(s);
+  p->element = "Output";
+  p->kind = "stream";
+  p->name = g_strdup("std'out");
+  p->text = g_strdup("a < b & c\n");
+  p->text_len = strlen(p->text);
+  p = section_add_part(s);
+  p->element = "Output";
+  p->kind = "display";
+  p->image = 0;
+  s = file_result_add_section(f);
+  s->element = "Cell";
+  s->number = 2;
+  s->kind = "raw";
+  img = file_result_add_image(f);
+  img->media_type = g_strdup("image/png");
+  img->data = g_strdup("AAAA");
+  img->data_len = 4;
+  img->width = img->height = 2;
+  img->cell = 1;
+  f->notice = g_strdup("[cells 3-3 of 3 not shown; read on with offset 3]");
+  f = rb_add_file_len(&r, "b.xlsx", 6);
+  f->type = FILE_TYPE_DOCUMENT;
+  f->format = "xlsx";
+  f->bytes = 10;
+  f->sections = 1;
+  s = file_result_add_section(f);
+  s->element = "Sheet";
+  s->number = 1;
+  s->name = g_strdup("Q<1>");
+  s->rows = 1;
+  s->text = g_strdup("1: a | b\n");
+  s->text_len = strlen(s->text);
+  doc = format_and_parse(&r, NULL);
+
+  n = content_node(doc, 1);
+  assert_attr_names(n, "path type bytes modified cells language truncated shown");
+  assert_attr(n, "cells", "3");
+  assert_attr(n, "shown", "1-2");
+  cells = children_named(n, "Cell");
+  ck_assert_uint_eq(cells->len, 2);
+  assert_attr_names(cells->pdata[0], "index kind language");
+  assert_attr(cells->pdata[1], "kind", "raw");
+  assert_attr(cells->pdata[1], "language", NULL);
+  outputs = children_named(cells->pdata[0], "Output");
+  ck_assert_uint_eq(outputs->len, 2);
+  assert_attr(outputs->pdata[0], "name", "std'out");
+  assert_content_text(outputs->pdata[0], "a < b & c\n", 10);
+  assert_attr(outputs->pdata[1], "image", "1");
+  g_ptr_array_free(outputs, TRUE);
+  g_ptr_array_free(cells, TRUE);
+  n = content_node(doc, 2);
+  assert_attr_names(n, "path type bytes format sheets");
+  cells = children_named(n, "Sheet");
+  assert_attr_names(cells->pdata[0], "number name rows");
+  assert_attr(cells->pdata[0], "name", "Q<1>");
+  g_ptr_array_free(cells, TRUE);
+  xmlFreeDoc(doc);
+  read_result_clear(&r);
+}
+END_TEST
+
 START_TEST(xml_pdf_failed_shows_no_pages) {
   ReadResult r = {0};
   FileResult *f;
@@ -988,6 +1079,7 @@ static Suite *xml_suite(void) {
   tcase_add_test(tc, xml_schema_rejects_wrong_documents);
   tcase_add_test(tc, xml_many_files);
   tcase_add_test(tc, xml_pdf_pages_outline_notice);
+  tcase_add_test(tc, xml_sections_cells_and_sheets);
   tcase_add_test(tc, xml_pdf_failed_shows_no_pages);
   tcase_add_test(tc, xml_pdf_random_page_text_round_trips);
   suite_add_tcase(s, tc);

@@ -8,6 +8,8 @@
 #include <glib.h>
 #include <magic.h>
 
+#include "daemon/readers/office.h"
+
 #define PDF_SEARCH 1024 /* "%PDF-" may follow some junk, as readers accept */
 
 /* This thread's libmagic state: a handle, or the error that prevented one. */
@@ -87,7 +89,19 @@ DetectKind detect_magic(const uint8_t *head, size_t n) {
     return DETECT_BMP;
   if (is_pdf(head, n))
     return DETECT_PDF;
-  return DETECT_UNKNOWN;
+  /* Office Open XML by the names of its first zip entries; any other zip stays unknown (the
+   * text reader calls it binary). */
+  switch (starts_with(head, n, "PK\3\4", 4) ? office_sniff(head, n) : OFFICE_NONE) {
+  case OFFICE_DOCX:
+    return DETECT_DOCX;
+  case OFFICE_XLSX:
+    return DETECT_XLSX;
+  case OFFICE_PPTX:
+    return DETECT_PPTX;
+  case OFFICE_NONE:
+  default:
+    return DETECT_UNKNOWN;
+  }
 }
 
 const char *detect_media_type(DetectKind k) {
@@ -108,9 +122,20 @@ const char *detect_media_type(DetectKind k) {
     return "image/tiff";
   case DETECT_ICO:
     return "image/vnd.microsoft.icon";
+  case DETECT_DOCX:
+    return "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
+  case DETECT_XLSX:
+    return "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
+  case DETECT_PPTX:
+    return "application/vnd.openxmlformats-officedocument.presentationml.presentation";
   default:
     return NULL;
   }
+}
+
+/* DOCX, XLSX or PPTX; see detect.h. */
+bool detect_is_office(DetectKind k) {
+  return k == DETECT_DOCX || k == DETECT_XLSX || k == DETECT_PPTX;
 }
 
 bool detect_is_web_image(DetectKind k) {

@@ -16,6 +16,9 @@ typedef enum {
   DETECT_BMP,
   DETECT_TIFF,
   DETECT_ICO,
+  DETECT_DOCX, /* a zip whose first entries are [Content_Types].xml and word/ parts */
+  DETECT_XLSX, /* ... xl/ parts */
+  DETECT_PPTX, /* ... ppt/ parts */
 } DetectKind;
 
 /* Classifies the first n bytes of a file by signature alone. Pure. */
@@ -23,6 +26,9 @@ DetectKind detect_magic(const uint8_t *head, size_t n);
 
 /* The media type of a signature kind ("image/png", "application/pdf"), NULL for UNKNOWN. */
 const char *detect_media_type(DetectKind k);
+
+/* True for the office documents (DOCX, XLSX, PPTX). */
+bool detect_is_office(DetectKind k);
 
 /* True for the kinds sent to the model as they are (PNG, JPEG, GIF, WebP). */
 bool detect_is_web_image(DetectKind k);

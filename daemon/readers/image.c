@@ -327,6 +327,49 @@ int image_read(int fd, const struct stat *st, DetectKind k, const uint8_t *head,
   return convert((uint8_t *)pic, len, &copt, &key, res);
 }
 
+/* A picture in memory into res; see image.h. */
+int image_read_bytes(const uint8_t *data, size_t len, const ImageOptions *opt, FileResult *res) {
+  DetectKind k = detect_magic(data, len);
+  ImageConvertOptions copt = {.loader = loader_for(k),
+                              .max_dimension = opt->max_dimension,
+                              .photo = k == DETECT_JPEG,
+                              .cancelled = opt->cancelled,
+                              .check_rows = k == DETECT_PNG};
+  g_autofree char *error = NULL;
+  ImageHeaderInfo info = {0};
+  g_autofree uint8_t *still = NULL;
+  ImageOut *out = NULL;
+  size_t n = 0;
+  bool animated = false;
+  int r;
+
+  res->type = FILE_TYPE_IMAGE;
+  if (!detect_is_web_image(k)) {
+    file_result_fail(res, CODE_UNSUPPORTED_FORMAT, "not a PNG, JPEG, GIF or WebP picture");
+    return -ENOTSUP;
+  }
+  if (web_image(k, data, len, opt, &info, res))
+    return res->code != NULL ? -EINVAL : 0;
+  copt.check_rows = copt.check_rows && !info.interlaced;
+  if (k == DETECT_PNG && info.interlaced && image_header_png_data_check(data, len) < 0)
+    return convert_failed(res, -EBADMSG, "image/png data is truncated or damaged");
+  if (k == DETECT_GIF) {
+    still = gif_first_frame(data, info.first_frame_end);
+    data = still;
+    len = info.first_frame_end + 1;
+  }
+  /* Never tiled (copt.tile is IMAGE_TILE_NEVER): one picture for its place in the document. */
+  r = image_remote_convert(data, len, &copt, &out, &n, &animated, &error);
+  if (r < 0) {
+    image_out_list_free(out, n);
+    return convert_failed(res, r, error);
+  }
+  for (size_t i = 0; i < n; i++)
+    *file_result_add_image(res) = out[i];
+  g_free(out); /* its members now belong to res */
+  return 0;
+}
+
 /* An <svg> element within the first SVG_SNIFF bytes of a file that starts with markup. */
 bool image_is_svg(const uint8_t *head, size_t n) {
   size_t lim = MIN(n, SVG_SNIFF), i = 0;
@@ -391,6 +434,7 @@ static int rescale(ImageOut *img, int edge, const atomic_bool *cancelled, char *
   out.original_height = img->original_height > 0 ? img->original_height : img->height;
   out.page = img->page;
   out.tile = img->tile;
+  out.cell = img->cell;
   image_out_clear(img);
   *img = out;
   return 0;

@@ -44,6 +44,11 @@ bool image_is_svg(const uint8_t *head, size_t n);
 int image_read_svg(int fd, const struct stat *st, const uint8_t *head, size_t head_len,
                    const ImageOptions *opt, FileResult *res);
 
+/* Like image_read for a picture held in memory (an output embedded in a notebook): a PNG, JPEG,
+ * GIF or WebP by its signature, refused, sent as it is or converted like an image file, not
+ * cached. Other data is UNSUPPORTED_FORMAT. */
+int image_read_bytes(const uint8_t *data, size_t len, const ImageOptions *opt, FileResult *res);
+
 /* The limits of a whole request, applied once every file was read (on a worker thread):
  * when the request sends more than IMAGE_MANY images, those longer than
  * IMAGE_MANY_MAX_DIMENSION are scaled down to it; then, in request order, an image file

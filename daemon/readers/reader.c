@@ -10,6 +10,8 @@
 
 #include "daemon/readers/detect.h"
 #include "daemon/readers/image.h"
+#include "daemon/readers/notebook.h"
+#include "daemon/readers/office.h"
 #include "daemon/pdf/pdf.h"
 #include "daemon/readers/text.h"
 
@@ -95,11 +97,63 @@ static ssize_t read_head(int fd, bool *ret_eof) {
   return (ssize_t)len;
 }
 
+/* A notebook by its name (.ipynb), or by its content (a JSON object naming "cells" and
+ * "nbformat"). */
+static bool is_notebook(const char *path, const uint8_t *head, size_t n) {
+  size_t len = strlen(path);
+
+  return (len >= 6 && g_ascii_strcasecmp(path + len - 6, ".ipynb") == 0) || notebook_sniff(head, n);
+}
+
+/* A notebook's picture through the image pipeline, as an image file would go: refused, sent as
+ * it is, or converted in the worker process. */
+static int notebook_image_cb(void *ctx, const char *media_type, const uint8_t *data, size_t len,
+                             FileResult *res, char **ret_error) {
+  const ImageOptions *iopt = ctx;
+  FileResult one = {0};
+  int r = image_read_bytes(data, len, iopt, &one);
+
+  if (r == 0 && one.code == NULL && one.n_images == 1) {
+    *file_result_add_image(res) = one.images[0];
+    memset(&one.images[0], 0, sizeof(one.images[0]));
+  } else {
+    *ret_error = g_strdup_printf("%s: %s", one.code != NULL ? one.code : CODE_CONVERSION_FAILED,
+                                 one.error != NULL ? one.error : "no picture");
+    r = r < 0 ? r : -EINVAL;
+  }
+  file_result_clear(&one);
+  return r;
+}
+
+/* A notebook or an office document, both read whole in a blocking job. */
+static void read_sections(const ReaderOptions *o, int fd, const struct stat *st, DetectKind kind,
+                          size_t n, const atomic_bool *cancelled, FileResult *res) {
+  ImageOptions iopt = {.max_dimension = o->max_dimension, .cancelled = cancelled};
+
+  if (detect_is_office(kind)) {
+    OfficeOptions oopt = {.offset = o->offset, .limit = o->limit, .cancelled = cancelled};
+    OfficeKind ok = kind == DETECT_DOCX   ? OFFICE_DOCX
+                    : kind == DETECT_XLSX ? OFFICE_XLSX
+                                          : OFFICE_PPTX;
+
+    (void)office_read_fd(fd, ok, &oopt, res);
+  } else {
+    NotebookOptions nopt = {.offset = o->offset,
+                            .limit = o->limit,
+                            .max_image_bytes = o->max_image_bytes,
+                            .image = notebook_image_cb,
+                            .image_ctx = &iopt,
+                            .cancelled = cancelled};
+
+    (void)notebook_read(fd, st, head_buf, n, &nopt, res);
+  }
+}
+
 /* Reads the open file by its kind. Returns false, having read nothing into res, when the file
  * needs blocking work and text_only forbids it. */
 static bool read_open_file(const ReaderOptions *o, int fd, const struct stat *st, bool text_only,
                            const atomic_bool *cancelled, FileResult *res) {
-  bool eof = false, svg;
+  bool eof = false, svg, notebook;
   ssize_t n = read_head(fd, &eof);
   DetectKind kind;
 
@@ -109,11 +163,17 @@ static bool read_open_file(const ReaderOptions *o, int fd, const struct stat *st
   }
   kind = detect_magic(head_buf, (size_t)n);
   svg = kind == DETECT_UNKNOWN && o->render && image_is_svg(head_buf, (size_t)n);
-  /* Pictures, PDFs and SVG renders wait on a decoder or a worker process: not on a text lane. */
-  if (text_only && (kind != DETECT_UNKNOWN || svg))
+  notebook = kind == DETECT_UNKNOWN && !svg && is_notebook(o->path, head_buf, (size_t)n);
+  /* Pictures, PDFs and SVG renders wait on a decoder or a worker process: not on a text lane.
+   * Nor do notebooks (their pictures may need the worker; json-glib holds the whole tree) and
+   * office documents (a zip is decompressed whole, up to hundreds of MiB): both cost far more
+   * than a text file of their size. */
+  if (text_only && (kind != DETECT_UNKNOWN || svg || notebook))
     return false;
   /* Every reader sets its per-file failure in res: what it returns says the same. */
-  if (svg) {
+  if (notebook || detect_is_office(kind)) {
+    read_sections(o, fd, st, kind, (size_t)n, cancelled, res);
+  } else if (svg) {
     /* SVG is text (agents edit it); `render: true` asks for the picture instead. */
     ImageOptions iopt = {.max_dimension = o->max_dimension, .cancelled = cancelled};
 

@@ -16,4 +16,5 @@
 #include "tests/lib/xml-check.h"  /* result.xml against docs/read-results.rng */
 #include "tests/lib/files.h"      /* test files, lines, mtimes, ISO times */
 #include "tests/lib/images.h"     /* image sizes, PNG and WebP writers */
+#include "tests/lib/zip.h"        /* zip archives: office documents, bombs, floods */
 #include "tests/lib/stdio-mode.h" /* RdStdio: readerd serve --stdio */

@@ -101,7 +101,7 @@ export interface ReadNotice {
 /** `files[i]` of a read result: answers `paths[i]`. */
 export interface FileInfo {
   path: string;
-  type?: 'text' | 'image' | 'pdf' | string;
+  type?: 'text' | 'image' | 'pdf' | 'notebook' | 'document' | string;
   bytes?: number;
   modified?: number;
   lines?: number;
@@ -140,6 +140,14 @@ export interface FileInfo {
   etag?: string;
   /** The etag matched `ifNoneMatch`: no `type`, no content; `bytes`, `modified`, `etag` kept. */
   unchanged?: boolean;
+  /** Office documents (`type: 'document'`): which kind. */
+  format?: 'docx' | 'xlsx' | 'pptx';
+  /** Notebooks: cells in the whole notebook (`shown` counts cells); its kernel's language. */
+  cells?: number;
+  language?: string;
+  /** XLSX: sheets in the workbook. PPTX: slides in the presentation (`shown` counts slides). */
+  sheets?: number;
+  slides?: number;
   /** Set when this file could not be read (FILE_NOT_FOUND, IS_DIRECTORY, ...). */
   code?: string;
   error?: string;
@@ -166,6 +174,8 @@ export interface ImageInfo {
   tileIndex?: number;
   /** The tiles the picture was cut into, with `tile`. */
   tiles?: number;
+  /** A notebook's picture output: the 1-based index of its cell. */
+  cell?: number;
 }
 
 /** The result of `read`. */
