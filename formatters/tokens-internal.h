@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "formatters/tokens.h"
+
 typedef enum {
   TOKEN_F_WORD,    /* ASCII word pieces ("fooBar" is two) */
   TOKEN_F_LONG,    /* letters of word pieces past their sixth */
@@ -20,6 +22,8 @@ typedef enum {
   TOKEN_F_OTHER,   /* other non-ASCII characters (Latin accents, Cyrillic, Greek, symbols) */
   TOKEN_F_COUNT,
 } TokenFeature;
+
+_Static_assert(TOKEN_F_COUNT == TOKENS_N_FEATURES, "tokens.h sizes the counter");
 
 /* Adds the features of n bytes of UTF-8 to f[TOKEN_F_COUNT]. */
 void tokens_features(const char *s, size_t n, int64_t f[TOKEN_F_COUNT]);

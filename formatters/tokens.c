@@ -5,6 +5,7 @@
 
 #include "formatters/tokens-internal.h"
 
+
 /* What each feature costs, in thousandths of a token: fitted to o200k_base on Go source,
  * English prose, JSON and CJK text (docs/performance.md gives the fit's error per file). */
 static const int64_t WEIGHT_MILLI[TOKEN_F_COUNT] = {
@@ -85,15 +86,10 @@ static int is_cjk(uint32_t cp) {
          (cp >= 0xFF00 && cp <= 0xFFEF) || (cp >= 0x20000 && cp <= 0x3FFFF);
 }
 
-typedef struct {
-  int kind;     /* the class of the run being scanned: C_LOWER (a word), C_DIGIT, C_PUNCT,
-                   C_BLANK, or C_OTHER for none */
-  size_t len;   /* bytes of it */
-  size_t caps;  /* upper-case letters of a word piece */
-  size_t tabs;  /* tabs of a blank run */
-  int last;     /* class of its last byte */
-  int64_t *f;
-} Scan;
+/* The scan's state is the counter's: kind is the class of the run being scanned (C_LOWER for
+ * a word, C_DIGIT, C_PUNCT, C_BLANK, or C_OTHER for none), len its bytes, caps its capital
+ * letters, tabs its tabs, last the class of its last byte. */
+typedef TokenCounter Scan;
 
 /* Counts the run that ends. */
 static void run_end(Scan *s) {
@@ -159,13 +155,10 @@ static void run_add(Scan *s, int kind, int cls) {
   s->last = cls;
 }
 
-void tokens_features(const char *str, size_t n, int64_t f[TOKEN_F_COUNT]) {
-  const unsigned char *p = (const unsigned char *)str;
-  Scan s = {.kind = C_OTHER, .f = f};
+static void scan(Scan *sc, const unsigned char *p, size_t n) {
+  Scan s = *sc;
   size_t i = 0;
 
-  if (!__atomic_load_n(&classes_ready, __ATOMIC_ACQUIRE))
-    classes_init();
   while (i < n) {
     int cls = byte_class[p[i]];
     uint32_t cp;
@@ -190,7 +183,7 @@ void tokens_features(const char *str, size_t n, int64_t f[TOKEN_F_COUNT]) {
       if (s.kind == C_BLANK)
         s.kind = C_OTHER;
       if (s.kind != C_PUNCT)
-        f[TOKEN_F_LINE]++;
+        s.f[TOKEN_F_LINE]++;
       run_end(&s);
       break;
     case C_HIGH:
@@ -199,11 +192,11 @@ void tokens_features(const char *str, size_t n, int64_t f[TOKEN_F_COUNT]) {
         /* Each one its own piece, and a blank or a punctuation mark before it joins it. */
         run_join(&s, C_LOWER);
         run_end(&s);
-        f[is_hangul(cp) ? TOKEN_F_HANGUL : TOKEN_F_CJK]++;
+        s.f[is_hangul(cp) ? TOKEN_F_HANGUL : TOKEN_F_CJK]++;
       } else {
         /* A letter of another script goes on the word ("café", "слово"), at a cost. */
         run_add(&s, C_LOWER, C_LOWER);
-        f[TOKEN_F_OTHER]++;
+        s.f[TOKEN_F_OTHER]++;
       }
       continue;
     default:
@@ -212,18 +205,48 @@ void tokens_features(const char *str, size_t n, int64_t f[TOKEN_F_COUNT]) {
     }
     i++;
   }
+  *sc = s;
+}
+
+void token_counter_init(TokenCounter *c) {
+  memset(c, 0, sizeof *c);
+  c->kind = C_OTHER;
+  if (!__atomic_load_n(&classes_ready, __ATOMIC_ACQUIRE))
+    classes_init();
+}
+
+void token_counter_feed(TokenCounter *c, const char *s, size_t n) {
+  scan(c, (const unsigned char *)s, n);
+}
+
+int64_t token_counter_milli(const TokenCounter *c) {
+  Scan s = *c;
+  int64_t milli = 0;
+
   run_end(&s);
+  for (int k = 0; k < TOKEN_F_COUNT; k++)
+    milli += s.f[k] * WEIGHT_MILLI[k];
+  return milli;
+}
+
+void tokens_features(const char *str, size_t n, int64_t f[TOKEN_F_COUNT]) {
+  TokenCounter c;
+
+  token_counter_init(&c);
+  token_counter_feed(&c, str, n);
+  run_end(&c);
+  for (int k = 0; k < TOKEN_F_COUNT; k++)
+    f[k] += c.f[k];
 }
 
 int64_t tokens_text_milli(const char *s, size_t n) {
-  int64_t f[TOKEN_F_COUNT] = {0}, milli = 0;
+  TokenCounter c;
 
   if (n == 0)
     return 0;
-  tokens_features(s, n, f);
-  for (int k = 0; k < TOKEN_F_COUNT; k++)
-    milli += f[k] * WEIGHT_MILLI[k];
-  return milli;
+  token_counter_init(&c);
+  token_counter_feed(&c, s, n);
+  return token_counter_milli(&c);
 }
 
 int64_t tokens_from_milli(int64_t milli) {

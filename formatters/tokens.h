@@ -10,6 +10,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* What tokens_features() counts (see tokens-internal.h); the fitted weights are tokens.c's. */
+#define TOKENS_N_FEATURES 13
+
+/* A running estimate over text fed in pieces (a line number, then its line, ...): the same
+ * as the estimate of the pieces joined. Embed it; the fields are private. */
+typedef struct {
+  int64_t f[TOKENS_N_FEATURES];
+  int kind, last;
+  size_t len, caps, tabs;
+} TokenCounter;
+
+/* Prepares c. */
+void token_counter_init(TokenCounter *c);
+
+/* Feeds n more bytes (a multi-byte character must not be split between two calls). */
+void token_counter_feed(TokenCounter *c, const char *s, size_t n);
+
+/* The estimate of what was fed, in thousandths of a token; c can be fed on. */
+int64_t token_counter_milli(const TokenCounter *c);
+
 /* Estimated tokens of n bytes of UTF-8 text (invalid bytes count as characters of another
  * script). Additive over lines: the estimate of a text is the sum of the estimates of its
  * lines, each with its '\n', so a cut made on a line boundary splits it exactly. s may be

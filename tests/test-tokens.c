@@ -66,6 +66,26 @@ START_TEST(tokens_additive_over_lines) {
 }
 END_TEST
 
+/* A counter fed in pieces (a line number, then its line) estimates what the pieces joined
+ * would: the budget measures numbered lines without building them. */
+START_TEST(tokens_counter_joins_pieces) {
+  const char *pieces[][2] = {{"     1\t", "package main\n"},
+                             {"   120\t", "\t\treturn x, nil\n"},
+                             {"  9999\t", "  42 items\n"},
+                             {"", "\xe4\xbd\xa0\xe5\xa5\xbd, world\n"}};
+
+  for (size_t k = 0; k < G_N_ELEMENTS(pieces); k++) {
+    g_autofree char *joined = g_strconcat(pieces[k][0], pieces[k][1], NULL);
+    TokenCounter c;
+
+    token_counter_init(&c);
+    token_counter_feed(&c, pieces[k][0], strlen(pieces[k][0]));
+    token_counter_feed(&c, pieces[k][1], strlen(pieces[k][1]));
+    ck_assert_int_eq(token_counter_milli(&c), tokens_text_milli(joined, strlen(joined)));
+  }
+}
+END_TEST
+
 /* More text never costs less, and a repeated text costs about twice as much. */
 START_TEST(tokens_grow_with_text) {
   const char *s = "The quick brown fox jumps over the lazy dog.\n";
@@ -289,6 +309,7 @@ static Suite *tokens_suite(void) {
   tcase_add_test(tc, tokens_empty_is_zero);
   tcase_add_test(tc, tokens_additive_over_lines);
   tcase_add_test(tc, tokens_grow_with_text);
+  tcase_add_test(tc, tokens_counter_joins_pieces);
   tcase_add_test(tc, tokens_image_formulas);
   tcase_add_test(tc, tokens_calibrated_against_o200k);
   suite_add_tcase(s, tc);
