@@ -81,6 +81,9 @@ static GString *format_file(const Request *req, size_t i, int64_t image_index) {
 static void file_done(Request *req, size_t i) {
   FileResult *f = &req->result.files[i];
 
+  file_result_count_tokens(f, strcmp(req->fmt->name, "openai") == 0,
+                           req->params.image_detail == READ_IMAGE_DETAIL_LOW);
+
   if (f->code != NULL || f->n_images == 0) {
     req->frags[i] = format_file(req, i, 0);
     /* The text now lives in the fragment. */

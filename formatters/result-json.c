@@ -226,6 +226,23 @@ static void json_pdf_fields(GString *gs, const FileResult *f) {
     json_str(gs, "author", f->author);
 }
 
+/* A plan entry or a file the budget left out: what is known of it, without its content. */
+static void json_listed_fields(GString *gs, const FileResult *f) {
+  json_int(gs, "tokensTotal", f->tokens_total);
+  if (f->omitted != NULL)
+    json_str(gs, "omitted", f->omitted);
+  if (f->type == FILE_TYPE_TEXT && f->lines >= 0)
+    json_int(gs, "lines", f->lines);
+  if (f->encoding != NULL)
+    json_str(gs, "encoding", f->encoding);
+  if (f->type == FILE_TYPE_PDF && f->pages > 0)
+    json_int(gs, "pages", f->pages);
+  if (f->type == FILE_TYPE_IMAGE && f->width > 0) {
+    json_int(gs, "width", f->width);
+    json_int(gs, "height", f->height);
+  }
+}
+
 /* files[i]: the keys in the order of the contract, each only when it is set. */
 static void json_file(GString *gs, const FileResult *f, int64_t image_index) {
   const char *type = file_type_name(f->type);
@@ -242,6 +259,12 @@ static void json_file(GString *gs, const FileResult *f, int64_t image_index) {
     json_int(gs, "bytes", f->bytes);
   if (f->modified_ms != RESULT_TIME_UNKNOWN)
     json_int(gs, "modified", f->modified_ms);
+  json_int(gs, "tokens", f->tokens);
+  if (f->code == NULL && (f->omitted != NULL || f->planned)) {
+    json_listed_fields(gs, f);
+    json_close(gs, '}');
+    return;
+  }
   if (f->code == NULL && f->type == FILE_TYPE_TEXT)
     json_text_fields(gs, f);
   else if (f->code == NULL && f->type == FILE_TYPE_PDF)
@@ -271,7 +294,7 @@ static size_t json_estimate(const ReadResult *r, size_t xml_len) {
 /* The members after images; see result-json.h. */
 void result_json_format_files(GString *gs, const ReadResult *r) {
   static const ReadResult empty = {0};
-  int64_t bytes, lines, image_index = 0;
+  int64_t bytes, lines, tokens, total, image_index = 0;
 
   if (r == NULL)
     r = &empty;
@@ -285,8 +308,16 @@ void result_json_format_files(GString *gs, const ReadResult *r) {
   }
   json_close(gs, ']');
   read_result_totals(r, &bytes, &lines);
+  read_result_tokens(r, &tokens, &total);
   json_int(gs, "bytes", bytes);
   json_int(gs, "lines", lines);
+  json_int(gs, "tokens", tokens);
+  if (r->budget > 0)
+    json_int(gs, "budget", r->budget);
+  if (r->plan) {
+    json_bool(gs, "plan", true);
+    json_int(gs, "tokensTotal", total);
+  }
   json_close(gs, '}');
   /* json_close leaves a comma for the next member; the top-level object has none. */
   g_string_truncate(gs, gs->len - 1);

@@ -85,11 +85,25 @@ typedef struct {
   PageOut *page_out; /* the pages shown, in order; owned */
   size_t n_page_out;
   char *notice; /* text after the last page (how to read on), NULL when none; owned */
+
+  /* Token estimates (formatters/tokens.h) */
+  int64_t tokens;       /* of what is shown of this file (text, pages, pictures); 0 when failed */
+  int64_t tokens_total; /* of the whole file as a read would show it (plan and omitted entries) */
+  const char *omitted;  /* static: why the content is left out though the file is fine
+                           ("budget"), else NULL; bytes, lines (-1: unknown) and tokens_total
+                           are still given */
+  bool planned;         /* a plan entry: what a read would show, without the content */
+  int width, height;    /* an image's size as sent, in an entry without images[] (plan) */
 } FileResult;
+
+/* FileResult.omitted: the request's budget left the file out. */
+#define OMITTED_BUDGET "budget"
 
 typedef struct {
   FileResult *files;
   size_t n_files;
+  int64_t budget; /* the request's budget.tokens, 0 when it has none */
+  bool plan;      /* the answer is a plan: entries without content */
 } ReadResult;
 
 /* Releases everything an ImageOut owns; the struct itself is not freed. NULL is fine. */
@@ -115,8 +129,18 @@ PageOut *file_result_add_page(FileResult *f);
 /* Frees every file and the array; the ReadResult itself is zeroed, not freed. NULL is fine. */
 void read_result_clear(ReadResult *r);
 
-/* Sums bytes and lines over the files that were read (failed files excluded). */
+/* Sums bytes and lines over the files that were read (failed and omitted files excluded;
+ * in a plan, over every entry that is not refused). */
 void read_result_totals(const ReadResult *r, int64_t *ret_bytes, int64_t *ret_lines);
+
+/* Sums tokens over every file (*ret_tokens: what is shown) and, in a plan, tokens_total over
+ * the entries not refused (*ret_total; 0 outside a plan). Either may be NULL. */
+void read_result_tokens(const ReadResult *r, int64_t *ret_tokens, int64_t *ret_total);
+
+/* Sets f->tokens from what f shows: its text, its pages' text, outline and notice, and its
+ * pictures by the provider's formula (openai: OpenAI's at detail high, or low when low_detail;
+ * otherwise Anthropic's). A failed file shows nothing: 0. */
+void file_result_count_tokens(FileResult *f, bool openai, bool low_detail);
 
 /* The contract's lowercase name of a type: "text", "image", "pdf"; NULL for FILE_TYPE_UNKNOWN. */
 const char *file_type_name(FileType t);

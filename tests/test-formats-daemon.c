@@ -120,7 +120,7 @@ static void assert_same_meta(JsonObject *res, RdResult *x, const char *name) {
   for (GList *l = members; l != NULL; l = l->next)
     g_string_append_printf(k, "%s%s", k->len ? " " : "", (const char *)l->data);
   g_list_free(members);
-  keys = g_strdup_printf("%s files bytes lines", name);
+  keys = g_strdup_printf("%s files bytes lines tokens", name);
   ck_assert_str_eq(k->str, keys);
   g_string_free(k, TRUE);
   ck_assert_msg(json_node_equal(json_object_get_member(res, "files"),
