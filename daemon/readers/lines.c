@@ -4,10 +4,16 @@
 
 #include <glib.h>
 
+#include "formatters/tokens.h"
+
 /* Bytes kept free under the content cap for the final notice, which is at most
  * "… " + 19 digits + " more lines not shown (" + a 42-byte reason + "); continue with
  * offset=" + 19 digits + "\n", well under this. */
 #define NOTICE_RESERVE 160
+
+/* Tokens kept free under the token cap for the final notice, which the estimator prices at
+ * about 25 (tests/test-lines.c checks the cap holds with it). */
+#define NOTICE_RESERVE_TOKENS 40
 
 /* First allocation when the caller gives no size hint. */
 #define MIN_ALLOC 256
@@ -170,6 +176,19 @@ static void line_end(Lines *l, int how) {
     l->capped = true;
     return;
   }
+  /* Over the token cap: take the line back, the first one too (the budget is a promise). The
+   * estimate is additive over lines, so the content's is the sum of its lines'. */
+  if (l->opt.max_tokens > 0) {
+    int64_t milli = tokens_text_milli(l->buf + l->cur_start, l->len - l->cur_start);
+
+    if (l->milli + milli > (l->opt.max_tokens - NOTICE_RESERVE_TOKENS) * 1000) {
+      l->len = l->cur_start;
+      l->capped = true;
+      l->capped_tokens = true;
+      return;
+    }
+    l->milli += milli;
+  }
   if (l->cur_cut > 0)
     l->any_cut = true;
   if (l->shown_first == 0)
@@ -220,11 +239,16 @@ static const char *eol_name(unsigned seen) {
 
 /* Appends "… N more lines not shown[ (why)]; continue with offset=M". */
 static void append_more_notice(Lines *l, int64_t total) {
-  int64_t more = total - l->shown_last;
-  int64_t next = l->shown_last + 1;
+  int64_t next = l->shown_last > 0 ? l->shown_last + 1 : l->opt.offset;
+  int64_t more = total - next + 1;
   size_t cap = l->opt.max_content;
 
-  if (!l->capped)
+  if (l->capped_tokens)
+    append_printf(l,
+                  "\u2026 %" G_GINT64_FORMAT " more lines not shown (budget of %" G_GINT64_FORMAT
+                  " tokens); continue with offset=%" G_GINT64_FORMAT "\n",
+                  more, l->opt.max_tokens, next);
+  else if (!l->capped)
     append_printf(l,
                   "\u2026 %" G_GINT64_FORMAT
                   " more lines not shown; continue with offset=%" G_GINT64_FORMAT "\n",

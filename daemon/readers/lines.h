@@ -20,6 +20,9 @@ typedef struct {
   size_t max_line_chars; /* characters (code points) shown of one line; 0 means no cut */
   size_t max_content;    /* bytes of content, numbers and notice included; 0 means no cap */
   size_t size_hint;      /* expected input size, to size the first allocation; may be 0 */
+  int64_t max_tokens;    /* estimated tokens of content (formatters/tokens.h), numbers and
+                            notice included; lines past it are left out, the first one too;
+                            0 means no cap */
 } LinesOptions;
 
 /* What lines_finish hands over. */
@@ -51,7 +54,9 @@ typedef struct {
   bool cur_exact;   /* cur_chars counts characters (the line got near the cut) */
   int64_t cur_cut;  /* characters of the current line cut so far */
 
-  bool capped;  /* the content cap stopped adding lines */
+  bool capped;  /* the content cap (bytes or tokens) stopped adding lines */
+  bool capped_tokens; /* it was the token cap */
+  int64_t milli;      /* estimated thousandths of a token of the lines kept (max_tokens) */
   bool any_cut; /* a shown line was cut */
   int64_t shown_first;
   int64_t shown_last;

@@ -123,6 +123,7 @@ static bool read_open_file(const ReaderOptions *o, int fd, const struct stat *st
         .offset = o->offset,
         .limit = o->limit,
         .line_numbers = o->line_numbers,
+        .max_tokens = o->max_tokens,
         .cancelled = cancelled,
     };
     (void)text_read(fd, head_buf, (size_t)n, eof, &topt, res);

@@ -22,6 +22,7 @@ typedef struct {
   bool render;             /* PDF pages as pictures; an SVG rendered instead of read as text */
   int max_dimension;       /* long edge of pictures sent */
   int64_t max_image_bytes; /* base64 of a PDF's pictures at most (the request's image budget) */
+  int64_t max_tokens;      /* text: estimated tokens shown at most (budget); 0: no cap */
 } ReaderOptions;
 
 /* Reads o->path into res (which must be zeroed): resolved against o->base, else the

@@ -459,6 +459,7 @@ static int decoder_open(Decoder *d, const TextOptions *opt, size_t size_hint, Fi
       .max_line_chars = TEXT_MAX_LINE_CHARS,
       .max_content = TEXT_MAX_CONTENT,
       .size_hint = size_hint,
+      .max_tokens = opt->max_tokens,
   };
 
   d->cd = (GIConv)-1;

@@ -18,6 +18,8 @@ typedef struct {
   int64_t offset;               /* 1-based first line to show (>= 1) */
   int64_t limit;                /* lines to show at most (>= 1) */
   bool line_numbers;            /* cat -n: printf("%6d\t%s") */
+  int64_t max_tokens;           /* estimated tokens of content at most (the budget's share);
+                                   0: no cap */
   const atomic_bool *cancelled; /* may be NULL; checked between chunks */
 } TextOptions;
 
