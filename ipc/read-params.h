@@ -17,6 +17,8 @@
 /* Bytes of files' content (text, pages, base64) one answer holds at most; the files past it
  * are answered FILE_TOO_LARGE, naming the cap. */
 #define READ_MAX_ANSWER_BYTES ((size_t)64 * 1024 * 1024)
+/* budget.tokens at most: far past any model's context, and safe to count in thousandths. */
+#define READ_MAX_BUDGET_TOKENS ((int64_t)1000 * 1000 * 1000)
 
 
 /* `images.detail`: what the openai format asks of the model for each picture. */
@@ -48,6 +50,8 @@ typedef struct {
   const char *format;        /* a formatter's name (static, formatters/format.h); default "xml" */
   ReadImageDetail image_detail; /* images.detail, default READ_IMAGE_DETAIL_AUTO */
   size_t max_answer_bytes;      /* not a param: the face's cap, default READ_MAX_ANSWER_BYTES */
+  int64_t budget_tokens;        /* budget.tokens, 0 when there is no budget */
+  bool plan;                    /* plan: answer what a read would show, without content */
 } ReadParams;
 
 /* Fills *ret with defaults. */
