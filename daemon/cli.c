@@ -21,12 +21,15 @@ static const char usage_text[] =
     "  readerd read [--json] [--format FORMAT] [--offset N] [--limit N] [--no-line-numbers]\n"
     "               [--max-dimension N] [--max-image-bytes N] [--image-detail auto|low|high]\n"
     "               [--pages SPEC] [--render] [--password PW] [--root DIR] [--exclude GLOB]...\n"
-    "               PATH...\n"
+    "               [--budget TOKENS] [--plan] PATH...\n"
     "      Read files once, without a daemon; print the <ReadResults> XML (or, with --json,\n"
     "      the whole result object). --format xml|anthropic|openai|toolresult|text prints\n"
     "      that shape instead (docs/formats.md). --pages, --render and --password apply to\n"
     "      every PDF given (--render to SVG files too). --root DIR reads relative paths from\n"
     "      DIR and refuses files outside it; --exclude refuses matching files (.env, *.pem).\n"
+    "      --budget TOKENS fits the answer in that many estimated tokens, fairly (files it\n"
+    "      leaves out are listed omitted='budget'); --plan says what a read would cost\n"
+    "      without reading (docs/protocol.md).\n"
     "      Options may follow the paths; after -- every argument is a path. Exit 0 when\n"
     "      every file was read, 1 when any file has a per-file error, 2 on a usage error,\n"
     "      3 when the output could not be written.\n"
@@ -187,6 +190,14 @@ static int cli_read_option(int c, ReadParams *params, CliRun *run, CliPathOption
   case 'x':
     g_ptr_array_add(popt->exclude, optarg);
     return 0;
+  case 'B':
+    if (parse_number(optarg, 1, READ_MAX_BUDGET_TOKENS, &v) < 0)
+      return usage_error("--budget takes a number of tokens from 1 to 1000000000", optarg);
+    params->budget_tokens = v;
+    return 0;
+  case 'L':
+    params->plan = true;
+    return 0;
   case 'h':
     cli_usage(0);
     return 1;
@@ -230,6 +241,8 @@ int cli_read(int argc, char **argv) {
       {"password", required_argument, NULL, 'P'},
       {"root", required_argument, NULL, 'R'},
       {"exclude", required_argument, NULL, 'x'},
+      {"budget", required_argument, NULL, 'B'},
+      {"plan", no_argument, NULL, 'L'},
       {NULL, 0, NULL, 0},
   };
   ReadParams params;

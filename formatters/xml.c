@@ -252,6 +252,18 @@ static void put_fields(XmlOut *x, const FileResult *f, int64_t image_index) {
     put_attr(x, "omitted", f->omitted);
   if (!ok)
     return;
+  /* A plan entry or an omission: what is known of the file, nothing shown. */
+  if (f->omitted != NULL || f->planned) {
+    if (f->encoding != NULL)
+      put_attr(x, "encoding", f->encoding);
+    if (f->type == FILE_TYPE_PDF && f->pages > 0)
+      put_attr_int(x, "pages", f->pages);
+    if (f->type == FILE_TYPE_IMAGE && f->width > 0) {
+      put_attr_int(x, "width", f->width);
+      put_attr_int(x, "height", f->height);
+    }
+    return;
+  }
   if (f->encoding != NULL)
     put_attr(x, "encoding", f->encoding);
   if (f->bom)
@@ -285,9 +297,6 @@ static void put_fields(XmlOut *x, const FileResult *f, int64_t image_index) {
     if (f->animated)
       put_attr(x, "animated", "true");
     put_attr_int(x, "image", image_index);
-  } else if (f->type == FILE_TYPE_IMAGE && f->width > 0) {
-    put_attr_int(x, "width", f->width);
-    put_attr_int(x, "height", f->height);
   }
 }
 
@@ -350,13 +359,15 @@ static void put_content(XmlOut *x, const FileResult *f, int64_t image_index) {
     put_attr(x, "error", f->error);
   }
   put_fields(x, f, image_index);
-  if (f->code == NULL && f->content != NULL && f->content_len > 0) {
+  if (f->code == NULL && (f->omitted != NULL || f->planned)) {
+    /* Nothing shown. */
+  } else if (f->code == NULL && f->content != NULL && f->content_len > 0) {
     out_raw(x, "\n", 1);
     put_cdata(x, f->content, f->content_len);
     if (f->content[f->content_len - 1] != '\n')
       out_raw(x, "\n", 1);
   }
-  if (f->code == NULL && f->type == FILE_TYPE_PDF)
+  if (f->code == NULL && f->type == FILE_TYPE_PDF && f->omitted == NULL && !f->planned)
     put_pdf(x, f, image_index);
   if (!x->failed)
     out_check(x, xmlTextWriterEndElement(x->w));

@@ -152,6 +152,20 @@ static void line_append(Lines *l, const char *p, size_t n) {
     l->cur_cut += (int64_t)count_chars(p + i, n - i);
 }
 
+/* The token cap stops the content: lines kept on trial are taken back too. */
+static void token_cap_reached(Lines *l) {
+  if (l->tent) {
+    l->len = l->tent_start;
+    l->milli = l->tent_milli;
+    l->shown_last = l->tent_first - 1;
+    if (l->shown_last < l->shown_first)
+      l->shown_first = l->shown_last = 0;
+    l->tent = false;
+  }
+  l->capped = true;
+  l->capped_tokens = true;
+}
+
 /* The current line ends: with "\n" (EOL_LF), "\r\n" (EOL_CRLF), or the end of the stream. */
 static void line_end(Lines *l, int how) {
   int64_t n = l->lines + 1;
@@ -176,16 +190,24 @@ static void line_end(Lines *l, int how) {
     l->capped = true;
     return;
   }
-  /* Over the token cap: take the line back, the first one too (the budget is a promise). The
-   * estimate is additive over lines, so the content's is the sum of its lines'. */
+  /* The token cap: the estimate is additive over lines, so the content's is the sum of its
+   * lines'. A line over it is taken back, the first one too (the budget is a promise). */
   if (l->opt.max_tokens > 0) {
     int64_t milli = tokens_text_milli(l->buf + l->cur_start, l->len - l->cur_start);
+    int64_t cap = l->opt.max_tokens * 1000;
 
-    if (l->milli + milli > (l->opt.max_tokens - NOTICE_RESERVE_TOKENS) * 1000) {
+    if (l->milli + milli > cap) {
       l->len = l->cur_start;
-      l->capped = true;
-      l->capped_tokens = true;
+      token_cap_reached(l);
       return;
+    }
+    /* Past the room the notice needs, lines are kept on trial: a whole file fits its cap
+     * exactly, a cut one leaves room for its notice. */
+    if (!l->tent && l->milli + milli > cap - NOTICE_RESERVE_TOKENS * 1000) {
+      l->tent = true;
+      l->tent_start = l->cur_start;
+      l->tent_first = n;
+      l->tent_milli = l->milli;
     }
     l->milli += milli;
   }
@@ -277,6 +299,9 @@ void lines_finish(Lines *l, LinesResult *ret) {
     l->lines++;
     l->in_line = false;
   }
+  /* Lines on trial stay only when nothing follows them: a notice would need their room. */
+  if (l->tent && l->shown_last < l->lines)
+    token_cap_reached(l);
   if (l->lines == 0 && l->opt.offset == 1) {
     truncated = false; /* an empty stream is shown whole, as nothing */
   } else if (l->opt.offset > l->lines) {

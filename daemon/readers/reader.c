@@ -146,9 +146,38 @@ static bool read_open_file(const ReaderOptions *o, int fd, const struct stat *st
   return true;
 }
 
-/* reader_read(), or with text_only, false (res cleared) for a file that needs blocking work. */
+/* Samples the open file for the measure phase (reader_measure). */
+static bool sample_open_file(const ReaderOptions *o, int fd, FileResult *res, ReaderSample *ret) {
+  bool eof = false;
+  ssize_t n = read_head(fd, &eof);
+
+  memset(ret, 0, sizeof *ret);
+  if (n < 0) {
+    fail_errno(res, (int)-n, "read");
+    return false;
+  }
+  ret->head = head_buf;
+  ret->head_len = (size_t)n;
+  ret->eof = eof;
+  ret->kind = detect_magic(head_buf, (size_t)n);
+  ret->svg_render = ret->kind == DETECT_UNKNOWN && o->render && image_is_svg(head_buf, (size_t)n);
+  if (ret->kind == DETECT_PDF) {
+    res->type = FILE_TYPE_PDF;
+  } else if (ret->kind != DETECT_UNKNOWN || ret->svg_render) {
+    res->type = FILE_TYPE_IMAGE;
+  } else {
+    res->type = FILE_TYPE_TEXT;
+    /* A binary file is refused here as a read would refuse it. */
+    if (text_sniff(head_buf, (size_t)n, eof, &ret->encoding, res) < 0)
+      return false;
+  }
+  return true;
+}
+
+/* reader_read(), or with text_only, false (res cleared) for a file that needs blocking work;
+ * with sample, reader_measure(). */
 static bool read_file(const ReaderOptions *o, const Workspace *ws, bool text_only,
-                      const atomic_bool *cancelled, FileResult *res) {
+                      const atomic_bool *cancelled, FileResult *res, ReaderSample *sample) {
   g_autofree char *full = NULL;
   struct stat st;
   bool done = true;
@@ -186,6 +215,10 @@ static bool read_file(const ReaderOptions *o, const Workspace *ws, bool text_onl
     goto finish;
   res->bytes = (int64_t)st.st_size;
   res->modified_ms = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
+  if (sample != NULL) {
+    done = sample_open_file(o, fd, res, sample);
+    goto finish;
+  }
   if (!read_open_file(o, fd, &st, text_only, cancelled, res)) {
     file_result_clear(res);
     done = false;
@@ -198,10 +231,16 @@ finish:
 
 void reader_read(const ReaderOptions *o, const Workspace *ws, const atomic_bool *cancelled,
                  FileResult *res) {
-  (void)read_file(o, ws, false, cancelled, res);
+  (void)read_file(o, ws, false, cancelled, res, NULL);
 }
 
 bool reader_read_text(const ReaderOptions *o, const Workspace *ws, const atomic_bool *cancelled,
                       FileResult *res) {
-  return read_file(o, ws, true, cancelled, res);
+  return read_file(o, ws, true, cancelled, res, NULL);
+}
+
+bool reader_measure(const ReaderOptions *o, const Workspace *ws, const atomic_bool *cancelled,
+                    FileResult *res, ReaderSample *ret) {
+  memset(ret, 0, sizeof *ret);
+  return read_file(o, ws, false, cancelled, res, ret) && res->code == NULL;
 }

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "daemon/readers/detect.h"
 #include "daemon/readers/workspace.h"
 #include "formatters/result.h"
 
@@ -38,3 +39,21 @@ void reader_read(const ReaderOptions *o, const Workspace *ws, const atomic_bool 
  * blocking is allowed. */
 bool reader_read_text(const ReaderOptions *o, const Workspace *ws, const atomic_bool *cancelled,
                       FileResult *res);
+
+/* What the measure phase learns of a file from its stat and its head, without reading it. */
+typedef struct {
+  DetectKind kind;      /* DETECT_UNKNOWN: text (or an SVG read as text) */
+  bool svg_render;      /* an SVG that `render` asks to draw: a picture */
+  const uint8_t *head;  /* the file's first head_len bytes: the calling thread's buffer, valid
+                           until its next reader call */
+  size_t head_len;
+  bool eof;             /* head is the whole file */
+  const char *encoding; /* text: how it would be decoded (static) */
+} ReaderSample;
+
+/* Measures o->path: res gets what reader_read() would say of it without content (path, bytes,
+ * modified, type for a picture or a PDF, or a per-file failure: not found, refused, binary),
+ * *ret the head. Returns true when the file could be opened and sampled (res->code NULL),
+ * false when res holds a failure. Never blocks on a decoder or a worker process. */
+bool reader_measure(const ReaderOptions *o, const Workspace *ws, const atomic_bool *cancelled,
+                    FileResult *res, ReaderSample *ret);

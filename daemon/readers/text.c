@@ -577,6 +577,15 @@ static void fill_result(Decoder *d, FileResult *res) {
   res->shown_last = lr.shown_last;
 }
 
+int text_sniff(const uint8_t *head, size_t head_len, bool eof, const char **ret_encoding,
+               FileResult *res) {
+  Encoding enc;
+  int r = pick_encoding(head != NULL ? head : (const uint8_t *)"", head_len, eof, &enc, res);
+
+  *ret_encoding = r == 0 ? enc.name : NULL;
+  return r;
+}
+
 int text_read(int fd, const uint8_t *head, size_t head_len, bool eof, const TextOptions *opt,
               FileResult *res) {
   Decoder d;
