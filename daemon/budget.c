@@ -5,12 +5,12 @@
 #include <glib.h>
 
 #include "daemon/readers/image-header.h"
+#include "daemon/readers/lines.h"
 #include "daemon/readers/text.h"
 #include "formatters/tokens.h"
 
-/* Tokens the notice of a cut text costs ("… 120 more lines not shown; continue with
- * offset=81"): the estimator prices it at about 20. */
-#define NOTICE_TOKENS 25
+/* Tokens kept for the notice of a cut text: what the line engine keeps for it. */
+#define NOTICE_TOKENS LINES_NOTICE_TOKENS
 
 typedef enum {
   ITEM_REFUSED, /* failed at the measure: its entry is final */

@@ -56,7 +56,14 @@ static const char tools_list[] =
     "\"maxDimension\":{\"type\":\"integer\",\"minimum\":16,\"maximum\":8000,\"description\":"
     "\"Long edge of pictures, in pixels (default 1568).\"},"
     "\"maxTotalBytes\":{\"type\":\"integer\",\"minimum\":0,\"description\":\"Base64 bytes of all "
-    "pictures of the call (default 8 MiB).\"}}}}},"
+    "pictures of the call (default 8 MiB).\"}}},"
+    "\"budget\":{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"tokens\"],"
+    "\"description\":\"Estimated tokens the whole answer may take (default 25000): files in order, "
+    "each within a fair share; files left out are listed with omitted='budget', their size and "
+    "tokensTotal, to read in another call.\",\"properties\":{"
+    "\"tokens\":{\"type\":\"integer\",\"minimum\":1}}},"
+    "\"plan\":{\"type\":\"boolean\",\"description\":\"Say what each file is and what reading it "
+    "would cost (tokens, tokensTotal), without its content.\"}}},"
     "\"annotations\":{\"title\":\"Read files\",\"readOnlyHint\":true,\"destructiveHint\":false,"
     "\"idempotentHint\":true,\"openWorldHint\":false}}]}";
 
@@ -190,10 +197,11 @@ static bool mcp_images_budget_given(JsonObject *o) {
          json_object_has_member(json_node_get_object(images), "maxTotalBytes");
 }
 
-int mcp_read_args_parse(JsonNode *arguments, ReadParams *ret, char **ret_error) {
-  static const char *const members[] = {"paths",  "offset", "limit", "pages",
-                                        "render", "images", NULL};
-  static const char *const passed[] = {"offset", "limit", "images"};
+int mcp_read_args_parse(JsonNode *arguments, int64_t default_budget, ReadParams *ret,
+                        char **ret_error) {
+  static const char *const members[] = {"paths",  "offset", "limit",  "pages", "render",
+                                        "images", "budget", "plan",   NULL};
+  static const char *const passed[] = {"offset", "limit", "images", "budget", "plan"};
   g_autoptr(JsonBuilder) b = json_builder_new();
   g_autoptr(JsonNode) params = NULL;
   JsonObject *o;
@@ -230,6 +238,8 @@ int mcp_read_args_parse(JsonNode *arguments, ReadParams *ret, char **ret_error) 
     return -EINVAL;
   ret->format = format_get("mcp")->name;
   ret->max_answer_bytes = MCP_MAX_ANSWER_BYTES;
+  if (!json_object_has_member(o, "budget"))
+    ret->budget_tokens = default_budget;
   if (!mcp_images_budget_given(o))
     ret->max_total_image_bytes = MCP_DEFAULT_MAX_IMAGE_BYTES;
   return 0;
@@ -321,4 +331,36 @@ char *mcp_request_line(const char *id, const char *method, size_t *ret_len) {
 
   *ret_len = strlen(line);
   return line;
+}
+
+/* What each client takes of one tool result, in tokens, where it is documented
+ * (docs/mcp.md); any other client gets the default. */
+static const struct {
+  const char *name; /* initialize's clientInfo.name */
+  int64_t tokens;
+} client_budgets[] = {
+    {"claude-code", 25000}, /* MAX_MCP_OUTPUT_TOKENS */
+};
+
+int64_t mcp_client_budget(const char *client_name) {
+  for (size_t i = 0; client_name != NULL && i < G_N_ELEMENTS(client_budgets); i++)
+    if (strcmp(client_name, client_budgets[i].name) == 0)
+      return client_budgets[i].tokens;
+  return MCP_DEFAULT_BUDGET_TOKENS;
+}
+
+char *mcp_read_result_tail(size_t chars, size_t *ret_len) {
+  char *tail;
+
+  if (chars <= MCP_INLINE_RESULT_CHARS) {
+    tail = g_strdup(MCP_READ_RESULT_TAIL);
+  } else {
+    /* Room for the envelope too, rounded up to a thousand. */
+    size_t want = MIN((chars + 999) / 1000 * 1000 + 1000, (size_t)MCP_MAX_RESULT_SIZE_CHARS);
+
+    tail = g_strdup_printf(",\"isError\":false,\"_meta\":{\"anthropic/maxResultSizeChars\":%zu}}}\n",
+                           want);
+  }
+  *ret_len = strlen(tail);
+  return tail;
 }

@@ -11,10 +11,6 @@
  * offset=" + 19 digits + "\n", well under this. */
 #define NOTICE_RESERVE 160
 
-/* Tokens kept free under the token cap for the final notice, which the estimator prices at
- * about 25 (tests/test-lines.c checks the cap holds with it). */
-#define NOTICE_RESERVE_TOKENS 40
-
 /* First allocation when the caller gives no size hint. */
 #define MIN_ALLOC 256
 
@@ -203,7 +199,7 @@ static void line_end(Lines *l, int how) {
     }
     /* Past the room the notice needs, lines are kept on trial: a whole file fits its cap
      * exactly, a cut one leaves room for its notice. */
-    if (!l->tent && l->milli + milli > cap - NOTICE_RESERVE_TOKENS * 1000) {
+    if (!l->tent && l->milli + milli > cap - LINES_NOTICE_TOKENS * 1000) {
       l->tent = true;
       l->tent_start = l->cur_start;
       l->tent_first = n;

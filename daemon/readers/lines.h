@@ -13,6 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Tokens kept free under a token cap (max_tokens) for the final notice, which the estimator
+ * prices at about 20 ("… 120 more lines not shown; continue with offset=81"). */
+#define LINES_NOTICE_TOKENS 40
+
 typedef struct {
   int64_t offset;        /* 1-based first line to show; values < 1 mean 1 */
   int64_t limit;         /* lines to show at most; values < 1 mean 1 */
