@@ -18,6 +18,7 @@ typedef enum {
   ITEM_IMAGE,   /* a picture whose size the header gave: whole or nothing */
   ITEM_OPAQUE,  /* a PDF, an SVG to render, a picture without a readable header: its cost is
                    known only once read */
+  ITEM_UNSAMPLED, /* past what the budget can admit: opened and checked, its head not read */
 } ItemKind;
 
 typedef struct {
@@ -30,6 +31,11 @@ typedef struct {
 
 struct Budget {
   int64_t tokens; /* budget.tokens, 0 for a plan without a budget */
+  int64_t floor;  /* the least useful share (BUDGET_FLOOR_TOKENS, or a quarter of the budget) */
+  /* min(cost, floor) summed over the files measured so far, in any order. Past the budget,
+   * the fair share of every file is below the floor: the files are admitted in request order
+   * and none claimed after this point can be, so their heads are not read. */
+  atomic_int_fast64_t floor_sum;
   bool plan;
   bool measuring;
   bool openai, low_detail;
@@ -45,6 +51,8 @@ Budget *budget_new(const ReadParams *p, bool openai, bool low_detail) {
     return NULL;
   b = g_new0(Budget, 1);
   b->tokens = p->budget_tokens;
+  b->floor = MIN((int64_t)BUDGET_FLOOR_TOKENS, MAX(b->tokens / 4, 1));
+  atomic_init(&b->floor_sum, 0);
   b->plan = p->plan;
   b->measuring = true;
   b->openai = openai;
@@ -94,13 +102,17 @@ typedef struct {
   bool capped;          /* the content cap stopped the window within the sample */
 } TextMeasure;
 
-/* Prices each line of the sample as the line engine would show it: its number, its text, a
- * newline; the estimate of a numbered line is fed in pieces, never built. */
+/* Prices the sample as the line engine would show it, each line with its number and a
+ * newline, in one running count: the estimate is additive over lines, so the window's cost is
+ * the count at its end less the count at its start. Nothing is built. */
 static void measure_lines(const ReaderSample *s, const ReaderOptions *o, TextMeasure *m) {
   const char *p = (const char *)s->head, *end = p + s->head_len;
   int64_t last = o->limit > INT64_MAX - o->offset ? INT64_MAX : o->offset + o->limit - 1;
+  int64_t start_milli = -1, end_milli = -1;
+  TokenCounter c;
 
   memset(m, 0, sizeof *m);
+  token_counter_init(&c);
   /* Cut short, the sample's last line goes on past it: only whole lines count. */
   if (!s->eof) {
     const char *nl = memrchr(p, '\n', s->head_len);
@@ -112,32 +124,33 @@ static void measure_lines(const ReaderSample *s, const ReaderOptions *o, TextMea
     const char *nl = memchr(p, '\n', (size_t)(end - p));
     size_t len = nl != NULL ? (size_t)(nl - p) : (size_t)(end - p), body = len, plen = 0;
     char prefix[24];
-    TokenCounter c;
-    int64_t milli;
 
     if (body > 0 && p[body - 1] == '\r')
       body--;
     m->lines++;
-    token_counter_init(&c);
-    if (o->line_numbers) {
+    if (o->line_numbers)
       plen = line_prefix(prefix, m->lines);
-      token_counter_feed(&c, prefix, plen);
-    }
-    token_counter_feed(&c, p, body);
-    token_counter_feed(&c, "\n", 1);
-    milli = token_counter_milli(&c);
-    m->total_milli += milli;
-    if (m->lines >= o->offset && m->lines <= last && !m->capped) {
+    if (m->lines == o->offset)
+      start_milli = token_counter_milli(&c);
+    if (m->lines >= o->offset && m->lines <= last && end_milli < 0) {
       /* The engine keeps 160 bytes for its notice under the cap; one line always shows. */
       if (m->shown_bytes > 0 && m->shown_bytes + plen + body + 1 + 160 > TEXT_MAX_CONTENT) {
         m->capped = true;
+        end_milli = token_counter_milli(&c);
       } else {
-        m->shown_milli += milli;
         m->shown_bytes += plen + body + 1;
       }
     }
+    if (m->lines == last + 1 && end_milli < 0)
+      end_milli = token_counter_milli(&c);
+    token_counter_feed(&c, prefix, plen);
+    token_counter_feed(&c, p, body);
+    token_counter_feed(&c, "\n", 1);
     p = nl != NULL ? nl + 1 : end;
   }
+  m->total_milli = token_counter_milli(&c);
+  if (start_milli >= 0)
+    m->shown_milli = (end_milli >= 0 ? end_milli : m->total_milli) - start_milli;
 }
 
 /* A text file: what a read would show and the whole file, from its head. A file past the head
@@ -209,10 +222,18 @@ static void measure_image(Budget *b, const ReaderSample *s, Item *it, FileResult
 void budget_measure(Budget *b, size_t i, const ReaderOptions *o, const Workspace *ws,
                     const atomic_bool *cancelled, FileResult *res) {
   Item *it = &b->items[i];
+  bool sample = b->plan || b->tokens == 0 || atomic_load(&b->floor_sum) <= b->tokens;
   ReaderSample s;
 
-  if (!reader_measure(o, ws, cancelled, res, &s)) {
+  if (!reader_measure(o, ws, cancelled, sample, res, &s)) {
     it->kind = ITEM_REFUSED;
+    return;
+  }
+  if (!sample) {
+    /* Its size alone says what it would cost: about four bytes a token. */
+    it->kind = ITEM_UNSAMPLED;
+    it->total = res->bytes > 0 ? res->bytes / 4 + 1 : 0;
+    res->lines = -1;
     return;
   }
   if (res->type == FILE_TYPE_TEXT)
@@ -221,12 +242,13 @@ void budget_measure(Budget *b, size_t i, const ReaderOptions *o, const Workspace
     measure_image(b, &s, it, res);
   else
     it->kind = ITEM_OPAQUE;
+  atomic_fetch_add(&b->floor_sum, it->kind == ITEM_OPAQUE ? b->floor : MIN(it->want, b->floor));
 }
 
 /* What file i costs at a water level: its estimate, capped by the level; what is known only
  * once read takes the level. */
 static int64_t cost_at(const Item *it, int64_t level) {
-  return it->kind == ITEM_OPAQUE ? level : MIN(it->want, level);
+  return it->kind == ITEM_OPAQUE || it->kind == ITEM_UNSAMPLED ? level : MIN(it->want, level);
 }
 
 /* The highest level at which the admitted files' costs fit the budget (max-min fairness:
@@ -250,7 +272,7 @@ static int64_t water_level(const Budget *b, const bool *admitted) {
 
 /* Decides who is read, in request order, and the level of their shares. */
 static int64_t admit(Budget *b, bool *admitted) {
-  int64_t floor = MIN((int64_t)BUDGET_FLOOR_TOKENS, MAX(b->tokens / 4, 1)), level, sum = 0;
+  int64_t floor = b->floor, level, sum = 0;
   bool changed = true;
 
   for (size_t i = 0; i < b->n; i++)
@@ -328,8 +350,8 @@ void budget_decide(Budget *b, ReadResult *r) {
     if (admitted != NULL) {
       it->grant = cost_at(it, level);
       /* Not admitted, or a share too thin to show a line and the notice: no share. */
-      if (!admitted[i] || (it->kind == ITEM_TEXT && it->grant < it->want &&
-                           it->grant < BUDGET_MIN_CUT_TOKENS)) {
+      if (!admitted[i] || it->kind == ITEM_UNSAMPLED ||
+          (it->kind == ITEM_TEXT && it->grant < it->want && it->grant < BUDGET_MIN_CUT_TOKENS)) {
         omit(f, it->total);
         continue;
       }

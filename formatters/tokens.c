@@ -155,8 +155,64 @@ static void run_add(Scan *s, int kind, int cls) {
   s->last = cls;
 }
 
-static void scan(Scan *sc, const unsigned char *p, size_t n) {
-  Scan s = *sc;
+/* The run a byte class belongs to: C_LOWER for letters, C_BLANK for blanks and tabs. */
+static int run_kind(int cls) {
+  switch (cls) {
+  case C_UPPER:
+    return C_LOWER;
+  case C_TAB:
+    return C_BLANK;
+  default:
+    return cls;
+  }
+}
+
+/* Starts a run of `kind` unless one is going on (run_add's first step). */
+static inline void run_start(Scan *s, int kind) {
+  if (s->kind == kind)
+    return;
+  run_join(s, kind);
+  if (s->kind != kind)
+    run_end(s);
+  s->kind = kind;
+  s->last = C_OTHER;
+}
+
+/* Consumes the run of letters, digits, punctuation or blanks at p[i..n): a tight loop per run,
+ * the same counts as run_add() byte by byte. Returns the index past it. */
+static size_t scan_run(Scan *s, const unsigned char *p, size_t i, size_t n, int kind) {
+  run_start(s, kind);
+  if (kind == C_LOWER) {
+    for (; i < n; i++) {
+      int cls = byte_class[p[i]];
+
+      if (cls != C_LOWER && cls != C_UPPER)
+        break;
+      /* "fooBar" is two pieces, as the pre-tokenizer splits before an upper-case letter
+       * that follows a lower-case one. */
+      if (cls == C_UPPER && s->last == C_LOWER) {
+        run_end(s);
+        s->kind = C_LOWER;
+      }
+      s->len++;
+      s->caps += cls == C_UPPER;
+      s->last = cls;
+    }
+    return i;
+  }
+  for (; i < n; i++) {
+    int cls = byte_class[p[i]];
+
+    if (run_kind(cls) != kind)
+      break;
+    s->len++;
+    s->tabs += cls == C_TAB;
+    s->last = cls;
+  }
+  return i;
+}
+
+static void scan(Scan *s, const unsigned char *p, size_t n) {
   size_t i = 0;
 
   while (i < n) {
@@ -166,46 +222,41 @@ static void scan(Scan *sc, const unsigned char *p, size_t n) {
     switch (cls) {
     case C_LOWER:
     case C_UPPER:
-      run_add(&s, C_LOWER, cls);
-      break;
     case C_DIGIT:
     case C_PUNCT:
     case C_BLANK:
-      run_add(&s, cls, cls);
-      break;
     case C_TAB:
-      run_add(&s, C_BLANK, cls);
-      break;
+      i = scan_run(s, p, i, n, run_kind(cls));
+      continue;
     case C_LF:
       /* Blanks before a line break join it; a line break joins the punctuation before it
        * ("},\n"). Nothing carries over to the next line: the estimate is additive over
        * lines. */
-      if (s.kind == C_BLANK)
-        s.kind = C_OTHER;
-      if (s.kind != C_PUNCT)
-        s.f[TOKEN_F_LINE]++;
-      run_end(&s);
+      if (s->kind == C_BLANK)
+        s->kind = C_OTHER;
+      if (s->kind != C_PUNCT)
+        s->f[TOKEN_F_LINE]++;
+      run_end(s);
       break;
     case C_HIGH:
       i += next_cp(p + i, n - i, &cp);
       if (is_hangul(cp) || is_cjk(cp)) {
         /* Each one its own piece, and a blank or a punctuation mark before it joins it. */
-        run_join(&s, C_LOWER);
-        run_end(&s);
-        s.f[is_hangul(cp) ? TOKEN_F_HANGUL : TOKEN_F_CJK]++;
+        run_join(s, C_LOWER);
+        run_end(s);
+        s->f[is_hangul(cp) ? TOKEN_F_HANGUL : TOKEN_F_CJK]++;
       } else {
         /* A letter of another script goes on the word ("café", "слово"), at a cost. */
-        run_add(&s, C_LOWER, C_LOWER);
-        s.f[TOKEN_F_OTHER]++;
+        run_add(s, C_LOWER, C_LOWER);
+        s->f[TOKEN_F_OTHER]++;
       }
       continue;
     default:
-      run_end(&s); /* '\r' and control characters join the line break or go unseen */
+      run_end(s); /* '\r' and control characters join the line break or go unseen */
       break;
     }
     i++;
   }
-  *sc = s;
 }
 
 void token_counter_init(TokenCounter *c) {

@@ -195,7 +195,9 @@ START_TEST(budget_fair_shares_in_request_order) {
         ck_assert_str_eq(omitted, "budget");
         ck_assert_int_eq(rd_file_int(r, i, "tokens"), 0);
         ck_assert_int_gt(rd_file_int(r, i, "tokensTotal"), 0);
-        ck_assert_int_eq(rd_file_int(r, i, "lines"), rd_count_lines(data, len));
+        /* Lines where the measure read the file's head (the whole file, for these). */
+        if (json_object_has_member(rd_file(r, i), "lines"))
+          ck_assert_int_eq(rd_file_int(r, i, "lines"), rd_count_lines(data, len));
         omitted_seen = true;
         continue;
       }

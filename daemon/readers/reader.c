@@ -74,12 +74,12 @@ static char *resolve(const ReaderOptions *o, const char *path, const Workspace *
   return g_build_filename(base, path, NULL);
 }
 
-/* Reads up to HEAD_SIZE bytes. Returns the count, or a negative errno. */
-static ssize_t read_head(int fd, bool *ret_eof) {
+/* Reads up to max (at most HEAD_SIZE) bytes. Returns the count, or a negative errno. */
+static ssize_t read_head_max(int fd, size_t max, bool *ret_eof) {
   size_t len = 0;
 
-  while (len < HEAD_SIZE) {
-    ssize_t n = read(fd, head_buf + len, HEAD_SIZE - len);
+  while (len < max) {
+    ssize_t n = read(fd, head_buf + len, max - len);
 
     if (n < 0 && errno == EINTR)
       continue;
@@ -93,6 +93,11 @@ static ssize_t read_head(int fd, bool *ret_eof) {
   }
   *ret_eof = false;
   return (ssize_t)len;
+}
+
+/* Reads up to HEAD_SIZE bytes. Returns the count, or a negative errno. */
+static ssize_t read_head(int fd, bool *ret_eof) {
+  return read_head_max(fd, HEAD_SIZE, ret_eof);
 }
 
 /* Reads the open file by its kind. Returns false, having read nothing into res, when the file
@@ -149,7 +154,7 @@ static bool read_open_file(const ReaderOptions *o, int fd, const struct stat *st
 /* Samples the open file for the measure phase (reader_measure). */
 static bool sample_open_file(const ReaderOptions *o, int fd, FileResult *res, ReaderSample *ret) {
   bool eof = false;
-  ssize_t n = read_head(fd, &eof);
+  ssize_t n = read_head_max(fd, READER_SAMPLE_SIZE, &eof);
 
   memset(ret, 0, sizeof *ret);
   if (n < 0) {
@@ -175,9 +180,10 @@ static bool sample_open_file(const ReaderOptions *o, int fd, FileResult *res, Re
 }
 
 /* reader_read(), or with text_only, false (res cleared) for a file that needs blocking work;
- * with sample, reader_measure(). */
+ * with sample, reader_measure() (its head read only with sample_head). */
 static bool read_file(const ReaderOptions *o, const Workspace *ws, bool text_only,
-                      const atomic_bool *cancelled, FileResult *res, ReaderSample *sample) {
+                      const atomic_bool *cancelled, FileResult *res, ReaderSample *sample,
+                      bool sample_head) {
   g_autofree char *full = NULL;
   struct stat st;
   bool done = true;
@@ -216,7 +222,7 @@ static bool read_file(const ReaderOptions *o, const Workspace *ws, bool text_onl
   res->bytes = (int64_t)st.st_size;
   res->modified_ms = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
   if (sample != NULL) {
-    done = sample_open_file(o, fd, res, sample);
+    done = sample_head ? sample_open_file(o, fd, res, sample) : true;
     goto finish;
   }
   if (!read_open_file(o, fd, &st, text_only, cancelled, res)) {
@@ -231,16 +237,16 @@ finish:
 
 void reader_read(const ReaderOptions *o, const Workspace *ws, const atomic_bool *cancelled,
                  FileResult *res) {
-  (void)read_file(o, ws, false, cancelled, res, NULL);
+  (void)read_file(o, ws, false, cancelled, res, NULL, false);
 }
 
 bool reader_read_text(const ReaderOptions *o, const Workspace *ws, const atomic_bool *cancelled,
                       FileResult *res) {
-  return read_file(o, ws, true, cancelled, res, NULL);
+  return read_file(o, ws, true, cancelled, res, NULL, false);
 }
 
 bool reader_measure(const ReaderOptions *o, const Workspace *ws, const atomic_bool *cancelled,
-                    FileResult *res, ReaderSample *ret) {
+                    bool sample, FileResult *res, ReaderSample *ret) {
   memset(ret, 0, sizeof *ret);
-  return read_file(o, ws, false, cancelled, res, ret) && res->code == NULL;
+  return read_file(o, ws, false, cancelled, res, ret, sample) && res->code == NULL;
 }

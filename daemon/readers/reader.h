@@ -40,6 +40,10 @@ void reader_read(const ReaderOptions *o, const Workspace *ws, const atomic_bool 
 bool reader_read_text(const ReaderOptions *o, const Workspace *ws, const atomic_bool *cancelled,
                       FileResult *res);
 
+/* Bytes of a file's head the measure phase reads: enough to tell its kind, a picture's size
+ * and a text's character classes; the cost of a longer file is extrapolated from them. */
+#define READER_SAMPLE_SIZE ((size_t)16 * 1024)
+
 /* What the measure phase learns of a file from its stat and its head, without reading it. */
 typedef struct {
   DetectKind kind;      /* DETECT_UNKNOWN: text (or an SVG read as text) */
@@ -52,8 +56,9 @@ typedef struct {
 } ReaderSample;
 
 /* Measures o->path: res gets what reader_read() would say of it without content (path, bytes,
- * modified, type for a picture or a PDF, or a per-file failure: not found, refused, binary),
- * *ret the head. Returns true when the file could be opened and sampled (res->code NULL),
- * false when res holds a failure. Never blocks on a decoder or a worker process. */
+ * modified, its type, or a per-file failure: not found, refused, binary), *ret its head. With
+ * `sample` false the file is opened and checked but nothing is read (res->type stays unknown).
+ * Returns true when the file could be opened (and sampled) with res->code NULL, false when
+ * res holds a failure. Never blocks on a decoder or a worker process. */
 bool reader_measure(const ReaderOptions *o, const Workspace *ws, const atomic_bool *cancelled,
-                    FileResult *res, ReaderSample *ret);
+                    bool sample, FileResult *res, ReaderSample *ret);
