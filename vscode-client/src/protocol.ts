@@ -47,6 +47,13 @@ export interface ReadParams {
   images?: ImageParams;
   /** The shape of the result; default `xml` (a ReadResult), else a FormattedReadResult. */
   format?: ReadFormat;
+  /**
+   * Estimated tokens the answer's content may take: files in request order, each within a fair
+   * share; files left out come back with `omitted: 'budget'`. `tokens` >= 1.
+   */
+  budget?: { tokens: number };
+  /** Answer what a read would show, per file and in total, without any content. */
+  plan?: boolean;
 }
 
 /** `files[i]` of a read result: answers `paths[i]`. */
@@ -77,6 +84,12 @@ export interface FileInfo {
   /** Set when this file could not be read (FILE_NOT_FOUND, IS_DIRECTORY, ...). */
   code?: string;
   error?: string;
+  /** Estimated tokens of what is shown of this file (0 for a failure or an omission). */
+  tokens?: number;
+  /** Plan entries and omitted files: estimated tokens of the whole file as a read shows it. */
+  tokensTotal?: number;
+  /** Why the content is left out though the file is fine: the request's budget. */
+  omitted?: 'budget' | string;
 }
 
 /** `images[k]` of a read result. `width`/`height` describe `data`. */
@@ -99,6 +112,13 @@ export interface ReadResult {
   files: FileInfo[];
   bytes: number;
   lines: number;
+  /** Estimated tokens of what the answer shows: the sum of files[].tokens. */
+  tokens: number;
+  /** The request's budget.tokens; tokens never exceeds it. */
+  budget?: number;
+  /** A plan: entries without content, and tokensTotal of the whole files. */
+  plan?: boolean;
+  tokensTotal?: number;
 }
 
 /** The `toolresult` format's shape. */
@@ -123,6 +143,10 @@ export interface FormattedReadResult {
   files: FileInfo[];
   bytes: number;
   lines: number;
+  tokens: number;
+  budget?: number;
+  plan?: boolean;
+  tokensTotal?: number;
 }
 
 /** `read` params that ask for the default `xml` format. */
