@@ -113,7 +113,7 @@ export interface ReadResult {
   bytes: number;
   lines: number;
   /** Estimated tokens of what the answer shows: the sum of files[].tokens. */
-  tokens: number;
+  tokens?: number;
   /** The request's budget.tokens; tokens never exceeds it. */
   budget?: number;
   /** A plan: entries without content, and tokensTotal of the whole files. */
@@ -143,7 +143,7 @@ export interface FormattedReadResult {
   files: FileInfo[];
   bytes: number;
   lines: number;
-  tokens: number;
+  tokens?: number;
   budget?: number;
   plan?: boolean;
   tokensTotal?: number;
