@@ -13,11 +13,11 @@
 #define NOTICE_TOKENS LINES_NOTICE_TOKENS
 
 typedef enum {
-  ITEM_REFUSED, /* failed at the measure: its entry is final */
-  ITEM_TEXT,    /* text: cut on a line boundary to any share */
-  ITEM_IMAGE,   /* a picture whose size the header gave: whole or nothing */
-  ITEM_OPAQUE,  /* a PDF, an SVG to render, a picture without a readable header: its cost is
-                   known only once read */
+  ITEM_REFUSED,   /* failed at the measure: its entry is final */
+  ITEM_TEXT,      /* text: cut on a line boundary to any share */
+  ITEM_IMAGE,     /* a picture whose size the header gave: whole or nothing */
+  ITEM_OPAQUE,    /* a PDF, an SVG to render, a picture without a readable header: its cost is
+                     known only once read */
   ITEM_UNSAMPLED, /* past what the budget can admit: opened and checked, its head not read */
 } ItemKind;
 
@@ -94,12 +94,12 @@ static size_t line_prefix(char *buf, int64_t n) {
 
 /* What the measure of a text sample found. */
 typedef struct {
-  int64_t lines;        /* lines in the sample */
-  int64_t total_milli;  /* of every line of the sample, as shown */
-  int64_t shown_milli;  /* of the lines of the window within the sample */
-  size_t shown_bytes;   /* content bytes of those */
-  size_t consumed;      /* sample bytes measured (whole lines only) */
-  bool capped;          /* the content cap stopped the window within the sample */
+  int64_t lines;       /* lines in the sample */
+  int64_t total_milli; /* of every line of the sample, as shown */
+  int64_t shown_milli; /* of the lines of the window within the sample */
+  size_t shown_bytes;  /* content bytes of those */
+  size_t consumed;     /* sample bytes measured (whole lines only) */
+  bool capped;         /* the content cap stopped the window within the sample */
 } TextMeasure;
 
 /* Prices the sample as the line engine would show it, each line with its number and a
@@ -163,8 +163,8 @@ static void measure_text(Budget *b, const ReaderSample *s, const ReaderOptions *
 
   it->kind = ITEM_TEXT;
   res->encoding = s->encoding;
-  if (s->encoding != NULL && (g_str_has_prefix(s->encoding, "utf-16") ||
-                              g_str_has_prefix(s->encoding, "utf-32"))) {
+  if (s->encoding != NULL &&
+      (g_str_has_prefix(s->encoding, "utf-16") || g_str_has_prefix(s->encoding, "utf-32"))) {
     /* Not UTF-8 in the head: about a quarter token per character. */
     int64_t chars = bytes / (g_str_has_prefix(s->encoding, "utf-16") ? 2 : 4);
 
@@ -213,8 +213,8 @@ static void measure_image(Budget *b, const ReaderSample *s, Item *it, FileResult
     h = MAX(1, (int)((double)h * b->max_dimension / longest + 0.5));
   }
   it->kind = ITEM_IMAGE;
-  it->want = it->total = b->openai ? tokens_image_openai(w, h, b->low_detail)
-                                   : tokens_image_anthropic(w, h);
+  it->want = it->total =
+      b->openai ? tokens_image_openai(w, h, b->low_detail) : tokens_image_anthropic(w, h);
   res->width = w;
   res->height = h;
 }

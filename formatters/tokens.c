@@ -5,22 +5,12 @@
 
 #include "formatters/tokens-internal.h"
 
-
 /* What each feature costs, in thousandths of a token: fitted to o200k_base on Go source,
  * English prose, JSON and CJK text (docs/performance.md gives the fit's error per file). */
 static const int64_t WEIGHT_MILLI[TOKEN_F_COUNT] = {
-    [TOKEN_F_WORD] = 850,
-    [TOKEN_F_LONG] = 136,
-    [TOKEN_F_DIGITS] = 1046,
-    [TOKEN_F_PUNCT] = 978,
-    [TOKEN_F_PCHARS] = 371,
-    [TOKEN_F_JOIN] = 880,
-    [TOKEN_F_SPACES] = 1344,
-    [TOKEN_F_TABS] = 604,
-    [TOKEN_F_LINE] = 1220,
-    [TOKEN_F_CAPS] = 185,
-    [TOKEN_F_CJK] = 669,
-    [TOKEN_F_HANGUL] = 611,
+    [TOKEN_F_WORD] = 850,   [TOKEN_F_LONG] = 136, [TOKEN_F_DIGITS] = 1046, [TOKEN_F_PUNCT] = 978,
+    [TOKEN_F_PCHARS] = 371, [TOKEN_F_JOIN] = 880, [TOKEN_F_SPACES] = 1344, [TOKEN_F_TABS] = 604,
+    [TOKEN_F_LINE] = 1220,  [TOKEN_F_CAPS] = 185, [TOKEN_F_CJK] = 669,     [TOKEN_F_HANGUL] = 611,
     [TOKEN_F_OTHER] = 111,
 };
 
@@ -82,8 +72,9 @@ static int is_hangul(uint32_t cp) {
 }
 
 static int is_cjk(uint32_t cp) {
-  return (cp >= 0x2E80 && cp <= 0x9FFF) || (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFE30 && cp <= 0xFE4F) ||
-         (cp >= 0xFF00 && cp <= 0xFFEF) || (cp >= 0x20000 && cp <= 0x3FFFF);
+  return (cp >= 0x2E80 && cp <= 0x9FFF) || (cp >= 0xF900 && cp <= 0xFAFF) ||
+         (cp >= 0xFE30 && cp <= 0xFE4F) || (cp >= 0xFF00 && cp <= 0xFFEF) ||
+         (cp >= 0x20000 && cp <= 0x3FFFF);
 }
 
 /* The scan's state is the counter's: kind is the class of the run being scanned (C_LOWER for

@@ -137,9 +137,9 @@ static void assert_cut_continues(RdConn *c, RdResult *r, guint i, int64_t share)
   JsonArray *shown = json_object_get_array_member(rd_file(r, i), "shown");
   int64_t last = json_array_get_int_element(shown, 1);
   guint n = g_strv_length(got);
-  g_autofree char *notice = g_strdup_printf(
-      "more lines not shown (budget of %" G_GINT64_FORMAT " tokens); continue with offset=%" G_GINT64_FORMAT,
-      share, last + 1);
+  g_autofree char *notice = g_strdup_printf("more lines not shown (budget of %" G_GINT64_FORMAT
+                                            " tokens); continue with offset=%" G_GINT64_FORMAT,
+                                            share, last + 1);
   g_autofree char *q = rd_json_quote(rd_file_str(r, i, "path"));
   g_autofree char *next = g_strdup_printf(
       "{\"paths\":[{\"path\":%s,\"offset\":%" G_GINT64_FORMAT ",\"limit\":1}]}", q, last + 1);
@@ -160,9 +160,14 @@ static void assert_cut_continues(RdConn *c, RdResult *r, guint i, int64_t share)
   /* The continuation reads the very next line. */
   r2 = rd_read(c, next);
   following = rd_text_lines(r2, 0);
-  ck_assert_int_eq(json_array_get_int_element(json_object_get_array_member(rd_file(r2, 0), "shown"), 0),
-                   last + 1);
-  ck_assert_str_eq(following[0], g_strdup_printf("%6" G_GINT64_FORMAT "\t%s", last + 1, raw[last]));
+  ck_assert_int_eq(
+      json_array_get_int_element(json_object_get_array_member(rd_file(r2, 0), "shown"), 0),
+      last + 1);
+  {
+    g_autofree char *want_next = g_strdup_printf("%6" G_GINT64_FORMAT "\t%s", last + 1, raw[last]);
+
+    ck_assert_str_eq(following[0], want_next);
+  }
   rd_result_free(r2);
 }
 
@@ -174,7 +179,8 @@ START_TEST(budget_fair_shares_in_request_order) {
   RdConn *c = rd_conn_new(dmn->sock);
 
   for (size_t b = 0; b < G_N_ELEMENTS(budgets); b++) {
-    g_autofree char *extra = g_strdup_printf("\"budget\":{\"tokens\":%" G_GINT64_FORMAT "}", budgets[b]);
+    g_autofree char *extra =
+        g_strdup_printf("\"budget\":{\"tokens\":%" G_GINT64_FORMAT "}", budgets[b]);
     g_autofree char *params = params_for(paths, extra);
     RdResult *r = rd_read(c, params);
     int64_t share = -1, largest_whole = 0;
@@ -288,8 +294,7 @@ START_TEST(budget_plan_costs_without_content) {
     const char *code = rd_file_str(r, i, "code");
 
     ck_assert_str_eq(rd_file_str(p, i, "path"), rd_file_str(r, i, "path"));
-    ck_assert_str_eq(rd_file_str(p, i, "code") ? rd_file_str(p, i, "code") : "",
-                     code ? code : "");
+    ck_assert_str_eq(rd_file_str(p, i, "code") ? rd_file_str(p, i, "code") : "", code ? code : "");
     ck_assert_ptr_null(json_object_get_member(rd_file(p, i), "shown"));
     if (code != NULL)
       continue;

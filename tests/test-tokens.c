@@ -166,8 +166,8 @@ static void corpus(Class cls[4], const char *root) {
   guint counter = 0;
   const char *json_repo[] = {"tests/mcp/package-lock.json", "tests/sdk-types/package-lock.json",
                              "vscode-client/package.json", "vscode-client/package-lock.json"};
-  const char *cjk[] = {"tutor.ja.utf-8", "tutor.zh.utf-8", "tutor.zh_cn.utf-8",
-                       "tutor.zh_tw.utf-8", "tutor.ko.utf-8"};
+  const char *cjk[] = {"tutor.ja.utf-8", "tutor.zh.utf-8", "tutor.zh_cn.utf-8", "tutor.zh_tw.utf-8",
+                       "tutor.ko.utf-8"};
   g_autoptr(GDir) doc = g_dir_open("/usr/share/doc", 0, NULL);
   const char *name;
 
@@ -220,8 +220,8 @@ static bool bpe_counts(const char *root, GPtrArray *paths, int64_t *counts) {
   for (guint i = 0; i < paths->len; i++)
     g_ptr_array_add(argv, paths->pdata[i]);
   g_ptr_array_add(argv, NULL);
-  if (!g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out,
-                    NULL, &status, NULL) ||
+  if (!g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, NULL,
+                    &status, NULL) ||
       !g_spawn_check_wait_status(status, NULL))
     return false;
   lines = g_strsplit(out, "\n", -1);
@@ -235,17 +235,18 @@ static bool bpe_counts(const char *root, GPtrArray *paths, int64_t *counts) {
 
 /* Each class: the mean error stays within 5% (CJK, with fewer and mixed files: 8%), at least
  * 90% of the files are within 10%, none is off by more than 35% (generated tables of
- * capital mnemonics and base64 blobs, which the BPE splits finely, are the worst). The table is printed for
- * docs/performance.md. */
+ * capital mnemonics and base64 blobs, which the BPE splits finely, are the worst). The table is
+ * printed for docs/performance.md. */
 START_TEST(tokens_calibrated_against_o200k) {
   const char *root = getenv("READERD_SOURCE_ROOT");
-  g_autofree char *modules = NULL;
+  g_autofree char *modules = NULL, *node = NULL;
   Class cls[4];
   int checked = 0;
 
   ck_assert_msg(root != NULL, "env READERD_SOURCE_ROOT is not set");
   modules = g_build_filename(root, "tests", "tokens", "node_modules", "gpt-tokenizer", NULL);
-  if (g_find_program_in_path("node") == NULL || !g_file_test(modules, G_FILE_TEST_IS_DIR))
+  node = g_find_program_in_path("node");
+  if (node == NULL || !g_file_test(modules, G_FILE_TEST_IS_DIR))
     SKIP_CASE("node or tests/tokens/node_modules is missing (scripts/deps.sh installs them)");
   corpus(cls, root);
   printf("%-14s %6s %10s %10s %9s %9s %9s\n", "class", "files", "bpe", "estimate", "mean|err|",
@@ -292,8 +293,8 @@ START_TEST(tokens_calibrated_against_o200k) {
     ck_assert_msg(max_err <= 0.35, "%s is off by %.0f%%", worst, 100 * max_err);
     ck_assert_msg(sum_err / paths->len <= (k == 3 ? 0.08 : 0.05), "%s: mean error %.3f",
                   cls[k].name, sum_err / paths->len);
-    ck_assert_msg(within * 10 >= paths->len * 9, "%s: %u of %u files within 10%%",
-                  cls[k].name, within, paths->len);
+    ck_assert_msg(within * 10 >= paths->len * 9, "%s: %u of %u files within 10%%", cls[k].name,
+                  within, paths->len);
     g_ptr_array_unref(paths);
     checked++;
   }
