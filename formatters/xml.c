@@ -409,10 +409,9 @@ void xml_format_open(GString *out, const ReadResult *r) {
 
   read_result_totals(r, &bytes, &lines);
   read_result_tokens(r, &tokens, &total);
-  g_string_append_printf(out,
-                         "<ReadResults bytes='%" PRId64 "' lines='%" PRId64 "' tokens='%" PRId64
-                         "'",
-                         bytes, lines, tokens);
+  g_string_append_printf(
+      out, "<ReadResults bytes='%" PRId64 "' lines='%" PRId64 "' tokens='%" PRId64 "'", bytes,
+      lines, tokens);
   if (r != NULL && r->budget > 0)
     g_string_append_printf(out, " budget='%" PRId64 "'", r->budget);
   if (r != NULL && r->plan)

@@ -199,8 +199,8 @@ static bool mcp_images_budget_given(JsonObject *o) {
 
 int mcp_read_args_parse(JsonNode *arguments, int64_t default_budget, ReadParams *ret,
                         char **ret_error) {
-  static const char *const members[] = {"paths",  "offset", "limit",  "pages", "render",
-                                        "images", "budget", "plan",   NULL};
+  static const char *const members[] = {"paths",  "offset", "limit", "pages", "render",
+                                        "images", "budget", "plan",  NULL};
   static const char *const passed[] = {"offset", "limit", "images", "budget", "plan"};
   g_autoptr(JsonBuilder) b = json_builder_new();
   g_autoptr(JsonNode) params = NULL;
@@ -358,8 +358,8 @@ char *mcp_read_result_tail(size_t chars, size_t *ret_len) {
     /* Room for the envelope too, rounded up to a thousand. */
     size_t want = MIN((chars + 999) / 1000 * 1000 + 1000, (size_t)MCP_MAX_RESULT_SIZE_CHARS);
 
-    tail = g_strdup_printf(",\"isError\":false,\"_meta\":{\"anthropic/maxResultSizeChars\":%zu}}}\n",
-                           want);
+    tail = g_strdup_printf(
+        ",\"isError\":false,\"_meta\":{\"anthropic/maxResultSizeChars\":%zu}}}\n", want);
   }
   *ret_len = strlen(tail);
   return tail;

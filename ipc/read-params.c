@@ -192,8 +192,8 @@ static int read_params_budget_plan(JsonObject *obj, ReadParams *ret, char **ret_
     tokens = read_params_member(json_node_get_object(node), "tokens");
     if (tokens == NULL ||
         !read_params_get_int(tokens, 1, READ_MAX_BUDGET_TOKENS, &ret->budget_tokens))
-      return read_params_fail(ret_error, "budget.tokens must be an integer >= 1 (at most %" PRId64
-                                         ")",
+      return read_params_fail(ret_error,
+                              "budget.tokens must be an integer >= 1 (at most %" PRId64 ")",
                               READ_MAX_BUDGET_TOKENS);
   }
   if ((node = read_params_member(obj, "plan")) && !read_params_get_bool(node, &ret->plan))

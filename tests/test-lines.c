@@ -563,8 +563,8 @@ START_TEST(lines_token_cap_holds) {
         end = strchr(end, '\n') + 1;
       ck_assert_int_eq(strncmp(r.content, whole.content, (size_t)(end - whole.content)), 0);
     }
-    want = g_strdup_printf("tokens); continue with offset=%" G_GINT64_FORMAT "\n",
-                           r.shown_last + 1);
+    want =
+        g_strdup_printf("tokens); continue with offset=%" G_GINT64_FORMAT "\n", r.shown_last + 1);
     ck_assert_msg(g_str_has_suffix(r.content, want), "%s", r.content);
     g_free(r.content);
   }

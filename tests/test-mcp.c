@@ -237,7 +237,8 @@ START_TEST(mcp_budget_defaults) {
     g_autofree char *huge = mcp_read_result_tail(9000000, &len);
 
     ck_assert_str_eq(small, MCP_READ_RESULT_TAIL);
-    ck_assert_str_eq(big, ",\"isError\":false,\"_meta\":{\"anthropic/maxResultSizeChars\":125000}}}\n");
+    ck_assert_str_eq(big,
+                     ",\"isError\":false,\"_meta\":{\"anthropic/maxResultSizeChars\":125000}}}\n");
     ck_assert(strstr(huge, "\"anthropic/maxResultSizeChars\":500000}") != NULL);
     ck_assert_uint_eq(len, strlen(huge));
   }

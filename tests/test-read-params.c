@@ -467,8 +467,8 @@ START_TEST(read_params_pages_syntax) {
 END_TEST
 
 START_TEST(read_params_budget_and_plan) {
-  static const char *const bad_tokens[] = {"0", "-5", "1.5", "\"100\"", "true", "null",
-                                           "1000000001", "[100]"};
+  static const char *const bad_tokens[] = {"0",    "-5",   "1.5",        "\"100\"",
+                                           "true", "null", "1000000001", "[100]"};
   ReadParams p;
   char *error = NULL;
 

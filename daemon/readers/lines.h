@@ -58,7 +58,7 @@ typedef struct {
   bool cur_exact;   /* cur_chars counts characters (the line got near the cut) */
   int64_t cur_cut;  /* characters of the current line cut so far */
 
-  bool capped;  /* the content cap (bytes or tokens) stopped adding lines */
+  bool capped;        /* the content cap (bytes or tokens) stopped adding lines */
   bool capped_tokens; /* it was the token cap */
   int64_t milli;      /* estimated thousandths of a token of the lines kept (max_tokens) */
   bool tent;          /* lines kept in the room the notice would need: they stay only if the
@@ -66,7 +66,7 @@ typedef struct {
   size_t tent_start;  /* content length before the first of them */
   int64_t tent_first; /* its line number */
   int64_t tent_milli; /* l->milli before it */
-  bool any_cut; /* a shown line was cut */
+  bool any_cut;       /* a shown line was cut */
   int64_t shown_first;
   int64_t shown_last;
 

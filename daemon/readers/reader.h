@@ -46,10 +46,10 @@ bool reader_read_text(const ReaderOptions *o, const Workspace *ws, const atomic_
 
 /* What the measure phase learns of a file from its stat and its head, without reading it. */
 typedef struct {
-  DetectKind kind;      /* DETECT_UNKNOWN: text (or an SVG read as text) */
-  bool svg_render;      /* an SVG that `render` asks to draw: a picture */
-  const uint8_t *head;  /* the file's first head_len bytes: the calling thread's buffer, valid
-                           until its next reader call */
+  DetectKind kind;     /* DETECT_UNKNOWN: text (or an SVG read as text) */
+  bool svg_render;     /* an SVG that `render` asks to draw: a picture */
+  const uint8_t *head; /* the file's first head_len bytes: the calling thread's buffer, valid
+                          until its next reader call */
   size_t head_len;
   bool eof;             /* head is the whole file */
   const char *encoding; /* text: how it would be decoded (static) */

@@ -102,8 +102,7 @@ void rd_result_check_mirror(RdResult *r) {
     a = rd_attr(r, (int)i, "type");
     /* A file the budget left out before its head was read has no type. */
     ck_assert_msg((type || json_object_has_member(f, "omitted")) && g_strcmp0(a, type) == 0,
-                  "Content[%u] type '%s', files[%u].type '%s'", i, a ? a : "", i,
-                  type ? type : "");
+                  "Content[%u] type '%s', files[%u].type '%s'", i, a ? a : "", i, type ? type : "");
     g_free(a);
     ck_assert(attr_eq_int(r, i, "bytes", rd_file_int(r, i, "bytes")));
     if (json_object_has_member(f, "omitted") || plan) {
@@ -147,8 +146,8 @@ void rd_result_check_mirror(RdResult *r) {
   ck_assert(attr_eq_int(r, -1, "bytes", bytes));
   ck_assert(attr_eq_int(r, -1, "lines", lines));
   ck_assert_msg(json_object_get_int_member(r->result, "tokens") == tokens,
-                "result.tokens %" G_GINT64_FORMAT " is not the sum over the files (%" G_GINT64_FORMAT
-                ")",
+                "result.tokens %" G_GINT64_FORMAT
+                " is not the sum over the files (%" G_GINT64_FORMAT ")",
                 json_object_get_int_member(r->result, "tokens"), tokens);
   ck_assert(attr_eq_int(r, -1, "tokens", tokens));
 }
