@@ -284,6 +284,9 @@ static const SchedulerOps request_scheduler_ops = {
 
 /* True when every file was read to the end (a cancelled file was not). */
 static bool all_read(const Request *req) {
+  /* Cancelled while measuring: nothing was read. */
+  if (req->budget != NULL && budget_measuring(req->budget))
+    return false;
   if (req->completed < req->result.n_files)
     return false;
   if (!atomic_load(&req->cancelled))
