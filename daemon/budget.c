@@ -26,6 +26,7 @@ typedef struct {
   int64_t want;  /* estimated tokens a read would show */
   int64_t total; /* estimated tokens of the whole file */
   int64_t grant; /* the share given: tokens at most */
+  bool guessed;  /* want was extrapolated from a head shorter than what a read shows */
   bool settled;  /* the entry is final after the measure */
 } Item;
 
@@ -177,23 +178,30 @@ static void measure_text(Budget *b, const ReaderSample *s, const ReaderOptions *
   last = o->limit > INT64_MAX - o->offset ? INT64_MAX : o->offset + o->limit - 1;
   total = m.total_milli;
   shown = m.shown_milli;
+  whole = s->eof && !m.capped && o->offset == 1 && m.lines <= last;
   if (!s->eof && m.consumed > 0) {
     double scale = (double)bytes / (double)m.consumed;
     double lines_est = (double)m.lines * scale;
+    double per_byte = (double)m.total_milli / (double)m.consumed;
 
     total = (int64_t)((double)total * scale);
     /* The window runs on past the sample: its lines cost what the sample's did on average,
      * and never more than the content cap allows. */
     if (!m.capped && last > m.lines && m.lines > 0) {
       double more = MIN((double)last, lines_est) - (double)MAX(m.lines, o->offset - 1);
-      double per_byte = (double)m.total_milli / (double)m.consumed;
 
       if (more > 0)
         shown += (int64_t)(more * (double)m.total_milli / (double)m.lines);
       shown = MIN(shown, (int64_t)(per_byte * (double)TEXT_MAX_CONTENT));
     }
+    /* Shown whole, most likely, when its lines and bytes are within the window and the cap. */
+    whole = !m.capped && o->offset == 1 && lines_est <= (double)last &&
+            (double)bytes * ((double)m.shown_bytes / (double)MAX(m.consumed, 1)) <
+                (double)TEXT_MAX_CONTENT;
   }
-  whole = s->eof && !m.capped && o->offset == 1 && m.lines <= last;
+  /* Past the head, the window's share of the file is a guess: never more than the file. */
+  it->guessed = !s->eof && !m.capped && last > m.lines;
+  shown = MIN(shown, total);
   it->total = tokens_from_milli(total);
   it->want = tokens_from_milli(shown) + (whole ? 0 : NOTICE_TOKENS);
   res->lines = s->eof ? m.lines : -1;
@@ -222,14 +230,18 @@ static void measure_image(Budget *b, const ReaderSample *s, Item *it, FileResult
 void budget_measure(Budget *b, size_t i, const ReaderOptions *o, const Workspace *ws,
                     const atomic_bool *cancelled, FileResult *res) {
   Item *it = &b->items[i];
-  bool sample = b->plan || b->tokens == 0 || atomic_load(&b->floor_sum) <= b->tokens;
+  size_t sample = b->tokens == 0 ? READER_SAMPLE_SMALL : READER_SAMPLE_SIZE;
   ReaderSample s;
+
+  /* Past what the budget can admit (a plan lists every file). */
+  if (!b->plan && b->tokens > 0 && atomic_load(&b->floor_sum) > b->tokens)
+    sample = 0;
 
   if (!reader_measure(o, ws, cancelled, sample, res, &s)) {
     it->kind = ITEM_REFUSED;
     return;
   }
-  if (!sample) {
+  if (sample == 0) {
     /* Its size alone says what it would cost: about four bytes a token. */
     it->kind = ITEM_UNSAMPLED;
     it->total = res->bytes > 0 ? res->bytes / 4 + 1 : 0;
@@ -249,6 +261,12 @@ void budget_measure(Budget *b, size_t i, const ReaderOptions *o, const Workspace
  * once read takes the level. */
 static int64_t cost_at(const Item *it, int64_t level) {
   return it->kind == ITEM_OPAQUE || it->kind == ITEM_UNSAMPLED ? level : MIN(it->want, level);
+}
+
+/* The cap of reading file i: its cost at the level, or the level itself when its cost was
+ * guessed (it may turn out bigger: the answer's last check keeps the budget). */
+static int64_t grant_at(const Item *it, int64_t level) {
+  return it->guessed ? level : cost_at(it, level);
 }
 
 /* The highest level at which the admitted files' costs fit the budget (max-min fairness:
@@ -348,7 +366,7 @@ void budget_decide(Budget *b, ReadResult *r) {
     if (it->kind == ITEM_REFUSED)
       continue;
     if (admitted != NULL) {
-      it->grant = cost_at(it, level);
+      it->grant = grant_at(it, level);
       /* Not admitted, or a share too thin to show a line and the notice: no share. */
       if (!admitted[i] || it->kind == ITEM_UNSAMPLED ||
           (it->kind == ITEM_TEXT && it->grant < it->want && it->grant < BUDGET_MIN_CUT_TOKENS)) {

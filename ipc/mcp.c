@@ -22,7 +22,10 @@ static const char *const versions[] = {MCP_PROTOCOL_LATEST, "2025-03-26", "2024-
   "ACCESS_DENIED, ...) while the others are still read. Limits: 2000 lines and 100 KiB of text "   \
   "per file, 20 PDF pages per read, 5 MiB per picture, 8 MiB per call; when a file is cut, "       \
   "its element says so and gives the offset or pages to read next (a file past the call's "        \
-  "8 MiB is refused: read it in another call). "                                                   \
+  "8 MiB is refused: read it in another call). The answer fits a budget of 25,000 estimated "      \
+  "tokens unless `budget` says otherwise: files come in order, each within a fair share, and "     \
+  "files past it are listed with omitted='budget', their size and tokensTotal, to read in "        \
+  "another call; `plan: true` says what reading would cost before reading. "                       \
   "Relative paths resolve against the workspace "                                                  \
   "root; files outside it, and secrets such as .env files and private keys, are refused."
 

@@ -263,8 +263,9 @@ START_TEST(budget_large_enough_changes_nothing) {
 }
 END_TEST
 
-/* A plan: no content, what each file is, and the tokens a read shows, exactly for whole
- * UTF-8 text files (the measure prices the same numbered lines); refusals with their code. */
+/* A plan: no content, what each file is, and the tokens a read shows: exactly for UTF-8 text
+ * files its 16 KiB head holds whole (the measure prices the same numbered lines), within 10%
+ * for longer ones; refusals with their code. */
 START_TEST(budget_plan_costs_without_content) {
   g_auto(GStrv) paths = sources("ipc");
   const char *root = getenv("READERD_SOURCE_ROOT");
@@ -300,11 +301,19 @@ START_TEST(budget_plan_costs_without_content) {
       continue;
     ck_assert_str_eq(rd_file_str(p, i, "type"), rd_file_str(r, i, "type"));
     ck_assert_int_eq(rd_file_int(p, i, "bytes"), rd_file_int(r, i, "bytes"));
-    ck_assert_int_eq(rd_file_int(p, i, "tokens"), rd_file_int(r, i, "tokens"));
+    /* Exact when the plan's head (16 KiB) is the whole file, else extrapolated from it. */
+    if (rd_file_int(r, i, "bytes") <= 16 * 1024)
+      ck_assert_int_eq(rd_file_int(p, i, "tokens"), rd_file_int(r, i, "tokens"));
+    else
+      ck_assert_int_le(labs(rd_file_int(p, i, "tokens") - rd_file_int(r, i, "tokens")),
+                       rd_file_int(r, i, "tokens") / 10);
     ck_assert_int_ge(rd_file_int(p, i, "tokensTotal"), rd_file_int(p, i, "tokens"));
     total += rd_file_int(p, i, "tokensTotal");
     if (strcmp(rd_file_str(r, i, "type"), "text") == 0) {
-      ck_assert_int_eq(rd_file_int(p, i, "lines"), rd_file_int(r, i, "lines"));
+      if (json_object_has_member(rd_file(p, i), "lines"))
+        ck_assert_int_eq(rd_file_int(p, i, "lines"), rd_file_int(r, i, "lines"));
+      else
+        ck_assert_int_gt(rd_file_int(r, i, "bytes"), 16 * 1024);
       ck_assert_str_eq(rd_file_str(p, i, "encoding"), rd_file_str(r, i, "encoding"));
       ck_assert_ptr_null(rd_content(p, i)->children);
     } else {
@@ -316,7 +325,8 @@ START_TEST(budget_plan_costs_without_content) {
   ck_assert_str_eq(rd_file_str(p, n - 2, "code"), "IS_DIRECTORY");
   ck_assert_str_eq(rd_file_str(p, n - 1, "code"), "FILE_NOT_FOUND");
   ck_assert_int_eq(json_array_get_length(p->images), 0);
-  ck_assert_int_eq(result_int(p, "tokens"), result_int(r, "tokens"));
+  ck_assert_int_le(labs(result_int(p, "tokens") - result_int(r, "tokens")),
+                   result_int(r, "tokens") / 20);
   ck_assert_int_eq(result_int(p, "tokensTotal"), total);
   ck_assert_int_eq(result_int(p, "bytes"), result_int(r, "bytes"));
   rd_result_free(p);

@@ -152,9 +152,10 @@ static bool read_open_file(const ReaderOptions *o, int fd, const struct stat *st
 }
 
 /* Samples the open file for the measure phase (reader_measure). */
-static bool sample_open_file(const ReaderOptions *o, int fd, FileResult *res, ReaderSample *ret) {
+static bool sample_open_file(const ReaderOptions *o, int fd, size_t max, FileResult *res,
+                             ReaderSample *ret) {
   bool eof = false;
-  ssize_t n = read_head_max(fd, READER_SAMPLE_SIZE, &eof);
+  ssize_t n = read_head_max(fd, MIN(max, (size_t)READER_SAMPLE_SIZE), &eof);
 
   memset(ret, 0, sizeof *ret);
   if (n < 0) {
@@ -180,10 +181,10 @@ static bool sample_open_file(const ReaderOptions *o, int fd, FileResult *res, Re
 }
 
 /* reader_read(), or with text_only, false (res cleared) for a file that needs blocking work;
- * with sample, reader_measure() (its head read only with sample_head). */
+ * with sample, reader_measure() (sample_size bytes of head, none when 0). */
 static bool read_file(const ReaderOptions *o, const Workspace *ws, bool text_only,
                       const atomic_bool *cancelled, FileResult *res, ReaderSample *sample,
-                      bool sample_head) {
+                      size_t sample_size) {
   g_autofree char *full = NULL;
   struct stat st;
   bool done = true;
@@ -222,7 +223,7 @@ static bool read_file(const ReaderOptions *o, const Workspace *ws, bool text_onl
   res->bytes = (int64_t)st.st_size;
   res->modified_ms = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
   if (sample != NULL) {
-    done = sample_head ? sample_open_file(o, fd, res, sample) : true;
+    done = sample_size > 0 ? sample_open_file(o, fd, sample_size, res, sample) : true;
     goto finish;
   }
   if (!read_open_file(o, fd, &st, text_only, cancelled, res)) {
@@ -237,16 +238,16 @@ finish:
 
 void reader_read(const ReaderOptions *o, const Workspace *ws, const atomic_bool *cancelled,
                  FileResult *res) {
-  (void)read_file(o, ws, false, cancelled, res, NULL, false);
+  (void)read_file(o, ws, false, cancelled, res, NULL, 0);
 }
 
 bool reader_read_text(const ReaderOptions *o, const Workspace *ws, const atomic_bool *cancelled,
                       FileResult *res) {
-  return read_file(o, ws, true, cancelled, res, NULL, false);
+  return read_file(o, ws, true, cancelled, res, NULL, 0);
 }
 
 bool reader_measure(const ReaderOptions *o, const Workspace *ws, const atomic_bool *cancelled,
-                    bool sample, FileResult *res, ReaderSample *ret) {
+                    size_t sample, FileResult *res, ReaderSample *ret) {
   memset(ret, 0, sizeof *ret);
   return read_file(o, ws, false, cancelled, res, ret, sample) && res->code == NULL;
 }

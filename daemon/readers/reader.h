@@ -40,9 +40,12 @@ void reader_read(const ReaderOptions *o, const Workspace *ws, const atomic_bool 
 bool reader_read_text(const ReaderOptions *o, const Workspace *ws, const atomic_bool *cancelled,
                       FileResult *res);
 
-/* Bytes of a file's head the measure phase reads: enough to tell its kind, a picture's size
- * and a text's character classes; the cost of a longer file is extrapolated from them. */
-#define READER_SAMPLE_SIZE ((size_t)16 * 1024)
+/* Bytes of a file's head the measure phase reads at most: as a read does, enough to tell its
+ * kind and a picture's size, and the whole of most source files (the cost of a longer one is
+ * extrapolated from them). A plan reads READER_SAMPLE_SMALL: a quarter of the I/O and of the
+ * pricing, for estimates of the longer files. */
+#define READER_SAMPLE_SIZE ((size_t)64 * 1024)
+#define READER_SAMPLE_SMALL ((size_t)16 * 1024)
 
 /* What the measure phase learns of a file from its stat and its head, without reading it. */
 typedef struct {
@@ -56,9 +59,10 @@ typedef struct {
 } ReaderSample;
 
 /* Measures o->path: res gets what reader_read() would say of it without content (path, bytes,
- * modified, its type, or a per-file failure: not found, refused, binary), *ret its head. With
- * `sample` false the file is opened and checked but nothing is read (res->type stays unknown).
- * Returns true when the file could be opened (and sampled) with res->code NULL, false when
- * res holds a failure. Never blocks on a decoder or a worker process. */
+ * modified, its type, or a per-file failure: not found, refused, binary), *ret its first
+ * `sample` bytes (at most READER_SAMPLE_SIZE). With `sample` 0 the file is opened and checked
+ * but nothing is read (res->type stays unknown). Returns true when the file could be opened
+ * (and sampled) with res->code NULL, false when res holds a failure. Never blocks on a decoder
+ * or a worker process. */
 bool reader_measure(const ReaderOptions *o, const Workspace *ws, const atomic_bool *cancelled,
-                    bool sample, FileResult *res, ReaderSample *ret);
+                    size_t sample, FileResult *res, ReaderSample *ret);
