@@ -361,6 +361,56 @@ START_TEST(budget_plan_pdf_pages) {
 }
 END_TEST
 
+/* A budgeted read or plan cancelled in its measure phase (or a little later) is answered
+ * -32800, or whole when it finished first; the connection goes on serving. */
+START_TEST(budget_cancel_while_measuring) {
+  g_auto(GStrv) paths = sources("daemon");
+  GString *many = g_string_new("[");
+  RdConn *c = rd_conn_new(dmn->sock);
+  const char *extras[] = {"\"budget\":{\"tokens\":20000}", "\"plan\":true"};
+
+  /* 6,000 paths: the project's daemon sources over and over. */
+  for (guint i = 0; i < 6000; i++) {
+    g_autofree char *q = rd_json_quote(paths[i % g_strv_length(paths)]);
+
+    g_string_append_printf(many, "%s%s", i > 0 ? "," : "", q);
+  }
+  g_string_append_c(many, ']');
+  for (size_t k = 0; k < G_N_ELEMENTS(extras) * 3; k++) {
+    g_autofree char *line = g_strdup_printf(
+        "{\"jsonrpc\":\"2.0\",\"id\":%zu,\"method\":\"read\",\"params\":{\"paths\":%s,%s}}\n"
+        "{\"jsonrpc\":\"2.0\",\"method\":\"$/cancelRequest\",\"params\":{\"id\":%zu}}\n",
+        k + 1, many->str, extras[k % 2], k + 1);
+    g_autofree char *key = g_strdup_printf("n:%zu", k + 1);
+    JsonNode *m;
+
+    rd_conn_send_str(c, line);
+    m = rd_conn_wait(c, key, 30000);
+    if (rd_error_code(m) != 0) {
+      ck_assert_int_eq(rd_error_code(m), -32800);
+    } else {
+      RdResult *r = rd_result_new(m);
+
+      ck_assert_int_eq(json_array_get_length(r->files), 6000);
+      rd_result_free(r);
+      m = NULL;
+    }
+    if (m != NULL)
+      json_node_unref(m);
+  }
+  {
+    char *one[] = {paths[0], NULL};
+    g_autofree char *params = params_for(one, "\"budget\":{\"tokens\":100000}");
+    RdResult *r = rd_read(c, params);
+
+    ck_assert_int_gt(rd_file_int(r, 0, "tokens"), 0);
+    rd_result_free(r);
+  }
+  g_string_free(many, TRUE);
+  rd_conn_free(c);
+}
+END_TEST
+
 /* readerd read --budget N and --plan. */
 START_TEST(budget_cli) {
   g_auto(GStrv) paths = sources("daemon");
@@ -408,6 +458,7 @@ static Suite *budget_suite(void) {
   tcase_add_test(tc, budget_plan_costs_without_content);
   tcase_add_test(tc, budget_plan_pdf_pages);
   tcase_add_test(tc, budget_cli);
+  tcase_add_test(tc, budget_cancel_while_measuring);
   suite_add_tcase(s, tc);
   return s;
 }
