@@ -16,8 +16,10 @@ static const int64_t WEIGHT_MILLI[TOKEN_F_COUNT] = {
 
 enum { C_OTHER, C_LOWER, C_UPPER, C_DIGIT, C_PUNCT, C_BLANK, C_TAB, C_LF, C_CR, C_HIGH };
 
-/* The class of every byte: one table lookup per byte in the hot loop. */
+/* The class of every byte, and the run it belongs to (run_kind()): one table lookup per byte
+ * in the hot loops. */
 static unsigned char byte_class[256];
+static unsigned char byte_run[256];
 static int classes_ready;
 
 static void classes_init(void) {
@@ -43,6 +45,7 @@ static void classes_init(void) {
     else if (b >= 0x80)
       c = C_HIGH;
     byte_class[b] = c;
+    byte_run[b] = c == C_UPPER ? C_LOWER : c == C_TAB ? C_BLANK : c;
   }
   __atomic_store_n(&classes_ready, 1, __ATOMIC_RELEASE);
 }
@@ -83,7 +86,7 @@ static int is_cjk(uint32_t cp) {
 typedef TokenCounter Scan;
 
 /* Counts the run that ends. */
-static void run_end(Scan *s) {
+static inline __attribute__((always_inline)) void run_end(Scan *s) {
   switch (s->kind) {
   case C_LOWER:
     s->f[TOKEN_F_WORD]++;
@@ -117,7 +120,7 @@ static void run_end(Scan *s) {
 /* As o200k's pre-tokenizer does, the last character of the run before a word joins it
  * (" foo", "(foo", "\tfoo"), and a space joins the punctuation after it (" //"); digits
  * take nothing (" 42" is two tokens). */
-static void run_join(Scan *s, int kind) {
+static inline __attribute__((always_inline)) void run_join(Scan *s, int kind) {
   bool joins = (kind == C_LOWER && (s->kind == C_PUNCT || s->kind == C_BLANK)) ||
                (kind == C_PUNCT && s->kind == C_BLANK && s->last == C_BLANK);
 
@@ -130,7 +133,7 @@ static void run_join(Scan *s, int kind) {
     s->kind = C_OTHER;
 }
 
-static void run_add(Scan *s, int kind, int cls) {
+static inline __attribute__((always_inline)) void run_add(Scan *s, int kind, int cls) {
   if (s->kind != kind)
     run_join(s, kind);
   if (s->kind != kind)
@@ -159,7 +162,7 @@ static int run_kind(int cls) {
 }
 
 /* Starts a run of `kind` unless one is going on (run_add's first step). */
-static inline void run_start(Scan *s, int kind) {
+static inline __attribute__((always_inline)) void run_start(Scan *s, int kind) {
   if (s->kind == kind)
     return;
   run_join(s, kind);
@@ -170,40 +173,56 @@ static inline void run_start(Scan *s, int kind) {
 }
 
 /* Consumes the run of letters, digits, punctuation or blanks at p[i..n): a tight loop per run,
- * the same counts as run_add() byte by byte. Returns the index past it. */
-static size_t scan_run(Scan *s, const unsigned char *p, size_t i, size_t n, int kind) {
+ * the same counts as run_add() byte by byte. The run's counters live in locals: p may alias
+ * anything, so fields of *s would be stored and loaded again at every byte. Returns the index
+ * past the run. */
+static inline __attribute__((always_inline)) size_t scan_run(Scan *s, const unsigned char *p,
+                                                             size_t i, size_t n, int kind) {
+  size_t len, caps = 0, tabs = 0;
+  int last;
+
   run_start(s, kind);
+  len = s->len;
+  last = s->last;
   if (kind == C_LOWER) {
-    for (; i < n; i++) {
+    caps = s->caps;
+    for (; i < n && byte_run[p[i]] == C_LOWER; i++) {
       int cls = byte_class[p[i]];
 
-      if (cls != C_LOWER && cls != C_UPPER)
-        break;
       /* "fooBar" is two pieces, as the pre-tokenizer splits before an upper-case letter
        * that follows a lower-case one. */
-      if (cls == C_UPPER && s->last == C_LOWER) {
+      if (cls == C_UPPER && last == C_LOWER) {
+        s->len = len;
+        s->caps = caps;
         run_end(s);
         s->kind = C_LOWER;
+        len = caps = 0;
       }
-      s->len++;
-      s->caps += cls == C_UPPER;
-      s->last = cls;
+      len++;
+      caps += cls == C_UPPER;
+      last = cls;
     }
-    return i;
-  }
-  for (; i < n; i++) {
-    int cls = byte_class[p[i]];
+    s->caps = caps;
+  } else {
+    tabs = s->tabs;
+    size_t start = i;
 
-    if (run_kind(cls) != kind)
-      break;
-    s->len++;
-    s->tabs += cls == C_TAB;
-    s->last = cls;
+    for (; i < n && byte_run[p[i]] == kind; i++) {
+      len++;
+      tabs += p[i] == '\t';
+    }
+    if (i > start)
+      last = byte_class[p[i - 1]];
+    s->tabs = tabs;
   }
+  s->len = len;
+  s->last = last;
   return i;
 }
 
-static void scan(Scan *s, const unsigned char *p, size_t n) {
+static void scan(Scan *sc, const unsigned char *p, size_t n) {
+  /* A local copy, which the compiler keeps in registers: p may alias *sc. */
+  Scan st = *sc, *s = &st;
   size_t i = 0;
 
   while (i < n) {
@@ -248,6 +267,7 @@ static void scan(Scan *s, const unsigned char *p, size_t n) {
     }
     i++;
   }
+  *sc = st;
 }
 
 void token_counter_init(TokenCounter *c) {

@@ -128,6 +128,10 @@ static void add_if_big(GPtrArray *a, const char *path) {
     g_ptr_array_add(a, g_strdup(path));
 }
 
+static gint cmp_names(gconstpointer a, gconstpointer b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 /* Every nth .go file under dir, in a stable order (names sorted), starting at the kth. */
 static void add_go(GPtrArray *a, const char *dir, guint *counter) {
   g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
@@ -138,7 +142,7 @@ static void add_go(GPtrArray *a, const char *dir, guint *counter) {
     return;
   while ((name = g_dir_read_name(d)) != NULL)
     g_ptr_array_add(names, g_strdup(name));
-  g_ptr_array_sort(names, (GCompareFunc)(void (*)(void))g_strcmp0);
+  g_ptr_array_sort(names, cmp_names);
   for (guint i = 0; i < names->len; i++) {
     g_autofree char *path = g_build_filename(dir, names->pdata[i], NULL);
 
