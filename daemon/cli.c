@@ -23,7 +23,7 @@ static const char usage_text[] =
     "               [--max-dimension N] [--max-image-bytes N] [--image-detail auto|low|high]\n"
     "               [--image-tile auto|never|always] [--pages SPEC] [--render] [--password PW]\n"
     "               [--root DIR] [--exclude GLOB]... [--if-none-match PATH=ETAG]...\n"
-    "               [--no-expand] [--max-files N] PATH...\n"
+    "               [--no-expand] [--max-files N] [--budget TOKENS] [--plan] PATH...\n"
     "      Read files once, without a daemon; print the <ReadResults> XML (or, with --json,\n"
     "      the whole result object). --format xml|anthropic|openai|toolresult|text prints\n"
     "      that shape instead (docs/formats.md). --pages, --render and --password apply to\n"
@@ -34,6 +34,9 @@ static const char usage_text[] =
     "      what .gitignore and .ignore files leave out, binary files listed; at most N files\n"
     "      each (--max-files, default 500). --no-expand answers IS_DIRECTORY for a folder.\n"
     "      --tail N shows the last N lines of each text file (not with --offset).\n"
+    "      --budget TOKENS fits the answer in that many estimated tokens, fairly (files it\n"
+    "      leaves out are listed omitted='budget'); --plan says what a read would cost\n"
+    "      without reading (docs/protocol.md).\n"
     "      Options may follow the paths; after -- every argument is a path. Exit 0 when\n"
     "      every file was read, 1 when any file has a per-file error, 2 on a usage error,\n"
     "      3 when the output could not be written.\n"
@@ -229,6 +232,14 @@ static int cli_read_option(int c, ReadParams *params, CliRun *run, CliPathOption
       return usage_error("--max-files takes a number of files from 1 to 10000", optarg);
     params->expand.max_files = v;
     return 0;
+  case 'B':
+    if (parse_number(optarg, 1, READ_MAX_BUDGET_TOKENS, &v) < 0)
+      return usage_error("--budget takes a number of tokens from 1 to 1000000000", optarg);
+    params->budget_tokens = v;
+    return 0;
+  case 'L':
+    params->plan = true;
+    return 0;
   case 'h':
     cli_usage(0);
     return 1;
@@ -277,6 +288,8 @@ int cli_read(int argc, char **argv) {
       {"if-none-match", required_argument, NULL, 'e'},
       {"no-expand", no_argument, NULL, 'E'},
       {"max-files", required_argument, NULL, 'M'},
+      {"budget", required_argument, NULL, 'B'},
+      {"plan", no_argument, NULL, 'L'},
       {NULL, 0, NULL, 0},
   };
   ReadParams params;

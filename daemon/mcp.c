@@ -37,6 +37,7 @@ typedef struct {
   ReadQueue *reads;
   Workspace *ws;           /* the fence reads start in */
   bool client_roots;       /* the client offers roots/list */
+  int64_t budget;          /* tokens of a read_files call that names none (by client) */
   bool roots_pending;      /* roots/list asked, not answered: reads wait */
   unsigned roots_asked;    /* roots/list requests sent */
   uv_timer_t *roots_timer; /* ends the wait for roots; allocated on first use, freed when closed */
@@ -99,9 +100,8 @@ static Workspace *fence(const char *const *roots) {
 }
 
 static void read_done_cb(Conn *c, ReadCall *call, Request *req, int status) {
-  static const char tail[] = MCP_READ_RESULT_TAIL;
-  g_autofree char *envelope = NULL;
-  size_t head_len, n;
+  g_autofree char *envelope = NULL, *tail = NULL;
+  size_t head_len, n, chars = 0, tail_len;
   GString **pieces;
   char *head;
 
@@ -113,9 +113,15 @@ static void read_done_cb(Conn *c, ReadCall *call, Request *req, int status) {
     reply_error(c, call->id, JSONRPC_INTERNAL_ERROR, "formatting the result failed");
     return;
   }
+  /* A result past what the client keeps inline asks for room in its _meta. */
+  for (size_t i = 0; i < n; i++)
+    chars += pieces[i]->len;
+  tail = mcp_read_result_tail(chars, &tail_len);
   envelope = jsonrpc_format_result_head(call->id, &head_len);
   head = g_strconcat(envelope, MCP_READ_RESULT_HEAD, NULL);
-  conn_send_pieces(c, head, strlen(head), pieces, n, tail, sizeof(tail) - 1);
+  /* The tail goes with the last piece: conn_send_pieces() does not own a tail of its own. */
+  g_string_append_len(pieces[n - 1], tail, (gssize)tail_len);
+  conn_send_pieces(c, head, strlen(head), pieces, n, "", 0);
 }
 
 static void read_progress_cb(Conn *c, ReadCall *rc, size_t done, size_t total) {
@@ -136,6 +142,7 @@ static void *mcp_new_state(Conn *c) {
   Mcp *m = g_new0(Mcp, 1);
 
   m->conn = c;
+  m->budget = mcp_client_budget(NULL);
   m->reads = read_queue_new(c, REQUEST_OUTPUT_BARE, read_done_cb, read_progress_cb, call_free);
   m->ws = fence((const char *const *)config.roots);
   return m;
@@ -245,7 +252,7 @@ static void handle_initialize(Conn *c, const JsonrpcMessage *msg) {
                       ? json_node_get_object(msg->params)
                       : NULL;
   const char *asked = NULL;
-  JsonNode *caps;
+  JsonNode *caps, *info;
 
   if (p != NULL && json_object_has_member(p, "protocolVersion") &&
       JSON_NODE_HOLDS_VALUE(json_object_get_member(p, "protocolVersion")) &&
@@ -254,6 +261,10 @@ static void handle_initialize(Conn *c, const JsonrpcMessage *msg) {
   caps = p != NULL ? json_object_get_member(p, "capabilities") : NULL;
   mcp_of(c)->client_roots = caps != NULL && JSON_NODE_HOLDS_OBJECT(caps) &&
                             json_object_has_member(json_node_get_object(caps), "roots");
+  info = p != NULL ? json_object_get_member(p, "clientInfo") : NULL;
+  if (info != NULL && JSON_NODE_HOLDS_OBJECT(info))
+    mcp_of(c)->budget = mcp_client_budget(
+        json_object_get_string_member_with_default(json_node_get_object(info), "name", NULL));
   result = mcp_initialize_result_json(mcp_protocol_version(asked));
   reply_result(c, msg->id, result);
 }
@@ -283,7 +294,8 @@ static void handle_call(Conn *c, const JsonrpcMessage *msg, size_t len) {
     return;
   }
   read_params_init(&params);
-  if (mcp_read_args_parse(json_object_get_member(p, "arguments"), &params, &err) < 0) {
+  if (mcp_read_args_parse(json_object_get_member(p, "arguments"), mcp_of(c)->budget, &params,
+                          &err) < 0) {
     g_autofree char *result = mcp_tool_error_json(err);
 
     reply_result(c, msg->id, result);

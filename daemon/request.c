@@ -6,6 +6,7 @@
 #include <glib.h>
 
 #include "daemon/expand.h"
+#include "daemon/budget.h"
 #include "daemon/readers/image.h"
 #include "daemon/macro.h"
 #include "daemon/readers/reader.h"
@@ -44,6 +45,7 @@ struct Request {
   RequestProgressCb progress_cb;
   void *data;
   SchedulerTask task; /* embedded: container_of gives the request back */
+  Budget *budget;     /* budget and plan (daemon/budget.h): a measure phase first; or NULL */
 
   ReadResult result; /* files[i] written only by the lane or job that has i, until it is read */
   GString **frags;   /* frags[i]: file i's piece of the answer, formatted by its lane */
@@ -90,6 +92,11 @@ static void file_done(Request *req, size_t i) {
 
   if (req->expansion.items != NULL)
     expansion_apply(&req->expansion, i, f);
+  file_result_count_tokens(f, strcmp(req->fmt->name, "openai") == 0,
+                           req->params.image_detail == READ_IMAGE_DETAIL_LOW);
+  if (req->budget != NULL)
+    budget_enforce(req->budget, i, f);
+
   if (f->code != NULL || f->n_images == 0) {
     req->frags[i] = format_file(req, i, 0);
     /* The text now lives in the fragment. */
@@ -125,6 +132,7 @@ static ReaderOptions reader_options(const Request *req, size_t i) {
       .tile = p->image_tile == READ_IMAGE_TILE_NEVER    ? IMAGE_TILE_NEVER
               : p->image_tile == READ_IMAGE_TILE_ALWAYS ? IMAGE_TILE_ALWAYS
                                                         : IMAGE_TILE_AUTO,
+      .max_tokens = budget_max_tokens(req->budget, i),
   };
 }
 
@@ -140,8 +148,15 @@ static void lane_work_cb(uv_work_t *w) {
     if (i >= req->result.n_files)
       break;
     o = reader_options(req, i);
-    if (expansion_answer(&req->expansion, i, &req->result.files[i]) ||
-        reader_read_text(&o, req->ws, &req->cancelled, &req->result.files[i])) {
+    if (req->budget != NULL && budget_measuring(req->budget)) {
+      if (expansion_answer(&req->expansion, i, &req->result.files[i]))
+        budget_answered(req->budget, i);
+      else
+        budget_measure(req->budget, i, &o, req->ws, &req->cancelled, &req->result.files[i]);
+      lane->read++;
+    } else if ((req->budget != NULL && budget_settled(req->budget, i)) ||
+               expansion_answer(&req->expansion, i, &req->result.files[i]) ||
+               reader_read_text(&o, req->ws, &req->cancelled, &req->result.files[i])) {
       file_done(req, i);
       lane->read++;
     } else {
@@ -186,6 +201,7 @@ static GString *piece_within_cap(Request *req, size_t i, int64_t image_index, si
   if (f->code == NULL && *used + cost > cap) {
     g_string_free(piece, TRUE);
     file_result_drop_images(f);
+    f->tokens = 0;
     file_result_fail(f, CODE_FILE_TOO_LARGE,
                      "the answer reached its cap of %zu MiB of content before this file; read "
                      "it in another request",
@@ -203,7 +219,7 @@ static GString *piece_within_cap(Request *req, size_t i, int64_t image_index, si
 static void assemble(Request *req) {
   size_t n = req->result.n_files, k = 1, used = 0;
   GString **parts = g_new0(GString *, n + 2);
-  int64_t image_index = 0;
+  int64_t image_index = 0, tokens = 0;
   bool ok = true;
 
   /* The request's image limits need every file read; files with images are formatted below. */
@@ -211,6 +227,12 @@ static void assemble(Request *req) {
   for (size_t i = 0; i < n; i++, k++) {
     FileResult *f = &req->result.files[i];
 
+    /* The image limits may have refused it since it was counted. */
+    if (f->n_images > 0 || f->code != NULL)
+      file_result_count_tokens(f, strcmp(req->fmt->name, "openai") == 0,
+                               req->params.image_detail == READ_IMAGE_DETAIL_LOW);
+    if (budget_settle_answer(req->budget, f, &tokens) && req->frags[i] != NULL)
+      g_string_free(g_steal_pointer(&req->frags[i]), TRUE);
     parts[k] = piece_within_cap(req, i, image_index, &used);
     if (parts[k] == NULL) {
       parts[k] = g_string_new(NULL);
@@ -285,6 +307,9 @@ static const SchedulerOps request_scheduler_ops = {
 static bool all_read(const Request *req) {
   if (req->expanding)
     return false;
+  /* Cancelled while measuring: nothing was read. */
+  if (req->budget != NULL && budget_measuring(req->budget))
+    return false;
   if (req->completed < req->result.n_files)
     return false;
   if (!atomic_load(&req->cancelled))
@@ -297,6 +322,9 @@ static bool all_read(const Request *req) {
 
 /* Tells the progress callback, when there is one, how many files are read. */
 static void report_progress(Request *req, size_t before) {
+  /* The measure phase counts files too, but nothing is read yet. */
+  if (req->budget != NULL && budget_measuring(req->budget))
+    return;
   if (req->progress_cb != NULL && req->completed > before && !atomic_load(&req->cancelled))
     req->progress_cb(req, req->completed, req->result.n_files);
 }
@@ -310,6 +338,14 @@ static void maybe_finish(Request *req) {
     return;
   if (!atomic_load(&req->cancelled) && req->completed < req->result.n_files)
     return;
+  /* Every file measured: decide, then read from the first file again. */
+  if (req->budget != NULL && budget_measuring(req->budget) && !atomic_load(&req->cancelled)) {
+    budget_decide(req->budget, &req->result);
+    req->completed = 0;
+    atomic_store(&req->next, 0);
+    scheduler_kick(&req->task);
+    return;
+  }
   scheduler_leave(&req->task);
   /* The answer was assembled on the pool by the last file's thread; the per-file data is no
    * longer needed. */
@@ -355,6 +391,11 @@ static void job_after_cb(uv_work_t *w, int status) {
 static void request_setup_files(Request *req) {
   req->result.n_files = req->params.n_paths;
   req->result.files = g_new0(FileResult, req->result.n_files);
+  req->result.budget = req->params.budget_tokens;
+  req->result.plan = req->params.plan;
+  /* After the expansion: the budget shares what it found. */
+  req->budget = budget_new(&req->params, strcmp(req->fmt->name, "openai") == 0,
+                           req->params.image_detail == READ_IMAGE_DETAIL_LOW);
   req->frags = g_new0(GString *, req->result.n_files);
   req->blocking = g_new(size_t, req->result.n_files);
   atomic_init(&req->next, 0);
@@ -471,6 +512,7 @@ void request_free(Request *req) {
   g_free(req->frags);
   g_free(req->blocking);
   expansion_clear(&req->expansion);
+  budget_free(req->budget);
   read_result_clear(&req->result);
   read_params_clear(&req->params);
   workspace_unref(req->ws);

@@ -28,11 +28,9 @@ static const char *plural(size_t n, const char *one, const char *many) {
 static void toolresult_head(GString *out, const ReadResult *r, const FormatOptions *o) {
   GString *open = g_string_new(NULL);
   FormatCounts c;
-  int64_t bytes, lines;
 
   format_count(r, &c);
-  read_result_totals(r, &bytes, &lines);
-  xml_format_open(open, bytes, lines);
+  xml_format_open(open, r);
   if (!o->bare)
     g_string_append(out, "{\"toolresult\":");
   /* An empty request has nothing that failed: it succeeds. */

@@ -139,10 +139,8 @@ void format_count(const ReadResult *r, FormatCounts *ret) {
 
 static void xml_head(GString *out, const ReadResult *r, const FormatOptions *o) {
   GString *open = g_string_new(NULL);
-  int64_t bytes, lines;
 
-  read_result_totals(r, &bytes, &lines);
-  xml_format_open(open, bytes, lines);
+  xml_format_open(open, r);
   if (o->bare) {
     g_string_append_len(out, open->str, (gssize)open->len);
   } else {

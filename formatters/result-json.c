@@ -262,6 +262,21 @@ static void json_section_fields(GString *gs, const FileResult *f) {
   }
 }
 
+/* A plan entry or a file the budget left out: what is known of it, without its content. */
+static void json_listed_fields(GString *gs, const FileResult *f) {
+  json_int(gs, "tokensTotal", f->tokens_total);
+  if (f->type == FILE_TYPE_TEXT && f->lines >= 0)
+    json_int(gs, "lines", f->lines);
+  if (f->encoding != NULL)
+    json_str(gs, "encoding", f->encoding);
+  if (f->type == FILE_TYPE_PDF && f->pages > 0)
+    json_int(gs, "pages", f->pages);
+  if (f->type == FILE_TYPE_IMAGE && f->width > 0) {
+    json_int(gs, "width", f->width);
+    json_int(gs, "height", f->height);
+  }
+}
+
 /* files[i]: the keys in the order of the contract, each only when it is set. */
 static void json_file(GString *gs, const FileResult *f, int64_t image_index) {
   const char *type = file_type_name(f->type);
@@ -286,6 +301,12 @@ static void json_file(GString *gs, const FileResult *f, int64_t image_index) {
     json_str(gs, "etag", f->etag);
   if (f->unchanged)
     json_bool(gs, "unchanged", true);
+  json_int(gs, "tokens", f->tokens);
+  if (file_result_listed(f)) {
+    json_listed_fields(gs, f);
+    json_close(gs, '}');
+    return;
+  }
   if (f->code == NULL && f->type == FILE_TYPE_TEXT)
     json_text_fields(gs, f);
   else if (f->code == NULL && f->type == FILE_TYPE_PDF)
@@ -340,7 +361,7 @@ static void json_notices(GString *gs, const ReadResult *r) {
 /* The members after images; see result-json.h. */
 void result_json_format_files(GString *gs, const ReadResult *r) {
   static const ReadResult empty = {0};
-  int64_t bytes, lines, image_index = 0;
+  int64_t bytes, lines, tokens, total, image_index = 0;
 
   if (r == NULL)
     r = &empty;
@@ -355,8 +376,16 @@ void result_json_format_files(GString *gs, const ReadResult *r) {
   json_close(gs, ']');
   json_notices(gs, r);
   read_result_totals(r, &bytes, &lines);
+  read_result_tokens(r, &tokens, &total);
   json_int(gs, "bytes", bytes);
   json_int(gs, "lines", lines);
+  json_int(gs, "tokens", tokens);
+  if (r->budget > 0)
+    json_int(gs, "budget", r->budget);
+  if (r->plan) {
+    json_bool(gs, "plan", true);
+    json_int(gs, "tokensTotal", total);
+  }
   json_close(gs, '}');
   /* json_close leaves a comma for the next member; the top-level object has none. */
   g_string_truncate(gs, gs->len - 1);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <glib.h>
+#include "formatters/tokens.h"
 #include "formatters/utf8.h"
 
 /* Releases everything an ImageOut owns; the struct itself is not freed. NULL is fine. */
@@ -196,7 +197,7 @@ void read_result_totals(const ReadResult *r, int64_t *ret_bytes, int64_t *ret_li
   for (size_t i = 0; r != NULL && i < r->n_files; i++) {
     const FileResult *f = &r->files[i];
 
-    if (f->code != NULL || f->unchanged || f->omitted != NULL)
+    if (f->code != NULL || f->unchanged || (f->omitted != NULL && !r->plan))
       continue;
     if (f->bytes > 0)
       bytes += f->bytes;
@@ -233,4 +234,44 @@ size_t result_utf8_decode(const char *s, size_t len, uint32_t *ret_cp) {
   size_t n;
 
   return utf8_decode((const uint8_t *)s, len, ret_cp, &n) == 1 ? n : 0;
+}
+
+void read_result_tokens(const ReadResult *r, int64_t *ret_tokens, int64_t *ret_total) {
+  int64_t tokens = 0, total = 0;
+
+  for (size_t i = 0; r != NULL && i < r->n_files; i++) {
+    const FileResult *f = &r->files[i];
+
+    tokens += f->tokens;
+    if (r->plan && f->code == NULL && f->tokens_total > 0)
+      total += f->tokens_total;
+  }
+  if (ret_tokens != NULL)
+    *ret_tokens = tokens;
+  if (ret_total != NULL)
+    *ret_total = total;
+}
+
+void file_result_count_tokens(FileResult *f, bool openai, bool low_detail) {
+  int64_t milli = 0, images = 0;
+
+  if (f->code != NULL || f->omitted != NULL || f->planned) {
+    if (f->code != NULL)
+      f->tokens = 0;
+    return;
+  }
+  milli += tokens_text_milli(f->content, f->content_len);
+  milli += tokens_text_milli(f->outline, f->outline != NULL ? strlen(f->outline) : 0);
+  milli += tokens_text_milli(f->notice, f->notice != NULL ? strlen(f->notice) : 0);
+  for (size_t i = 0; i < f->n_page_out; i++)
+    milli += tokens_text_milli(f->page_out[i].text, f->page_out[i].text_len);
+  for (size_t i = 0; i < f->n_images; i++)
+    images += openai ? tokens_image_openai(f->images[i].width, f->images[i].height, low_detail)
+                     : tokens_image_anthropic(f->images[i].width, f->images[i].height);
+  f->tokens = tokens_from_milli(milli) + images;
+}
+
+/* See result.h. */
+bool file_result_listed(const FileResult *f) {
+  return f->code == NULL && (f->planned || g_strcmp0(f->omitted, OMITTED_BUDGET) == 0);
 }

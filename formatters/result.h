@@ -76,6 +76,7 @@ typedef struct {
 
 /* FileResult.omitted: why a file that is not an error has no content. */
 #define OMITTED_BINARY "binary" /* a binary file an expansion listed without reading it */
+#define OMITTED_BUDGET "budget" /* the request's budget left the file out */
 /* Something shown under a section: one output of a notebook cell, or a slide's notes. */
 typedef struct {
   const char *element; /* static: "Output" or "Notes" */
@@ -145,7 +146,8 @@ typedef struct {
   /* Files of an expansion (a folder or glob in paths[]). */
   bool expanded;         /* from is set */
   size_t from;           /* index into paths[] of the folder or glob the file came from */
-  const char *omitted;   /* static (OMITTED_*): why the content is not here; NULL otherwise */
+  const char *omitted;   /* static (OMITTED_*): why the content is left out though the file is
+                            fine; bytes, lines (-1: unknown) and tokens_total still given */
   ResultNotice *notices; /* what follows this file: the notices of its expansion; owned */
   size_t n_notices;
 
@@ -156,11 +158,23 @@ typedef struct {
   int64_t sections;        /* cells, slides or sheets in the whole file */
   SectionOut *section_out; /* the sections shown, in order; owned */
   size_t n_section_out;
+
+  /* Token estimates (formatters/tokens.h) */
+  int64_t tokens;       /* of what is shown of this file (text, pages, pictures); 0 when failed */
+  int64_t tokens_total; /* of the whole file as a read would show it (plan and omitted entries) */
+  bool planned;         /* a plan entry: what a read would show, without the content */
+  int width, height;    /* an image's size as sent, in an entry without images[] (plan) */
 } FileResult;
+
+/* An entry that says what is known of a file and what it would cost, without its content: a
+ * plan entry, or a file the budget left out. */
+bool file_result_listed(const FileResult *f);
 
 typedef struct {
   FileResult *files;
   size_t n_files;
+  int64_t budget; /* the request's budget.tokens, 0 when it has none */
+  bool plan;      /* the answer is a plan: entries without content */
 } ReadResult;
 
 /* Releases everything an ImageOut owns; the struct itself is not freed. NULL is fine. */
@@ -219,8 +233,17 @@ const char *file_result_sections_name(const FileResult *f);
 void read_result_clear(ReadResult *r);
 
 /* Sums bytes and lines over the files that were read (failed, unchanged and omitted files
- * excluded). */
+ * excluded; in a plan, over every entry that is not refused). */
 void read_result_totals(const ReadResult *r, int64_t *ret_bytes, int64_t *ret_lines);
+
+/* Sums tokens over every file (*ret_tokens: what is shown) and, in a plan, tokens_total over
+ * the entries not refused (*ret_total; 0 outside a plan). Either may be NULL. */
+void read_result_tokens(const ReadResult *r, int64_t *ret_tokens, int64_t *ret_total);
+
+/* Sets f->tokens from what f shows: its text, its pages' text, outline and notice, and its
+ * pictures by the provider's formula (openai: OpenAI's at detail high, or low when low_detail;
+ * otherwise Anthropic's). A failed file shows nothing: 0. */
+void file_result_count_tokens(FileResult *f, bool openai, bool low_detail);
 
 /* The contract's lowercase name of a type: "text", "image", "pdf", "notebook", "document"; NULL for
  * FILE_TYPE_UNKNOWN. */

@@ -253,14 +253,29 @@ static void put_fields(XmlOut *x, const FileResult *f, int64_t image_index) {
 
   if (f->bytes >= 0)
     put_attr_int(x, "bytes", f->bytes);
-  if (ok && f->type == FILE_TYPE_TEXT)
+  if (ok && f->type == FILE_TYPE_TEXT && f->lines >= 0)
     put_attr_int(x, "lines", f->lines);
   if (f->modified_ms != RESULT_TIME_UNKNOWN)
     put_attr_len(x, "modified", buf, xml_format_time(f->modified_ms, buf));
   if (f->etag[0] != '\0' && !f->unchanged)
     put_attr(x, "etag", f->etag);
+  put_attr_int(x, "tokens", f->tokens);
+  if (file_result_listed(f))
+    put_attr_int(x, "tokensTotal", f->tokens_total);
   if (!ok || f->unchanged)
     return;
+  /* A plan entry or an omission: what is known of the file, nothing shown. */
+  if (f->omitted != NULL || f->planned) {
+    if (f->encoding != NULL)
+      put_attr(x, "encoding", f->encoding);
+    if (f->type == FILE_TYPE_PDF && f->pages > 0)
+      put_attr_int(x, "pages", f->pages);
+    if (f->type == FILE_TYPE_IMAGE && f->width > 0) {
+      put_attr_int(x, "width", f->width);
+      put_attr_int(x, "height", f->height);
+    }
+    return;
+  }
   if (f->encoding != NULL)
     put_attr(x, "encoding", f->encoding);
   if (f->bom)
@@ -454,13 +469,15 @@ static void put_content(XmlOut *x, const FileResult *f, int64_t image_index) {
   if (f->omitted != NULL)
     put_attr(x, "omitted", f->omitted);
   put_fields(x, f, image_index);
-  if (f->code == NULL && f->content != NULL && f->content_len > 0) {
+  if (f->code == NULL && (f->omitted != NULL || f->planned)) {
+    /* Nothing shown. */
+  } else if (f->code == NULL && f->content != NULL && f->content_len > 0) {
     out_raw(x, "\n", 1);
     put_cdata(x, f->content, f->content_len);
     if (f->content[f->content_len - 1] != '\n')
       out_raw(x, "\n", 1);
   }
-  if (f->code == NULL && f->type == FILE_TYPE_PDF)
+  if (f->code == NULL && f->type == FILE_TYPE_PDF && f->omitted == NULL && !f->planned)
     put_pdf(x, f, image_index);
   if (f->code == NULL && f->type == FILE_TYPE_IMAGE && f->n_images > 0 &&
       f->images[0].tile.count > 0)
@@ -518,9 +535,19 @@ int xml_format_content(GString *out, const FileResult *f, int64_t image_index) {
 }
 
 /* Appends the document's start tag; see xml.h. Numbers need no escaping. */
-void xml_format_open(GString *out, int64_t bytes, int64_t lines) {
-  g_string_append_printf(out, "<ReadResults bytes='%" PRId64 "' lines='%" PRId64 "'>\n", bytes,
-                         lines);
+void xml_format_open(GString *out, const ReadResult *r) {
+  int64_t bytes, lines, tokens, total;
+
+  read_result_totals(r, &bytes, &lines);
+  read_result_tokens(r, &tokens, &total);
+  g_string_append_printf(
+      out, "<ReadResults bytes='%" PRId64 "' lines='%" PRId64 "' tokens='%" PRId64 "'", bytes,
+      lines, tokens);
+  if (r != NULL && r->budget > 0)
+    g_string_append_printf(out, " budget='%" PRId64 "'", r->budget);
+  if (r != NULL && r->plan)
+    g_string_append_printf(out, " plan='true' tokensTotal='%" PRId64 "'", total);
+  g_string_append(out, ">\n");
 }
 
 /* What the document will roughly take, so the string is allocated once in the usual case. */
@@ -540,14 +567,13 @@ static size_t xml_estimate(const ReadResult *r) {
 /* Formats r as the contract's XML document; see xml.h. */
 char *xml_format(const ReadResult *r, size_t *ret_len) {
   static const ReadResult empty = {0};
-  int64_t bytes, lines, image_index = 0;
+  int64_t image_index = 0;
   GString *gs;
 
   if (r == NULL)
     r = &empty;
   gs = g_string_sized_new(xml_estimate(r));
-  read_result_totals(r, &bytes, &lines);
-  xml_format_open(gs, bytes, lines);
+  xml_format_open(gs, r);
   for (size_t i = 0; i < r->n_files; i++) {
     const FileResult *f = &r->files[i];
 

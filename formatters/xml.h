@@ -22,8 +22,10 @@ char *xml_format(const ReadResult *r, size_t *ret_len);
  * xml_format() is xml_format_open() with the totals (read_result_totals), then
  * xml_format_content() for each file, then XML_RESULTS_CLOSE. */
 
-/* Appends "<ReadResults bytes='B' lines='L'>" and a newline to out. */
-void xml_format_open(GString *out, int64_t bytes, int64_t lines);
+/* Appends "<ReadResults bytes='B' lines='L' tokens='T'>" and a newline to out: r's totals
+ * (read_result_totals, read_result_tokens), plus budget='N' when r has a budget and
+ * plan='true' tokensTotal='N' for a plan. r may be NULL (all zero). */
+void xml_format_open(GString *out, const ReadResult *r);
 
 /* Appends f's <Content> element and the newline after it to out, then one
  * <Notice path='…' from='N'>message</Notice> line per notice that follows f (an expansion's). image_index is the index of

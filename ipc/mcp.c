@@ -27,7 +27,11 @@ static const char *const versions[] = {MCP_PROTOCOL_LATEST, "2025-03-26", "2024-
   "what .gitignore and .ignore files ignore and listing binary files unread; each such file "      \
   "says from='N' (its folder's index in paths), and a <Notice> follows when files were left out. " \
   "To read again a file you already have, pass ifNoneMatch {path: etag}: while it has not "        \
-  "changed it comes back as unchanged='true', without its content. Relative paths resolve "        \
+  "changed it comes back as unchanged='true', without its content. The answer fits a budget of "   \
+  "25,000 estimated tokens unless `budget` says otherwise: files come in order, each within a "    \
+  "fair share, and files past it are listed with omitted='budget', their size and tokensTotal, "   \
+  "to read in another call; `plan: true` says what reading would cost before reading. Relative "  \
+  "paths resolve "                                                                                 \
   "against the workspace root; files outside it, and secrets such as .env files and private "     \
   "keys, are refused."
 
@@ -83,7 +87,14 @@ static const char tools_list[] =
     "\"ifNoneMatch\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\","
     "\"minLength\":1},\"description\":\"For files read before: path (as given then) to the etag "
     "its <Content> had. A file still the same comes back as unchanged='true' without its "
-    "content.\"}}},"
+    "content.\"},"
+    "\"budget\":{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"tokens\"],"
+    "\"description\":\"Estimated tokens the whole answer may take (default 25000): files in order, "
+    "each within a fair share; files left out are listed with omitted='budget', their size and "
+    "tokensTotal, to read in another call.\",\"properties\":{"
+    "\"tokens\":{\"type\":\"integer\",\"minimum\":1}}},"
+    "\"plan\":{\"type\":\"boolean\",\"description\":\"Say what each file is and what reading it "
+    "would cost (tokens, tokensTotal), without its content.\"}}},"
     "\"annotations\":{\"title\":\"Read files\",\"readOnlyHint\":true,\"destructiveHint\":false,"
     "\"idempotentHint\":true,\"openWorldHint\":false}}]}";
 
@@ -217,11 +228,13 @@ static bool mcp_images_budget_given(JsonObject *o) {
          json_object_has_member(json_node_get_object(images), "maxTotalBytes");
 }
 
-int mcp_read_args_parse(JsonNode *arguments, ReadParams *ret, char **ret_error) {
+int mcp_read_args_parse(JsonNode *arguments, int64_t default_budget, ReadParams *ret,
+                        char **ret_error) {
   static const char *const members[] = {"paths",  "offset", "limit",  "tail",        "pages",
-                                        "render", "images", "expand", "ifNoneMatch", NULL};
-  static const char *const passed[] = {"offset", "limit", "tail", "images", "expand",
-                                       "ifNoneMatch"};
+                                        "render", "images", "expand", "ifNoneMatch", "budget",
+                                        "plan",   NULL};
+  static const char *const passed[] = {"offset", "limit",       "tail",   "images",
+                                       "expand", "ifNoneMatch", "budget", "plan"};
   g_autoptr(JsonBuilder) b = json_builder_new();
   g_autoptr(JsonNode) params = NULL;
   JsonObject *o;
@@ -262,6 +275,8 @@ int mcp_read_args_parse(JsonNode *arguments, ReadParams *ret, char **ret_error) 
   if (json_object_get_member(o, "expand") == NULL ||
       JSON_NODE_HOLDS_NULL(json_object_get_member(o, "expand")))
     ret->expand.on = true;
+  if (!json_object_has_member(o, "budget"))
+    ret->budget_tokens = default_budget;
   if (!mcp_images_budget_given(o))
     ret->max_total_image_bytes = MCP_DEFAULT_MAX_IMAGE_BYTES;
   return 0;
@@ -353,4 +368,36 @@ char *mcp_request_line(const char *id, const char *method, size_t *ret_len) {
 
   *ret_len = strlen(line);
   return line;
+}
+
+/* What each client takes of one tool result, in tokens, where it is documented
+ * (docs/mcp.md); any other client gets the default. */
+static const struct {
+  const char *name; /* initialize's clientInfo.name */
+  int64_t tokens;
+} client_budgets[] = {
+    {"claude-code", 25000}, /* MAX_MCP_OUTPUT_TOKENS */
+};
+
+int64_t mcp_client_budget(const char *client_name) {
+  for (size_t i = 0; client_name != NULL && i < G_N_ELEMENTS(client_budgets); i++)
+    if (strcmp(client_name, client_budgets[i].name) == 0)
+      return client_budgets[i].tokens;
+  return MCP_DEFAULT_BUDGET_TOKENS;
+}
+
+char *mcp_read_result_tail(size_t chars, size_t *ret_len) {
+  char *tail;
+
+  if (chars <= MCP_INLINE_RESULT_CHARS) {
+    tail = g_strdup(MCP_READ_RESULT_TAIL);
+  } else {
+    /* Room for the envelope too, rounded up to a thousand. */
+    size_t want = MIN((chars + 999) / 1000 * 1000 + 1000, (size_t)MCP_MAX_RESULT_SIZE_CHARS);
+
+    tail = g_strdup_printf(
+        ",\"isError\":false,\"_meta\":{\"anthropic/maxResultSizeChars\":%zu}}}\n", want);
+  }
+  *ret_len = strlen(tail);
+  return tail;
 }

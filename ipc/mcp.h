@@ -16,6 +16,23 @@
 #define MCP_DEFAULT_MAX_IMAGE_BYTES ((int64_t)8 * 1024 * 1024)
 #define MCP_TOOL_READ_FILES "read_files"
 
+/* The token budget of a read_files call that names none: what the client takes of one tool
+ * result (Claude Code: MAX_MCP_OUTPUT_TOKENS, 25,000 by default; docs/mcp.md). */
+#define MCP_DEFAULT_BUDGET_TOKENS 25000
+
+/* Characters of a tool result Claude Code keeps inline; past them it saves the result to a
+ * file and shows a preview, unless the result's _meta["anthropic/maxResultSizeChars"] allows
+ * more, up to MCP_MAX_RESULT_SIZE_CHARS. */
+#define MCP_INLINE_RESULT_CHARS 50000
+#define MCP_MAX_RESULT_SIZE_CHARS 500000
+
+/* The default budget for a client, by initialize's clientInfo.name (NULL: unknown). */
+int64_t mcp_client_budget(const char *client_name);
+
+/* What closes a read's result whose content is `chars` characters long: its _meta asks for
+ * them inline when they are more than MCP_INLINE_RESULT_CHARS. g_free the result. */
+char *mcp_read_result_tail(size_t chars, size_t *ret_len);
+
 /* The revision to speak with a client that asked for `requested` (may be NULL): the same when
  * readerd knows it, else the latest. Static. */
 const char *mcp_protocol_version(const char *requested);
@@ -27,9 +44,11 @@ char *mcp_initialize_result_json(const char *version);
 const char *mcp_tools_list_json(void);
 
 /* Validates read_files' arguments (an object; NULL is invalid: paths is required) into read
- * params in the mcp format. Returns 0, or -EINVAL with *ret_error (g_malloc'd) naming the
- * argument; *ret (read_params_init'ed) is then cleared. */
-int mcp_read_args_parse(JsonNode *arguments, ReadParams *ret, char **ret_error);
+ * params in the mcp format; a call without `budget` gets default_budget tokens (0: none).
+ * Returns 0, or -EINVAL with *ret_error (g_malloc'd) naming the argument; *ret
+ * (read_params_init'ed) is then cleared. */
+int mcp_read_args_parse(JsonNode *arguments, int64_t default_budget, ReadParams *ret,
+                        char **ret_error);
 
 /* A tool result saying `message` with isError true (bad arguments). g_free the result. */
 char *mcp_tool_error_json(const char *message);

@@ -270,6 +270,25 @@ static int read_params_expand(JsonNode *node, ReadExpand *ret, char **ret_error)
   return 0;
 }
 
+/* budget {tokens} and plan (absent: none). */
+static int read_params_budget_plan(JsonObject *obj, ReadParams *ret, char **ret_error) {
+  JsonNode *node = read_params_member(obj, "budget"), *tokens;
+
+  if (node != NULL) {
+    if (!JSON_NODE_HOLDS_OBJECT(node))
+      return read_params_fail(ret_error, "budget must be an object: {\"tokens\": N}");
+    tokens = read_params_member(json_node_get_object(node), "tokens");
+    if (tokens == NULL ||
+        !read_params_get_int(tokens, 1, READ_MAX_BUDGET_TOKENS, &ret->budget_tokens))
+      return read_params_fail(ret_error,
+                              "budget.tokens must be an integer >= 1 (at most %" PRId64 ")",
+                              READ_MAX_BUDGET_TOKENS);
+  }
+  if ((node = read_params_member(obj, "plan")) && !read_params_get_bool(node, &ret->plan))
+    return read_params_fail(ret_error, "plan must be a boolean");
+  return 0;
+}
+
 void read_params_init(ReadParams *ret) {
   memset(ret, 0, sizeof *ret);
   ret->offset = 1;
@@ -336,6 +355,9 @@ static int read_params_members(JsonObject *obj, ReadParams *ret, char **ret_erro
     return r;
   if ((node = read_params_member(obj, "expand")) &&
       (r = read_params_expand(node, &ret->expand, ret_error)) < 0)
+    return r;
+  r = read_params_budget_plan(obj, ret, ret_error);
+  if (r < 0)
     return r;
   if ((node = read_params_member(obj, "images")))
     return read_params_images(node, ret, ret_error);

@@ -17,6 +17,8 @@
 /* Bytes of files' content (text, pages, base64) one answer holds at most; the files past it
  * are answered FILE_TOO_LARGE, naming the cap. */
 #define READ_MAX_ANSWER_BYTES ((size_t)64 * 1024 * 1024)
+/* budget.tokens at most: far past any model's context, and safe to count in thousandths. */
+#define READ_MAX_BUDGET_TOKENS ((int64_t)1000 * 1000 * 1000)
 
 
 /* Files one folder or glob expands to at most, unless `expand.maxFiles` says otherwise. */
@@ -73,6 +75,8 @@ typedef struct {
   GHashTable *if_none_match;    /* ifNoneMatch: path (as files[].path gives it) -> etag, both
                                    owned strings; NULL when absent */
   ReadExpand expand;            /* expand: false, true or an object; default off */
+  int64_t budget_tokens;        /* budget.tokens, 0 when there is no budget */
+  bool plan;                    /* plan: answer what a read would show, without content */
 } ReadParams;
 
 /* Fills *ret with defaults. */

@@ -43,7 +43,7 @@ readerd_npm_install() {
   local dir
   # Debian's nodejs and npm, unless a Node.js with npm is already installed.
   command -v npm >/dev/null 2>&1 || readerd_install nodejs npm
-  for dir in tests/sdk-types tests/mcp vscode-client; do
+  for dir in tests/sdk-types tests/mcp tests/tokens vscode-client; do
     if [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules" ]; then
       echo "npm ci in $dir"
       npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error

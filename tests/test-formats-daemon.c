@@ -120,12 +120,31 @@ static void assert_same_meta(JsonObject *res, RdResult *x, const char *name) {
   for (GList *l = members; l != NULL; l = l->next)
     g_string_append_printf(k, "%s%s", k->len ? " " : "", (const char *)l->data);
   g_list_free(members);
-  keys = g_strdup_printf("%s files bytes lines", name);
+  keys = g_strdup_printf("%s files bytes lines tokens", name);
   ck_assert_str_eq(k->str, keys);
   g_string_free(k, TRUE);
-  ck_assert_msg(json_node_equal(json_object_get_member(res, "files"),
-                                json_object_get_member(x->result, "files")),
-                "%s: files[] differ from the xml answer's", name);
+  /* openai prices pictures by OpenAI's formula, the others by Anthropic's: tokens of an image
+   * or a PDF differ, everything else is the same. Compared on copies: x is checked again. */
+  {
+    g_autofree char *ta = json_to_string(json_object_get_member(res, "files"), FALSE);
+    g_autofree char *tb = json_to_string(json_object_get_member(x->result, "files"), FALSE);
+    g_autoptr(JsonNode) na = json_from_string(ta, NULL);
+    g_autoptr(JsonNode) nb = json_from_string(tb, NULL);
+    JsonArray *a = json_node_get_array(na), *b = json_node_get_array(nb);
+
+    for (guint i = 0; strcmp(name, "openai") == 0 && i < json_array_get_length(a) &&
+                      i < json_array_get_length(b);
+         i++) {
+      JsonObject *fa = json_array_get_object_element(a, i);
+      JsonObject *fb = json_array_get_object_element(b, i);
+
+      if (g_strcmp0(json_object_get_string_member_with_default(fa, "type", ""), "text") != 0) {
+        json_object_remove_member(fa, "tokens");
+        json_object_remove_member(fb, "tokens");
+      }
+    }
+    ck_assert_msg(json_node_equal(na, nb), "%s: files[] differ from the xml answer's", name);
+  }
   ck_assert_int_eq(json_object_get_int_member(res, "bytes"),
                    json_object_get_int_member(x->result, "bytes"));
   ck_assert_int_eq(json_object_get_int_member(res, "lines"),
@@ -182,7 +201,16 @@ static void check_blocks(const char *name, JsonArray *blocks, RdResult *x, const
     k++;
   }
   ck_assert_uint_eq(k, json_array_get_length(x->images));
-  ck_assert_str_eq(texts->str, contents);
+  if (strcmp(name, "openai") == 0) {
+    /* Pictures are priced by OpenAI's formula there: the tokens attributes differ. */
+    g_autoptr(GRegex) re = g_regex_new(" tokens='[0-9]+'", 0, 0, NULL);
+    g_autofree char *a = g_regex_replace_literal(re, texts->str, -1, 0, "", 0, NULL);
+    g_autofree char *b = g_regex_replace_literal(re, contents, -1, 0, "", 0, NULL);
+
+    ck_assert_str_eq(a, b);
+  } else {
+    ck_assert_str_eq(texts->str, contents);
+  }
   g_string_free(texts, TRUE);
 }
 

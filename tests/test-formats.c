@@ -157,7 +157,7 @@ static JsonNode *contract_result(const ReadResult *r) {
 static JsonNode *check_wrapped(JsonNode *root, const char *name, const ReadResult *r) {
   g_autoptr(JsonNode) want = contract_result(r);
   JsonObject *o = json_node_get_object(root), *w = json_node_get_object(want);
-  g_autofree char *keys = g_strdup_printf("%s files bytes lines", name);
+  g_autofree char *keys = g_strdup_printf("%s files bytes lines tokens", name);
 
   ck_assert(JSON_NODE_HOLDS_OBJECT(root));
   assert_members(o, keys);
@@ -563,7 +563,7 @@ START_TEST(formats_empty_result) {
     g_autofree char *bare = format_str(agent_formats[i], &r, true, NULL);
     g_autofree char *wrapped = format_str(agent_formats[i], &r, false, NULL);
     g_autofree char *want =
-        g_strdup_printf("{\"%s\":[],\"files\":[],\"bytes\":0,\"lines\":0}", agent_formats[i]);
+        g_strdup_printf("{\"%s\":[],\"files\":[],\"bytes\":0,\"lines\":0,\"tokens\":0}", agent_formats[i]);
 
     ck_assert_str_eq(bare, "[]");
     ck_assert_str_eq(wrapped, want);
@@ -573,7 +573,7 @@ START_TEST(formats_empty_result) {
     g_autofree char *tw = format_str("text", NULL, false, NULL);
 
     ck_assert_str_eq(t, "");
-    ck_assert_str_eq(tw, "{\"text\":\"\",\"files\":[],\"bytes\":0,\"lines\":0}");
+    ck_assert_str_eq(tw, "{\"text\":\"\",\"files\":[],\"bytes\":0,\"lines\":0,\"tokens\":0}");
   }
 }
 END_TEST

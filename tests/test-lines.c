@@ -10,6 +10,8 @@
 
 #include "daemon/readers/lines.h"
 #include "daemon/readers/text.h"
+#include "formatters/tokens.h"
+#include "tests/lib/skip.h"
 
 /* Like ck_assert_str_eq, for strings too long for check's message: reports where they differ. */
 #define assert_long_str_eq(a, b)                                                                   \
@@ -663,6 +665,56 @@ START_TEST(lines_clear_twice_and_null) {
 }
 END_TEST
 
+/* The token cap (a budget's share): what is shown, numbers and notice included, never costs
+ * more than the cap; it is the file's first lines, and the notice continues right after. */
+START_TEST(lines_token_cap_holds) {
+  const char *path = "/usr/share/common-licenses/GPL-3";
+  g_autofree char *text = NULL;
+  gsize len;
+  const int64_t caps[] = {41, 60, 200, 1000, 5000};
+  LinesResult whole;
+  LinesOptions o = opts(1, 100000, true);
+
+  if (!g_file_get_contents(path, &text, &len, NULL))
+    SKIP_CASE("%s is not installed", path);
+  o.max_content = 0;
+  whole = run_pieces(text, len, &o, 0);
+  for (size_t k = 0; k < G_N_ELEMENTS(caps); k++) {
+    LinesResult r;
+    g_autofree char *want = NULL;
+
+    o.max_tokens = caps[k];
+    r = run_pieces(text, len, &o, 4096);
+    ck_assert_int_le(tokens_text(r.content, r.content_len), caps[k]);
+    ck_assert(r.truncated);
+    ck_assert_int_eq(r.lines, whole.lines);
+    /* The lines shown are the whole read's first ones, byte for byte. */
+    if (r.shown_last > 0) {
+      const char *end = whole.content;
+
+      for (int64_t n = 0; n < r.shown_last; n++)
+        end = strchr(end, '\n') + 1;
+      ck_assert_int_eq(strncmp(r.content, whole.content, (size_t)(end - whole.content)), 0);
+    }
+    want =
+        g_strdup_printf("tokens); continue with offset=%" G_GINT64_FORMAT "\n", r.shown_last + 1);
+    ck_assert_msg(g_str_has_suffix(r.content, want), "%s", r.content);
+    g_free(r.content);
+  }
+  /* A cap the whole file fits under changes nothing. */
+  {
+    LinesResult r;
+
+    o.max_tokens = tokens_text(whole.content, whole.content_len) + 40;
+    r = run_pieces(text, len, &o, 0);
+    ck_assert_str_eq(r.content, whole.content);
+    ck_assert(!r.truncated);
+    g_free(r.content);
+  }
+  g_free(whole.content);
+}
+END_TEST
+
 static Suite *lines_suite(void) {
   Suite *s = suite_create("lines");
   TCase *tc = tcase_create("core");
@@ -685,6 +737,7 @@ static Suite *lines_suite(void) {
   tcase_add_test(tc, lines_huge_line_counts_what_is_cut);
   tcase_add_test(tc, lines_byte_cap);
   tcase_add_test(tc, lines_first_line_shown_over_the_cap);
+  tcase_add_test(tc, lines_token_cap_holds);
   tcase_add_loop_test(tc, lines_any_split_same_result, 0, G_N_ELEMENTS(split_inputs));
   tcase_add_test(tc, lines_one_byte_feeds_real_limits);
   tcase_add_test(tc, lines_clear_twice_and_null);
@@ -701,8 +754,9 @@ int main(void) {
   SRunner *sr = srunner_create(lines_suite());
   int failed;
 
+  skip_init();
   srunner_run_all(sr, CK_NORMAL);
   failed = srunner_ntests_failed(sr);
   srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return skip_status(failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE);
 }

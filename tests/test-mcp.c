@@ -24,7 +24,7 @@ static char *args(const char *json, ReadParams *p) {
   char *err = NULL;
 
   read_params_init(p);
-  if (mcp_read_args_parse(n, p, &err) < 0)
+  if (mcp_read_args_parse(n, 0, p, &err) < 0)
     return err;
   return NULL;
 }
@@ -257,12 +257,52 @@ START_TEST(mcp_progress_and_request_lines) {
 }
 END_TEST
 
+/* A call without a budget gets the client's; one with a budget keeps it; bad ones are named.
+ * A result past what Claude Code keeps inline asks for room in its _meta. */
+START_TEST(mcp_budget_defaults) {
+  ReadParams p;
+  char *err;
+
+  ck_assert_int_eq(mcp_client_budget("claude-code"), 25000);
+  ck_assert_int_eq(mcp_client_budget(NULL), MCP_DEFAULT_BUDGET_TOKENS);
+  read_params_init(&p);
+  {
+    g_autoptr(JsonNode) n = parse("{\"paths\":[\"a\"]}");
+
+    ck_assert_int_eq(mcp_read_args_parse(n, 25000, &p, &err), 0);
+    ck_assert_int_eq(p.budget_tokens, 25000);
+    read_params_clear(&p);
+  }
+  ck_assert_ptr_null(args("{\"paths\":[\"a\"],\"budget\":{\"tokens\":900},\"plan\":true}", &p));
+  ck_assert_int_eq(p.budget_tokens, 900);
+  ck_assert(p.plan);
+  read_params_clear(&p);
+  err = args("{\"paths\":[\"a\"],\"budget\":{\"tokens\":0}}", &p);
+  ck_assert_ptr_nonnull(err);
+  ck_assert(g_str_has_prefix(err, "budget.tokens must be an integer >= 1"));
+  g_free(err);
+  {
+    size_t len;
+    g_autofree char *small = mcp_read_result_tail(MCP_INLINE_RESULT_CHARS, &len);
+    g_autofree char *big = mcp_read_result_tail(123456, &len);
+    g_autofree char *huge = mcp_read_result_tail(9000000, &len);
+
+    ck_assert_str_eq(small, MCP_READ_RESULT_TAIL);
+    ck_assert_str_eq(big,
+                     ",\"isError\":false,\"_meta\":{\"anthropic/maxResultSizeChars\":125000}}}\n");
+    ck_assert(strstr(huge, "\"anthropic/maxResultSizeChars\":500000}") != NULL);
+    ck_assert_uint_eq(len, strlen(huge));
+  }
+}
+END_TEST
+
 static Suite *mcp_suite(void) {
   Suite *s = suite_create("mcp");
   TCase *tc = tcase_create("core");
 
   tcase_add_test(tc, mcp_protocol_versions);
   tcase_add_test(tc, mcp_read_args_expand);
+  tcase_add_test(tc, mcp_budget_defaults);
   tcase_add_test(tc, mcp_initialize_result);
   tcase_add_test(tc, mcp_tools_list_schema);
   tcase_add_test(tc, mcp_args_read_params);

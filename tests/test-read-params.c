@@ -601,6 +601,46 @@ START_TEST(read_params_if_none_match_paths) {
 }
 END_TEST
 
+START_TEST(read_params_budget_and_plan) {
+  static const char *const bad_tokens[] = {"0",    "-5",   "1.5",        "\"100\"",
+                                           "true", "null", "1000000001", "[100]"};
+  ReadParams p;
+  char *error = NULL;
+
+  for (size_t i = 0; i < G_N_ELEMENTS(bad_tokens); i++) {
+    g_autofree char *json =
+        g_strdup_printf("{\"paths\":[\"a\"],\"budget\":{\"tokens\":%s}}", bad_tokens[i]);
+
+    read_params_init(&p);
+    ck_assert_int_eq(parse_json(json, &p, &error), -EINVAL);
+    ck_assert_msg(g_str_has_prefix(error, "budget.tokens must be an integer >= 1"), "%s", error);
+    assert_cleared(&p);
+    g_clear_pointer(&error, g_free);
+  }
+  read_params_init(&p);
+  ck_assert_int_eq(parse_json("{\"paths\":[\"a\"],\"budget\":{}}", &p, &error), -EINVAL);
+  ck_assert(g_str_has_prefix(error, "budget.tokens must be an integer >= 1"));
+  g_clear_pointer(&error, g_free);
+  read_params_init(&p);
+  ck_assert_int_eq(parse_json("{\"paths\":[\"a\"],\"budget\":5000}", &p, &error), -EINVAL);
+  ck_assert(g_str_has_prefix(error, "budget must be an object"));
+  g_clear_pointer(&error, g_free);
+  read_params_init(&p);
+  ck_assert_int_eq(parse_json("{\"paths\":[\"a\"],\"plan\":1}", &p, &error), -EINVAL);
+  ck_assert_str_eq(error, "plan must be a boolean");
+  g_clear_pointer(&error, g_free);
+
+  parse_ok("{\"paths\":[\"a\"]}", &p);
+  ck_assert_int_eq(p.budget_tokens, 0);
+  ck_assert(!p.plan);
+  read_params_clear(&p);
+  parse_ok("{\"paths\":[\"a\"],\"budget\":{\"tokens\":25000},\"plan\":true}", &p);
+  ck_assert_int_eq(p.budget_tokens, 25000);
+  ck_assert(p.plan);
+  read_params_clear(&p);
+}
+END_TEST
+
 static Suite *read_params_suite(void) {
   Suite *s = suite_create("read-params");
   TCase *tc = tcase_create("core");
@@ -630,6 +670,7 @@ static Suite *read_params_suite(void) {
   tcase_add_test(tc, read_params_error_is_optional);
   tcase_add_test(tc, read_params_clear_null);
   tcase_add_test(tc, read_params_pages_syntax);
+  tcase_add_test(tc, read_params_budget_and_plan);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -159,6 +159,7 @@ static char *expected_file_keys(const FileResult *f) {
     g_string_append(k, " bytes");
   if (f->modified_ms != RESULT_TIME_UNKNOWN)
     g_string_append(k, " modified");
+  g_string_append(k, " tokens");
   if (ok && f->type == FILE_TYPE_TEXT) {
     g_string_append(k, " lines");
     g_string_append(k, f->encoding != NULL ? " encoding" : "");
@@ -275,7 +276,7 @@ static void check_result(const ReadResult *r, const char *xml) {
   ck_assert_msg(json_parser_load_from_data(parser, json, (gssize)len, &error), "bad JSON: %s\n%s",
                 error != NULL ? error->message : "", json);
   root = json_node_get_object(json_parser_get_root(parser));
-  assert_members(root, "xml images files bytes lines");
+  assert_members(root, "xml images files bytes lines tokens");
   assert_string_member(root, "xml", xml);
 
   images = json_object_get_array_member(root, "images");
@@ -556,10 +557,10 @@ START_TEST(result_json_empty_and_compact) {
   bool in_string = false;
   size_t len;
 
-  ck_assert_str_eq(json, "{\"xml\":\"\",\"images\":[],\"files\":[],\"bytes\":0,\"lines\":0}");
+  ck_assert_str_eq(json, "{\"xml\":\"\",\"images\":[],\"files\":[],\"bytes\":0,\"lines\":0,\"tokens\":0}");
   g_free(json);
   json = result_json_format(NULL, NULL, &len);
-  ck_assert_str_eq(json, "{\"xml\":\"\",\"images\":[],\"files\":[],\"bytes\":0,\"lines\":0}");
+  ck_assert_str_eq(json, "{\"xml\":\"\",\"images\":[],\"files\":[],\"bytes\":0,\"lines\":0,\"tokens\":0}");
   ck_assert_uint_eq(len, strlen(json));
   g_free(json);
 

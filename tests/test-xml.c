@@ -315,11 +315,11 @@ START_TEST(xml_exact_output) {
   /* The shape the contract and the project's docs show, byte for byte. */
   static const char content[] = "     1\thello\n     2\tworld\n";
   static const char want[] =
-      "<ReadResults bytes='12' lines='2'>\n"
+      "<ReadResults bytes='12' lines='2' tokens='0'>\n"
       "<Content path='a.c' type='text' bytes='12' lines='2' modified='2026-11-22T09:15:02.123Z'"
-      " encoding='utf-8' eol='lf' shown='1-2'>\n"
+      " tokens='0' encoding='utf-8' eol='lf' shown='1-2'>\n"
       "<![CDATA[     1\thello\n     2\tworld\n]]></Content>\n"
-      "<Content path='gone.txt' code='FILE_NOT_FOUND' error='No such file'/>\n"
+      "<Content path='gone.txt' code='FILE_NOT_FOUND' error='No such file' tokens='0'/>\n"
       "</ReadResults>";
   ReadResult r = {0};
   FileResult *f = add_text(&r, "a.c", content, strlen(content));
@@ -345,12 +345,12 @@ END_TEST
  * answered unchanged, which carries nothing but its metadata; both valid against the schema. */
 START_TEST(xml_etag_and_unchanged) {
   static const char want[] =
-      "<ReadResults bytes='6' lines='1'>\n"
+      "<ReadResults bytes='6' lines='1' tokens='0'>\n"
       "<Content path='a.c' type='text' bytes='6' lines='1' modified='2026-11-22T09:15:02.123Z'"
-      " etag='803-1a2b3c-6-1795338902123456789' encoding='utf-8'>\n"
+      " etag='803-1a2b3c-6-1795338902123456789' tokens='0' encoding='utf-8'>\n"
       "<![CDATA[hello\n]]></Content>\n"
       "<Content path='b.c' unchanged='true' etag='803-ff-1f40-1795338902123456789' bytes='8000'"
-      " modified='2026-11-22T09:15:02.123Z'/>\n"
+      " modified='2026-11-22T09:15:02.123Z' tokens='0'/>\n"
       "</ReadResults>";
   ReadResult r = {0};
   FileResult *f = add_text(&r, "a.c", "hello\n", 6);
@@ -518,7 +518,7 @@ START_TEST(xml_text_attributes) {
   doc = format_and_parse(&r, NULL);
 
   n = content_node(doc, 0);
-  assert_attr_names(n, "path type bytes lines modified encoding bom eol truncated shown");
+  assert_attr_names(n, "path type bytes lines modified tokens encoding bom eol truncated shown");
   assert_attr(n, "type", "text");
   assert_attr(n, "bytes", "123456");
   assert_attr(n, "lines", "5000");
@@ -530,10 +530,10 @@ START_TEST(xml_text_attributes) {
   assert_attr(n, "shown", "10-14");
 
   n = content_node(doc, 1);
-  assert_attr_names(n, "path type bytes lines encoding");
+  assert_attr_names(n, "path type bytes lines tokens encoding");
 
   n = content_node(doc, 2);
-  assert_attr_names(n, "path type bytes lines modified encoding");
+  assert_attr_names(n, "path type bytes lines modified tokens encoding");
   assert_attr(n, "modified", "1970-01-01T00:00:00.000Z");
   ck_assert_ptr_null(n->children);
   xmlFreeDoc(doc);
@@ -558,7 +558,7 @@ START_TEST(xml_image_attributes) {
   doc = format_and_parse(&r, NULL);
 
   n = content_node(doc, 0);
-  assert_attr_names(n, "path type bytes modified mediaType width height image");
+  assert_attr_names(n, "path type bytes modified tokens mediaType width height image");
   assert_attr(n, "type", "image");
   assert_attr(n, "mediaType", "image/png");
   assert_attr(n, "width", "3");
@@ -567,7 +567,7 @@ START_TEST(xml_image_attributes) {
   ck_assert_ptr_null(n->children);
 
   n = content_node(doc, 1);
-  assert_attr_names(n, "path type bytes mediaType width height originalWidth originalHeight "
+  assert_attr_names(n, "path type bytes tokens mediaType width height originalWidth originalHeight "
                        "animated image");
   assert_attr(n, "mediaType", "image/gif");
   assert_attr(n, "width", "1568");
@@ -601,12 +601,12 @@ START_TEST(xml_failure_attributes) {
   doc = format_and_parse(&r, NULL);
 
   n = content_node(doc, 0);
-  assert_attr_names(n, "path code error");
+  assert_attr_names(n, "path code error tokens");
   assert_attr(n, "code", "FILE_NOT_FOUND");
   assert_attr(n, "error", "gone.txt: No such file or directory");
 
   n = content_node(doc, 1);
-  assert_attr_names(n, "path type code error bytes modified");
+  assert_attr_names(n, "path type code error bytes modified tokens");
   assert_attr(n, "type", "text");
   assert_attr(n, "code", "UNSUPPORTED_FORMAT");
   assert_attr(n, "bytes", "2048");
@@ -666,7 +666,7 @@ START_TEST(xml_totals_exclude_failed) {
   f->lines = 2;
   doc = format_and_parse(&r, NULL);
   root = xmlDocGetRootElement(doc);
-  assert_attr_names(root, "bytes lines");
+  assert_attr_names(root, "bytes lines tokens");
   assert_attr(root, "bytes", "1100");
   assert_attr(root, "lines", "42");
   xmlFreeDoc(doc);
@@ -680,7 +680,7 @@ START_TEST(xml_empty_result) {
   char *xml;
 
   doc = format_and_parse(&r, &xml);
-  ck_assert_str_eq(xml, "<ReadResults bytes='0' lines='0'>\n</ReadResults>");
+  ck_assert_str_eq(xml, "<ReadResults bytes='0' lines='0' tokens='0'>\n</ReadResults>");
   ck_assert_uint_eq(content_count(doc), 0);
   g_free(xml);
   xmlFreeDoc(doc);
@@ -746,40 +746,40 @@ static void assert_schema_verdict(const char *doc_text, bool want) {
 
 START_TEST(xml_schema_rejects_wrong_documents) {
   static const char *const bad[] = {
-      "<ReadResults bytes='0' lines='0'><Content path='x' code='BOGUS' error='e'/></ReadResults>",
-      "<ReadResults bytes='0' lines='0'><Content code='FILE_NOT_FOUND' error='e'/></ReadResults>",
+      "<ReadResults bytes='0' lines='0' tokens='0'><Content path='x' tokens='0' code='BOGUS' error='e'/></ReadResults>",
+      "<ReadResults bytes='0' lines='0' tokens='0'><Content tokens='0' code='FILE_NOT_FOUND' error='e'/></ReadResults>",
       "<ReadResults bytes='0'></ReadResults>",
       "<ReadResults bytes='-1' lines='0'></ReadResults>",
-      "<ReadResults bytes='0' lines='0'><Content path='x' type='text' bytes='1'>t</Content>"
+      "<ReadResults bytes='0' lines='0' tokens='0'><Content path='x' tokens='0' type='text' bytes='1'>t</Content>"
       "</ReadResults>",
-      "<ReadResults bytes='0' lines='0'><Content path='x' type='text' lines='1' "
+      "<ReadResults bytes='0' lines='0' tokens='0'><Content path='x' tokens='0' type='text' lines='1' "
       "modified='2023-11-14T22:13:20Z'/></ReadResults>",
-      "<ReadResults bytes='0' lines='0'><Content path='x' type='text' lines='1' shown='3'/>"
+      "<ReadResults bytes='0' lines='0' tokens='0'><Content path='x' tokens='0' type='text' lines='1' shown='3'/>"
       "</ReadResults>",
-      "<ReadResults bytes='0' lines='0'><Content path='x' type='image' mediaType='image/png' "
+      "<ReadResults bytes='0' lines='0' tokens='0'><Content path='x' tokens='0' type='image' mediaType='image/png' "
       "width='1' height='1'/></ReadResults>",
-      "<ReadResults bytes='0' lines='0'><Content path='x' type='image' mediaType='image/png' "
+      "<ReadResults bytes='0' lines='0' tokens='0'><Content path='x' tokens='0' type='image' mediaType='image/png' "
       "width='1' height='1' image='0'>text</Content></ReadResults>",
-      "<ReadResults bytes='0' lines='0'><Content path='x' type='image' mediaType='image/png' "
+      "<ReadResults bytes='0' lines='0' tokens='0'><Content path='x' tokens='0' type='image' mediaType='image/png' "
       "width='1' height='1' image='0'><Tile image='0' x='0' y='0' width='1' height='1'/>"
       "</Content></ReadResults>",
-      "<ReadResults bytes='0' lines='0'><Content path='x' type='image' mediaType='image/png' "
+      "<ReadResults bytes='0' lines='0' tokens='0'><Content path='x' tokens='0' type='image' mediaType='image/png' "
       "width='1' height='1' image='0' tiles='2'>text</Content></ReadResults>",
-      "<ReadResults bytes='0' lines='0'><Content path='x' type='image' mediaType='image/png' "
+      "<ReadResults bytes='0' lines='0' tokens='0'><Content path='x' tokens='0' type='image' mediaType='image/png' "
       "width='1' height='1' image='0' tiles='1'><Tile image='0' x='-1' y='0' width='1' "
       "height='1'/></Content></ReadResults>",
-      "<ReadResults bytes='0' lines='0'><Content path='x' type='video' code='READ_ERROR' "
+      "<ReadResults bytes='0' lines='0' tokens='0'><Content path='x' tokens='0' type='video' code='READ_ERROR' "
       "error='e'/></ReadResults>",
-      "<ReadResults bytes='0' lines='0'><Other/></ReadResults>",
+      "<ReadResults bytes='0' lines='0' tokens='0'><Other/></ReadResults>",
   };
   static const char *const good[] = {
-      "<ReadResults bytes='0' lines='0'><Content path='x' code='CANCELLED' error=''/>"
+      "<ReadResults bytes='0' lines='0' tokens='0'><Content path='x' tokens='0' code='CANCELLED' error=''/>"
       "</ReadResults>",
-      "<ReadResults bytes='9' lines='0'><Content path='d.pdf' type='pdf' bytes='9' pages='12' "
+      "<ReadResults bytes='9' lines='0' tokens='3'><Content path='d.pdf' tokens='3' type='pdf' bytes='9' pages='12' "
       "title='T' author='A' truncated='true'><Page number='1'>one</Page>"
       "<Page number='2' image='0'>two</Page></Content></ReadResults>",
-      "<ReadResults bytes='9' lines='0'><Content path='s.png' type='image' bytes='9' "
-      "mediaType='image/png' width='90' height='160' originalWidth='100' originalHeight='1000' "
+      "<ReadResults bytes='9' lines='0' tokens='0'><Content path='s.png' tokens='0' type='image' "
+      "bytes='9' mediaType='image/png' width='90' height='160' originalWidth='100' originalHeight='1000' "
       "image='0' tiles='7' truncated='true'><Tile image='0' x='0' y='0' width='100' "
       "height='178'/><Tile image='1' x='0' y='137' width='100' height='178'/>tiles 3 to 7 of 7 "
       "(y 315-1000 of 100x1000) are not shown</Content></ReadResults>",
@@ -879,7 +879,7 @@ START_TEST(xml_pdf_pages_outline_notice) {
   doc = format_and_parse(&r, NULL);
 
   n = content_node(doc, 1);
-  assert_attr_names(n, "path type bytes modified pages title author truncated");
+  assert_attr_names(n, "path type bytes modified tokens pages title author truncated");
   assert_attr(n, "pages", "30");
   assert_attr(n, "title", "A 'quoted' <title> & more");
   assert_attr(n, "truncated", "true");
@@ -978,7 +978,7 @@ START_TEST(xml_sections_cells_and_sheets) {
   doc = format_and_parse(&r, NULL);
 
   n = content_node(doc, 1);
-  assert_attr_names(n, "path type bytes modified cells language truncated shown");
+  assert_attr_names(n, "path type bytes modified tokens cells language truncated shown");
   assert_attr(n, "cells", "3");
   assert_attr(n, "shown", "1-2");
   cells = children_named(n, "Cell");
@@ -994,7 +994,7 @@ START_TEST(xml_sections_cells_and_sheets) {
   g_ptr_array_free(outputs, TRUE);
   g_ptr_array_free(cells, TRUE);
   n = content_node(doc, 2);
-  assert_attr_names(n, "path type bytes format sheets");
+  assert_attr_names(n, "path type bytes tokens format sheets");
   cells = children_named(n, "Sheet");
   assert_attr_names(cells->pdata[0], "number name rows");
   assert_attr(cells->pdata[0], "name", "Q<1>");
@@ -1019,7 +1019,7 @@ START_TEST(xml_pdf_failed_shows_no_pages) {
   add_page(f, 1, "");
   doc = format_and_parse(&r, NULL);
   n = content_node(doc, 0);
-  assert_attr_names(n, "path type code error bytes modified");
+  assert_attr_names(n, "path type code error bytes modified tokens");
   ck_assert_ptr_null(xmlFirstElementChild(n));
   n = content_node(doc, 1);
   assert_attr(n, "truncated", NULL);

@@ -4,6 +4,8 @@
 
 #include <glib.h>
 
+#include "formatters/tokens.h"
+
 /* Bytes kept free under the content cap for the final notice, which is at most
  * "… " + 19 digits + " more lines not shown (" + a 42-byte reason + "); continue with
  * offset=" + 19 digits + "\n", well under this. */
@@ -197,6 +199,20 @@ static void line_marker(Lines *l, int64_t n) {
                   n, l->cur_skipped, l->cur_col);
 }
 
+/* The token cap stops the content: lines kept on trial are taken back too. */
+static void token_cap_reached(Lines *l) {
+  if (l->tent) {
+    l->len = l->tent_start;
+    l->milli = l->tent_milli;
+    l->shown_last = l->tent_first - 1;
+    if (l->shown_last < l->shown_first)
+      l->shown_first = l->shown_last = 0;
+    l->tent = false;
+  }
+  l->capped = true;
+  l->capped_tokens = true;
+}
+
 /* The current line ends: with "\n" (EOL_LF), "\r\n" (EOL_CRLF), or the end of the stream. */
 static void line_end(Lines *l, int how) {
   int64_t n = l->lines + 1;
@@ -222,6 +238,27 @@ static void line_end(Lines *l, int how) {
     l->len = l->cur_start;
     l->capped = true;
     return;
+  }
+  /* The token cap: the estimate is additive over lines, so the content's is the sum of its
+   * lines'. A line over it is taken back, the first one too (the budget is a promise). */
+  if (l->opt.max_tokens > 0) {
+    int64_t milli = tokens_text_milli(l->buf + l->cur_start, l->len - l->cur_start);
+    int64_t cap = l->opt.max_tokens * 1000;
+
+    if (l->milli + milli > cap) {
+      l->len = l->cur_start;
+      token_cap_reached(l);
+      return;
+    }
+    /* Past the room the notice needs, lines are kept on trial: a whole file fits its cap
+     * exactly, a cut one leaves room for its notice. */
+    if (!l->tent && l->milli + milli > cap - LINES_NOTICE_TOKENS * 1000) {
+      l->tent = true;
+      l->tent_start = l->cur_start;
+      l->tent_first = n;
+      l->tent_milli = l->milli;
+    }
+    l->milli += milli;
   }
   if (l->cur_cut > 0)
     l->any_cut = true;
@@ -273,11 +310,16 @@ static const char *eol_name(unsigned seen) {
 
 /* Appends "… N more lines not shown[ (why)]; continue with offset=M". */
 static void append_more_notice(Lines *l, int64_t total) {
-  int64_t more = total - l->shown_last;
-  int64_t next = l->shown_last + 1;
+  int64_t next = l->shown_last > 0 ? l->shown_last + 1 : l->opt.offset;
+  int64_t more = total - next + 1;
   size_t cap = l->opt.max_content;
 
-  if (!l->capped)
+  if (l->capped_tokens)
+    append_printf(l,
+                  "\u2026 %" G_GINT64_FORMAT " more lines not shown (budget of %" G_GINT64_FORMAT
+                  " tokens); continue with offset=%" G_GINT64_FORMAT "\n",
+                  more, l->opt.max_tokens, next);
+  else if (!l->capped)
     append_printf(l,
                   "\u2026 %" G_GINT64_FORMAT
                   " more lines not shown; continue with offset=%" G_GINT64_FORMAT "\n",
@@ -306,6 +348,9 @@ void lines_finish(Lines *l, LinesResult *ret) {
     l->lines++;
     l->in_line = false;
   }
+  /* Lines on trial stay only when nothing follows them: a notice would need their room. */
+  if (l->tent && l->shown_last < l->lines)
+    token_cap_reached(l);
   if (l->lines == 0 && l->opt.offset == 1 && l->opt.column == 1) {
     truncated = false; /* an empty stream is shown whole, as nothing */
   } else if (l->opt.offset > l->lines) {

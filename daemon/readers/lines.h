@@ -14,6 +14,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Tokens kept free under a token cap (max_tokens) for the final notice, which the estimator
+ * prices at about 20 ("… 120 more lines not shown; continue with offset=81"). */
+#define LINES_NOTICE_TOKENS 40
+
 typedef struct {
   int64_t offset;        /* 1-based first line to show; values < 1 mean 1 */
   int64_t limit;         /* lines to show at most; values < 1 mean 1 */
@@ -24,6 +28,9 @@ typedef struct {
   int64_t column;        /* 1-based first character shown of line `offset`; values < 1 mean 1 */
   int64_t first_line;    /* number of the stream's first line (a tail starts mid-file); values
                             < 1 mean 1 */
+  int64_t max_tokens;    /* estimated tokens of content (formatters/tokens.h), numbers and
+                            notice included; lines past it are left out, the first one too;
+                            0 means no cap */
 } LinesOptions;
 
 /* What lines_finish hands over. */
@@ -61,8 +68,15 @@ typedef struct {
   int64_t cur_skipped; /* characters skipped so far */
   bool cur_skipping;   /* skipping: ends at the first lead byte once cur_skip is 0 */
 
-  bool capped;  /* the content cap stopped adding lines */
-  bool any_cut; /* a shown line was cut */
+  bool capped;        /* the content cap (bytes or tokens) stopped adding lines */
+  bool capped_tokens; /* it was the token cap */
+  int64_t milli;      /* estimated thousandths of a token of the lines kept (max_tokens) */
+  bool tent;          /* lines kept in the room the notice would need: they stay only if the
+                         stream ends with them shown (no notice), else they are taken back */
+  size_t tent_start;  /* content length before the first of them */
+  int64_t tent_first; /* its line number */
+  int64_t tent_milli; /* l->milli before it */
+  bool any_cut;       /* a shown line was cut */
   int64_t shown_first;
   int64_t shown_last;
 

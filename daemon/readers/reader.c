@@ -76,12 +76,12 @@ static char *resolve(const ReaderOptions *o, const char *path, const Workspace *
   return g_build_filename(base, path, NULL);
 }
 
-/* Reads up to HEAD_SIZE bytes. Returns the count, or a negative errno. */
-static ssize_t read_head(int fd, bool *ret_eof) {
+/* Reads up to max (at most HEAD_SIZE) bytes. Returns the count, or a negative errno. */
+static ssize_t read_head_max(int fd, size_t max, bool *ret_eof) {
   size_t len = 0;
 
-  while (len < HEAD_SIZE) {
-    ssize_t n = read(fd, head_buf + len, HEAD_SIZE - len);
+  while (len < max) {
+    ssize_t n = read(fd, head_buf + len, max - len);
 
     if (n < 0 && errno == EINTR)
       continue;
@@ -95,6 +95,11 @@ static ssize_t read_head(int fd, bool *ret_eof) {
   }
   *ret_eof = false;
   return (ssize_t)len;
+}
+
+/* Reads up to HEAD_SIZE bytes. Returns the count, or a negative errno. */
+static ssize_t read_head(int fd, bool *ret_eof) {
+  return read_head_max(fd, HEAD_SIZE, ret_eof);
 }
 
 /* A notebook by its name (.ipynb), or by its content (a JSON object naming "cells" and
@@ -185,6 +190,7 @@ static bool read_open_file(const ReaderOptions *o, int fd, const struct stat *st
         .line_numbers = o->line_numbers,
         .column = o->column,
         .tail = o->tail,
+        .max_tokens = o->max_tokens,
         .cancelled = cancelled,
     };
     (void)text_read(fd, head_buf, (size_t)n, eof, &topt, res);
@@ -208,9 +214,40 @@ static bool read_open_file(const ReaderOptions *o, int fd, const struct stat *st
   return true;
 }
 
-/* reader_read(), or with text_only, false (res cleared) for a file that needs blocking work. */
+/* Samples the open file for the measure phase (reader_measure). */
+static bool sample_open_file(const ReaderOptions *o, int fd, size_t max, FileResult *res,
+                             ReaderSample *ret) {
+  bool eof = false;
+  ssize_t n = read_head_max(fd, MIN(max, (size_t)READER_SAMPLE_SIZE), &eof);
+
+  memset(ret, 0, sizeof *ret);
+  if (n < 0) {
+    fail_errno(res, (int)-n, "read");
+    return false;
+  }
+  ret->head = head_buf;
+  ret->head_len = (size_t)n;
+  ret->eof = eof;
+  ret->kind = detect_magic(head_buf, (size_t)n);
+  ret->svg_render = ret->kind == DETECT_UNKNOWN && o->render && image_is_svg(head_buf, (size_t)n);
+  if (ret->kind == DETECT_PDF) {
+    res->type = FILE_TYPE_PDF;
+  } else if (ret->kind != DETECT_UNKNOWN || ret->svg_render) {
+    res->type = FILE_TYPE_IMAGE;
+  } else {
+    res->type = FILE_TYPE_TEXT;
+    /* A binary file is refused here as a read would refuse it. */
+    if (text_sniff(head_buf, (size_t)n, eof, &ret->encoding, res) < 0)
+      return false;
+  }
+  return true;
+}
+
+/* reader_read(), or with text_only, false (res cleared) for a file that needs blocking work;
+ * with sample, reader_measure() (sample_size bytes of head, none when 0). */
 static bool read_file(const ReaderOptions *o, const Workspace *ws, bool text_only,
-                      const atomic_bool *cancelled, FileResult *res) {
+                      const atomic_bool *cancelled, FileResult *res, ReaderSample *sample,
+                      size_t sample_size) {
   g_autofree char *full = NULL;
   struct stat st;
   bool done = true;
@@ -256,6 +293,10 @@ static bool read_file(const ReaderOptions *o, const Workspace *ws, bool text_onl
     res->unchanged = true;
     goto finish;
   }
+  if (sample != NULL) {
+    done = sample_size > 0 ? sample_open_file(o, fd, sample_size, res, sample) : true;
+    goto finish;
+  }
   if (!read_open_file(o, fd, &st, text_only, cancelled, res)) {
     file_result_clear(res);
     done = false;
@@ -268,10 +309,16 @@ finish:
 
 void reader_read(const ReaderOptions *o, const Workspace *ws, const atomic_bool *cancelled,
                  FileResult *res) {
-  (void)read_file(o, ws, false, cancelled, res);
+  (void)read_file(o, ws, false, cancelled, res, NULL, 0);
 }
 
 bool reader_read_text(const ReaderOptions *o, const Workspace *ws, const atomic_bool *cancelled,
                       FileResult *res) {
-  return read_file(o, ws, true, cancelled, res);
+  return read_file(o, ws, true, cancelled, res, NULL, 0);
+}
+
+bool reader_measure(const ReaderOptions *o, const Workspace *ws, const atomic_bool *cancelled,
+                    size_t sample, FileResult *res, ReaderSample *ret) {
+  memset(ret, 0, sizeof *ret);
+  return read_file(o, ws, false, cancelled, res, ret, sample) && res->code == NULL;
 }

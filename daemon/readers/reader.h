@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "daemon/pdf/worker/image-tiles.h"
+#include "daemon/readers/detect.h"
 #include "daemon/readers/workspace.h"
 #include "formatters/result.h"
 
@@ -28,6 +29,7 @@ typedef struct {
   const char *client_etag; /* ifNoneMatch's etag of this path, or NULL: when the opened file
                               still has it, res->unchanged is set and nothing is read */
   ImageTileMode tile;      /* tall or wide pictures as tiles */
+  int64_t max_tokens;      /* text: estimated tokens shown at most (budget); 0: no cap */
 } ReaderOptions;
 
 /* Reads o->path into res (which must be zeroed): resolved against o->base, else the
@@ -45,3 +47,30 @@ void reader_read(const ReaderOptions *o, const Workspace *ws, const atomic_bool 
  * blocking is allowed. */
 bool reader_read_text(const ReaderOptions *o, const Workspace *ws, const atomic_bool *cancelled,
                       FileResult *res);
+
+/* Bytes of a file's head the measure phase reads at most: as a read does, enough to tell its
+ * kind and a picture's size, and the whole of most source files (the cost of a longer one is
+ * extrapolated from them). A plan reads READER_SAMPLE_SMALL: a quarter of the I/O and of the
+ * pricing, for estimates of the longer files. */
+#define READER_SAMPLE_SIZE ((size_t)64 * 1024)
+#define READER_SAMPLE_SMALL ((size_t)16 * 1024)
+
+/* What the measure phase learns of a file from its stat and its head, without reading it. */
+typedef struct {
+  DetectKind kind;     /* DETECT_UNKNOWN: text (or an SVG read as text) */
+  bool svg_render;     /* an SVG that `render` asks to draw: a picture */
+  const uint8_t *head; /* the file's first head_len bytes: the calling thread's buffer, valid
+                          until its next reader call */
+  size_t head_len;
+  bool eof;             /* head is the whole file */
+  const char *encoding; /* text: how it would be decoded (static) */
+} ReaderSample;
+
+/* Measures o->path: res gets what reader_read() would say of it without content (path, bytes,
+ * modified, its type, or a per-file failure: not found, refused, binary), *ret its first
+ * `sample` bytes (at most READER_SAMPLE_SIZE). With `sample` 0 the file is opened and checked
+ * but nothing is read (res->type stays unknown). Returns true when the file could be opened
+ * (and sampled) with res->code NULL, false when res holds a failure. Never blocks on a decoder
+ * or a worker process. */
+bool reader_measure(const ReaderOptions *o, const Workspace *ws, const atomic_bool *cancelled,
+                    size_t sample, FileResult *res, ReaderSample *ret);

@@ -483,6 +483,7 @@ static int decoder_open(Decoder *d, const TextOptions *opt, size_t size_hint, Fi
       .size_hint = size_hint,
       .column = opt->column,
       .first_line = d->first_line,
+      .max_tokens = opt->max_tokens,
   };
 
   d->cd = (GIConv)-1;
@@ -739,6 +740,15 @@ static int read_tail(Decoder *d, int fd, const TextOptions *opt, FileResult *res
   }
   tail_notice(res, opt->tail);
   return 0;
+}
+
+int text_sniff(const uint8_t *head, size_t head_len, bool eof, const char **ret_encoding,
+               FileResult *res) {
+  Encoding enc;
+  int r = pick_encoding(head != NULL ? head : (const uint8_t *)"", head_len, eof, &enc, res);
+
+  *ret_encoding = r == 0 ? enc.name : NULL;
+  return r;
 }
 
 int text_read(int fd, const uint8_t *head, size_t head_len, bool eof, const TextOptions *opt,

@@ -20,6 +20,8 @@ typedef struct {
   bool line_numbers;            /* cat -n: printf("%6d\t%s") */
   int64_t column;               /* 1-based first character shown of line `offset`; 0 means 1 */
   int64_t tail;                 /* > 0: the last `tail` lines instead of offset and limit */
+  int64_t max_tokens;           /* estimated tokens of content at most (the budget's share);
+                                   0: no cap */
   const atomic_bool *cancelled; /* may be NULL; checked between chunks */
 } TextOptions;
 
@@ -34,3 +36,9 @@ typedef struct {
  * caller's. Returns 0 when the file was read, else a negative errno-style value. */
 int text_read(int fd, const uint8_t *head, size_t head_len, bool eof, const TextOptions *opt,
               FileResult *res);
+
+/* How text_read() would decode a file from its head (valid for the call, as text_read takes
+ * it): *ret_encoding gets the encoding's name (static). Returns 0, or a negative errno with
+ * res failed as text_read() would fail it (a binary file: CODE_UNSUPPORTED_FORMAT). */
+int text_sniff(const uint8_t *head, size_t head_len, bool eof, const char **ret_encoding,
+               FileResult *res);

@@ -1,18 +1,21 @@
 /* Fuzz target for the line engine (daemon/lines.c): the input is a header of options and then
  * the text of a file.
  *
- * Header bytes: offset, limit, flags (bit 0: line numbers), max_line_chars (0: no cut), two
- * bytes of content cap (0: none), the seed of the piece sizes, the column line offset is shown
- * from, and the number of the stream's first line (a tail's; offset then counts from it). The text
- * is made valid UTF-8 (the engine's precondition: the decoders guarantee it) and fed once whole and
- * once in pieces of 1 to 64 bytes; both must give the same result. That result must count lines as
- * a naive count does, note the same line endings, respect the window and the cap, be valid UTF-8,
- * and without a cap be exactly what a naive rendering of the window shows. */
+ * Header bytes: offset, limit, flags (bit 0: line numbers; bit 1: a token cap of the content
+ * cap's low byte + 1 tokens), max_line_chars (0: no cut), two bytes of content cap (0: none),
+ * the seed of the piece sizes, the column line offset is shown from, and the number of the
+ * stream's first line (a tail's; offset then counts from it). The text is made valid UTF-8 (the
+ * engine's precondition: the decoders guarantee it) and fed once whole and once in pieces of 1
+ * to 64 bytes; both must give the same result. That result must count lines as a naive count
+ * does, note the same line endings, respect the window and the cap, be valid UTF-8, and without
+ * a cap be exactly what a naive rendering of the window shows; under a token cap, its estimate
+ * (formatters/tokens.h) never passes the cap. */
 #include <string.h>
 
 #include <glib.h>
 
 #include "daemon/readers/lines.h"
+#include "formatters/tokens.h"
 #include "tests/fuzz/fuzz.h"
 
 #define FUZZ_HEADER 9
@@ -125,14 +128,18 @@ static void check(const LinesOptions *o, const char *text, size_t n, const Lines
     fuzz_assert(r->shown_last >= r->shown_first && r->shown_last <= total);
     fuzz_assert(r->shown_last - r->shown_first < limit);
   } else {
-    fuzz_assert(offset > total || total == first - 1);
+    /* Under a token cap even the first line may not fit. */
+    fuzz_assert(offset > total || total == first - 1 || o->max_tokens > 0);
   }
   if (!r->truncated)
     fuzz_assert(offset == 1 && MAX(o->column, 1) == 1 && r->shown_last == total);
   if (o->max_content > 0 && r->shown_last > r->shown_first)
     fuzz_assert(r->content_len <= o->max_content);
 
-  if (o->max_content == 0) {
+  if (o->max_tokens > 0 && r->shown_last > 0)
+    fuzz_assert(tokens_text(r->content, r->content_len) <= o->max_tokens);
+
+  if (o->max_content == 0 && o->max_tokens == 0) {
     g_autofree char *want = render(o, text, n, total);
 
     fuzz_assert(strcmp(want, r->content) == 0);
@@ -154,6 +161,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   o.max_line_chars = data[3];
   o.max_content = (size_t)data[4] << 8 | data[5];
   o.size_hint = data[2] >> 1;
+  o.max_tokens = data[2] & 2 ? (int64_t)data[5] + 1 : 0;
   state = data[6] | 0x100u;
   o.column = data[7] < 250 ? data[7] : INT64_MAX - (255 - data[7]);
   o.first_line = data[8] < 128 ? 1 : data[8] - 126;

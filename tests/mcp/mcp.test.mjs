@@ -351,6 +351,46 @@ describe('tools', () => {
     onlyContent(await read(s.client, { paths: ['hello.txt'] }));
   });
 
+  test('budget: 25,000 tokens by default, the rest named; a budget argument; _meta asks for room', async () => {
+    const files = goFiles(GO, 300);
+    const tokensOf = (r) => {
+      assert.equal(r.isError, false, JSON.stringify(r).slice(0, 300));
+      const cs = r.content.filter((b) => b.type === 'text').map((b) => contentOf(b.text));
+      assert.equal(cs.length, files.length);
+      cs.forEach((c, i) => assert.equal(c.attrs.path, files[i]));
+      return cs;
+    };
+    const r = await read(s.client, { paths: files });
+    const cs = tokensOf(r);
+    const sum = cs.reduce((n, c) => n + Number(c.attrs.tokens), 0);
+    assert.ok(sum <= 25000 && sum > 20000, `${sum} tokens`);
+    const omitted = cs.filter((c) => c.attrs.omitted === 'budget');
+    assert.ok(omitted.length > 0, 'files left out are named');
+    for (const c of omitted) {
+      assert.equal(c.body, '');
+      assert.ok(Number(c.attrs.tokensTotal) > 0);
+      assert.equal(Number(c.attrs.bytes), fs.statSync(c.attrs.path).size);
+    }
+    const chars = r.content.reduce((n, b) => n + (b.text?.length ?? 0), 0);
+    assert.ok(chars > 50000, `${chars} characters`);
+    assert.ok(r._meta['anthropic/maxResultSizeChars'] >= chars, JSON.stringify(r._meta));
+    assert.ok(r._meta['anthropic/maxResultSizeChars'] <= 500000);
+    // A smaller budget the call asks for; a small answer needs no _meta.
+    const small = await read(s.client, { paths: files.slice(0, 3), budget: { tokens: 1500 } });
+    const ss = small.content.map((b) => contentOf(b.text));
+    assert.ok(ss.reduce((n, c) => n + Number(c.attrs.tokens), 0) <= 1500);
+    assert.equal(small._meta?.['anthropic/maxResultSizeChars'], undefined);
+    const bad = await read(s.client, { paths: files, budget: { tokens: 0 } });
+    assert.equal(bad.isError, true);
+    assert.match(bad.content[0].text, /budget\.tokens must be an integer >= 1/);
+    // plan: what each file would cost, no content.
+    const plan = await read(s.client, { paths: files.slice(0, 5), plan: true });
+    for (const c of plan.content.map((b) => contentOf(b.text))) {
+      assert.equal(c.body, '');
+      assert.ok(Number(c.attrs.tokensTotal) >= Number(c.attrs.tokens));
+    }
+  });
+
   test('cancel: an aborted read of the Go tree rejects, no answer comes for it, the server goes on', async () => {
     // Every Go file, twice over: 10,000 paths, far longer to read than the 40 ms it is given.
     const go = goFiles(GO, 5000);
@@ -552,7 +592,8 @@ describe('limits', () => {
     fs.writeFileSync(big, Array.from({ length: 2000 }, (_, i) => `${String(i).padStart(4, '0')} the quick brown fox jumps over the lazy dog once more`).join('\n') + '\n');
     const s = await connect({ args: ['--root', tmp] });
     try {
-      const r = await read(s.client, { paths: Array(200).fill('full.txt') });
+      // A budget past the default (25,000 tokens), which would stop the call long before.
+      const r = await read(s.client, { paths: Array(200).fill('full.txt'), budget: { tokens: 100000000 } });
       const c = r.content.map((x) => contentOf(x.text));
       const first = c.findIndex((x) => x.attrs.code);
       assert.ok(first > 10 && first < 200, `the cap cut at ${first}`);

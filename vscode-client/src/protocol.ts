@@ -77,6 +77,13 @@ export interface ReadParams {
   ifNoneMatch?: Record<string, string>;
   /** Folders and globs read as the files under them; default false (IS_DIRECTORY). */
   expand?: boolean | ExpandParams;
+  /**
+   * Estimated tokens the answer's content may take: files in request order, each within a fair
+   * share; files left out come back with `omitted: 'budget'`. `tokens` >= 1.
+   */
+  budget?: { tokens: number };
+  /** Answer what a read would show, per file and in total, without any content. */
+  plan?: boolean;
 }
 
 /** `expand` as an object (which turns expansion on). */
@@ -153,7 +160,14 @@ export interface FileInfo {
   error?: string;
   /** The index in `paths` of the folder or glob this file was expanded from. */
   from?: number;
-  /** Why the content is absent though this is not an error: `binary` (listed by an expansion). */
+  /** Estimated tokens of what is shown of this file (0 for a failure or an omission). */
+  tokens?: number;
+  /** Plan entries and omitted files: estimated tokens of the whole file as a read shows it. */
+  tokensTotal?: number;
+  /**
+   * Why the content is absent though this is not an error: `binary` (listed by an expansion),
+   * `budget` (the request's budget left it out).
+   */
   omitted?: 'binary' | 'budget' | string;
 }
 
@@ -187,6 +201,13 @@ export interface ReadResult {
   notices?: ReadNotice[];
   bytes: number;
   lines: number;
+  /** Estimated tokens of what the answer shows: the sum of files[].tokens. */
+  tokens?: number;
+  /** The request's budget.tokens; tokens never exceeds it. */
+  budget?: number;
+  /** A plan: entries without content, and tokensTotal of the whole files. */
+  plan?: boolean;
+  tokensTotal?: number;
 }
 
 /** The `toolresult` format's shape. */
@@ -213,6 +234,10 @@ export interface FormattedReadResult {
   notices?: ReadNotice[];
   bytes: number;
   lines: number;
+  tokens?: number;
+  budget?: number;
+  plan?: boolean;
+  tokensTotal?: number;
 }
 
 /** `read` params that ask for the default `xml` format. */

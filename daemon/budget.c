@@ -1,0 +1,474 @@
+#include "daemon/budget.h"
+
+#include <string.h>
+
+#include <glib.h>
+
+#include "daemon/readers/image-header.h"
+#include "daemon/readers/lines.h"
+#include "daemon/readers/text.h"
+#include "formatters/tokens.h"
+
+/* Tokens kept for the notice of a cut text: what the line engine keeps for it. */
+#define NOTICE_TOKENS LINES_NOTICE_TOKENS
+
+typedef enum {
+  ITEM_REFUSED,   /* failed at the measure: its entry is final */
+  ITEM_TEXT,      /* text: cut on a line boundary to any share */
+  ITEM_IMAGE,     /* a picture whose size the header gave: whole or nothing */
+  ITEM_OPAQUE,    /* a PDF, an SVG to render, a picture without a readable header: its cost is
+                     known only once read */
+  ITEM_UNSAMPLED, /* past what the budget can admit: opened and checked, its head not read */
+} ItemKind;
+
+typedef struct {
+  ItemKind kind;
+  int64_t want;  /* estimated tokens a read would show */
+  int64_t total; /* estimated tokens of the whole file */
+  int64_t grant; /* the share given: tokens at most */
+  bool guessed;  /* want was extrapolated from a head shorter than what a read shows */
+  bool settled;  /* the entry is final after the measure */
+} Item;
+
+struct Budget {
+  int64_t tokens; /* budget.tokens, 0 for a plan without a budget */
+  int64_t floor;  /* the least useful share (BUDGET_FLOOR_TOKENS, or a quarter of the budget) */
+  /* min(cost, floor) summed over the files measured so far, in any order. Past the budget,
+   * the fair share of every file is below the floor: the files are admitted in request order
+   * and none claimed after this point can be, so their heads are not read. */
+  atomic_int_fast64_t floor_sum;
+  bool plan;
+  bool measuring;
+  bool openai, low_detail;
+  int max_dimension;
+  Item *items;
+  size_t n;
+};
+
+Budget *budget_new(const ReadParams *p, bool openai, bool low_detail) {
+  Budget *b;
+
+  if (p->budget_tokens <= 0 && !p->plan)
+    return NULL;
+  b = g_new0(Budget, 1);
+  b->tokens = p->budget_tokens;
+  b->floor = MIN((int64_t)BUDGET_FLOOR_TOKENS, MAX(b->tokens / 4, 1));
+  atomic_init(&b->floor_sum, 0);
+  b->plan = p->plan;
+  b->measuring = true;
+  b->openai = openai;
+  b->low_detail = low_detail;
+  b->max_dimension = p->max_dimension;
+  b->n = p->n_paths;
+  b->items = g_new0(Item, b->n);
+  return b;
+}
+
+void budget_free(Budget *b) {
+  if (b == NULL)
+    return;
+  g_free(b->items);
+  g_free(b);
+}
+
+bool budget_measuring(const Budget *b) {
+  return b->measuring;
+}
+
+/* "%6d\t" as the line engine writes it, into buf (room for 24); returns its length. */
+static size_t line_prefix(char *buf, int64_t n) {
+  char tmp[24];
+  size_t i = sizeof tmp, len;
+  uint64_t v = (uint64_t)n;
+
+  tmp[--i] = '\t';
+  do {
+    tmp[--i] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v > 0);
+  while (sizeof tmp - i < 7)
+    tmp[--i] = ' ';
+  len = sizeof tmp - i;
+  memcpy(buf, tmp + i, len);
+  return len;
+}
+
+/* What the measure of a text sample found. */
+typedef struct {
+  int64_t lines;       /* lines in the sample */
+  int64_t total_milli; /* of every line of the sample, as shown */
+  int64_t shown_milli; /* of the lines of the window within the sample */
+  size_t shown_bytes;  /* content bytes of those */
+  size_t consumed;     /* sample bytes measured (whole lines only) */
+  bool capped;         /* the content cap stopped the window within the sample */
+} TextMeasure;
+
+/* Prices the sample as the line engine would show it, each line with its number and a
+ * newline, in one running count: the estimate is additive over lines, so the window's cost is
+ * the count at its end less the count at its start. Nothing is built. */
+static void measure_lines(const ReaderSample *s, const ReaderOptions *o, TextMeasure *m) {
+  const char *p = (const char *)s->head, *end = p + s->head_len;
+  int64_t last = o->limit > INT64_MAX - o->offset ? INT64_MAX : o->offset + o->limit - 1;
+  int64_t start_milli = -1, end_milli = -1;
+  TokenCounter c;
+
+  memset(m, 0, sizeof *m);
+  token_counter_init(&c);
+  /* Cut short, the sample's last line goes on past it: only whole lines count. */
+  if (!s->eof) {
+    const char *nl = memrchr(p, '\n', s->head_len);
+
+    end = nl != NULL ? nl + 1 : p;
+  }
+  m->consumed = (size_t)(end - p);
+  while (p < end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    size_t len = nl != NULL ? (size_t)(nl - p) : (size_t)(end - p), body = len, plen = 0;
+    char prefix[24];
+
+    if (body > 0 && p[body - 1] == '\r')
+      body--;
+    m->lines++;
+    if (o->line_numbers)
+      plen = line_prefix(prefix, m->lines);
+    if (m->lines == o->offset)
+      start_milli = token_counter_milli(&c);
+    if (m->lines >= o->offset && m->lines <= last && end_milli < 0) {
+      /* The engine keeps 160 bytes for its notice under the cap; one line always shows. */
+      if (m->shown_bytes > 0 && m->shown_bytes + plen + body + 1 + 160 > TEXT_MAX_CONTENT) {
+        m->capped = true;
+        end_milli = token_counter_milli(&c);
+      } else {
+        m->shown_bytes += plen + body + 1;
+      }
+    }
+    if (m->lines == last + 1 && end_milli < 0)
+      end_milli = token_counter_milli(&c);
+    token_counter_feed(&c, prefix, plen);
+    token_counter_feed(&c, p, body);
+    token_counter_feed(&c, "\n", 1);
+    p = nl != NULL ? nl + 1 : end;
+  }
+  m->total_milli = token_counter_milli(&c);
+  if (start_milli >= 0)
+    m->shown_milli = (end_milli >= 0 ? end_milli : m->total_milli) - start_milli;
+}
+
+/* A text file: what a read would show and the whole file, from its head. A file past the head
+ * is extrapolated by its size. */
+static void measure_text(Budget *b, const ReaderSample *s, const ReaderOptions *o, Item *it,
+                         FileResult *res) {
+  int64_t bytes = res->bytes > 0 ? res->bytes : 0, last, shown, total;
+  TextMeasure m;
+  bool whole;
+
+  it->kind = ITEM_TEXT;
+  res->encoding = s->encoding;
+  if (s->encoding != NULL &&
+      (g_str_has_prefix(s->encoding, "utf-16") || g_str_has_prefix(s->encoding, "utf-32"))) {
+    /* Not UTF-8 in the head: about a quarter token per character. */
+    int64_t chars = bytes / (g_str_has_prefix(s->encoding, "utf-16") ? 2 : 4);
+
+    it->total = chars / 4 + 1;
+    it->want = MIN(it->total, (int64_t)(TEXT_MAX_CONTENT / 4)) + NOTICE_TOKENS;
+    res->lines = -1;
+    return;
+  }
+  measure_lines(s, o, &m);
+  last = o->limit > INT64_MAX - o->offset ? INT64_MAX : o->offset + o->limit - 1;
+  total = m.total_milli;
+  shown = m.shown_milli;
+  whole = s->eof && !m.capped && o->offset == 1 && m.lines <= last;
+  if (!s->eof && m.consumed > 0) {
+    double scale = (double)bytes / (double)m.consumed;
+    double lines_est = (double)m.lines * scale;
+    double per_byte = (double)m.total_milli / (double)m.consumed;
+
+    total = (int64_t)((double)total * scale);
+    /* The window runs on past the sample: its lines cost what the sample's did on average,
+     * and never more than the content cap allows. */
+    if (!m.capped && last > m.lines && m.lines > 0) {
+      double more = MIN((double)last, lines_est) - (double)MAX(m.lines, o->offset - 1);
+
+      if (more > 0)
+        shown += (int64_t)(more * (double)m.total_milli / (double)m.lines);
+      shown = MIN(shown, (int64_t)(per_byte * (double)TEXT_MAX_CONTENT));
+    }
+    /* Shown whole, most likely, when its lines and bytes are within the window and the cap. */
+    whole = !m.capped && o->offset == 1 && lines_est <= (double)last &&
+            (double)bytes * ((double)m.shown_bytes / (double)MAX(m.consumed, 1)) <
+                (double)TEXT_MAX_CONTENT;
+  }
+  /* Past the head, the window's share of the file is a guess: never more than the file. */
+  it->guessed = !s->eof && !m.capped && last > m.lines;
+  shown = MIN(shown, total);
+  it->total = tokens_from_milli(total);
+  it->want = tokens_from_milli(shown) + (whole ? 0 : NOTICE_TOKENS);
+  res->lines = s->eof ? m.lines : -1;
+}
+
+/* A picture: its size from the header, scaled as it would be sent, priced by the formula. */
+static void measure_image(Budget *b, const ReaderSample *s, Item *it, FileResult *res) {
+  int w = 0, h = 0, longest;
+
+  it->kind = ITEM_OPAQUE;
+  if (s->svg_render || !detect_is_web_image(s->kind) ||
+      image_header_size(s->kind, s->head, s->head_len, &w, &h) < 0 || w <= 0 || h <= 0)
+    return;
+  longest = MAX(w, h);
+  if (longest > b->max_dimension) {
+    w = MAX(1, (int)((double)w * b->max_dimension / longest + 0.5));
+    h = MAX(1, (int)((double)h * b->max_dimension / longest + 0.5));
+  }
+  it->kind = ITEM_IMAGE;
+  it->want = it->total =
+      b->openai ? tokens_image_openai(w, h, b->low_detail) : tokens_image_anthropic(w, h);
+  res->width = w;
+  res->height = h;
+}
+
+void budget_measure(Budget *b, size_t i, const ReaderOptions *o, const Workspace *ws,
+                    const atomic_bool *cancelled, FileResult *res) {
+  Item *it = &b->items[i];
+  size_t sample = b->tokens == 0 ? READER_SAMPLE_SMALL : READER_SAMPLE_SIZE;
+  ReaderSample s;
+
+  /* Past what the budget can admit (a plan lists every file). */
+  if (!b->plan && b->tokens > 0 && atomic_load(&b->floor_sum) > b->tokens)
+    sample = 0;
+
+  if (!reader_measure(o, ws, cancelled, sample, res, &s)) {
+    it->kind = ITEM_REFUSED;
+    return;
+  }
+  if (sample == 0) {
+    /* Its size alone says what it would cost: about four bytes a token. */
+    it->kind = ITEM_UNSAMPLED;
+    it->total = res->bytes > 0 ? res->bytes / 4 + 1 : 0;
+    res->lines = -1;
+    return;
+  }
+  if (res->type == FILE_TYPE_TEXT)
+    measure_text(b, &s, o, it, res);
+  else if (res->type == FILE_TYPE_IMAGE)
+    measure_image(b, &s, it, res);
+  else
+    it->kind = ITEM_OPAQUE;
+  atomic_fetch_add(&b->floor_sum, it->kind == ITEM_OPAQUE ? b->floor : MIN(it->want, b->floor));
+}
+
+/* What file i costs at a water level: its estimate, capped by the level; what is known only
+ * once read takes the level. */
+static int64_t cost_at(const Item *it, int64_t level) {
+  return it->kind == ITEM_OPAQUE || it->kind == ITEM_UNSAMPLED ? level : MIN(it->want, level);
+}
+
+/* The cap of reading file i: its cost at the level, or the level itself when its cost was
+ * guessed (it may turn out bigger: the answer's last check keeps the budget). */
+static int64_t grant_at(const Item *it, int64_t level) {
+  return it->guessed ? level : cost_at(it, level);
+}
+
+/* The highest level at which the admitted files' costs fit the budget (max-min fairness:
+ * every file gets min(its estimate, level)). */
+static int64_t water_level(const Budget *b, const bool *admitted) {
+  int64_t lo = 0, hi = b->tokens;
+
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo + 1) / 2, sum = 0;
+
+    for (size_t i = 0; i < b->n && sum <= b->tokens; i++)
+      if (admitted[i])
+        sum += cost_at(&b->items[i], mid);
+    if (sum <= b->tokens)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+/* Decides who is read, in request order, and the level of their shares. */
+static int64_t admit(Budget *b, bool *admitted) {
+  int64_t floor = b->floor, level, sum = 0;
+  bool changed = true;
+
+  for (size_t i = 0; i < b->n; i++)
+    admitted[i] = b->items[i].kind != ITEM_REFUSED;
+  level = water_level(b, admitted);
+  /* Below the floor, shares would be too thin to be of use: the first files in request order
+   * are admitted while each can have the floor at least. */
+  if (level < floor) {
+    for (size_t i = 0; i < b->n; i++) {
+      int64_t c = admitted[i] ? cost_at(&b->items[i], floor) : 0;
+
+      if (sum + c > b->tokens)
+        admitted[i] = false;
+      else
+        sum += c;
+      /* Once one is refused, every file after it is: the order is the request's. */
+      if (!admitted[i] && b->items[i].kind != ITEM_REFUSED)
+        for (size_t j = i + 1; j < b->n; j++)
+          admitted[j] = false;
+    }
+    level = water_level(b, admitted);
+  }
+  /* A picture cannot be cut: one over the level is omitted, and the others share what it
+   * leaves. */
+  while (changed) {
+    changed = false;
+    for (size_t i = 0; i < b->n; i++) {
+      if (admitted[i] && b->items[i].kind == ITEM_IMAGE && b->items[i].want > level) {
+        admitted[i] = false;
+        changed = true;
+      }
+    }
+    if (changed)
+      level = water_level(b, admitted);
+  }
+  return level;
+}
+
+/* f's content is left out: what the measure or the read learned of it stays. */
+static void omit(FileResult *f, int64_t total) {
+  g_clear_pointer(&f->content, g_free);
+  f->content_len = 0;
+  file_result_drop_images(f);
+  for (size_t k = 0; k < f->n_page_out; k++)
+    g_free(f->page_out[k].text);
+  g_clear_pointer(&f->page_out, g_free);
+  f->n_page_out = 0;
+  g_clear_pointer(&f->outline, g_free);
+  g_clear_pointer(&f->notice, g_free);
+  f->truncated = false;
+  f->shown_first = f->shown_last = 0;
+  f->eol = NULL;
+  f->bom = false;
+  f->omitted = OMITTED_BUDGET;
+  f->tokens = 0;
+  f->tokens_total = MAX(total, f->tokens_total);
+}
+
+void budget_decide(Budget *b, ReadResult *r) {
+  g_autofree bool *admitted = NULL;
+  int64_t level = 0;
+
+  b->measuring = false;
+  if (b->tokens > 0) {
+    admitted = g_new0(bool, b->n);
+    level = admit(b, admitted);
+  }
+  for (size_t i = 0; i < b->n; i++) {
+    Item *it = &b->items[i];
+    FileResult *f = &r->files[i];
+
+    it->settled = true;
+    if (it->kind == ITEM_REFUSED)
+      continue;
+    if (admitted != NULL) {
+      it->grant = grant_at(it, level);
+      /* Not admitted, or a share too thin to show a line and the notice: no share. */
+      if (!admitted[i] || it->kind == ITEM_UNSAMPLED ||
+          (it->kind == ITEM_TEXT && it->grant < it->want && it->grant < BUDGET_MIN_CUT_TOKENS)) {
+        omit(f, it->total);
+        continue;
+      }
+    }
+    if (b->plan && it->kind != ITEM_OPAQUE) {
+      f->planned = true;
+      f->tokens = admitted != NULL ? MIN(it->want, it->grant) : it->want;
+      f->tokens_total = it->total;
+      continue;
+    }
+    /* Read in the read phase, from the start. */
+    it->settled = false;
+    file_result_clear(f);
+  }
+}
+
+void budget_answered(Budget *b, size_t i) {
+  b->items[i].kind = ITEM_REFUSED;
+}
+
+bool budget_settled(const Budget *b, size_t i) {
+  return b->items[i].settled;
+}
+
+int64_t budget_max_tokens(const Budget *b, size_t i) {
+  if (b == NULL || b->measuring || b->tokens == 0 || b->plan)
+    return 0;
+  return b->items[i].grant;
+}
+
+/* Drops a PDF's pages from its end until it fits `grant`; the notice says where to go on. */
+static void pdf_cut(Budget *b, FileResult *f, int64_t grant) {
+  size_t before = f->n_page_out;
+  int next;
+
+  while (f->n_page_out > 0 && f->tokens > grant) {
+    PageOut *p = &f->page_out[--f->n_page_out];
+
+    /* Pages are rendered in order: a dropped page's picture is the last one. */
+    if (p->image >= 0 && (size_t)p->image + 1 == f->n_images)
+      image_out_clear(&f->images[--f->n_images]);
+    g_clear_pointer(&p->text, g_free);
+    p->text_len = 0;
+    g_clear_pointer(&f->notice, g_free);
+    file_result_count_tokens(f, b->openai, b->low_detail);
+  }
+  if (f->n_page_out == 0 || f->n_page_out == before)
+    return;
+  next = f->page_out[f->n_page_out - 1].number + 1;
+  f->truncated = true;
+  f->notice = g_strdup_printf("\u2026 pages from %d not shown (budget of %" G_GINT64_FORMAT
+                              " tokens); continue with pages=%d-\n",
+                              next, grant, next);
+  file_result_count_tokens(f, b->openai, b->low_detail);
+}
+
+/* A file read for the plan (a PDF, an SVG render): what it showed becomes the estimate. */
+static void plan_entry(FileResult *f) {
+  int64_t shown = f->tokens, total = shown;
+
+  if (f->type == FILE_TYPE_PDF && f->n_page_out > 0 && f->pages > (int64_t)f->n_page_out)
+    total = shown * f->pages / (int64_t)f->n_page_out;
+  if (f->type == FILE_TYPE_IMAGE && f->n_images > 0) {
+    f->width = f->images[0].width;
+    f->height = f->images[0].height;
+  }
+  omit(f, total);
+  f->omitted = NULL;
+  f->planned = true;
+  f->tokens = shown;
+}
+
+void budget_enforce(Budget *b, size_t i, FileResult *f) {
+  const Item *it = &b->items[i];
+
+  if (f->code != NULL || f->omitted != NULL || f->planned)
+    return;
+  if (b->plan) {
+    plan_entry(f);
+    if (b->tokens > 0)
+      f->tokens = MIN(f->tokens, it->grant);
+    return;
+  }
+  if (f->tokens <= it->grant)
+    return;
+  /* A PDF loses whole pages from its end. */
+  if (f->type == FILE_TYPE_PDF && f->n_page_out > 0)
+    pdf_cut(b, f, it->grant);
+  if (f->tokens > it->grant)
+    omit(f, MAX(it->total, f->tokens));
+}
+
+bool budget_settle_answer(const Budget *b, FileResult *f, int64_t *used) {
+  if (b == NULL || b->tokens == 0 || b->plan)
+    return false;
+  if (*used + f->tokens <= b->tokens) {
+    *used += f->tokens;
+    return false;
+  }
+  omit(f, f->tokens);
+  return true;
+}

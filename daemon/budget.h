@@ -1,0 +1,72 @@
+/* A request's token budget (params.budget) and plan (params.plan): the measure phase and the
+ * shares.
+ *
+ * With either, a request first measures every file on its lanes (stat and the head the reader
+ * reads anyway; nothing is decoded or formatted), then decides on the loop thread: a plan
+ * answers every text file and picture from that measure alone; a budget gives each file a
+ * fair share of the tokens (water-filling in request order, with a floor: see budget.c) and
+ * the read phase reads only the files admitted, each cut to its share. A file left out is
+ * answered omitted="budget" with what the measure learned of it.
+ *
+ * The measure and the per-file calls run on pool threads, each touching only its own file i;
+ * budget_new, budget_decide and budget_settle_answer run where the request says. */
+#pragma once
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "daemon/readers/reader.h"
+#include "formatters/result.h"
+#include "ipc/read-params.h"
+
+/* The floor of a share, in tokens: when the fair share of every file would fall below it (or
+ * below a quarter of the budget, when that is less), the files are admitted in request order
+ * while each can have at least this much, and the rest are omitted. */
+#define BUDGET_FLOOR_TOKENS 1000
+
+/* A cut text file shows at least this many tokens, else it is omitted: the cut's notice alone
+ * costs about 25. */
+#define BUDGET_MIN_CUT_TOKENS 64
+
+typedef struct Budget Budget;
+
+/* The budget and plan of a request of p->n_paths files, or NULL when p asks for neither.
+ * openai: pictures are priced by OpenAI's formula (low_detail: at detail low). Free with
+ * budget_free(). */
+Budget *budget_new(const ReadParams *p, bool openai, bool low_detail);
+
+/* NULL is fine. */
+void budget_free(Budget *b);
+
+/* True until budget_decide(): the request's lanes measure instead of reading. */
+bool budget_measuring(const Budget *b);
+
+/* Measures file i (options o) into res, which must be zeroed. On a lane. */
+void budget_measure(Budget *b, size_t i, const ReaderOptions *o, const Workspace *ws,
+                    const atomic_bool *cancelled, FileResult *res);
+
+/* File i was answered without a read (an expansion's binary file or empty pattern): it takes
+ * no share and its entry stays as it is. On a lane, instead of budget_measure(). */
+void budget_answered(Budget *b, size_t i);
+
+/* Once every file is measured: decides what the read phase reads and each file's cap. Files
+ * to read again get their res cleared; the others keep their final entry. */
+void budget_decide(Budget *b, ReadResult *r);
+
+/* True when file i's entry is final after the measure (a plan entry, an omission, a
+ * refusal): the read phase reads nothing of it. */
+bool budget_settled(const Budget *b, size_t i);
+
+/* The token cap of reading file i (ReaderOptions.max_tokens): 0 for none. */
+int64_t budget_max_tokens(const Budget *b, size_t i);
+
+/* File i was read (f->tokens counted): keeps it within its share (a PDF loses pages from its
+ * end, anything else over it is omitted), or turns it into a plan entry. On its thread. */
+void budget_enforce(Budget *b, size_t i, FileResult *f);
+
+/* At assembly, file by file in request order: *used sums the tokens answered so far; a file
+ * that would take the answer past the budget is omitted. Returns true when f changed (its
+ * piece must be formatted again). */
+bool budget_settle_answer(const Budget *b, FileResult *f, int64_t *used);

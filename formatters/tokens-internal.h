@@ -1,0 +1,29 @@
+/* The estimator's features, for the calibration tests: what tokens_text() counts. */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "formatters/tokens.h"
+
+typedef enum {
+  TOKEN_F_WORD,   /* ASCII word pieces ("fooBar" is two) */
+  TOKEN_F_LONG,   /* letters of word pieces past their sixth */
+  TOKEN_F_DIGITS, /* groups of up to three digits */
+  TOKEN_F_PUNCT,  /* runs of ASCII punctuation */
+  TOKEN_F_PCHARS, /* punctuation characters past the first two of a run */
+  TOKEN_F_JOIN,   /* punctuation characters that join the word after them ("(x", "_y") */
+  TOKEN_F_SPACES, /* runs of spaces that join nothing */
+  TOKEN_F_TABS,   /* tabs that join nothing */
+  TOKEN_F_LINE,   /* line breaks that do not join the punctuation before them */
+  TOKEN_F_CAPS,   /* capital letters of a word piece past its first two ("ADDPD", base64) */
+  TOKEN_F_CJK,    /* Han, kana, CJK punctuation and fullwidth forms */
+  TOKEN_F_HANGUL, /* Hangul syllables and letters */
+  TOKEN_F_OTHER,  /* other non-ASCII characters (Latin accents, Cyrillic, Greek, symbols) */
+  TOKEN_F_COUNT,
+} TokenFeature;
+
+_Static_assert(TOKEN_F_COUNT == TOKENS_N_FEATURES, "tokens.h sizes the counter");
+
+/* Adds the features of n bytes of UTF-8 to f[TOKEN_F_COUNT]. */
+void tokens_features(const char *s, size_t n, int64_t f[TOKEN_F_COUNT]);

@@ -1,0 +1,473 @@
+/* Integration tests of token estimates, the request budget and the plan: the real readerd
+ * binary over its socket (and its command line), on the project's own source files. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+
+#include "tests/lib/rd.h"
+
+static RdDaemon *dmn;
+
+static void setup(void) {
+  dmn = rd_daemon_start();
+}
+
+static void teardown(void) {
+  if (dmn && dmn->running)
+    rd_daemon_stop(dmn);
+  rd_daemon_free(dmn);
+  dmn = NULL;
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The project's .c files under dir (a folder of the source tree), sorted, absolute: real
+ * files of every size, always there. g_strfreev. */
+static char **sources(const char *dir) {
+  const char *root = getenv("READERD_SOURCE_ROOT");
+  g_autofree char *full = NULL;
+  GPtrArray *a = g_ptr_array_new();
+  GDir *d;
+  const char *name;
+
+  ck_assert_msg(root != NULL, "env READERD_SOURCE_ROOT is not set");
+  full = g_build_filename(root, dir, NULL);
+  d = g_dir_open(full, 0, NULL);
+  ck_assert_ptr_nonnull(d);
+  while ((name = g_dir_read_name(d)) != NULL)
+    if (g_str_has_suffix(name, ".c"))
+      g_ptr_array_add(a, g_build_filename(full, name, NULL));
+  g_dir_close(d);
+  qsort(a->pdata, a->len, sizeof(char *), cmp_str);
+  g_ptr_array_add(a, NULL);
+  return (char **)g_ptr_array_free(a, FALSE);
+}
+
+/* {"paths":[...], <extra>} */
+static char *params_for(char **paths, const char *extra) {
+  GString *s = g_string_new("{\"paths\":[");
+
+  for (guint i = 0; paths[i] != NULL; i++) {
+    g_autofree char *q = rd_json_quote(paths[i]);
+
+    g_string_append_printf(s, "%s%s", i > 0 ? "," : "", q);
+  }
+  g_string_append_printf(s, "]%s%s}", extra != NULL ? "," : "", extra != NULL ? extra : "");
+  return g_string_free(s, FALSE);
+}
+
+/* The sum of files[].tokens, checked against each <Content tokens>. */
+static int64_t sum_tokens(RdResult *r) {
+  int64_t sum = 0;
+
+  for (guint i = 0; i < json_array_get_length(r->files); i++) {
+    g_autofree char *attr = rd_attr(r, (int)i, "tokens");
+
+    ck_assert_ptr_nonnull(attr);
+    ck_assert_int_eq(g_ascii_strtoll(attr, NULL, 10), rd_file_int(r, i, "tokens"));
+    ck_assert_int_ge(rd_file_int(r, i, "tokens"), 0);
+    sum += rd_file_int(r, i, "tokens");
+  }
+  return sum;
+}
+
+static int64_t result_int(RdResult *r, const char *member) {
+  return json_object_get_int_member(r->result, member);
+}
+
+/* Every new param's bad values: -32602 naming the field. */
+START_TEST(budget_bad_params) {
+  static const struct {
+    const char *extra;
+    const char *message;
+  } bad[] = {
+      {"\"budget\":{\"tokens\":0}", "budget.tokens must be an integer >= 1"},
+      {"\"budget\":{\"tokens\":-3}", "budget.tokens must be an integer >= 1"},
+      {"\"budget\":{\"tokens\":\"9\"}", "budget.tokens must be an integer >= 1"},
+      {"\"budget\":{}", "budget.tokens must be an integer >= 1"},
+      {"\"budget\":500", "budget must be an object"},
+      {"\"plan\":\"yes\"", "plan must be a boolean"},
+  };
+  RdConn *c = rd_conn_new(dmn->sock);
+
+  for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+    g_autofree char *params = g_strdup_printf("{\"paths\":[\"a.txt\"],%s}", bad[i].extra);
+    JsonNode *m = rd_conn_call(c, "read", params);
+    JsonObject *err = json_object_get_object_member(json_node_get_object(m), "error");
+
+    ck_assert_int_eq(rd_error_code(m), -32602);
+    ck_assert_msg(g_str_has_prefix(json_object_get_string_member(err, "message"), bad[i].message),
+                  "%s: %s", bad[i].extra, json_object_get_string_member(err, "message"));
+    json_node_unref(m);
+  }
+  rd_conn_free(c);
+}
+END_TEST
+
+/* tokens on every file and on the answer; a picture is priced w * h / 750 as sent, a failure
+ * costs nothing. */
+START_TEST(budget_tokens_on_every_file) {
+  const char *root = getenv("READERD_SOURCE_ROOT");
+  g_autofree char *png = g_build_filename(root, "samples", "readerd.png", NULL);
+  g_autofree char *c_file = g_build_filename(root, "daemon", "budget.c", NULL);
+  char *paths[] = {c_file, png, "/nonexistent/file.txt", NULL};
+  g_autofree char *params = params_for(paths, NULL);
+  RdConn *c = rd_conn_new(dmn->sock);
+  RdResult *r = rd_read(c, params);
+  int64_t w = rd_file_int(r, 1, "width"), h = rd_file_int(r, 1, "height");
+  g_autofree char *total = rd_attr(r, -1, "tokens");
+
+  ck_assert_int_gt(rd_file_int(r, 0, "tokens"), rd_file_int(r, 0, "lines"));
+  ck_assert_int_eq(rd_file_int(r, 1, "tokens"), (w * h + 749) / 750);
+  ck_assert_int_eq(rd_file_int(r, 2, "tokens"), 0);
+  ck_assert_int_eq(result_int(r, "tokens"), sum_tokens(r));
+  ck_assert_int_eq(g_ascii_strtoll(total, NULL, 10), result_int(r, "tokens"));
+  rd_result_free(r);
+  rd_conn_free(c);
+}
+END_TEST
+
+/* The lines of files[i] as shown (numbered), and the line after them: the cut's notice. */
+static void assert_cut_continues(RdConn *c, RdResult *r, guint i, int64_t share) {
+  g_auto(GStrv) got = rd_text_lines(r, i);
+  JsonArray *shown = json_object_get_array_member(rd_file(r, i), "shown");
+  int64_t last = json_array_get_int_element(shown, 1);
+  guint n = g_strv_length(got);
+  g_autofree char *notice = g_strdup_printf("more lines not shown (budget of %" G_GINT64_FORMAT
+                                            " tokens); continue with offset=%" G_GINT64_FORMAT,
+                                            share, last + 1);
+  g_autofree char *q = rd_json_quote(rd_file_str(r, i, "path"));
+  g_autofree char *next = g_strdup_printf(
+      "{\"paths\":[{\"path\":%s,\"offset\":%" G_GINT64_FORMAT ",\"limit\":1}]}", q, last + 1);
+  RdResult *r2;
+  g_auto(GStrv) following = NULL;
+  size_t len;
+  g_autofree char *data = rd_read_file(rd_file_str(r, i, "path"), &len);
+  g_auto(GStrv) raw = rd_split_lines(data, len);
+  g_auto(GStrv) want = rd_numbered((const char *const *)raw, (size_t)last, 1);
+
+  ck_assert(rd_file_true(r, i, "truncated"));
+  ck_assert_msg(strstr(got[n - 1], notice) != NULL, "%s does not end with '%s'", got[n - 1],
+                notice);
+  /* What is shown is the file's first lines, exactly. */
+  g_free(got[n - 1]);
+  got[n - 1] = NULL;
+  ck_assert(rd_lines_equal("cut file", (const char *const *)got, (const char *const *)want));
+  /* The continuation reads the very next line. */
+  r2 = rd_read(c, next);
+  following = rd_text_lines(r2, 0);
+  ck_assert_int_eq(
+      json_array_get_int_element(json_object_get_array_member(rd_file(r2, 0), "shown"), 0),
+      last + 1);
+  {
+    g_autofree char *want_next = g_strdup_printf("%6" G_GINT64_FORMAT "\t%s", last + 1, raw[last]);
+
+    ck_assert_str_eq(following[0], want_next);
+  }
+  rd_result_free(r2);
+}
+
+/* A budget: files in request order, small ones whole, big ones cut to one fair share, the
+ * rest omitted with what is known of them; the answer's tokens never past the budget. */
+START_TEST(budget_fair_shares_in_request_order) {
+  g_auto(GStrv) paths = sources("daemon");
+  const int64_t budgets[] = {3000, 12000, 40000};
+  RdConn *c = rd_conn_new(dmn->sock);
+
+  for (size_t b = 0; b < G_N_ELEMENTS(budgets); b++) {
+    g_autofree char *extra =
+        g_strdup_printf("\"budget\":{\"tokens\":%" G_GINT64_FORMAT "}", budgets[b]);
+    g_autofree char *params = params_for(paths, extra);
+    RdResult *r = rd_read(c, params);
+    int64_t share = -1, largest_whole = 0;
+    bool omitted_seen = false;
+    guint shown = 0, cut = 0;
+
+    ck_assert_int_le(result_int(r, "tokens"), budgets[b]);
+    ck_assert_int_eq(result_int(r, "tokens"), sum_tokens(r));
+    ck_assert_int_eq(result_int(r, "budget"), budgets[b]);
+    for (guint i = 0; paths[i] != NULL; i++) {
+      const char *omitted = rd_file_str(r, i, "omitted");
+      size_t len;
+      g_autofree char *data = rd_read_file(paths[i], &len);
+
+      ck_assert_str_eq(rd_file_str(r, i, "path"), paths[i]);
+      ck_assert_int_eq(rd_file_int(r, i, "bytes"), (int64_t)len);
+      if (omitted != NULL) {
+        ck_assert_str_eq(omitted, "budget");
+        ck_assert_int_eq(rd_file_int(r, i, "tokens"), 0);
+        ck_assert_int_gt(rd_file_int(r, i, "tokensTotal"), 0);
+        /* Lines where the measure read the file's head (the whole file, for these). */
+        if (json_object_has_member(rd_file(r, i), "lines"))
+          ck_assert_int_eq(rd_file_int(r, i, "lines"), rd_count_lines(data, len));
+        omitted_seen = true;
+        continue;
+      }
+      /* In request order: nothing is read after a file left out. */
+      ck_assert_msg(!omitted_seen, "%s read after a file was omitted", paths[i]);
+      shown++;
+      if (rd_file_true(r, i, "truncated")) {
+        g_autofree char *text = rd_text(r, i);
+        const char *at = strstr(text, "(budget of ");
+        int64_t s;
+
+        ck_assert_ptr_nonnull(at);
+        s = g_ascii_strtoll(at + strlen("(budget of "), NULL, 10);
+        /* Every cut file has the same share: the level. */
+        ck_assert(share < 0 || s == share);
+        share = s;
+        ck_assert_int_le(rd_file_int(r, i, "tokens"), share);
+        assert_cut_continues(c, r, i, share);
+        cut++;
+      } else {
+        largest_whole = MAX(largest_whole, rd_file_int(r, i, "tokens"));
+      }
+    }
+    /* A whole file never costs more than the share of a cut one. */
+    ck_assert(share < 0 || largest_whole <= share);
+    /* Shares are useful: at least the floor (1000 tokens, or a quarter of the budget). */
+    ck_assert(share < 0 || share >= MIN(1000, budgets[b] / 4));
+    ck_assert_uint_gt(shown, 0);
+    printf("budget %" G_GINT64_FORMAT ": %u files shown (%u cut, share %" G_GINT64_FORMAT
+           "), %u omitted, %" G_GINT64_FORMAT " tokens\n",
+           budgets[b], shown, cut, share, g_strv_length(paths) - shown, result_int(r, "tokens"));
+    rd_result_free(r);
+  }
+  rd_conn_free(c);
+}
+END_TEST
+
+/* A budget every file fits in changes nothing of what is shown. */
+START_TEST(budget_large_enough_changes_nothing) {
+  g_auto(GStrv) paths = sources("formatters");
+  g_autofree char *plain = params_for(paths, NULL);
+  g_autofree char *budgeted = params_for(paths, "\"budget\":{\"tokens\":1000000}");
+  RdConn *c = rd_conn_new(dmn->sock);
+  RdResult *a = rd_read(c, plain), *b = rd_read(c, budgeted);
+
+  for (guint i = 0; paths[i] != NULL; i++) {
+    g_autofree char *ta = rd_text(a, i);
+    g_autofree char *tb = rd_text(b, i);
+
+    ck_assert_str_eq(ta, tb);
+    ck_assert_int_eq(rd_file_int(a, i, "tokens"), rd_file_int(b, i, "tokens"));
+  }
+  ck_assert_int_eq(result_int(a, "tokens"), result_int(b, "tokens"));
+  rd_result_free(a);
+  rd_result_free(b);
+  rd_conn_free(c);
+}
+END_TEST
+
+/* A plan: no content, what each file is, and the tokens a read shows: exactly for UTF-8 text
+ * files its 16 KiB head holds whole (the measure prices the same numbered lines), within 10%
+ * for longer ones; refusals with their code. */
+START_TEST(budget_plan_costs_without_content) {
+  g_auto(GStrv) paths = sources("ipc");
+  const char *root = getenv("READERD_SOURCE_ROOT");
+  g_autofree char *png = g_build_filename(root, "samples", "readerd.png", NULL);
+  g_autofree char *bin = rd_write_file(dmn->dir, "blob.bin", "\x01\x00\x02\x00", 4);
+  GPtrArray *all = g_ptr_array_new();
+  g_autofree char *plan = NULL, *read = NULL;
+  RdConn *c = rd_conn_new(dmn->sock);
+  RdResult *p, *r;
+  guint n;
+  int64_t total = 0;
+
+  for (guint i = 0; paths[i] != NULL; i++)
+    g_ptr_array_add(all, paths[i]);
+  g_ptr_array_add(all, png);
+  g_ptr_array_add(all, bin);
+  g_ptr_array_add(all, dmn->dir);
+  g_ptr_array_add(all, "/nonexistent.txt");
+  g_ptr_array_add(all, NULL);
+  n = all->len - 1;
+  plan = params_for((char **)all->pdata, "\"plan\":true");
+  read = params_for((char **)all->pdata, NULL);
+  p = rd_read(c, plan);
+  r = rd_read(c, read);
+  ck_assert(json_object_get_boolean_member(p->result, "plan"));
+  for (guint i = 0; i < n; i++) {
+    const char *code = rd_file_str(r, i, "code");
+
+    ck_assert_str_eq(rd_file_str(p, i, "path"), rd_file_str(r, i, "path"));
+    ck_assert_str_eq(rd_file_str(p, i, "code") ? rd_file_str(p, i, "code") : "", code ? code : "");
+    ck_assert_ptr_null(json_object_get_member(rd_file(p, i), "shown"));
+    if (code != NULL)
+      continue;
+    ck_assert_str_eq(rd_file_str(p, i, "type"), rd_file_str(r, i, "type"));
+    ck_assert_int_eq(rd_file_int(p, i, "bytes"), rd_file_int(r, i, "bytes"));
+    /* Exact when the plan's head (16 KiB) is the whole file, else extrapolated from it. */
+    if (rd_file_int(r, i, "bytes") <= 16 * 1024)
+      ck_assert_int_eq(rd_file_int(p, i, "tokens"), rd_file_int(r, i, "tokens"));
+    else
+      ck_assert_int_le(labs(rd_file_int(p, i, "tokens") - rd_file_int(r, i, "tokens")),
+                       rd_file_int(r, i, "tokens") / 10);
+    ck_assert_int_ge(rd_file_int(p, i, "tokensTotal"), rd_file_int(p, i, "tokens"));
+    total += rd_file_int(p, i, "tokensTotal");
+    if (strcmp(rd_file_str(r, i, "type"), "text") == 0) {
+      if (json_object_has_member(rd_file(p, i), "lines"))
+        ck_assert_int_eq(rd_file_int(p, i, "lines"), rd_file_int(r, i, "lines"));
+      else
+        ck_assert_int_gt(rd_file_int(r, i, "bytes"), 16 * 1024);
+      ck_assert_str_eq(rd_file_str(p, i, "encoding"), rd_file_str(r, i, "encoding"));
+      ck_assert_ptr_null(rd_content(p, i)->children);
+    } else {
+      ck_assert_int_eq(rd_file_int(p, i, "width"), rd_file_int(r, i, "width"));
+      ck_assert_int_eq(rd_file_int(p, i, "height"), rd_file_int(r, i, "height"));
+    }
+  }
+  ck_assert_str_eq(rd_file_str(p, n - 3, "code"), "UNSUPPORTED_FORMAT");
+  ck_assert_str_eq(rd_file_str(p, n - 2, "code"), "IS_DIRECTORY");
+  ck_assert_str_eq(rd_file_str(p, n - 1, "code"), "FILE_NOT_FOUND");
+  ck_assert_int_eq(json_array_get_length(p->images), 0);
+  ck_assert_int_le(labs(result_int(p, "tokens") - result_int(r, "tokens")),
+                   result_int(r, "tokens") / 20);
+  ck_assert_int_eq(result_int(p, "tokensTotal"), total);
+  ck_assert_int_eq(result_int(p, "bytes"), result_int(r, "bytes"));
+  rd_result_free(p);
+  rd_result_free(r);
+  g_ptr_array_free(all, TRUE);
+  rd_conn_free(c);
+}
+END_TEST
+
+/* A PDF in a plan: its page count, and what its default window would cost. */
+START_TEST(budget_plan_pdf_pages) {
+  const char *pdf = "/usr/share/doc/python-reportlab-doc/reportlab-userguide.pdf";
+  g_autofree char *q = NULL, *plan = NULL;
+  RdConn *c;
+  RdResult *p;
+
+  if (!g_file_test(pdf, G_FILE_TEST_EXISTS)) {
+    printf("SKIP: %s is not installed\n", pdf);
+    return;
+  }
+  q = rd_json_quote(pdf);
+  plan = g_strdup_printf("{\"paths\":[%s],\"plan\":true}", q);
+  c = rd_conn_new(dmn->sock);
+  p = rd_read(c, plan);
+  ck_assert_str_eq(rd_file_str(p, 0, "type"), "pdf");
+  ck_assert_int_gt(rd_file_int(p, 0, "pages"), 100);
+  ck_assert_int_gt(rd_file_int(p, 0, "tokens"), 0);
+  ck_assert_int_gt(rd_file_int(p, 0, "tokensTotal"), rd_file_int(p, 0, "tokens"));
+  ck_assert_ptr_null(rd_content(p, 0)->children);
+  rd_result_free(p);
+  rd_conn_free(c);
+}
+END_TEST
+
+/* A budgeted read or plan cancelled in its measure phase (or a little later) is answered
+ * -32800, or whole when it finished first; the connection goes on serving. */
+START_TEST(budget_cancel_while_measuring) {
+  g_auto(GStrv) paths = sources("daemon");
+  GString *many = g_string_new("[");
+  RdConn *c = rd_conn_new(dmn->sock);
+  const char *extras[] = {"\"budget\":{\"tokens\":20000}", "\"plan\":true"};
+
+  /* 6,000 paths: the project's daemon sources over and over. */
+  for (guint i = 0; i < 6000; i++) {
+    g_autofree char *q = rd_json_quote(paths[i % g_strv_length(paths)]);
+
+    g_string_append_printf(many, "%s%s", i > 0 ? "," : "", q);
+  }
+  g_string_append_c(many, ']');
+  for (size_t k = 0; k < G_N_ELEMENTS(extras) * 3; k++) {
+    g_autofree char *line = g_strdup_printf(
+        "{\"jsonrpc\":\"2.0\",\"id\":%zu,\"method\":\"read\",\"params\":{\"paths\":%s,%s}}\n"
+        "{\"jsonrpc\":\"2.0\",\"method\":\"$/cancelRequest\",\"params\":{\"id\":%zu}}\n",
+        k + 1, many->str, extras[k % 2], k + 1);
+    g_autofree char *key = g_strdup_printf("n:%zu", k + 1);
+    JsonNode *m;
+
+    rd_conn_send_str(c, line);
+    m = rd_conn_wait(c, key, 30000);
+    if (rd_error_code(m) != 0) {
+      ck_assert_int_eq(rd_error_code(m), -32800);
+    } else {
+      RdResult *r = rd_result_new(m);
+
+      ck_assert_int_eq(json_array_get_length(r->files), 6000);
+      rd_result_free(r);
+      m = NULL;
+    }
+    if (m != NULL)
+      json_node_unref(m);
+  }
+  {
+    char *one[] = {paths[0], NULL};
+    g_autofree char *params = params_for(one, "\"budget\":{\"tokens\":100000}");
+    RdResult *r = rd_read(c, params);
+
+    ck_assert_int_gt(rd_file_int(r, 0, "tokens"), 0);
+    rd_result_free(r);
+  }
+  g_string_free(many, TRUE);
+  rd_conn_free(c);
+}
+END_TEST
+
+/* readerd read --budget N and --plan. */
+START_TEST(budget_cli) {
+  g_auto(GStrv) paths = sources("daemon");
+  GPtrArray *argv = g_ptr_array_new();
+  RdRun run;
+  RdResult *r;
+
+  g_ptr_array_add(argv, (char *)rd_readerd());
+  g_ptr_array_add(argv, "read");
+  g_ptr_array_add(argv, "--json");
+  g_ptr_array_add(argv, "--budget");
+  g_ptr_array_add(argv, "5000");
+  for (guint i = 0; paths[i] != NULL; i++)
+    g_ptr_array_add(argv, paths[i]);
+  g_ptr_array_add(argv, NULL);
+  rd_run(dmn->dir, (const char *const *)argv->pdata, NULL, 0, 60000, &run);
+  r = rd_result_from_json(run.out, run.out_len);
+  ck_assert_int_le(result_int(r, "tokens"), 5000);
+  ck_assert_str_eq(rd_file_str(r, g_strv_length(paths) - 1, "omitted"), "budget");
+  rd_result_free(r);
+  rd_run_clear(&run);
+  argv->pdata[3] = "--plan";
+  g_ptr_array_remove_index(argv, 4);
+  rd_run(dmn->dir, (const char *const *)argv->pdata, NULL, 0, 60000, &run);
+  ck_assert_int_eq(run.code, 0);
+  r = rd_result_from_json(run.out, run.out_len);
+  ck_assert(json_object_get_boolean_member(r->result, "plan"));
+  ck_assert_int_gt(result_int(r, "tokensTotal"), 0);
+  rd_result_free(r);
+  rd_run_clear(&run);
+  g_ptr_array_free(argv, TRUE);
+}
+END_TEST
+
+static Suite *budget_suite(void) {
+  Suite *s = suite_create("budget");
+  TCase *tc = tcase_create("core");
+
+  tcase_set_timeout(tc, 120);
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_test(tc, budget_bad_params);
+  tcase_add_test(tc, budget_tokens_on_every_file);
+  tcase_add_test(tc, budget_fair_shares_in_request_order);
+  tcase_add_test(tc, budget_large_enough_changes_nothing);
+  tcase_add_test(tc, budget_plan_costs_without_content);
+  tcase_add_test(tc, budget_plan_pdf_pages);
+  tcase_add_test(tc, budget_cli);
+  tcase_add_test(tc, budget_cancel_while_measuring);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  rd_init();
+  SRunner *sr = srunner_create(budget_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return rd_finish(failed);
+}
