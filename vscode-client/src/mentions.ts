@@ -321,5 +321,14 @@ export function typingMention(before: string): TypedMention | undefined {
   if ((before.includes('`') || before.includes('~~~')) && codeRanges(before).some(([s, e]) => start >= s && (start < e || e === before.length))) {
     return undefined;
   }
+  // An inline code span opened earlier on the line and not closed yet.
+  const line = before.slice(before.lastIndexOf('\n', start) + 1, start);
+  let open = line;
+  for (const [s, e] of codeRanges(line).reverse()) {
+    open = open.slice(0, s) + open.slice(e);
+  }
+  if (open.includes('`')) {
+    return undefined;
+  }
   return { start, quoted: m[0][1] === '"', typed: m[2]!.replace(/\\ /g, ' ') };
 }
