@@ -77,6 +77,12 @@ function makeWorkspace(dir) {
   fs.writeFileSync(path.join(dir, '.env'), 'API_KEY=not-for-the-model\n');
   fs.symlinkSync('/etc/hostname', path.join(dir, 'escape.txt'));
   writeJson(path.join(dir, '.vscode', 'settings.json'), { 'files.exclude': { '**/*.tmp': true, '**/.vscode': true, '**/.readerd-e2e-results.json': true } });
+  // For @-mention completion: a prompt to write in, and files the .gitignore leaves out.
+  fs.writeFileSync(path.join(dir, 'prompt.md'), '# Prompt\n\n');
+  fs.writeFileSync(path.join(dir, '.gitignore'), 'build/\n*.log\n');
+  fs.mkdirSync(path.join(dir, 'build'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'build', 'out.txt'), 'built\n');
+  fs.writeFileSync(path.join(dir, 'debug.log'), 'log\n');
 }
 
 /** A multi-root workspace: two folders and the .code-workspace file; a third folder to add. */
@@ -327,6 +333,7 @@ async function runUi(base, dirs, browserLog) {
       throw new Error(`the clipboard does not hold the XML after "Copy as prompt context": ${clip.slice(0, 200)}`);
     }
     report(name, true, `screenshot: ${shot}`);
+    await runMentionUi(page);
   } catch (error) {
     try {
       const page = context.pages()[0];
@@ -338,6 +345,80 @@ async function runUi(base, dirs, browserLog) {
     report(name, false, `${error.stack ?? error}\nscreenshot: ${path.join(screenshots, 'read-files-failure.png')}`);
   } finally {
     await context.close();
+  }
+}
+
+/** The editor text of the visible editor whose lines contain `marker`, spaces normalized. */
+async function editorText(page, marker) {
+  const lines = page.locator('.monaco-editor .view-lines').filter({ hasText: marker }).first();
+  await lines.waitFor({ state: 'visible', timeout: 20_000 });
+  return (await lines.innerText()).replace(/\u00a0/g, ' ');
+}
+
+/**
+ * Typing `@` in a Markdown file like a person: the completion list shows the workspace's files
+ * (screenshot), accepting one inserts the mention, "readerd: Open Expanded Prompt" opens the
+ * prompt with the file's content (screenshot), and Ctrl+click on its path opens the file.
+ */
+async function runMentionUi(page) {
+  const name = 'vscode_ui_mention_completion_expand_and_link';
+  const shot = path.join(screenshots, 'mention-completion.png');
+  const expandedShot = path.join(screenshots, 'expanded-prompt.png');
+  try {
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Control+P');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: 10_000 });
+    await input.fill('prompt.md');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'prompt.md' }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    await page.keyboard.press('Enter');
+    await page.locator('.tabs-container .tab.active', { hasText: 'prompt.md' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await editorText(page, '# Prompt');
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type('Explain @', { delay: 30 });
+    const widget = page.locator('.editor-widget.suggest-widget.visible');
+    const row = (label) => widget.locator('.monaco-list-row', { hasText: label }).first();
+    await row('src/main.c').waitFor({ state: 'visible', timeout: 15_000 });
+    await row('docs/').waitFor({ state: 'visible', timeout: 5_000 });
+    fs.mkdirSync(screenshots, { recursive: true });
+    await page.screenshot({ path: shot });
+    const shownRows = await widget.locator('.monaco-list-row').allInnerTexts();
+    if (shownRows.some((r) => /\.env|skip\.tmp|debug\.log/.test(r))) {
+      throw new Error(`the completion list offers excluded files: ${shownRows.join(' | ')}`);
+    }
+    // Fuzzy: `mai` narrows to src/main.c; Enter accepts it.
+    await page.keyboard.type('mai', { delay: 30 });
+    await widget.locator('.monaco-list-row.focused', { hasText: 'src/main.c' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await page.keyboard.press('Enter');
+    let text = '';
+    for (let i = 0; i < 40 && !text.includes('Explain @/src/main.c'); i++) {
+      await sleep(100);
+      text = await editorText(page, '# Prompt');
+    }
+    if (!text.includes('Explain @/src/main.c')) {
+      throw new Error(`accepting src/main.c did not insert the mention:\n${text}`);
+    }
+    await runFromPalette(page, 'readerd: Open Expanded Prompt');
+    await page.locator('.tabs-container .tab', { hasText: /Prompt-\d+\.md/ }).waitFor({ state: 'visible', timeout: 20_000 });
+    const expanded = await editorText(page, "see below for file content");
+    if (!expanded.includes("Explain 'src/main.c' (see below for file content)") || !expanded.includes("<Content path='src/main.c'")) {
+      throw new Error(`the expanded prompt is not as expected:\n${expanded.slice(0, 800)}`);
+    }
+    await page.screenshot({ path: expandedShot });
+    // The path in the prompt's <Content> is a link: Ctrl+click opens the file.
+    const link = page.locator('.monaco-editor .view-lines .detected-link', { hasText: 'src/main.c' }).first();
+    await link.waitFor({ state: 'visible', timeout: 10_000 });
+    await link.click({ modifiers: ['Control'] });
+    await page.locator('.tabs-container .tab.active', { hasText: 'main.c' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await editorText(page, 'hello from the workspace');
+    report(name, true, `screenshots: ${shot}, ${expandedShot}`);
+  } catch (error) {
+    try {
+      await page.screenshot({ path: path.join(screenshots, 'mention-failure.png') });
+    } catch {
+      // no page to show
+    }
+    report(name, false, `${error.stack ?? error}\nscreenshot: ${path.join(screenshots, 'mention-failure.png')}`);
   }
 }
 
