@@ -64,14 +64,17 @@ export class MentionCompletionProvider implements vscode.CompletionItemProvider 
     const range = new vscode.Range(position.line, typing.start, position.line, position.character);
     // After `@/` or `@"`, the widget matches what follows against the same prefix.
     const typedPrefix = line.slice(typing.start, position.character).replace(/^(@"?\/?).*$/s, '$1');
-    const items = entries.map((entry) => this.item(entry, range, typedPrefix));
+    // The document being written is no mention of its own.
+    const items = entries
+      .filter((entry) => entry.uri.toString() !== document.uri.toString())
+      .map((entry) => this.item(entry, range, typedPrefix, undefined, document.uri));
     for (const name of this.folderNames()) {
       items.push(this.item({ rel: name, uri: vscode.Uri.file(name), folder: true }, range, typedPrefix, 'workspace folder'));
     }
     return new vscode.CompletionList(items, false);
   }
 
-  private item(entry: IndexedEntry, range: vscode.Range, typedPrefix: string, detail?: string): vscode.CompletionItem {
+  private item(entry: IndexedEntry, range: vscode.Range, typedPrefix: string, detail?: string, writing?: vscode.Uri): vscode.CompletionItem {
     const label = entry.folder ? `${entry.rel}/` : entry.rel;
     const item = new vscode.CompletionItem(
       { label, description: detail ?? (entry.folder ? 'folder' : undefined) },
@@ -80,7 +83,7 @@ export class MentionCompletionProvider implements vscode.CompletionItemProvider 
     const text = mentionText(entry.rel, entry.folder);
     item.range = range;
     item.filterText = `${typedPrefix}${label}`;
-    const rank = entry.folder ? undefined : this.index.recentRank(entry.uri);
+    const rank = entry.folder ? undefined : this.index.recentRank(entry.uri, writing);
     item.sortText = rank !== undefined ? `0${String(rank).padStart(3, '0')}` : `${entry.folder ? '2' : '1'}${label}`;
     if (entry.folder && text.endsWith('/')) {
       // Completes into the folder: insert `@/docs/`, then offer what is in it.

@@ -72,10 +72,14 @@ export class MentionIndex implements vscode.Disposable {
     this.recent.length = Math.min(this.recent.length, MAX_RECENT);
   }
 
-  /** Rank of a file among the recently opened ones (0: the last), undefined when not recent. */
-  recentRank(uri: vscode.Uri): number | undefined {
-    const at = this.recent.indexOf(uri.fsPath);
-    return at < 0 ? undefined : at;
+  /**
+   * Rank of a file among the recently opened ones (0: the last), undefined when not recent.
+   * `except` (the document being written) does not count.
+   */
+  recentRank(uri: vscode.Uri, except?: vscode.Uri): number | undefined {
+    const recent = except ? this.recent.filter((p) => p !== except.fsPath) : this.recent;
+    const at = recent.indexOf(uri.fsPath);
+    return at < 0 || uri.fsPath === except?.fsPath ? undefined : at;
   }
 
   /** The files and folders, files first in order of the search, each folder once. */

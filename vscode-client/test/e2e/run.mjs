@@ -373,9 +373,11 @@ async function runMentionUi(page) {
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'prompt.md' }).first().waitFor({ state: 'visible', timeout: 10_000 });
     await page.keyboard.press('Enter');
     await page.locator('.tabs-container .tab.active', { hasText: 'prompt.md' }).waitFor({ state: 'visible', timeout: 10_000 });
-    await editorText(page, '# Prompt');
-    await page.keyboard.press('Control+End');
-    await page.keyboard.type('Explain @', { delay: 30 });
+    await page.locator('.monaco-editor .view-lines').first().waitFor({ state: 'visible', timeout: 10_000 });
+    // Whatever the suite left in the file (VS Code restores unsaved editors): start afresh.
+    await page.keyboard.press('Control+A');
+    await page.keyboard.press('Delete');
+    await page.keyboard.type('Prompt\n\nExplain @', { delay: 30 });
     const widget = page.locator('.editor-widget.suggest-widget.visible');
     const row = (label) => widget.locator('.monaco-list-row', { hasText: label }).first();
     await row('src/main.c').waitFor({ state: 'visible', timeout: 15_000 });
@@ -393,14 +395,14 @@ async function runMentionUi(page) {
     let text = '';
     for (let i = 0; i < 40 && !text.includes('Explain @/src/main.c'); i++) {
       await sleep(100);
-      text = await editorText(page, '# Prompt');
+      text = await editorText(page, 'Prompt');
     }
     if (!text.includes('Explain @/src/main.c')) {
       throw new Error(`accepting src/main.c did not insert the mention:\n${text}`);
     }
     await runFromPalette(page, 'readerd: Open Expanded Prompt');
     await page.locator('.tabs-container .tab', { hasText: /Prompt-\d+\.md/ }).waitFor({ state: 'visible', timeout: 20_000 });
-    const expanded = await editorText(page, "see below for file content");
+    const expanded = await editorText(page, /see\sbelow\sfor\sfile\scontent/);
     if (!expanded.includes("Explain 'src/main.c' (see below for file content)") || !expanded.includes("<Content path='src/main.c'")) {
       throw new Error(`the expanded prompt is not as expected:\n${expanded.slice(0, 800)}`);
     }
@@ -410,7 +412,7 @@ async function runMentionUi(page) {
     await link.waitFor({ state: 'visible', timeout: 10_000 });
     await link.click({ modifiers: ['Control'] });
     await page.locator('.tabs-container .tab.active', { hasText: 'main.c' }).waitFor({ state: 'visible', timeout: 10_000 });
-    await editorText(page, 'hello from the workspace');
+    await editorText(page, 'puts');
     report(name, true, `screenshots: ${shot}, ${expandedShot}`);
   } catch (error) {
     try {
