@@ -334,6 +334,7 @@ async function runUi(base, dirs, browserLog) {
     }
     report(name, true, `screenshot: ${shot}`);
     await runMentionUi(page);
+    await runChatUi(page);
   } catch (error) {
     try {
       const page = context.pages()[0];
@@ -421,6 +422,36 @@ async function runMentionUi(page) {
       // no page to show
     }
     report(name, false, `${error.stack ?? error}\nscreenshot: ${path.join(screenshots, 'mention-failure.png')}`);
+  }
+}
+
+/**
+ * The chat view of code-server: `@readerd` is offered among the participants. code-server has no
+ * language model, so VS Code answers a request itself ("Language model unavailable") without
+ * calling the participant; nothing else must go wrong.
+ */
+async function runChatUi(page) {
+  const name = 'vscode_ui_chat_offers_readerd_participant';
+  const shot = path.join(screenshots, 'chat-participant.png');
+  try {
+    await runFromPalette(page, 'Chat: Open Chat');
+    const input = page.locator('.interactive-input-part .monaco-editor').first();
+    await input.waitFor({ state: 'visible', timeout: 15_000 });
+    await input.click();
+    await page.keyboard.type('@reade', { delay: 40 });
+    const row = page.locator('.editor-widget.suggest-widget.visible .monaco-list-row', { hasText: '@readerd' }).first();
+    await row.waitFor({ state: 'visible', timeout: 15_000 });
+    fs.mkdirSync(screenshots, { recursive: true });
+    await page.screenshot({ path: shot });
+    await page.keyboard.press('Escape');
+    report(name, true, `screenshot: ${shot}`);
+  } catch (error) {
+    try {
+      await page.screenshot({ path: path.join(screenshots, 'chat-failure.png') });
+    } catch {
+      // no page to show
+    }
+    report(name, false, `${error.stack ?? error}\nscreenshot: ${path.join(screenshots, 'chat-failure.png')}`);
   }
 }
 
