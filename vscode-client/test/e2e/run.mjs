@@ -335,6 +335,7 @@ async function runUi(base, dirs, browserLog) {
     report(name, true, `screenshot: ${shot}`);
     await runMentionUi(page);
     await runChatUi(page);
+    await runMcpUi(page);
   } catch (error) {
     try {
       const page = context.pages()[0];
@@ -452,6 +453,48 @@ async function runChatUi(page) {
       // no page to show
     }
     report(name, false, `${error.stack ?? error}\nscreenshot: ${path.join(screenshots, 'chat-failure.png')}`);
+  }
+}
+
+/**
+ * MCP: List Servers shows readerd (the extension's provider); starting it brings it to Running
+ * and VS Code discovers its one tool.
+ */
+async function runMcpUi(page) {
+  const name = 'vscode_ui_mcp_server_listed_and_starts';
+  const shot = path.join(screenshots, 'mcp-server.png');
+  const serverRow = () => page.locator('.quick-input-list .monaco-list-row', { hasText: 'readerd' }).first();
+  try {
+    await runFromPalette(page, 'MCP: List Servers');
+    await serverRow().waitFor({ state: 'visible', timeout: 15_000 });
+    await serverRow().click();
+    const start = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Start Server' }).first();
+    await start.waitFor({ state: 'visible', timeout: 10_000 });
+    await start.click();
+    let status = '';
+    for (let i = 0; i < 20 && !/Running/.test(status); i++) {
+      await sleep(1000);
+      await runFromPalette(page, 'MCP: List Servers');
+      await serverRow().waitFor({ state: 'visible', timeout: 10_000 });
+      status = await serverRow().innerText();
+    }
+    fs.mkdirSync(screenshots, { recursive: true });
+    await page.screenshot({ path: shot });
+    await page.keyboard.press('Escape');
+    if (!/Running/.test(status)) {
+      throw new Error(`readerd mcp is not running: ${status}`);
+    }
+    // VS Code's log of the server (the Output panel it opened): the handshake gave read_files.
+    await page.locator('.monaco-workbench .part.panel .view-lines', { hasText: /Discovered\s1\stools?/ }).first()
+      .waitFor({ state: 'visible', timeout: 10_000 });
+    report(name, true, `screenshot: ${shot}`);
+  } catch (error) {
+    try {
+      await page.screenshot({ path: path.join(screenshots, 'mcp-failure.png') });
+    } catch {
+      // no page to show
+    }
+    report(name, false, `${error.stack ?? error}\nscreenshot: ${path.join(screenshots, 'mcp-failure.png')}`);
   }
 }
 
