@@ -148,7 +148,8 @@ export function formatBytes(n: number | undefined): string {
   return `${v.toFixed(1)} ${units[i]}`;
 }
 
-function imagesHtml(shown: ShownResult, cspSource: string): string {
+/** The image panel's page: each picture with its path (and page, or tile), sizes, and a copy button. */
+export function imagesHtml(shown: ShownResult, cspSource: string): string {
   const nonce = Math.random().toString(36).slice(2) + Date.now().toString(36);
   const { result } = shown;
   const cards = result.images.map((img, k) => {

@@ -63,6 +63,27 @@ function writeJson(file, value) {
   fs.writeFileSync(file, JSON.stringify(value, null, 2));
 }
 
+/** A one-page PDF without text (a blue box), as a scan without OCR: readerd renders its page. */
+function scanPdf() {
+  const stream = '0.2 0.4 0.8 rg 20 20 160 60 re f';
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] /Contents 4 0 R >>',
+    `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`,
+  ];
+  let out = '%PDF-1.4\n';
+  const offsets = [];
+  objects.forEach((o, i) => {
+    offsets.push(out.length);
+    out += `${i + 1} 0 obj\n${o}\nendobj\n`;
+  });
+  const xref = out.length;
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
+  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return out;
+}
+
 /** The workspace the tests read. */
 function makeWorkspace(dir) {
   fs.mkdirSync(path.join(dir, 'src'), { recursive: true });
@@ -83,6 +104,7 @@ function makeWorkspace(dir) {
   fs.mkdirSync(path.join(dir, 'build'), { recursive: true });
   fs.writeFileSync(path.join(dir, 'build', 'out.txt'), 'built\n');
   fs.writeFileSync(path.join(dir, 'debug.log'), 'log\n');
+  fs.writeFileSync(path.join(dir, 'scan.pdf'), scanPdf());
 }
 
 /** A multi-root workspace: two folders and the .code-workspace file; a third folder to add. */

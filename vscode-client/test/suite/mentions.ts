@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ExpandedPrompt } from '../../src/expandCommand';
-import type { ShownResult } from '../../src/results';
+import { imagesHtml, ShownResult } from '../../src/results';
 import { test, waitFor } from './harness';
 
 function root(): string {
@@ -138,6 +138,20 @@ export function mentionTests(): void {
     assert.equal(doc.languageId, 'markdown');
     await waitFor('the images panel', () =>
       vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputWebview && /readerd: 1 image/.test(t.label)));
+  });
+
+  test('vscode_image_panel_shows_pdf_pages_with_their_number', async () => {
+    const shown = (await vscode.commands.executeCommand('readerd.readFiles', uri('scan.pdf'), [uri('scan.pdf')])) as ShownResult;
+    assert.equal(shown.result.files[0]!.type, 'pdf');
+    assert.equal(shown.result.images.length, 1, 'the page without text is rendered');
+    assert.equal(shown.result.images[0]!.page, 1);
+    assert.match(shown.result.xml, /<Page number='1' image='0'\/>/);
+    await waitFor('the images panel', () =>
+      vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputWebview && /readerd: 1 image/.test(t.label)));
+    // What the panel shows for it (the same function renders the panel).
+    const html = imagesHtml(shown, 'vscode-resource:');
+    assert.match(html, /alt="scan\.pdf, page 1"/);
+    assert.match(html, /<div class="path">scan\.pdf, page 1<\/div>/);
   });
 
   test('vscode_result_link_opens_the_file_at_the_first_line_shown', async () => {
