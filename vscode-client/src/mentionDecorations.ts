@@ -24,6 +24,8 @@ export function documentMentions(text: string, roots: WorkspaceRoots): Mention[]
   return parseMentions(text).filter((m) => !m.bare || fs.existsSync(roots.locate(m.path).absolute));
 }
 
+const WRITTEN_SCHEMES = new Set(['file', 'untitled', 'vscode-remote', 'vscode-userdata']);
+
 export class MentionDecorations implements vscode.HoverProvider, vscode.Disposable {
   private readonly type = vscode.window.createTextEditorDecorationType({
     color: new vscode.ThemeColor('textLink.foreground'),
@@ -58,7 +60,8 @@ export class MentionDecorations implements vscode.HoverProvider, vscode.Disposab
     const selector = this.deps.selector();
     for (const editor of vscode.window.visibleTextEditors) {
       const doc = editor.document;
-      if (vscode.languages.match(selector, doc) === 0 || doc.uri.scheme === 'readerd') {
+      // Documents a person writes: not output channels, results or other views.
+      if (!WRITTEN_SCHEMES.has(doc.uri.scheme) || vscode.languages.match(selector, doc) === 0) {
         continue;
       }
       const ranges = documentMentions(doc.getText(), this.deps.roots()).map(
