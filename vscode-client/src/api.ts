@@ -38,7 +38,8 @@ export interface ReaderdApi {
   readFiles(paths: PathSpec[], options?: ReadFilesOptions & { format?: 'xml' }): Promise<ReadResult>;
   readFiles(paths: PathSpec[], options: ReadFilesOptions & { format: Exclude<ReadFormat, 'xml'> }): Promise<FormattedReadResult>;
   /**
-   * Finds `@/path`, `@/folder/` and `@"/path with spaces"` in `text`, reads everything mentioned
+   * Finds `@/path`, `@/folder/`, `@"/path with spaces"` and, when the path exists, `@path` in
+   * `text` (not in Markdown code), reads everything mentioned
    * in one request (raw text, no line numbers; a folder gives its files, one level, respecting
    * `files.exclude`), and returns the text with each mention replaced by a reference and the
    * `<ReadResults>` XML appended, plus the images to attach.

@@ -15,6 +15,8 @@ export interface Settings {
   maxImageDimension: number;
   confineToWorkspace: boolean;
   exclude: string[];
+  mentionLanguages: string[];
+  mentionFiles: string[];
 }
 
 /** The settings that shape the daemon or its connection: changing one restarts it. */
@@ -36,6 +38,8 @@ const KEYS: ReadonlyArray<keyof Settings> = [
   'maxImageDimension',
   'confineToWorkspace',
   'exclude',
+  'mentionLanguages',
+  'mentionFiles',
 ];
 
 /** Reads every setting. A value package.json gives no default for would be undefined: none lacks one. */

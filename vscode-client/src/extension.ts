@@ -1,5 +1,7 @@
-// The readerd extension: manages the daemon, contributes the read command, @-mention expansion
-// (exported), and the `readerd_read_files` language-model tool.
+// The readerd extension: manages the daemon, contributes the read command, @-mentions (completion,
+// highlights and hovers in prompt documents, the expand commands, the exported expansion), the
+// `@readerd` chat participant, the `readerd_read_files` language-model tool, `readerd mcp` as an
+// MCP server, and links in the results.
 
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -7,8 +9,15 @@ import type { ExpandMentionsOptions, ReadFilesOptions, ReaderdApi } from './api'
 import { ReaderdError } from './client';
 import { DaemonInfo, DaemonManager } from './daemon';
 import { findReaderd } from './findBinary';
+import { registerChatParticipant } from './chatParticipant';
+import { expandPromptCommand } from './expandCommand';
 import { ReadFilesTool, TOOL_NAME } from './lmTool';
-import { expandMentions, locatedFolders, parseMentions } from './mentions';
+import { registerMcpServer } from './mcpServer';
+import { MentionCompletionProvider, mentionSelector } from './mentionCompletion';
+import { MentionDecorations } from './mentionDecorations';
+import { MentionIndex } from './mentionIndex';
+import { expandMentions, ExpandedMessage, locatedFolders, parseMentions } from './mentions';
+import { ResultLinks } from './resultLinks';
 import { DAEMON_SETTINGS, onDidChangeSettings, readSettings, Settings } from './config';
 import { PathSpec, ReadAnswer, ReadParams, XmlReadParams } from './protocol';
 import { readFilesCommand, filesInFolder } from './readCommand';
@@ -95,6 +104,19 @@ class Controller implements vscode.Disposable {
     return this.starting;
   }
 
+  get currentSettings(): Settings {
+    return this.settings;
+  }
+
+  /** The readerd binary the settings and the workspace give, and how it was found. */
+  findBinary(): { path: string; how: string } | undefined {
+    return findReaderd({
+      configured: this.settings.path,
+      baseDir: this.root(),
+      searchFrom: [...this.roots.folders.map((f) => f.path), this.context.extensionPath],
+    }) ?? undefined;
+  }
+
   /** Builds a DaemonManager from the settings and starts it. */
   async start(): Promise<DaemonManager | undefined> {
     const settings = this.settings;
@@ -102,11 +124,7 @@ class Controller implements vscode.Disposable {
     const root = this.root();
     let binary: string | undefined;
     if (!socket) {
-      const found = findReaderd({
-        configured: settings.path,
-        baseDir: root,
-        searchFrom: [...this.roots.folders.map((f) => f.path), this.context.extensionPath],
-      });
+      const found = this.findBinary();
       if (!found) {
         this.notFound = 'readerd was not found: set "readerd.path", build it in the repository (build/daemon/readerd), or put it on PATH';
         this.log.error(this.notFound);
@@ -233,7 +251,17 @@ export function activate(context: vscode.ExtensionContext): ReaderdApi {
     return ctl.read({ ...params, paths }, { token, timeoutMs });
   }) as ReaderdApi['readFiles'];
 
-  const expand = async (text: string, options: ExpandMentionsOptions = {}) => {
+  const stat = async (abs: string): Promise<vscode.FileStat | undefined> => {
+    try {
+      return await vscode.workspace.fs.stat(vscode.Uri.file(abs));
+    } catch {
+      return undefined;
+    }
+  };
+  const expand = async (
+    text: string,
+    options: ExpandMentionsOptions & { extraPaths?: string[]; render?: boolean } = {},
+  ): Promise<ExpandedMessage> => {
     if (!options.root && ctl.roots.folders.length === 0) {
       throw new Error('readerd: @-mentions need a workspace folder (or options.root)');
     }
@@ -242,18 +270,69 @@ export function activate(context: vscode.ExtensionContext): ReaderdApi {
     return expandMentions(text, {
       root: options.root,
       read: (params) => ctl.read(params, { token: options.token }),
+      extraPaths: options.extraPaths,
+      render: options.render,
+      images: { maxDimension: ctl.currentSettings.maxImageDimension },
       ...locatedFolders(
         absolute,
         async (dir) => (await filesInFolder(vscode.Uri.file(dir))).map((u) => u.fsPath),
-        async (abs) => {
-          try {
-            return ((await vscode.workspace.fs.stat(vscode.Uri.file(abs))).type & vscode.FileType.Directory) !== 0;
-          } catch {
-            return false;
-          }
-        },
+        async (abs) => (((await stat(abs))?.type ?? 0) & vscode.FileType.Directory) !== 0,
+        async (abs) => (await stat(abs)) !== undefined,
       ),
     });
+  };
+  const folderFiles = async (rel: string): Promise<string[]> =>
+    (await filesInFolder(vscode.Uri.file(ctl.roots.locate(rel).absolute))).map((u) => ctl.roots.display(u.fsPath));
+
+  // @-mentions where prompts are written: completion, highlights, hovers.
+  const index = new MentionIndex(() => ctl.roots, () => ctl.currentSettings.exclude);
+  const selector = (): vscode.DocumentFilter[] => mentionSelector(ctl.currentSettings.mentionLanguages, ctl.currentSettings.mentionFiles);
+  const completion = new MentionCompletionProvider(index, () => (ctl.roots.isMultiRoot ? ctl.roots.folders.map((f) => f.name) : []));
+  const decorations = new MentionDecorations({
+    selector,
+    roots: () => ctl.roots,
+    read: (params, token) => ctl.read<XmlReadParams>(params, { token }),
+    folderFiles,
+  });
+  let mentionProviders: vscode.Disposable | undefined;
+  const registerMentionProviders = (): void => {
+    mentionProviders?.dispose();
+    mentionProviders = vscode.Disposable.from(
+      vscode.languages.registerCompletionItemProvider(selector(), completion, '@', '/', '"'),
+      vscode.languages.registerHoverProvider(selector(), decorations),
+    );
+    // The editor's context menu offers the expand commands in these languages.
+    const languages = ['markdown', 'plaintext', 'prompt', 'instructions', 'chatmode', ...ctl.currentSettings.mentionLanguages];
+    void vscode.commands.executeCommand('setContext', 'readerd.mentionLanguageIds', languages);
+  };
+  registerMentionProviders();
+  context.subscriptions.push(index, decorations, { dispose: () => mentionProviders?.dispose() });
+
+  // readerd mcp for VS Code's MCP clients.
+  const mcp = registerMcpServer({
+    binary: () => ctl.findBinary()?.path,
+    folders: () => ctl.roots.folders.map((f) => f.path),
+    exclude: () => ctl.currentSettings.exclude,
+    version: () => String(context.extension.packageJSON.version ?? ''),
+    log: (line) => log.info(line),
+  });
+  if (mcp) {
+    context.subscriptions.push(mcp);
+  }
+
+  const chat = registerChatParticipant({
+    expand: (text, options) => expand(text, options),
+    display: (fsPath) => ctl.roots.display(fsPath),
+    locate: (written) => vscode.Uri.file(ctl.roots.locate(written).absolute),
+    log: (line) => log.info(line),
+  });
+  if (chat) {
+    context.subscriptions.push(chat);
+  }
+  const expandDeps = {
+    expand: (text: string, token: vscode.CancellationToken) => expand(text, { token }),
+    results,
+    log: (line: string) => log.info(line),
   };
 
   context.subscriptions.push(
@@ -270,11 +349,27 @@ export function activate(context: vscode.ExtensionContext): ReaderdApi {
       ),
     ),
     vscode.commands.registerCommand('readerd.copyAsPromptContext', () => results.copyCurrent()),
+    vscode.commands.registerCommand('readerd.copyExpandedPrompt', () => expandPromptCommand(expandDeps, 'copy')),
+    vscode.commands.registerCommand('readerd.openExpandedPrompt', () => expandPromptCommand(expandDeps, 'open')),
+    vscode.languages.registerDocumentLinkProvider(ResultLinks.selector, new ResultLinks(() => ctl.roots)),
     vscode.commands.registerCommand('readerd.showImages', () => results.showImages()),
     vscode.commands.registerCommand('readerd.restart', () => ctl.restart()),
     vscode.commands.registerCommand('readerd.showLog', () => log.show()),
-    onDidChangeSettings((changed) => ctl.settingsChanged(changed)),
-    vscode.workspace.onDidChangeWorkspaceFolders(() => ctl.foldersChanged()),
+    onDidChangeSettings((changed) => {
+      ctl.settingsChanged(changed);
+      if (changed.includes('mentionLanguages') || changed.includes('mentionFiles')) {
+        registerMentionProviders();
+        decorations.schedule();
+      }
+      if (changed.some((c) => c === 'path' || c === 'exclude')) {
+        mcp?.refresh();
+      }
+    }),
+    vscode.workspace.onDidChangeWorkspaceFolders(() => {
+      ctl.foldersChanged();
+      mcp?.refresh();
+      decorations.schedule();
+    }),
   );
 
   if (typeof vscode.lm?.registerTool === 'function') {

@@ -1,7 +1,10 @@
-// @-mentions in a chat message, as Cline writes them: `@/relative/path`, `@/folder/` and
-// `@"/path with spaces.md"` (a space may also be escaped: `@/my\ file.md`). Paths are relative
-// to the workspace folder (in a multi-root workspace, `@/name/...` is in the folder called name).
-// Plain Node: no vscode import.
+// @-mentions in a chat message or a prompt, as Cline writes them: `@/relative/path`, `@/folder/`
+// and `@"/path with spaces.md"` (a space may also be escaped: `@/my\ file.md`), and written
+// without the slash: `@src/main.c`, `@docs/`, `@"docs/my file.md"`. Paths are relative to the
+// workspace folder (in a multi-root workspace, `@/name/...` is in the folder called name). A
+// mention without slash or quotes (`@src/main.c`) is only one when that path exists, so that
+// decorators (`@app.route`) and handles are left alone; nothing in Markdown code (fenced blocks,
+// `inline code`) is a mention. Plain Node: no vscode import.
 
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
@@ -18,34 +21,108 @@ export interface Mention {
   path: string;
   /** Written with a trailing slash. */
   folder: boolean;
+  /**
+   * Written without a leading slash or quotes (`@src/main.c`): a mention only if the path exists
+   * (expandMentions checks; parseMentions cannot).
+   */
+  bare: boolean;
 }
 
 // `@` must start the text or follow whitespace or an opening bracket or quote, so that e-mail
-// addresses (`me@host`) and URLs (`https://host/@/x`) are not mentions.
-const MENTION = /(?<=^|[\s([{<'"`])@(?:"(\/[^"\r\n]*)"|(\/(?:\\ |[^\s"'`<>\\])*))/g;
+// addresses (`me@host`) and URLs (`https://host/@/x`) are not mentions. Then a quoted path
+// (group 1), a path from the folder's top (group 2), or a bare relative path (group 3).
+const MENTION = /(?<=^|[\s([{<'"`])@(?:"(\/?[^"\r\n]+)"|(\/(?:\\ |[^\s"'`<>\\])*)|((?:\\ |[^\s"'`<>\\@/()[\]{},;|*?])(?:\\ |[^\s"'`<>\\@()[\]{},;|*?])*))/g;
 const TRAILING_PUNCTUATION = /[.,;:!?)\]}]+$/;
+/** A bare mention must look like a path: a slash, or a dot between name characters (`a.txt`). */
+const PATH_LIKE = /\/|[^.]\.[^.]/;
 
-/** Finds the mentions in `text`, in order. Mentions of paths outside the folder (`@/../x`) are left out. */
+/**
+ * Where `text` holds Markdown code: fenced blocks (``` or ~~~ lines) and `inline code` spans, as
+ * [start, end) offsets, in order.
+ */
+export function codeRanges(text: string): Array<[number, number]> {
+  const ranges: Array<[number, number]> = [];
+  const fence = /^ {0,3}(`{3,}|~{3,})[^\n]*(?:\n|$)/gm;
+  let searchFrom = 0;
+  const fenced: Array<[number, number]> = [];
+  for (;;) {
+    fence.lastIndex = searchFrom;
+    const open = fence.exec(text);
+    if (!open) {
+      break;
+    }
+    const marker = open[1]!;
+    const close = new RegExp(`^ {0,3}${marker[0] === '`' ? '`' : '~'}{${marker.length},}[ \\t]*$`, 'gm');
+    close.lastIndex = open.index + open[0].length;
+    const end = close.exec(text);
+    const stop = end ? end.index + end[0].length : text.length;
+    fenced.push([open.index, stop]);
+    searchFrom = stop;
+  }
+  // Inline code between the fences: a run of backticks closed by a run of the same length.
+  let at = 0;
+  for (const [fs0, fe] of [...fenced, [text.length, text.length] as [number, number]]) {
+    const part = text.slice(at, fs0);
+    const tick = /(?<!`)`+(?!`)/g;
+    for (let m = tick.exec(part); m; m = tick.exec(part)) {
+      const closing = new RegExp(`(?<!\`)\`{${m[0].length}}(?!\`)`, 'g');
+      closing.lastIndex = m.index + m[0].length;
+      const c = closing.exec(part);
+      if (!c) {
+        continue;
+      }
+      ranges.push([at + m.index, at + c.index + c[0].length]);
+      tick.lastIndex = c.index + c[0].length;
+    }
+    if (fe > fs0) {
+      ranges.push([fs0, fe]);
+    }
+    at = fe;
+  }
+  return ranges.sort((a, b) => a[0] - b[0]);
+}
+
+function inRanges(ranges: Array<[number, number]>, offset: number): boolean {
+  return ranges.some(([s, e]) => offset >= s && offset < e);
+}
+
+/**
+ * Finds the mentions in `text`, in order. Mentions of paths outside the folder (`@/../x`) and
+ * anything in Markdown code are left out; bare ones (`@src/a.c`) are candidates (`bare: true`)
+ * that only count when the path exists.
+ */
 export function parseMentions(text: string): Mention[] {
   const mentions: Mention[] = [];
+  const code = text.includes('`') || text.includes('~~~') ? codeRanges(text) : [];
   for (const m of text.matchAll(MENTION)) {
     const start = m.index ?? 0;
+    if (inRanges(code, start)) {
+      continue;
+    }
     let raw = m[0];
     let written: string;
+    const bare = m[3] !== undefined;
     if (m[1] !== undefined) {
-      written = m[1];
+      written = m[1].startsWith('/') ? m[1] : `/${m[1]}`;
     } else {
       // A sentence may end right after a mention: `see @/src/a.c.`
-      const cut = (m[2] ?? '').replace(TRAILING_PUNCTUATION, '');
-      raw = raw.slice(0, raw.length - ((m[2] ?? '').length - cut.length));
+      const unquoted = m[2] ?? m[3] ?? '';
+      const cut = unquoted.replace(TRAILING_PUNCTUATION, '');
+      raw = raw.slice(0, raw.length - (unquoted.length - cut.length));
       written = cut.replace(/\\ /g, ' ');
+      if (bare) {
+        if (!PATH_LIKE.test(written) || written.includes('://')) {
+          continue;
+        }
+        written = `/${written}`;
+      }
     }
     const folder = written.endsWith('/');
     const rel = normalizeRelative(written);
     if (rel === undefined) {
       continue;
     }
-    mentions.push({ raw, start, end: start + raw.length, path: rel, folder });
+    mentions.push({ raw, start, end: start + raw.length, path: rel, folder, bare });
   }
   return mentions;
 }
@@ -75,6 +152,14 @@ export interface ExpandDeps {
   listFolder?(relDir: string): Promise<string[]>;
   /** Whether `rel` is a folder. Default: fs.stat. */
   isFolder?(rel: string): Promise<boolean>;
+  /** Whether `rel` exists (decides bare mentions such as `@src/a.c`). Default: fs.stat. */
+  exists?(rel: string): Promise<boolean>;
+  /** More paths to read in the same request, after the mentioned ones (chat references). */
+  extraPaths?: string[];
+  /** Ask for pictures: PDF pages rendered, SVG as a picture (`render: true` on every path). */
+  render?: boolean;
+  /** `images` params of the request (the settings' `maxDimension`). */
+  images?: XmlReadParams['images'];
 }
 
 export interface ExpandedMessage {
@@ -116,9 +201,11 @@ export function locatedFolders(
   absolute: (rel: string) => string,
   filesIn: (absDir: string) => Promise<string[]> = async (dir) => (await listFolderFiles(dir, '.')).map((f) => path.join(dir, f)),
   isDirectory: (abs: string) => Promise<boolean> = (abs) => fs.stat(abs).then((s) => s.isDirectory(), () => false),
-): Required<Pick<ExpandDeps, 'isFolder' | 'listFolder'>> {
+  exists: (abs: string) => Promise<boolean> = (abs) => fs.stat(abs).then(() => true, () => false),
+): Required<Pick<ExpandDeps, 'isFolder' | 'listFolder' | 'exists'>> {
   return {
     isFolder: (rel) => isDirectory(absolute(rel)),
+    exists: (rel) => exists(absolute(rel)),
     listFolder: async (rel) => {
       const files = await filesIn(absolute(rel));
       return files.map((f) => (rel === '.' ? path.basename(f) : `${rel}/${path.basename(f)}`));
@@ -132,13 +219,21 @@ export function locatedFolders(
  * by `'path' (see below for file content)` and the `<ReadResults>` XML is appended.
  */
 export async function expandMentions(text: string, deps: ExpandDeps): Promise<ExpandedMessage> {
-  const mentions = parseMentions(text);
-  if (mentions.length === 0) {
-    return { text, images: [], mentions, paths: [] };
+  const candidates = parseMentions(text);
+  const extra = deps.extraPaths ?? [];
+  if (candidates.length === 0 && extra.length === 0) {
+    return { text, images: [], mentions: candidates, paths: [] };
   }
   const root = deps.root;
-  if (root === undefined && (!deps.listFolder || !deps.isFolder)) {
-    throw new Error('expandMentions: without a root, listFolder and isFolder are needed');
+  if (root === undefined && (!deps.listFolder || !deps.isFolder || !deps.exists)) {
+    throw new Error('expandMentions: without a root, listFolder, isFolder and exists are needed');
+  }
+  const exists = deps.exists ?? ((rel: string) => fs.stat(path.join(root!, rel)).then(() => true, () => false));
+  const mentions: Mention[] = [];
+  for (const mention of candidates) {
+    if (!mention.bare || (await exists(mention.path))) {
+      mentions.push(mention);
+    }
   }
   const listFolder = deps.listFolder ?? ((rel: string) => listFolderFiles(root!, rel));
   const isFolder = deps.isFolder ??
@@ -171,6 +266,7 @@ export async function expandMentions(text: string, deps: ExpandDeps): Promise<Ex
     }
     files.forEach(add);
   }
+  extra.forEach(add);
   let replaced = '';
   let at = 0;
   for (const mention of mentions) {
@@ -183,7 +279,12 @@ export async function expandMentions(text: string, deps: ExpandDeps): Promise<Ex
   if (paths.length === 0) {
     return { text: replaced, images: [], mentions, paths };
   }
-  const result = await deps.read({ paths, cwd: root, lineNumbers: false });
+  const result = await deps.read({
+    paths: deps.render ? paths.map((p) => ({ path: p, render: true })) : paths,
+    cwd: root,
+    lineNumbers: false,
+    ...(deps.images ? { images: deps.images } : {}),
+  });
   return {
     text: `${replaced}\n\n${result.xml}`,
     images: result.images,
@@ -191,4 +292,43 @@ export async function expandMentions(text: string, deps: ExpandDeps): Promise<Ex
     paths,
     result,
   };
+}
+
+/** A mention being typed: what is before the cursor from its `@`. */
+export interface TypedMention {
+  /** Offset of the `@` in the text given. */
+  start: number;
+  /** Opened with a quote: `@"/docs/my fi`. */
+  quoted: boolean;
+  /** The path typed so far, without `@`, quote or leading slash: `docs/my fi`. */
+  typed: string;
+}
+
+const TYPING_QUOTED = /(?<=^|[\s([{<'"`])@"(\/?)([^"\r\n]*)$/;
+const TYPING = /(?<=^|[\s([{<'"`])@(\/?)((?:\\ |[^\s"'`<>\\@])*)$/;
+
+/**
+ * The mention the cursor is in, given the text before the cursor (for completion): `@` at the
+ * start or after a space or opening bracket, then a path without spaces (or, after `@"`, any path),
+ * outside Markdown code. Undefined elsewhere (`me@host`, after a space that ended the mention).
+ */
+export function typingMention(before: string): TypedMention | undefined {
+  const m = TYPING_QUOTED.exec(before) ?? TYPING.exec(before);
+  if (!m) {
+    return undefined;
+  }
+  const start = m.index;
+  if ((before.includes('`') || before.includes('~~~')) && codeRanges(before).some(([s, e]) => start >= s && (start < e || e === before.length))) {
+    return undefined;
+  }
+  // An inline code span opened earlier on the line and not closed yet.
+  const line = before.slice(before.lastIndexOf('\n', start) + 1, start);
+  let open = line;
+  for (const [s, e] of codeRanges(line).reverse()) {
+    open = open.slice(0, s) + open.slice(e);
+  }
+  if (open.includes('`')) {
+    return undefined;
+  }
+  return { start, quoted: m[0][1] === '"', typed: m[2]!.replace(/\\ /g, ' ') };
 }

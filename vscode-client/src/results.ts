@@ -54,17 +54,21 @@ export class ResultStore implements vscode.TextDocumentContentProvider, vscode.D
     return this.last;
   }
 
-  /** Stores a result, opens its XML beside the editor and its images in the preview panel. */
-  async show(result: ReadResult, title: string): Promise<ShownResult> {
+  /**
+   * Stores a result, opens its XML beside the editor and its images in the preview panel. With
+   * `as`, the document is named `NAME-N.EXT` and has that language (an expanded prompt: the
+   * result's `xml` is then the prompt).
+   */
+  async show(result: ReadResult, title: string, as: { name: string; ext: string; language: string } = { name: 'ReadResults', ext: 'xml', language: 'xml' }): Promise<ShownResult> {
     this.counter++;
-    const uri = vscode.Uri.from({ scheme: RESULT_SCHEME, path: `/ReadResults-${this.counter}.xml` });
+    const uri = vscode.Uri.from({ scheme: RESULT_SCHEME, path: `/${as.name}-${this.counter}.${as.ext}` });
     const shown: ShownResult = { uri, result, title };
     this.results.set(uri.toString(), shown);
     this.last = shown;
     await vscode.commands.executeCommand('setContext', 'readerd.hasImages', result.images.length > 0);
     const doc = await vscode.workspace.openTextDocument(uri);
-    if (doc.languageId !== 'xml') {
-      await vscode.languages.setTextDocumentLanguage(doc, 'xml').then(undefined, () => undefined);
+    if (doc.languageId !== as.language) {
+      await vscode.languages.setTextDocumentLanguage(doc, as.language).then(undefined, () => undefined);
     }
     // Beside the editor being worked in; in the first group when no editor is open.
     const editor = await vscode.window.showTextDocument(doc, {
@@ -144,7 +148,8 @@ export function formatBytes(n: number | undefined): string {
   return `${v.toFixed(1)} ${units[i]}`;
 }
 
-function imagesHtml(shown: ShownResult, cspSource: string): string {
+/** The image panel's page: each picture with its path (and page, or tile), sizes, and a copy button. */
+export function imagesHtml(shown: ShownResult, cspSource: string): string {
   const nonce = Math.random().toString(36).slice(2) + Date.now().toString(36);
   const { result } = shown;
   const cards = result.images.map((img, k) => {
@@ -152,11 +157,14 @@ function imagesHtml(shown: ShownResult, cspSource: string): string {
     const original = img.originalWidth && img.originalHeight
       ? `${img.originalWidth} × ${img.originalHeight} px (scaled down)`
       : `${img.width} × ${img.height} px`;
-    const page = img.page !== undefined ? `<div class="meta">page ${img.page}</div>` : '';
+    const page = img.page !== undefined ? `, page ${img.page}` : '';
+    const tile = img.tile && img.tileIndex !== undefined
+      ? `<div class="meta">tile ${img.tileIndex} of ${img.tiles ?? '?'}: x ${img.tile.x}-${img.tile.x + img.tile.width}, y ${img.tile.y}-${img.tile.y + img.tile.height}</div>`
+      : '';
     return `<figure class="card">
-  <img src="data:${escapeHtml(img.mediaType)};base64,${img.data}" alt="${escapeHtml(img.path)}" width="${img.width}" height="${img.height}">
+  <img src="data:${escapeHtml(img.mediaType)};base64,${img.data}" alt="${escapeHtml(img.path)}${page}" width="${img.width}" height="${img.height}">
   <figcaption>
-    <div class="path">${escapeHtml(img.path)}</div>${page}
+    <div class="path">${escapeHtml(img.path)}${page}</div>${tile}
     <div class="meta">size: ${img.width} × ${img.height} px, ${formatBytes(file?.bytes)} on disk, ${escapeHtml(img.mediaType)}</div>
     <div class="meta">original size: ${original}</div>
   </figcaption>

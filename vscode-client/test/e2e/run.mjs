@@ -63,6 +63,27 @@ function writeJson(file, value) {
   fs.writeFileSync(file, JSON.stringify(value, null, 2));
 }
 
+/** A one-page PDF without text (a blue box), as a scan without OCR: readerd renders its page. */
+function scanPdf() {
+  const stream = '0.2 0.4 0.8 rg 20 20 160 60 re f';
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] /Contents 4 0 R >>',
+    `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`,
+  ];
+  let out = '%PDF-1.4\n';
+  const offsets = [];
+  objects.forEach((o, i) => {
+    offsets.push(out.length);
+    out += `${i + 1} 0 obj\n${o}\nendobj\n`;
+  });
+  const xref = out.length;
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
+  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return out;
+}
+
 /** The workspace the tests read. */
 function makeWorkspace(dir) {
   fs.mkdirSync(path.join(dir, 'src'), { recursive: true });
@@ -77,6 +98,13 @@ function makeWorkspace(dir) {
   fs.writeFileSync(path.join(dir, '.env'), 'API_KEY=not-for-the-model\n');
   fs.symlinkSync('/etc/hostname', path.join(dir, 'escape.txt'));
   writeJson(path.join(dir, '.vscode', 'settings.json'), { 'files.exclude': { '**/*.tmp': true, '**/.vscode': true, '**/.readerd-e2e-results.json': true } });
+  // For @-mention completion: a prompt to write in, and files the .gitignore leaves out.
+  fs.writeFileSync(path.join(dir, 'prompt.md'), '# Prompt\n\n');
+  fs.writeFileSync(path.join(dir, '.gitignore'), 'build/\n*.log\n');
+  fs.mkdirSync(path.join(dir, 'build'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'build', 'out.txt'), 'built\n');
+  fs.writeFileSync(path.join(dir, 'debug.log'), 'log\n');
+  fs.writeFileSync(path.join(dir, 'scan.pdf'), scanPdf());
 }
 
 /** A multi-root workspace: two folders and the .code-workspace file; a third folder to add. */
@@ -327,6 +355,9 @@ async function runUi(base, dirs, browserLog) {
       throw new Error(`the clipboard does not hold the XML after "Copy as prompt context": ${clip.slice(0, 200)}`);
     }
     report(name, true, `screenshot: ${shot}`);
+    await runMentionUi(page);
+    await runChatUi(page);
+    await runMcpUi(page);
   } catch (error) {
     try {
       const page = context.pages()[0];
@@ -338,6 +369,154 @@ async function runUi(base, dirs, browserLog) {
     report(name, false, `${error.stack ?? error}\nscreenshot: ${path.join(screenshots, 'read-files-failure.png')}`);
   } finally {
     await context.close();
+  }
+}
+
+/** The editor text of the visible editor whose lines contain `marker`, spaces normalized. */
+async function editorText(page, marker) {
+  const lines = page.locator('.monaco-editor .view-lines').filter({ hasText: marker }).first();
+  await lines.waitFor({ state: 'visible', timeout: 20_000 });
+  return (await lines.innerText()).replace(/\u00a0/g, ' ');
+}
+
+/**
+ * Typing `@` in a Markdown file like a person: the completion list shows the workspace's files
+ * (screenshot), accepting one inserts the mention, "readerd: Open Expanded Prompt" opens the
+ * prompt with the file's content (screenshot), and Ctrl+click on its path opens the file.
+ */
+async function runMentionUi(page) {
+  const name = 'vscode_ui_mention_completion_expand_and_link';
+  const shot = path.join(screenshots, 'mention-completion.png');
+  const expandedShot = path.join(screenshots, 'expanded-prompt.png');
+  try {
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Control+P');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: 10_000 });
+    await input.fill('prompt.md');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'prompt.md' }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    await page.keyboard.press('Enter');
+    await page.locator('.tabs-container .tab.active', { hasText: 'prompt.md' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await page.locator('.monaco-editor .view-lines').first().waitFor({ state: 'visible', timeout: 10_000 });
+    // Whatever the suite left in the file (VS Code restores unsaved editors): start afresh.
+    await page.keyboard.press('Control+A');
+    await page.keyboard.press('Delete');
+    await page.keyboard.type('Prompt\n\nExplain @', { delay: 30 });
+    const widget = page.locator('.editor-widget.suggest-widget.visible');
+    const row = (label) => widget.locator('.monaco-list-row', { hasText: label }).first();
+    await row('src/main.c').waitFor({ state: 'visible', timeout: 15_000 });
+    await row('docs/').waitFor({ state: 'visible', timeout: 5_000 });
+    fs.mkdirSync(screenshots, { recursive: true });
+    await page.screenshot({ path: shot });
+    const shownRows = await widget.locator('.monaco-list-row').allInnerTexts();
+    if (shownRows.some((r) => /\.env|skip\.tmp|debug\.log/.test(r))) {
+      throw new Error(`the completion list offers excluded files: ${shownRows.join(' | ')}`);
+    }
+    // Fuzzy: `mai` narrows to src/main.c; Enter accepts it.
+    await page.keyboard.type('mai', { delay: 30 });
+    await widget.locator('.monaco-list-row.focused', { hasText: 'src/main.c' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await page.keyboard.press('Enter');
+    let text = '';
+    for (let i = 0; i < 40 && !text.includes('Explain @/src/main.c'); i++) {
+      await sleep(100);
+      text = await editorText(page, 'Prompt');
+    }
+    if (!text.includes('Explain @/src/main.c')) {
+      throw new Error(`accepting src/main.c did not insert the mention:\n${text}`);
+    }
+    await runFromPalette(page, 'readerd: Open Expanded Prompt');
+    await page.locator('.tabs-container .tab', { hasText: /Prompt-\d+\.md/ }).waitFor({ state: 'visible', timeout: 20_000 });
+    const expanded = await editorText(page, /see\sbelow\sfor\sfile\scontent/);
+    if (!expanded.includes("Explain 'src/main.c' (see below for file content)") || !expanded.includes("<Content path='src/main.c'")) {
+      throw new Error(`the expanded prompt is not as expected:\n${expanded.slice(0, 800)}`);
+    }
+    await page.screenshot({ path: expandedShot });
+    // The path in the prompt's <Content> is a link: Ctrl+click opens the file.
+    const link = page.locator('.monaco-editor .view-lines .detected-link', { hasText: 'src/main.c' }).first();
+    await link.waitFor({ state: 'visible', timeout: 10_000 });
+    await link.click({ modifiers: ['Control'] });
+    await page.locator('.tabs-container .tab.active', { hasText: 'main.c' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await editorText(page, 'puts');
+    report(name, true, `screenshots: ${shot}, ${expandedShot}`);
+  } catch (error) {
+    try {
+      await page.screenshot({ path: path.join(screenshots, 'mention-failure.png') });
+    } catch {
+      // no page to show
+    }
+    report(name, false, `${error.stack ?? error}\nscreenshot: ${path.join(screenshots, 'mention-failure.png')}`);
+  }
+}
+
+/**
+ * The chat view of code-server: `@readerd` is offered among the participants. code-server has no
+ * language model, so VS Code answers a request itself ("Language model unavailable") without
+ * calling the participant; nothing else must go wrong.
+ */
+async function runChatUi(page) {
+  const name = 'vscode_ui_chat_offers_readerd_participant';
+  const shot = path.join(screenshots, 'chat-participant.png');
+  try {
+    await runFromPalette(page, 'Chat: Open Chat');
+    const input = page.locator('.interactive-input-part .monaco-editor').first();
+    await input.waitFor({ state: 'visible', timeout: 15_000 });
+    await input.click();
+    await page.keyboard.type('@reade', { delay: 40 });
+    const row = page.locator('.editor-widget.suggest-widget.visible .monaco-list-row', { hasText: '@readerd' }).first();
+    await row.waitFor({ state: 'visible', timeout: 15_000 });
+    fs.mkdirSync(screenshots, { recursive: true });
+    await page.screenshot({ path: shot });
+    await page.keyboard.press('Escape');
+    report(name, true, `screenshot: ${shot}`);
+  } catch (error) {
+    try {
+      await page.screenshot({ path: path.join(screenshots, 'chat-failure.png') });
+    } catch {
+      // no page to show
+    }
+    report(name, false, `${error.stack ?? error}\nscreenshot: ${path.join(screenshots, 'chat-failure.png')}`);
+  }
+}
+
+/**
+ * MCP: List Servers shows readerd (the extension's provider); starting it brings it to Running
+ * and VS Code discovers its one tool.
+ */
+async function runMcpUi(page) {
+  const name = 'vscode_ui_mcp_server_listed_and_starts';
+  const shot = path.join(screenshots, 'mcp-server.png');
+  const serverRow = () => page.locator('.quick-input-list .monaco-list-row', { hasText: 'readerd' }).first();
+  try {
+    await runFromPalette(page, 'MCP: List Servers');
+    await serverRow().waitFor({ state: 'visible', timeout: 15_000 });
+    await serverRow().click();
+    const start = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Start Server' }).first();
+    await start.waitFor({ state: 'visible', timeout: 10_000 });
+    await start.click();
+    let status = '';
+    for (let i = 0; i < 20 && !/Running/.test(status); i++) {
+      await sleep(1000);
+      await runFromPalette(page, 'MCP: List Servers');
+      await serverRow().waitFor({ state: 'visible', timeout: 10_000 });
+      status = await serverRow().innerText();
+    }
+    fs.mkdirSync(screenshots, { recursive: true });
+    await page.screenshot({ path: shot });
+    await page.keyboard.press('Escape');
+    if (!/Running/.test(status)) {
+      throw new Error(`readerd mcp is not running: ${status}`);
+    }
+    // VS Code's log of the server (the Output panel it opened): the handshake gave read_files.
+    await page.locator('.monaco-workbench .part.panel .view-lines', { hasText: /Discovered\s1\stools?/ }).first()
+      .waitFor({ state: 'visible', timeout: 10_000 });
+    report(name, true, `screenshot: ${shot}`);
+  } catch (error) {
+    try {
+      await page.screenshot({ path: path.join(screenshots, 'mcp-failure.png') });
+    } catch {
+      // no page to show
+    }
+    report(name, false, `${error.stack ?? error}\nscreenshot: ${path.join(screenshots, 'mcp-failure.png')}`);
   }
 }
 

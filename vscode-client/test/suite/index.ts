@@ -5,8 +5,9 @@
 // The extension is not activated before the first test: the first use is a tool call.
 //
 // The workspace is made by run.mjs: a.txt, src/main.c, logo.png, docs/my file.md,
-// docs/notes.txt, docs/skip.tmp (excluded by files.exclude), docs/deeper/hidden.txt, .env, and
-// escape.txt (a link to /etc/hostname).
+// docs/notes.txt, docs/skip.tmp (excluded by files.exclude), docs/deeper/hidden.txt, .env,
+// escape.txt (a link to /etc/hostname), prompt.md, and build/out.txt and debug.log (left out by
+// the .gitignore).
 
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -16,6 +17,7 @@ import type { ReaderdApi } from '../../src/api';
 import { readSettings } from '../../src/config';
 import type { ShownResult } from '../../src/results';
 import { EXTENSION_ID, readerdChildren, resultsFile, runTests, test, waitFor } from './harness';
+import { mentionTests } from './mentions';
 
 function root(): string {
   const folder = vscode.workspace.workspaceFolders?.[0];
@@ -190,6 +192,8 @@ test('vscode_lm_tool_registered_and_answers', async () => {
   assert.equal(image.mimeType, 'image/png');
   assert.deepEqual(Buffer.from(image.data), fs.readFileSync(path.join(root(), 'logo.png')));
 });
+
+mentionTests();
 
 test('vscode_daemon_restarts_after_kill', async () => {
   const before = api.daemon();

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ReaderdClient } from '../../src/client';
-import { expandMentions, parseMentions } from '../../src/mentions';
+import { codeRanges, expandMentions, parseMentions, typingMention } from '../../src/mentions';
 import { XmlReadParams } from '../../src/protocol';
 import { makeWorkspace, readerdBinary, removeWorkspace } from './helpers';
 
@@ -57,6 +57,60 @@ describe('parseMentions', () => {
 
   test('mentions_lone_at_and_plain_words_are_not_mentions', () => {
     assert.deepEqual(paths('@ alone, @user, @@/x, a/@/b'), []);
+  });
+
+  test('mentions_bare_paths_are_candidates', () => {
+    const m = parseMentions('explain @src/main.c and @docs/ with @README.md.');
+    assert.deepEqual(m.map((x) => [x.path, x.folder, x.bare, x.raw]), [
+      ['src/main.c', false, true, '@src/main.c'],
+      ['docs', true, true, '@docs/'],
+      ['README.md', false, true, '@README.md'],
+    ]);
+  });
+
+  test('mentions_quoted_without_slash', () => {
+    const m = parseMentions('see @"docs/my file.md" now');
+    assert.deepEqual(m.map((x) => [x.path, x.bare, x.raw]), [['docs/my file.md', false, '@"docs/my file.md"']]);
+  });
+
+  test('mentions_not_decorators_or_handles', () => {
+    // Without a dot between names or a slash, a bare word is no path; with one it is only a
+    // candidate (decided by the file existing).
+    assert.deepEqual(paths('@property\n@Override\n@dataclass\nping @alice'), []);
+    assert.deepEqual(parseMentions('@app.route("/x")').map((x) => [x.path, x.bare]), [['app.route', true]]);
+  });
+
+  test('mentions_not_in_markdown_code', () => {
+    const text = [
+      'read @/a.txt',
+      '```python',
+      '@/src/main.c',
+      '@pytest.fixture',
+      '```',
+      'and `@/docs/` inline, but @/logo.png here',
+      '~~~',
+      '@/x.txt',
+      '~~~',
+      'and ``code with ` @/y.txt`` then @/z.txt',
+    ].join('\n');
+    assert.deepEqual(paths(text), ['a.txt', 'logo.png', 'z.txt']);
+  });
+
+  test('mentions_code_ranges_of_an_unclosed_fence_run_to_the_end', () => {
+    const text = 'a\n```\n@/x\n';
+    assert.deepEqual(codeRanges(text), [[2, text.length]]);
+    assert.deepEqual(paths(text), []);
+  });
+
+  test('mentions_typing_at_cursor', () => {
+    assert.deepEqual(typingMention('see @'), { start: 4, quoted: false, typed: '' });
+    assert.deepEqual(typingMention('see @/src/ma'), { start: 4, quoted: false, typed: 'src/ma' });
+    assert.deepEqual(typingMention('(@docs/no'), { start: 1, quoted: false, typed: 'docs/no' });
+    assert.deepEqual(typingMention('@"/docs/my fi'), { start: 0, quoted: true, typed: 'docs/my fi' });
+    assert.equal(typingMention('me@exa'), undefined);
+    assert.equal(typingMention('see @/a.txt and'), undefined);
+    assert.equal(typingMention('```\n@/sr'), undefined);
+    assert.equal(typingMention('in `@/sr'), undefined);
   });
 });
 
@@ -115,6 +169,39 @@ describe('expandMentions with readerd', () => {
     assert.deepEqual(out.paths, ['src/main.c', 'nope.txt']);
     assert.match(out.text, /^'src\/' \(see below for folder content\) and 'nope.txt' \(see below for file content\)/);
     assert.match(out.text, /<Content path='nope.txt' code='FILE_NOT_FOUND'/);
+  });
+
+  test('expand_bare_mentions_only_when_the_path_exists', async () => {
+    requests = [];
+    fs.writeFileSync(path.join(root, 'app.py'), '@app.route("/x")\ndef index():\n    return "hi"\n');
+    const text = 'Why does @src/main.c return 0? See @docs/ and @app.py, not @app.route or me@example.com or @nope/x.c.';
+    const out = await expandMentions(text, deps());
+    assert.equal(requests.length, 1, 'one read request');
+    assert.deepEqual(out.mentions.map((m) => m.raw), ['@src/main.c', '@docs/', '@app.py']);
+    assert.deepEqual(out.paths, ['src/main.c', 'docs/my file.md', 'docs/notes.txt', 'app.py']);
+    assert.ok(out.text.startsWith("Why does 'src/main.c' (see below for file content) return 0? See 'docs/' (see below for folder content) and " +
+      "'app.py' (see below for file content), not @app.route or me@example.com or @nope/x.c.\n\n<ReadResults"), out.text.slice(0, 300));
+    // The decorator inside the file read is content, not a mention.
+    assert.match(out.text, /<Content path='app.py'[^>]*>\s*<!\[CDATA\[@app.route\("\/x"\)\n/);
+    assert.equal(out.result!.files.filter((f) => f.code).length, 0);
+  });
+
+  test('expand_ignores_mentions_in_code_blocks', async () => {
+    requests = [];
+    const out = await expandMentions('Fix @/a.txt:\n\n```\n@/src/main.c\n```\nnot `@/logo.png`', deps());
+    assert.deepEqual(out.paths, ['a.txt']);
+    assert.match(out.text, /```\n@\/src\/main.c\n```\nnot `@\/logo.png`\n\n<ReadResults/);
+    assert.equal(out.images.length, 0);
+  });
+
+  test('expand_extra_paths_and_render_in_the_same_request', async () => {
+    requests = [];
+    const out = await expandMentions('look at @/a.txt', { ...deps(), extraPaths: ['logo.png', 'a.txt'], render: true, images: { maxDimension: 24 } });
+    assert.equal(requests.length, 1);
+    assert.deepEqual(out.paths, ['a.txt', 'logo.png']);
+    assert.deepEqual(requests[0]!.paths, [{ path: 'a.txt', render: true }, { path: 'logo.png', render: true }]);
+    assert.equal(out.images.length, 1);
+    assert.equal(Math.max(out.images[0]!.width, out.images[0]!.height), 24, 'the images params are sent');
   });
 
   test('expand_without_mentions_sends_nothing', async () => {

@@ -14,7 +14,7 @@ const USER_GUIDE = '/usr/share/doc/python-reportlab-doc/reportlab-userguide.pdf'
 
 // Every field set: the compiler checks that each exists in protocol.ts with the right type.
 const EVERY_ITEM: Required<PathItem> = { path: 'guide.pdf', offset: 1, limit: 1, pages: '2', render: true, password: 'pw' };
-const EVERY_IMAGES: Required<ImageParams> = { maxDimension: 64, maxTotalBytes: 1_000_000, detail: 'low' };
+const EVERY_IMAGES: Required<ImageParams> = { maxDimension: 64, maxTotalBytes: 1_000_000, detail: 'low', tile: 'auto' };
 const EVERY_READ: Required<ReadParams> & { images: Required<ImageParams> } = {
   paths: ['a.txt', EVERY_ITEM],
   cwd: '/',
@@ -23,6 +23,7 @@ const EVERY_READ: Required<ReadParams> & { images: Required<ImageParams> } = {
   lineNumbers: false,
   images: EVERY_IMAGES,
   format: 'openai',
+  ifNoneMatch: {},
 };
 const EVERY_INITIALIZE: Required<InitializeParams> = { rootPath: '/', confineToRoot: true, exclude: ['.env'], clientInfo: { name: 'n', version: '1' } };
 
