@@ -12,33 +12,51 @@
 #endif
 #include <libxml/xmlwriter.h>
 
+#include "formatters/result-json.h"
+
 /* U+FFFD REPLACEMENT CHARACTER, for whatever XML 1.0 cannot carry. */
 #define REPLACEMENT "\xEF\xBF\xBD"
 
-/* xmlTextWriterWriteRawLen takes an int length; bigger buffers go in pieces. */
-#define RAW_CHUNK_MAX (1 << 30)
+/* Where the element goes: appended to out as it is, or (json) escaped as the inside of a JSON
+ * string, so that the JSON formats never hold the element twice nor pass over it twice. */
+typedef struct {
+  GString *out;
+  bool json;
+} Sink;
 
 /* The writer plus a sticky failure flag, so that the formatting code can write everything and
  * check once at the end instead of after every call. */
 typedef struct {
   xmlTextWriterPtr w;
+  Sink *sink;
   bool failed;
   bool in_cdata;
 } XmlOut;
+
+/* Every call hands over whole characters: the writer's own output (names, quotes, brackets) is
+ * ASCII, and the raw runs below end at character boundaries. */
+static void sink_put(Sink *s, const char *p, size_t len) {
+  if (s->json)
+    result_json_escape(s->out, p, len);
+  else
+    g_string_append_len(s->out, p, (gssize)len);
+}
 
 static void out_check(XmlOut *x, int rc) {
   if (rc < 0)
     x->failed = true;
 }
 
+/* Raw bytes (text, attribute values) go straight to the sink, not through the writer's buffer,
+ * which would copy them once more: the writer first settles its state (a start tag still owes
+ * its '>') and hands on what it holds, so that the order is kept. */
 static void out_raw(XmlOut *x, const char *s, size_t len) {
-  while (!x->failed && len > 0) {
-    int n = len > RAW_CHUNK_MAX ? RAW_CHUNK_MAX : (int)len;
-
-    out_check(x, xmlTextWriterWriteRawLen(x->w, (const xmlChar *)s, n));
-    s += n;
-    len -= (size_t)n;
-  }
+  if (x->failed || len == 0)
+    return;
+  out_check(x, xmlTextWriterWriteRawLen(x->w, (const xmlChar *)"", 0));
+  out_check(x, xmlTextWriterFlush(x->w));
+  if (!x->failed)
+    sink_put(x->sink, s, len);
 }
 
 /* For the non-ASCII character at s: its length when it is valid UTF-8 that XML 1.0 allows;
@@ -355,19 +373,18 @@ static void put_content(XmlOut *x, const FileResult *f, int64_t image_index) {
   out_raw(x, "\n", 1);
 }
 
-static int gstring_write_cb(void *ctx, const char *buf, int len) {
-  g_string_append_len(ctx, buf, len);
+static int sink_write_cb(void *ctx, const char *buf, int len) {
+  sink_put(ctx, buf, (size_t)len);
   return len;
 }
 
-static int gstring_close_cb(void *ctx) {
+static int sink_close_cb(void *ctx) {
   return 0;
 }
 
-/* Appends one <Content> element; see xml.h. */
-int xml_format_content(GString *out, const FileResult *f, int64_t image_index) {
-  xmlOutputBufferPtr buf = xmlOutputBufferCreateIO(gstring_write_cb, gstring_close_cb, out, NULL);
-  XmlOut x = {0};
+static int format_content(Sink *sink, const FileResult *f, int64_t image_index) {
+  xmlOutputBufferPtr buf = xmlOutputBufferCreateIO(sink_write_cb, sink_close_cb, sink, NULL);
+  XmlOut x = {.sink = sink};
 
   if (buf == NULL)
     return -ENOMEM;
@@ -382,6 +399,20 @@ int xml_format_content(GString *out, const FileResult *f, int64_t image_index) {
   out_check(&x, xmlTextWriterFlush(x.w));
   xmlFreeTextWriter(x.w);
   return x.failed ? -ENOMEM : 0;
+}
+
+/* Appends one <Content> element; see xml.h. */
+int xml_format_content(GString *out, const FileResult *f, int64_t image_index) {
+  Sink sink = {.out = out, .json = false};
+
+  return format_content(&sink, f, image_index);
+}
+
+/* Appends one <Content> element as the inside of a JSON string; see xml.h. */
+int xml_format_content_json(GString *out, const FileResult *f, int64_t image_index) {
+  Sink sink = {.out = out, .json = true};
+
+  return format_content(&sink, f, image_index);
 }
 
 /* Appends the document's start tag; see xml.h. Numbers need no escaping. */
