@@ -34,7 +34,7 @@ typedef struct {
 } XmlOut;
 
 /* Every call hands over whole characters: the writer's own output (names, quotes, brackets) is
- * ASCII, and the raw runs below end at character boundaries. */
+ * ASCII, and the raw runs below end at character boundaries (see out_raw). */
 static void sink_put(Sink *s, const char *p, size_t len) {
   if (s->json)
     result_json_escape(s->out, p, len);
@@ -47,12 +47,21 @@ static void out_check(XmlOut *x, int rc) {
     x->failed = true;
 }
 
-/* Raw bytes (text, attribute values) go straight to the sink, not through the writer's buffer,
- * which would copy them once more: the writer first settles its state (a start tag still owes
- * its '>') and hands on what it holds, so that the order is kept. */
+/* Raw writes at least this long skip the writer's buffer. */
+#define OUT_DIRECT_MIN 256
+
+/* Raw bytes: a long run (a file's text) goes straight to the sink, not through the writer's
+ * buffer, which would copy it once more; the writer first settles its state (a start tag still
+ * owes its '>') and hands on what it holds, so that the order is kept. Short ones (attribute
+ * values, markers) go through the buffer, which hands them on whole: it cuts only writes over
+ * 16,000 bytes. */
 static void out_raw(XmlOut *x, const char *s, size_t len) {
   if (x->failed || len == 0)
     return;
+  if (len < OUT_DIRECT_MIN) {
+    out_check(x, xmlTextWriterWriteRawLen(x->w, (const xmlChar *)s, (int)len));
+    return;
+  }
   out_check(x, xmlTextWriterWriteRawLen(x->w, (const xmlChar *)"", 0));
   out_check(x, xmlTextWriterFlush(x->w));
   if (!x->failed)
