@@ -3,6 +3,9 @@
 #include <string.h>
 
 #include <glib.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /* Bytes kept free under the content cap for the final notice, which is at most
  * "… " + 19 digits + " more lines not shown (" + a 42-byte reason + "); continue with
@@ -202,21 +205,72 @@ static void line_end(Lines *l, int how) {
   l->shown_last = n;
 }
 
+/* Copies src[0..n) to dst up to the first '\n', which it returns (NULL when there is none):
+ * finding the line's end and copying it in one pass, 16 bytes at a time. dst has room for n
+ * bytes. */
+static const char *copy_to_newline(char *dst, const char *src, size_t n) {
+  size_t i = 0;
+#ifdef __SSE2__
+  const __m128i nl = _mm_set1_epi8('\n');
+
+  for (; i + 16 <= n; i += 16) {
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(src + i));
+    int mask = _mm_movemask_epi8(_mm_cmpeq_epi8(v, nl));
+
+    _mm_storeu_si128((__m128i *)(void *)(dst + i), v);
+    if (mask != 0)
+      return src + i + __builtin_ctz((unsigned)mask);
+  }
+#endif
+  for (; i < n; i++) {
+    if (src[i] == '\n')
+      return src + i;
+    dst[i] = src[i];
+  }
+  return NULL;
+}
+
+/* The common case of a shown line: its bytes from s are copied while its end is looked for,
+ * as far as the buffer has room and the line stays under the character limit (so that no
+ * character needs counting: bytes are at least as many). Returns the newline, or NULL with
+ * *s moved past what was copied; the general path takes the rest. */
+static const char *shown_line_fast(Lines *l, const char **s, const char *e) {
+  size_t max = l->opt.max_line_chars;
+  size_t n = MIN((size_t)(e - *s), l->cap - l->len - 1);
+  const char *nl;
+  size_t got;
+
+  if (l->cur_cut > 0 || l->cur_exact)
+    return NULL;
+  if (max > 0)
+    n = MIN(n, max - l->cur_chars);
+  nl = copy_to_newline(l->buf + l->len, *s, n);
+  got = nl != NULL ? (size_t)(nl - *s) : n;
+  l->len += got;
+  l->cur_chars += got;
+  *s += got;
+  return nl;
+}
+
 void lines_feed(Lines *l, const char *p, size_t n) {
   const char *s = p, *e = p + n;
 
   while (s < e) {
-    const char *nl;
+    const char *nl = NULL;
     bool crlf;
 
     if (!l->in_line)
       line_begin(l);
-    nl = memchr(s, '\n', (size_t)(e - s));
-    if (l->cur_shown) {
-      const char *seg_end = nl != NULL ? nl : e;
+    if (l->cur_shown)
+      nl = shown_line_fast(l, &s, e);
+    if (nl == NULL && s < e) {
+      nl = memchr(s, '\n', (size_t)(e - s));
+      if (l->cur_shown) {
+        const char *seg_end = nl != NULL ? nl : e;
 
-      if (seg_end > s)
-        line_append(l, s, (size_t)(seg_end - s));
+        if (seg_end > s)
+          line_append(l, s, (size_t)(seg_end - s));
+      }
     }
     if (nl == NULL)
       break;
