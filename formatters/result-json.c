@@ -218,11 +218,12 @@ static void json_str(GString *gs, const char *key, const char *v) {
 }
 
 static void json_int(GString *gs, const char *key, int64_t v) {
-  char buf[24];
-  int n = snprintf(buf, sizeof(buf), "%" PRId64 ",", v);
+  char buf[RESULT_INT_MAX + 1];
+  size_t n = result_format_int(buf, v);
 
+  buf[n++] = ',';
   json_key(gs, key);
-  g_string_append_len(gs, buf, n);
+  g_string_append_len(gs, buf, (gssize)n);
 }
 
 static void json_bool(GString *gs, const char *key, bool v) {
@@ -261,11 +262,17 @@ static void json_text_fields(GString *gs, const FileResult *f) {
     json_str(gs, "eol", f->eol);
   json_bool(gs, "truncated", f->truncated);
   if (f->shown_first > 0) {
-    char buf[48];
-    int n = snprintf(buf, sizeof(buf), "[%" PRId64 ",%" PRId64 "],", f->shown_first, f->shown_last);
+    char buf[2 * RESULT_INT_MAX + 4];
+    size_t n = 0;
 
+    buf[n++] = '[';
+    n += result_format_int(buf + n, f->shown_first);
+    buf[n++] = ',';
+    n += result_format_int(buf + n, f->shown_last);
+    buf[n++] = ']';
+    buf[n++] = ',';
     json_key(gs, "shown");
-    g_string_append_len(gs, buf, n);
+    g_string_append_len(gs, buf, (gssize)n);
   }
 }
 

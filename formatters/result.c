@@ -132,3 +132,20 @@ size_t result_utf8_decode(const char *s, size_t len, uint32_t *ret_cp) {
 
   return utf8_decode((const uint8_t *)s, len, ret_cp, &n) == 1 ? n : 0;
 }
+
+/* v in decimal; see result.h. */
+size_t result_format_int(char *buf, int64_t v) {
+  char tmp[RESULT_INT_MAX];
+  size_t i = sizeof tmp, n = 0;
+  /* The magnitude as unsigned, so that INT64_MIN has one too. */
+  uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+
+  do {
+    tmp[--i] = (char)('0' + u % 10);
+    u /= 10;
+  } while (u > 0);
+  if (v < 0)
+    buf[n++] = '-';
+  memcpy(buf + n, tmp + i, sizeof tmp - i);
+  return n + sizeof tmp - i;
+}

@@ -254,10 +254,9 @@ static void put_attr(XmlOut *x, const char *name, const char *value) {
 }
 
 static void put_attr_int(XmlOut *x, const char *name, int64_t v) {
-  char buf[24];
-  int n = snprintf(buf, sizeof(buf), "%" PRId64, v);
+  char buf[RESULT_INT_MAX];
 
-  put_attr_len(x, name, buf, (size_t)n);
+  put_attr_len(x, name, buf, result_format_int(buf, v));
 }
 
 /* Text, failure, pdf and image attributes after path, type, code and error, in the order the
@@ -290,9 +289,12 @@ static void put_fields(XmlOut *x, const FileResult *f, int64_t image_index) {
   if (f->truncated)
     put_attr(x, "truncated", "true");
   if (f->shown_first > 0) {
-    int n = snprintf(buf, sizeof(buf), "%" PRId64 "-%" PRId64, f->shown_first, f->shown_last);
+    char range[2 * RESULT_INT_MAX + 1];
+    size_t n = result_format_int(range, f->shown_first);
 
-    put_attr_len(x, "shown", buf, (size_t)n);
+    range[n++] = '-';
+    n += result_format_int(range + n, f->shown_last);
+    put_attr_len(x, "shown", range, n);
   }
   if (f->type == FILE_TYPE_IMAGE && f->n_images > 0) {
     const ImageOut *img = &f->images[0];
@@ -471,6 +473,13 @@ char *xml_format(const ReadResult *r, size_t *ret_len) {
   return g_string_free(gs, FALSE);
 }
 
+/* Writes v (>= 0) as n digits, zero-padded, at p; returns p + n. */
+static char *put_digits(char *p, int64_t v, int n) {
+  for (int i = n - 1; i >= 0; i--, v /= 10)
+    p[i] = (char)('0' + v % 10);
+  return p + n;
+}
+
 /* Writes ms as ISO-8601 UTC with milliseconds; see xml.h. */
 size_t xml_format_time(int64_t ms, char *buf) {
   int64_t secs = ms / 1000, milli = ms % 1000, days, sod, era, doe, yoe, doy, mp, year;
@@ -499,7 +508,29 @@ size_t xml_format_time(int64_t ms, char *buf) {
   month = (int)(mp < 10 ? mp + 3 : mp - 9);
   year = yoe + era * 400 + (month <= 2);
 
-  return (size_t)snprintf(buf, XML_TIME_MAX, "%04" PRId64 "-%02d-%02dT%02d:%02d:%02d.%03dZ", year,
-                          month, day, (int)(sod / 3600), (int)(sod / 60 % 60), (int)(sod % 60),
-                          (int)milli);
+  if (year < 0 || year > 9999)
+    return (size_t)snprintf(buf, XML_TIME_MAX, "%04" PRId64 "-%02d-%02dT%02d:%02d:%02d.%03dZ",
+                            year, month, day, (int)(sod / 3600), (int)(sod / 60 % 60),
+                            (int)(sod % 60), (int)milli);
+  /* Every file has one: printed digit by digit, not through printf (a tenth of a small file's
+   * formatting). */
+  {
+    char *p = put_digits(buf, year, 4);
+
+    *p++ = '-';
+    p = put_digits(p, month, 2);
+    *p++ = '-';
+    p = put_digits(p, day, 2);
+    *p++ = 'T';
+    p = put_digits(p, sod / 3600, 2);
+    *p++ = ':';
+    p = put_digits(p, sod / 60 % 60, 2);
+    *p++ = ':';
+    p = put_digits(p, sod % 60, 2);
+    *p++ = '.';
+    p = put_digits(p, milli, 3);
+    *p++ = 'Z';
+    *p = '\0';
+    return (size_t)(p - buf);
+  }
 }

@@ -548,6 +548,26 @@ START_TEST(result_json_escape_long_strings) {
 }
 END_TEST
 
+START_TEST(result_format_int_matches_printf) {
+  static const int64_t edges[] = {0, 1, -1, 9, 10, -10, 99999, 100000, INT64_MAX, INT64_MIN,
+                                  INT64_MIN + 1};
+  GRand *rand = g_rand_new_with_seed(11);
+
+  for (size_t i = 0; i < G_N_ELEMENTS(edges) + 1000; i++) {
+    int64_t v = i < G_N_ELEMENTS(edges)
+                    ? edges[i]
+                    : (int64_t)(((uint64_t)g_rand_int(rand) << 32 | g_rand_int(rand)) >> (i % 64));
+    char buf[RESULT_INT_MAX + 1], *want = g_strdup_printf("%" G_GINT64_FORMAT, v);
+    size_t n = result_format_int(buf, v);
+
+    buf[n] = '\0';
+    ck_assert_str_eq(buf, want);
+    g_free(want);
+  }
+  g_rand_free(rand);
+}
+END_TEST
+
 START_TEST(result_json_hundreds_of_files) {
   GRand *rand = g_rand_new_with_seed(99);
   ReadResult r = {0};
@@ -789,6 +809,7 @@ static Suite *result_json_suite(void) {
   tcase_add_test(tc, result_file_type_names);
   tcase_add_test(tc, result_utf8_decode_matches_glib);
   tcase_add_test(tc, result_json_escape_long_strings);
+  tcase_add_test(tc, result_format_int_matches_printf);
   suite_add_tcase(s, tc);
   return s;
 }
