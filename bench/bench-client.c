@@ -2,7 +2,8 @@
  * Python client parsing 27 MiB of JSON. Built with the project (not installed):
  *
  *   bench-client read SOCKET LIST N      N reads of the paths in LIST (one per line), one at a
- *                                        time on one connection; prints each round trip in µs
+ *                                        time on one connection; prints each round trip in µs,
+ *                                        then the time to the answer's first byte
  *   bench-client loop SOCKET LIST        reads of LIST one after another until SIGTERM
  *   bench-client latency SOCKET PATH N   N reads of one file; prints each round trip in µs
  *   bench-client cat LIST N              N runs of `cat` over LIST into a socket this client
@@ -29,6 +30,7 @@ typedef struct {
 } Buf;
 
 static volatile sig_atomic_t stop;
+static int64_t first_byte_us; /* when the last answer's first bytes arrived */
 
 static void on_term(int sig) {
   (void)sig;
@@ -141,6 +143,8 @@ static int take(int fd, Buf *ans, int stop_at_newline) {
       die("read");
     if (r == 0)
       return stop_at_newline ? -1 : 0;
+    if (ans->len == 0)
+      first_byte_us = now_us();
     ans->len += (size_t)r;
     if (stop_at_newline && ans->p[ans->len - 1] == '\n')
       return 0;
@@ -249,8 +253,14 @@ int main(int argc, char **argv) {
       round_trip(fd, &req, &ans);
     return 0;
   }
-  for (long i = 0, n = atol(argv[4]); i < n; i++)
-    printf("%lld\n", (long long)round_trip(fd, &req, &ans));
+  for (long i = 0, n = atol(argv[4]); i < n; i++) {
+    int64_t t0 = now_us(), rt = round_trip(fd, &req, &ans);
+
+    if (strcmp(mode, "read") == 0)
+      printf("%lld %lld\n", (long long)rt, (long long)(first_byte_us - t0));
+    else
+      printf("%lld\n", (long long)rt);
+  }
   close(fd);
   return 0;
 }

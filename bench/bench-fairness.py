@@ -24,9 +24,9 @@ from benchlib import Client, pick_files, run_child, start_daemon
 
 
 def client_times(argv):
-    """Runs bench-client; returns the times it prints (µs), in seconds."""
+    """Runs bench-client; returns the times it prints (µs, the first of each line), in seconds."""
     out = subprocess.run(argv, check=True, stdout=subprocess.PIPE, text=True).stdout
-    return [int(x) / 1e6 for x in out.split()]
+    return [int(line.split()[0]) / 1e6 for line in out.splitlines() if line.strip()]
 
 
 def cat_loop(files, stop):
