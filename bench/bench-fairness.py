@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """readerd fairness: how long a one-file read waits while another client reads a lot.
 
-Usage: bench/bench-fairness.py [--readerd build/daemon/readerd] [--files 2000] [--samples 1000]
+Usage: bench/bench-fairness.py [--readerd build/daemon/readerd] [--client build/bench/bench-client]
+                               [--files 2000] [--samples 1000]
 
 Measures, in one run, the round trip of a one-file read (a small Go file) on its own
 connection:
@@ -13,17 +14,19 @@ connection:
 5. while one client has 32 slow PDFs in flight and another 32 costly SVGs to render (`render`),
 and the N-file read alone against `cat` of the same files, so that fairness is not bought with
 throughput. The loads run in processes of their own, so that this script's measuring is not
-slowed by them. Prints a Markdown report on stdout.
+slowed by them. The one-file reads, the big reader and the big read alone go through
+bench-client (bench/bench-client.c, built with the project), so that neither the times nor the
+load on the 2 cores include a Python client's own work. Prints a Markdown report on stdout.
 """
 import argparse, json, multiprocessing, os, socket, statistics, subprocess, sys, tempfile, time
 
 from benchlib import Client, pick_files, run_child, start_daemon
 
 
-def big_reader(sock, files, stop):
-    c = Client(sock)
-    while not stop.is_set():
-        c.call('read', {'paths': files})
+def client_times(argv):
+    """Runs bench-client; returns the times it prints (µs, the first of each line), in seconds."""
+    out = subprocess.run(argv, check=True, stdout=subprocess.PIPE, text=True).stdout
+    return [int(line.split()[0]) / 1e6 for line in out.splitlines() if line.strip()]
 
 
 def cat_loop(files, stop):
@@ -102,13 +105,13 @@ def row(name, xs):
                                                      max(xs) * 1e3)
 
 
-def under_load(target, args, c, path, samples):
+def under_load(target, args, measure):
     stop = multiprocessing.Event()
     p = multiprocessing.Process(target=target, args=args + (stop,))
     p.start()
     time.sleep(0.5)  # let the load reach its pace
     try:
-        return latencies(c, path, samples)
+        return measure()
     finally:
         stop.set()
         p.join(60)
@@ -116,14 +119,28 @@ def under_load(target, args, c, path, samples):
             p.terminate()
 
 
+def under_client_load(argv, measure):
+    """measure() while bench-client runs argv (a loop of reads); stopped with SIGTERM."""
+    p = subprocess.Popen(argv)
+    time.sleep(0.5)
+    try:
+        return measure()
+    finally:
+        p.terminate()
+        p.wait(60)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--readerd', default='build/daemon/readerd')
+    ap.add_argument('--client', default='build/bench/bench-client')
     ap.add_argument('--files', type=int, default=2000)
     ap.add_argument('--samples', type=int, default=1000)
     ap.add_argument('--runs', type=int, default=7)
+    ap.add_argument('--no-hostile', action='store_true', help='skip the PDF and SVG load (minutes of CPU)')
     a = ap.parse_args()
     readerd = os.path.abspath(a.readerd)
+    client = os.path.abspath(a.client)
     files = pick_files(a.files)
     small = min(files, key=os.path.getsize)
     for f in files:
@@ -132,33 +149,39 @@ def main():
 
     tmp = tempfile.mkdtemp(prefix='readerd-bench-')
     sock = os.path.join(tmp, 's.sock')
+    listing = os.path.join(tmp, 'files.txt')
+    with open(listing, 'w') as fh:
+        fh.write('\n'.join(files) + '\n')
     daemon, c = start_daemon(readerd, tmp)
+    one = lambda: client_times([client, 'latency', sock, small, str(a.samples)])
     try:
         latencies(c, small, 100)  # warm up
-        idle = latencies(c, small, a.samples)
-        with_cat = under_load(cat_loop, (files,), c, small, a.samples)
-        with_big = under_load(big_reader, (sock, files), c, small, a.samples)
+        idle = one()
+        with_cat = under_load(cat_loop, (files,), one)
+        with_big = under_client_load([client, 'loop', sock, listing], one)
         stalled = stalled_clients(sock, files, 10)
         time.sleep(1.0)
-        with_stalled = latencies(c, small, a.samples)
+        with_stalled = one()
         with open('/proc/%d/status' % daemon.pid) as fh:
             rss = [l.split()[1] for l in fh if l.startswith('VmRSS:')][0]
         for s in stalled:
             s.close()
 
-        pdf, svg = os.path.join(tmp, 'slow.pdf'), os.path.join(tmp, 'costly.svg')
-        slow_pdf(pdf)
-        costly_svg(svg)
-        hostile = [in_flight(sock, [pdf] * 32, False), in_flight(sock, [svg] * 32, True)]
-        time.sleep(1.0)
-        with_hostile = latencies(c, small, min(a.samples, 300))
-        for s in hostile:
-            s.close()
-        time.sleep(1.0)
+        with_hostile = None
+        if not a.no_hostile:
+            pdf, svg = os.path.join(tmp, 'slow.pdf'), os.path.join(tmp, 'costly.svg')
+            slow_pdf(pdf)
+            costly_svg(svg)
+            hostile = [in_flight(sock, [pdf] * 32, False), in_flight(sock, [svg] * 32, True)]
+            time.sleep(1.0)
+            with_hostile = client_times([client, 'latency', sock, small, str(min(a.samples, 300))])
+            for s in hostile:
+                s.close()
+            time.sleep(1.0)
 
-        big = Client(sock)
-        t_read = statistics.median([timed(lambda: big.call('read', {'paths': files})) for _ in range(a.runs)])
+        t_read = statistics.median(client_times([client, 'read', sock, listing, str(a.runs)]))
         t_cat = statistics.median([run_child(['cat'] + files)[0] for _ in range(a.runs)])
+        t_cat_sock = statistics.median(client_times([client, 'cat', listing, str(a.runs)]))
     finally:
         daemon.terminate()
         daemon.wait()
@@ -172,18 +195,14 @@ def main():
     print(row('`cat` of the %d files in a loop (floor)' % len(files), with_cat))
     print(row('another client reading the %d files in a loop' % len(files), with_big))
     print(row('10 clients that never read their %d-file answers' % len(files), with_stalled))
-    print(row('32 slow PDFs and 32 costly SVG renders in flight', with_hostile))
+    if with_hostile is not None:
+        print(row('32 slow PDFs and 32 costly SVG renders in flight', with_hostile))
     print()
     print('Daemon RSS with the 10 stalled clients connected: %d MiB.' % (int(rss) // 1024))
     print()
-    print('The %d-file read alone: %.1f ms; `cat` of the same files: %.1f ms; ratio %.2fx.' %
-          (len(files), t_read * 1e3, t_cat * 1e3, t_read / t_cat))
-
-
-def timed(fn):
-    t0 = time.perf_counter()
-    fn()
-    return time.perf_counter() - t0
+    print('The %d-file read alone (bench-client): %.1f ms; `cat` of the same files to /dev/null: '
+          '%.1f ms (%.2fx); `cat` into a socket drained by bench-client: %.1f ms (%.2fx).' %
+          (len(files), t_read * 1e3, t_cat * 1e3, t_read / t_cat, t_cat_sock * 1e3, t_read / t_cat_sock))
 
 
 if __name__ == '__main__':

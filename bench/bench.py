@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
 """readerd benchmarks: ratios against a floor (cat) and a peer, measured in one run.
 
-Usage: bench/bench.py [--readerd build/daemon/readerd] [--files 2000] [--runs 7] [--requests 1000]
+Usage: bench/bench.py [--readerd build/daemon/readerd] [--client build/bench/bench-client]
+                      [--files 2000] [--runs 7] [--requests 1000]
 
 1. One `read` of N real source files (golang-1.19-src) over the socket, against `cat` of the
-   same files to /dev/null, and against a Node.js reader that does what the JavaScript peers do
-   (read every file, number its lines, wrap it in XML, JSON-encode the answer).
+   same files to /dev/null and `cat` into a socket drained by bench-client (the same sink as
+   readerd's answer), and against a Node.js reader that does what the JavaScript peers do
+   (read every file, number its lines, wrap it in XML, JSON-encode the answer). The socket
+   read is timed twice: through bench-client (bench/bench-client.c: readerd and the kernel
+   only) and through this script's Python client (its own receiving included).
 2. M sequential single-file requests on one connection: round-trip time per request.
 Wall time is the median of --runs runs with warm caches; peak memory is the peak RSS of the
 process that did the work (for readerd, the daemon, reset before each measure). Needs GNU time
@@ -22,11 +26,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--readerd', default='build/daemon/readerd')
+    ap.add_argument('--client', default='build/bench/bench-client')
     ap.add_argument('--files', type=int, default=2000)
     ap.add_argument('--runs', type=int, default=7)
     ap.add_argument('--requests', type=int, default=1000)
     a = ap.parse_args()
     readerd = os.path.abspath(a.readerd)
+    client = os.path.abspath(a.client)
     files = pick_files(a.files)
     total = sum(os.path.getsize(f) for f in files)
     for f in files:  # warm the page cache for everyone
@@ -35,6 +41,9 @@ def main():
 
     tmp = tempfile.mkdtemp(prefix='readerd-bench-')
     sock = os.path.join(tmp, 's.sock')
+    listing = os.path.join(tmp, 'files.txt')
+    with open(listing, 'w') as fh:
+        fh.write('\n'.join(files) + '\n')
     daemon = subprocess.Popen([readerd, 'serve', '--socket', sock], stderr=subprocess.DEVNULL)
     for _ in range(200):
         if os.path.exists(sock):
@@ -55,6 +64,17 @@ def main():
         assert len(r['files']) == len(files) and not any(f.get('code') for f in r['files']), 'read failed'
         return dt, vm_hwm_kib(daemon.pid)
 
+    def client_time(argv):
+        out = subprocess.run(argv, check=True, stdout=subprocess.PIPE, text=True).stdout
+        return int(out.split()[0]) / 1e6
+
+    def cat_socket(i):
+        return client_time([client, 'cat', listing, '1']), 0
+
+    def readerd_client(i):
+        reset_peak(daemon.pid)
+        return client_time([client, 'read', sock, listing, '1']), vm_hwm_kib(daemon.pid)
+
     def readerd_cli(i):
         return run_child([readerd, 'read'] + files)
 
@@ -70,7 +90,9 @@ def main():
     rows = []
     cat_t, cat_m = median_of(a.runs, cat)
     rows.append(('cat (floor)', cat_t, cat_m))
-    rows.append(('readerd, one read over the socket', *median_of(a.runs, readerd_socket)))
+    rows.append(('cat into a socket drained by bench-client', median_of(a.runs, cat_socket)[0], 0))
+    rows.append(('readerd, one read over the socket (bench-client)', *median_of(a.runs, readerd_client)))
+    rows.append(('readerd, one read over the socket (Python client)', *median_of(a.runs, readerd_socket)))
     rows.append(('readerd read (one-shot CLI, process start included)', *median_of(a.runs, readerd_cli)))
     if node:
         rows.append(('Node.js peer reader (process start included)', *median_of(a.runs, node_peer)))
@@ -91,7 +113,8 @@ def main():
     print('| what | wall time | x cat | peak RSS | x cat |')
     print('|---|---|---|---|---|')
     for name, t, m in rows:
-        print('| %s | %.1f ms | %.2f | %.1f MiB | %.1f |' % (name, t * 1e3, t / cat_t, m / 1024, m / cat_m))
+        mem = '%.1f MiB | %.1f' % (m / 1024, m / cat_m) if m else '| '
+        print('| %s | %.1f ms | %.2f | %s |' % (name, t * 1e3, t / cat_t, mem))
     if not can_reset:
         print('\n(peak RSS of the daemon could not be reset between runs: it is the peak since start)')
     print()

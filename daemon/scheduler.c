@@ -1,5 +1,7 @@
 #include "daemon/scheduler.h"
 
+#include <stdatomic.h>
+
 #include <glib.h>
 
 /* The scheduler of one loop. A process normally has one loop; tests and fuzzers may run
@@ -15,6 +17,7 @@ typedef struct {
 } Scheduler;
 
 static GMutex registry_lock;
+static atomic_uint_fast64_t units_started; /* over every loop, for scheduler_units_started */
 static GPtrArray *registry; /* Scheduler* */
 
 static Scheduler *scheduler_get(uv_loop_t *loop, bool create) {
@@ -91,6 +94,7 @@ static void dispatch(Scheduler *s) {
       t->running[cls]++;
       s->running[cls]++;
       t->served[cls] = ++s->clock;
+      atomic_fetch_add_explicit(&units_started, 1, memory_order_relaxed);
       t->ops->start(t, (SchedulerClass)cls);
     }
   }
@@ -138,4 +142,8 @@ size_t scheduler_running(uv_loop_t *loop, SchedulerClass cls) {
   Scheduler *s = scheduler_get(loop, false);
 
   return s != NULL ? s->running[cls] : 0;
+}
+
+uint64_t scheduler_units_started(void) {
+  return atomic_load_explicit(&units_started, memory_order_relaxed);
 }

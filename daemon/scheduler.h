@@ -64,3 +64,6 @@ void scheduler_leave(SchedulerTask *t);
 
 /* Units of cls running on the loop's scheduler, over every task; for tests. */
 size_t scheduler_running(uv_loop_t *loop, SchedulerClass cls);
+
+/* Units started so far in the process, over every loop: it changes whenever any work starts. */
+uint64_t scheduler_units_started(void);

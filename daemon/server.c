@@ -1,6 +1,7 @@
 #include "daemon/server.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -13,14 +14,21 @@
 #include "daemon/conn.h"
 #include "daemon/rpc.h"
 #include "daemon/log.h"
+#include "daemon/scheduler.h"
 #include "daemon/socket-path.h"
 #include "daemon/stdio-relay.h"
+
+/* How often the server looks whether it went idle after reading, to give memory back. */
+#define SERVER_TRIM_PERIOD_MS 2000
 
 typedef struct {
   uv_loop_t *loop;
   uv_pipe_t listener;
   uv_signal_t sigint;
   uv_signal_t sigterm;
+  uv_timer_t trim;      /* unreferenced: it never keeps the loop running */
+  uint64_t trim_tick;   /* scheduler_units_started() at the last tick */
+  uint64_t trim_done;   /* the same when memory was last given back */
   GPtrArray *conns; /* Conn*, open */
   Conn *stdio_conn;
   char *path; /* socket file to remove at the end, or NULL */
@@ -41,9 +49,27 @@ static void stop(Server *s) {
   }
   uv_close((uv_handle_t *)&s->sigint, handle_close_noop);
   uv_close((uv_handle_t *)&s->sigterm, handle_close_noop);
+  uv_close((uv_handle_t *)&s->trim, handle_close_noop);
   /* conn_close re-enters conn_closed_cb later, never now: iterate over a copy anyway. */
   for (guint i = s->conns->len; i > 0; i--)
     conn_close(g_ptr_array_index(s->conns, i - 1));
+}
+
+/* After a read, glibc's arenas keep the freed answers' memory (tens of MiB after a large read),
+ * which spares the next read faulting it back in. Once no work has started for a whole period
+ * and nothing runs, it goes back to the system: a daemon idle for hours holds about its idle
+ * size. malloc_trim takes a few milliseconds of the loop, only then. */
+static void trim_cb(uv_timer_t *t) {
+  Server *s = t->data;
+  uint64_t started = scheduler_units_started();
+
+  if (started == s->trim_tick && started != s->trim_done &&
+      scheduler_running(s->loop, SCHEDULER_LANE) == 0 &&
+      scheduler_running(s->loop, SCHEDULER_BLOCKING) == 0) {
+    malloc_trim(0);
+    s->trim_done = started;
+  }
+  s->trim_tick = started;
 }
 
 static void signal_cb(uv_signal_t *h, int signum) {
@@ -165,6 +191,11 @@ static void server_init(Server *s) {
   s->sigterm.data = s;
   uv_signal_start(&s->sigint, signal_cb, SIGINT);
   uv_signal_start(&s->sigterm, signal_cb, SIGTERM);
+  uv_timer_init(s->loop, &s->trim);
+  s->trim.data = s;
+  s->trim_done = s->trim_tick = scheduler_units_started();
+  uv_timer_start(&s->trim, trim_cb, SERVER_TRIM_PERIOD_MS, SERVER_TRIM_PERIOD_MS);
+  uv_unref((uv_handle_t *)&s->trim);
 }
 
 /* Runs the loop to the end and releases the server. */

@@ -111,13 +111,7 @@ void format_json_string(GString *out, const char *s, size_t len) {
 
 /* f's <Content>, JSON-escaped; see format-internal.h. */
 int format_json_content(GString *out, const FileResult *f, int64_t image_index) {
-  GString *xml = g_string_sized_new(f->content_len + f->content_len / 32 + 512);
-  int r = xml_format_content(xml, f, image_index);
-
-  if (r == 0)
-    result_json_escape(out, xml->str, xml->len);
-  g_string_free(xml, TRUE);
-  return r;
+  return xml_format_content_json(out, f, image_index);
 }
 
 /* Files read, failed, and images sent; see format-internal.h. */

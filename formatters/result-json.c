@@ -13,20 +13,21 @@
 /* U+FFFD REPLACEMENT CHARACTER, written for bytes that are not UTF-8. */
 #define REPLACEMENT "\xEF\xBF\xBD"
 
-/* What each ASCII byte becomes inside a JSON string: NULL when it goes as is, else its escape
- * (the two-character forms where JSON has one, \u00XX for the other controls). */
+/* What follows the backslash for each ASCII byte a JSON string escapes: the letter of the
+ * two-character forms, 'u' for the other controls (\u00XX), 0 for bytes that go as they are. */
 /* clang-format off */
-static const char *const json_escapes[128] = {
-    "\\u0000", "\\u0001", "\\u0002", "\\u0003", "\\u0004", "\\u0005", "\\u0006", "\\u0007",
-    "\\b",     "\\t",     "\\n",     "\\u000b", "\\f",     "\\r",     "\\u000e", "\\u000f",
-    "\\u0010", "\\u0011", "\\u0012", "\\u0013", "\\u0014", "\\u0015", "\\u0016", "\\u0017",
-    "\\u0018", "\\u0019", "\\u001a", "\\u001b", "\\u001c", "\\u001d", "\\u001e", "\\u001f",
-    ['"'] = "\\\"", ['\\'] = "\\\\",
+static const char json_short[128] = {
+    'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'b', 't', 'n', 'u', 'f', 'r', 'u', 'u',
+    'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u',
+    ['"'] = '"', ['\\'] = '\\',
 };
 /* clang-format on */
 
-/* Input bytes escaped per step: the output room reserved for a step is six times this. */
+/* Input bytes escaped per step when the string has little room left: the room reserved for a
+ * step is six times its input (every byte a \u00XX) plus ESCAPE_SLACK. */
 #define ESCAPE_STEP 4096
+/* Room past a step's worst case: the block copies below store 16 bytes at a time. */
+#define ESCAPE_SLACK 32
 
 /* 1 for the bytes a JSON string carries as they are: printable ASCII but '"' and '\\'. */
 /* clang-format off */
@@ -40,25 +41,85 @@ static const uint8_t json_plain[256] = {
 };
 /* clang-format on */
 
+/* Writes the escape of ASCII byte c (one JSON escapes) at o; returns the end. */
+static inline char *escape_ascii(char *o, unsigned char c) {
+  static const char hex[] = "0123456789abcdef";
+  char e = json_short[c];
+
+  o[0] = '\\';
+  o[1] = e;
+  if (G_LIKELY(e != 'u'))
+    return o + 2;
+  o[2] = '0';
+  o[3] = '0';
+  o[4] = hex[c >> 4];
+  o[5] = hex[c & 15];
+  return o + 6;
+}
+
+#ifdef __SSE2__
+/* The bytes of v that need a look: a signed compare with 0x20 catches controls and non-ASCII
+ * at once. */
+static inline unsigned json_stops(__m128i v) {
+  const __m128i space = _mm_set1_epi8(0x20), quote = _mm_set1_epi8('"'),
+                bslash = _mm_set1_epi8('\\');
+
+  return (unsigned)_mm_movemask_epi8(_mm_or_si128(
+      _mm_cmplt_epi8(v, space), _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash))));
+}
+
+/* Escapes whole 16-byte blocks of ASCII from u[*i] while *i + 16 <= end (and 32 bytes can be
+ * loaded: *i + 32 <= len), returning the new o; stops at a block with non-ASCII bytes. A block's
+ * escapes are written without reloading it for each: between two, the block's bytes from the
+ * last escape on are stored whole (16 at a time) and the cursor moves by the plain part. Code has
+ * an escape every few bytes (tabs, newlines, quotes), so this is the common case. */
+static char *escape_blocks(char *o, const unsigned char *u, size_t *i, size_t end, size_t len) {
+  size_t k = *i;
+
+  while (k + 16 <= end && k + 32 <= len) {
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(u + k));
+    unsigned mask = json_stops(v), prev = 0;
+
+    _mm_storeu_si128((__m128i *)(void *)o, v);
+    if (mask == 0) {
+      o += 16;
+      k += 16;
+      continue;
+    }
+    if (_mm_movemask_epi8(v) != 0)
+      break;
+    do {
+      unsigned j = (unsigned)__builtin_ctz(mask);
+
+      _mm_storeu_si128((__m128i *)(void *)o,
+                       _mm_loadu_si128((const __m128i *)(const void *)(u + k + prev)));
+      o = escape_ascii(o + (j - prev), u[k + j]);
+      prev = j + 1;
+      mask &= mask - 1;
+    } while (mask != 0);
+    _mm_storeu_si128((__m128i *)(void *)o,
+                     _mm_loadu_si128((const __m128i *)(const void *)(u + k + prev)));
+    o += 16 - prev;
+    k += 16;
+  }
+  *i = k;
+  return o;
+}
+#endif
+
 /* Copies the bytes a JSON string carries as they are from p to o, stopping at the first that
  * needs a look (at most n); returns how many. 16 bytes at a time: each block is stored whole
  * before its look (o has room for n bytes and more), and the cursor moves by its plain part. */
 static inline size_t json_copy_plain(char *o, const unsigned char *p, size_t n) {
   size_t i = 0;
 #ifdef __SSE2__
-  const __m128i space = _mm_set1_epi8(0x20), quote = _mm_set1_epi8('"'),
-                bslash = _mm_set1_epi8('\\');
-
-  /* A signed compare with 0x20 catches controls and non-ASCII at once. */
   for (; i + 16 <= n; i += 16) {
     __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
-    __m128i stop = _mm_or_si128(_mm_cmplt_epi8(v, space),
-                                _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)));
-    int mask = _mm_movemask_epi8(stop);
+    unsigned mask = json_stops(v);
 
     _mm_storeu_si128((__m128i *)(void *)(o + i), v);
     if (mask != 0)
-      return i + (size_t)__builtin_ctz((unsigned)mask);
+      return i + (size_t)__builtin_ctz(mask);
   }
 #endif
   for (; i < n && json_plain[p[i]]; i++)
@@ -66,41 +127,47 @@ static inline size_t json_copy_plain(char *o, const unsigned char *p, size_t n) 
   return i;
 }
 
+/* Input bytes the next step may take without gs growing (0 when it must grow). */
+static size_t escape_room(const GString *gs) {
+  size_t free = gs->allocated_len - gs->len - 1; /* the NUL */
+
+  return free > ESCAPE_SLACK ? (free - ESCAPE_SLACK) / 6 : 0;
+}
+
 /* Appends s[0..len) to gs as the inside of a JSON string; see result-json.h. Works straight
- * in gs's buffer, with room reserved per step for the worst case (every byte a \u00XX). */
+ * in gs's buffer, with room reserved per step for the worst case (every byte a \u00XX): a step
+ * takes what the room already allocated allows, so that gs grows only when it is nearly full. */
 void result_json_escape(GString *gs, const char *s, size_t len) {
   const unsigned char *u = (const unsigned char *)s;
   size_t i = 0;
 
   while (i < len) {
-    size_t start = gs->len, end = i + MIN(len - i, (size_t)ESCAPE_STEP);
+    size_t start = gs->len, room = escape_room(gs);
+    size_t end = i + MIN(len - i, room >= 64 ? room : (size_t)ESCAPE_STEP);
     char *o;
 
-    /* +8: a UTF-8 sequence that starts before `end` may run past it. */
-    g_string_set_size(gs, start + 6 * (end - i) + 8);
+    g_string_set_size(gs, start + 6 * (end - i) + ESCAPE_SLACK);
     o = gs->str + start;
     while (i < end) {
-      size_t n = json_copy_plain(o, u + i, end - i);
+      size_t n;
       unsigned char c;
 
+#ifdef __SSE2__
+      o = escape_blocks(o, u, &i, end, len);
+      if (i == end)
+        break;
+#endif
+      n = json_copy_plain(o, u + i, end - i);
       o += n;
       i += n;
       if (i == end)
         break;
       c = u[i];
       if (c < 0x80) {
-        /* Tab and LF, on every line of code, take the short form: two stores. */
-        const char *e = json_escapes[c];
-
-        o[0] = '\\';
-        o[1] = e[1];
-        if (e[1] == 'u') {
-          memcpy(o + 2, e + 2, 4);
-          o += 4;
-        }
-        o += 2;
+        o = escape_ascii(o, c);
         i++;
       } else if ((n = result_utf8_decode(s + i, len - i, NULL)) > 0) {
+        /* A sequence that starts before `end` may run past it: ESCAPE_SLACK has room. */
         for (size_t k = 0; k < n; k++)
           o[k] = s[i + k];
         o += n;
@@ -151,11 +218,12 @@ static void json_str(GString *gs, const char *key, const char *v) {
 }
 
 static void json_int(GString *gs, const char *key, int64_t v) {
-  char buf[24];
-  int n = snprintf(buf, sizeof(buf), "%" PRId64 ",", v);
+  char buf[RESULT_INT_MAX + 1];
+  size_t n = result_format_int(buf, v);
 
+  buf[n++] = ',';
   json_key(gs, key);
-  g_string_append_len(gs, buf, n);
+  g_string_append_len(gs, buf, (gssize)n);
 }
 
 static void json_bool(GString *gs, const char *key, bool v) {
@@ -207,11 +275,17 @@ static void json_text_fields(GString *gs, const FileResult *f) {
     json_str(gs, "eol", f->eol);
   json_bool(gs, "truncated", f->truncated);
   if (f->shown_first > 0) {
-    char buf[48];
-    int n = snprintf(buf, sizeof(buf), "[%" PRId64 ",%" PRId64 "],", f->shown_first, f->shown_last);
+    char buf[2 * RESULT_INT_MAX + 4];
+    size_t n = 0;
 
+    buf[n++] = '[';
+    n += result_format_int(buf + n, f->shown_first);
+    buf[n++] = ',';
+    n += result_format_int(buf + n, f->shown_last);
+    buf[n++] = ']';
+    buf[n++] = ',';
     json_key(gs, "shown");
-    g_string_append_len(gs, buf, n);
+    g_string_append_len(gs, buf, (gssize)n);
   }
 }
 

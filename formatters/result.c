@@ -275,3 +275,20 @@ void file_result_count_tokens(FileResult *f, bool openai, bool low_detail) {
 bool file_result_listed(const FileResult *f) {
   return f->code == NULL && (f->planned || g_strcmp0(f->omitted, OMITTED_BUDGET) == 0);
 }
+
+/* v in decimal; see result.h. */
+size_t result_format_int(char *buf, int64_t v) {
+  char tmp[RESULT_INT_MAX];
+  size_t i = sizeof tmp, n = 0;
+  /* The magnitude as unsigned, so that INT64_MIN has one too. */
+  uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+
+  do {
+    tmp[--i] = (char)('0' + u % 10);
+    u /= 10;
+  } while (u > 0);
+  if (v < 0)
+    buf[n++] = '-';
+  memcpy(buf + n, tmp + i, sizeof tmp - i);
+  return n + sizeof tmp - i;
+}

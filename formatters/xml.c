@@ -12,33 +12,60 @@
 #endif
 #include <libxml/xmlwriter.h>
 
+#include "formatters/result-json.h"
+
 /* U+FFFD REPLACEMENT CHARACTER, for whatever XML 1.0 cannot carry. */
 #define REPLACEMENT "\xEF\xBF\xBD"
 
-/* xmlTextWriterWriteRawLen takes an int length; bigger buffers go in pieces. */
-#define RAW_CHUNK_MAX (1 << 30)
+/* Where the element goes: appended to out as it is, or (json) escaped as the inside of a JSON
+ * string, so that the JSON formats never hold the element twice nor pass over it twice. */
+typedef struct {
+  GString *out;
+  bool json;
+} Sink;
 
 /* The writer plus a sticky failure flag, so that the formatting code can write everything and
  * check once at the end instead of after every call. */
 typedef struct {
   xmlTextWriterPtr w;
+  Sink *sink;
   bool failed;
   bool in_cdata;
 } XmlOut;
+
+/* Every call hands over whole characters: the writer's own output (names, quotes, brackets) is
+ * ASCII, and the raw runs below end at character boundaries (see out_raw). */
+static void sink_put(Sink *s, const char *p, size_t len) {
+  if (s->json)
+    result_json_escape(s->out, p, len);
+  else
+    g_string_append_len(s->out, p, (gssize)len);
+}
 
 static void out_check(XmlOut *x, int rc) {
   if (rc < 0)
     x->failed = true;
 }
 
-static void out_raw(XmlOut *x, const char *s, size_t len) {
-  while (!x->failed && len > 0) {
-    int n = len > RAW_CHUNK_MAX ? RAW_CHUNK_MAX : (int)len;
+/* Raw writes at least this long skip the writer's buffer. */
+#define OUT_DIRECT_MIN 256
 
-    out_check(x, xmlTextWriterWriteRawLen(x->w, (const xmlChar *)s, n));
-    s += n;
-    len -= (size_t)n;
+/* Raw bytes: a long run (a file's text) goes straight to the sink, not through the writer's
+ * buffer, which would copy it once more; the writer first settles its state (a start tag still
+ * owes its '>') and hands on what it holds, so that the order is kept. Short ones (attribute
+ * values, markers) go through the buffer, which hands them on whole: it cuts only writes over
+ * 16,000 bytes. */
+static void out_raw(XmlOut *x, const char *s, size_t len) {
+  if (x->failed || len == 0)
+    return;
+  if (len < OUT_DIRECT_MIN) {
+    out_check(x, xmlTextWriterWriteRawLen(x->w, (const xmlChar *)s, (int)len));
+    return;
   }
+  out_check(x, xmlTextWriterWriteRawLen(x->w, (const xmlChar *)"", 0));
+  out_check(x, xmlTextWriterFlush(x->w));
+  if (!x->failed)
+    sink_put(x->sink, s, len);
 }
 
 /* For the non-ASCII character at s: its length when it is valid UTF-8 that XML 1.0 allows;
@@ -227,10 +254,9 @@ static void put_attr(XmlOut *x, const char *name, const char *value) {
 }
 
 static void put_attr_int(XmlOut *x, const char *name, int64_t v) {
-  char buf[24];
-  int n = snprintf(buf, sizeof(buf), "%" PRId64, v);
+  char buf[RESULT_INT_MAX];
 
-  put_attr_len(x, name, buf, (size_t)n);
+  put_attr_len(x, name, buf, result_format_int(buf, v));
 }
 
 /* A notebook's or document's attributes: format, the count of its sections, language. */
@@ -294,9 +320,12 @@ static void put_fields(XmlOut *x, const FileResult *f, int64_t image_index) {
   if (f->truncated)
     put_attr(x, "truncated", "true");
   if (f->shown_first > 0) {
-    int n = snprintf(buf, sizeof(buf), "%" PRId64 "-%" PRId64, f->shown_first, f->shown_last);
+    char range[2 * RESULT_INT_MAX + 1];
+    size_t n = result_format_int(range, f->shown_first);
 
-    put_attr_len(x, "shown", buf, (size_t)n);
+    range[n++] = '-';
+    n += result_format_int(range + n, f->shown_last);
+    put_attr_len(x, "shown", range, n);
   }
   if (f->type == FILE_TYPE_IMAGE && f->n_images > 0) {
     const ImageOut *img = &f->images[0];
@@ -504,19 +533,18 @@ static void put_notices(XmlOut *x, const FileResult *f) {
   }
 }
 
-static int gstring_write_cb(void *ctx, const char *buf, int len) {
-  g_string_append_len(ctx, buf, len);
+static int sink_write_cb(void *ctx, const char *buf, int len) {
+  sink_put(ctx, buf, (size_t)len);
   return len;
 }
 
-static int gstring_close_cb(void *ctx) {
+static int sink_close_cb(void *ctx) {
   return 0;
 }
 
-/* Appends one <Content> element; see xml.h. */
-int xml_format_content(GString *out, const FileResult *f, int64_t image_index) {
-  xmlOutputBufferPtr buf = xmlOutputBufferCreateIO(gstring_write_cb, gstring_close_cb, out, NULL);
-  XmlOut x = {0};
+static int format_content(Sink *sink, const FileResult *f, int64_t image_index) {
+  xmlOutputBufferPtr buf = xmlOutputBufferCreateIO(sink_write_cb, sink_close_cb, sink, NULL);
+  XmlOut x = {.sink = sink};
 
   if (buf == NULL)
     return -ENOMEM;
@@ -532,6 +560,20 @@ int xml_format_content(GString *out, const FileResult *f, int64_t image_index) {
   out_check(&x, xmlTextWriterFlush(x.w));
   xmlFreeTextWriter(x.w);
   return x.failed ? -ENOMEM : 0;
+}
+
+/* Appends one <Content> element; see xml.h. */
+int xml_format_content(GString *out, const FileResult *f, int64_t image_index) {
+  Sink sink = {.out = out, .json = false};
+
+  return format_content(&sink, f, image_index);
+}
+
+/* Appends one <Content> element as the inside of a JSON string; see xml.h. */
+int xml_format_content_json(GString *out, const FileResult *f, int64_t image_index) {
+  Sink sink = {.out = out, .json = true};
+
+  return format_content(&sink, f, image_index);
 }
 
 /* Appends the document's start tag; see xml.h. Numbers need no escaping. */
@@ -590,6 +632,13 @@ char *xml_format(const ReadResult *r, size_t *ret_len) {
   return g_string_free(gs, FALSE);
 }
 
+/* Writes v (>= 0) as n digits, zero-padded, at p; returns p + n. */
+static char *put_digits(char *p, int64_t v, int n) {
+  for (int i = n - 1; i >= 0; i--, v /= 10)
+    p[i] = (char)('0' + v % 10);
+  return p + n;
+}
+
 /* Writes ms as ISO-8601 UTC with milliseconds; see xml.h. */
 size_t xml_format_time(int64_t ms, char *buf) {
   int64_t secs = ms / 1000, milli = ms % 1000, days, sod, era, doe, yoe, doy, mp, year;
@@ -618,7 +667,29 @@ size_t xml_format_time(int64_t ms, char *buf) {
   month = (int)(mp < 10 ? mp + 3 : mp - 9);
   year = yoe + era * 400 + (month <= 2);
 
-  return (size_t)snprintf(buf, XML_TIME_MAX, "%04" PRId64 "-%02d-%02dT%02d:%02d:%02d.%03dZ", year,
-                          month, day, (int)(sod / 3600), (int)(sod / 60 % 60), (int)(sod % 60),
-                          (int)milli);
+  if (year < 0 || year > 9999)
+    return (size_t)snprintf(buf, XML_TIME_MAX, "%04" PRId64 "-%02d-%02dT%02d:%02d:%02d.%03dZ",
+                            year, month, day, (int)(sod / 3600), (int)(sod / 60 % 60),
+                            (int)(sod % 60), (int)milli);
+  /* Every file has one: printed digit by digit, not through printf (a tenth of a small file's
+   * formatting). */
+  {
+    char *p = put_digits(buf, year, 4);
+
+    *p++ = '-';
+    p = put_digits(p, month, 2);
+    *p++ = '-';
+    p = put_digits(p, day, 2);
+    *p++ = 'T';
+    p = put_digits(p, sod / 3600, 2);
+    *p++ = ':';
+    p = put_digits(p, sod / 60 % 60, 2);
+    *p++ = ':';
+    p = put_digits(p, sod % 60, 2);
+    *p++ = '.';
+    p = put_digits(p, milli, 3);
+    *p++ = 'Z';
+    *p = '\0';
+    return (size_t)(p - buf);
+  }
 }

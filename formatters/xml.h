@@ -33,6 +33,10 @@ void xml_format_open(GString *out, const ReadResult *r);
  * when libxml2 fails to allocate (out may then end with part of the element). */
 int xml_format_content(GString *out, const FileResult *f, int64_t image_index);
 
+/* The same element escaped as the inside of a JSON string (result_json_escape), written in one
+ * pass: what appending xml_format_content()'s output through result_json_escape() gives. */
+int xml_format_content_json(GString *out, const FileResult *f, int64_t image_index);
+
 #define XML_RESULTS_CLOSE "</ReadResults>"
 
 /* Room xml_format_time needs, with the terminating NUL. */

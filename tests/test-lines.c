@@ -653,6 +653,35 @@ START_TEST(lines_one_byte_feeds_real_limits) {
 }
 END_TEST
 
+/* Numbers are counted up in place from one shown line to the next: every carry, the width
+ * growing past six digits, and a window that starts anywhere give printf's "%6d\t". */
+START_TEST(lines_numbers_count_up_like_printf) {
+  static const int64_t windows[][2] = {{1, 1000010}, {999995, 10}, {99, 3}, {1000009, 5}};
+  GString *in = g_string_new(NULL);
+
+  for (int i = 1; i <= 1000010; i++)
+    g_string_append(in, i % 3 ? "x\n" : "\n");
+  for (size_t w = 0; w < G_N_ELEMENTS(windows); w++) {
+    LinesOptions o = opts(windows[w][0], windows[w][1], true);
+    GString *want = g_string_new(NULL);
+    LinesResult r;
+    int64_t last = MIN(windows[w][0] + windows[w][1] - 1, 1000010);
+
+    o.max_content = 0;
+    for (int64_t n = windows[w][0]; n <= last; n++)
+      g_string_append_printf(want, "%6" G_GINT64_FORMAT "\t%s\n", n, n % 3 ? "x" : "");
+    r = run_pieces(in->str, in->len, &o, w == 0 ? 4093 : 0);
+    if (last < 1000010)
+      g_string_append_printf(want, "\u2026 %" G_GINT64_FORMAT " more lines not shown; continue with offset=%" G_GINT64_FORMAT "\n",
+                             1000010 - last, last + 1);
+    assert_long_str_eq(r.content, want->str);
+    g_free(r.content);
+    g_string_free(want, TRUE);
+  }
+  g_string_free(in, TRUE);
+}
+END_TEST
+
 START_TEST(lines_clear_twice_and_null) {
   Lines l;
   LinesOptions o = opts(1, 1, true);
@@ -746,6 +775,7 @@ static Suite *lines_suite(void) {
   tcase_add_test(tc, lines_column_past_the_end);
   tcase_add_test(tc, lines_column_only_on_the_offset_line);
   tcase_add_test(tc, lines_first_line_numbers_a_tail);
+  tcase_add_test(tc, lines_numbers_count_up_like_printf);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -504,6 +504,71 @@ START_TEST(result_json_random_strings) {
 }
 END_TEST
 
+/* A long string like code: plain runs of any length between the bytes that need a look, so
+ * that escapes fall at every place of a 16-byte block and at the ends of the escaper's steps. */
+static GString *random_long_string(GRand *rand, size_t want) {
+  static const char *const odd[] = {"\t", "\n", "\"", "\\", "\x01", "\x1F", "\r",
+                                    "\xC3\xA9", "\xE2\x80\xA8", "\xF0\x9F\x98\x80", "\xC3", "\xFF"};
+  GString *s = g_string_new(NULL);
+
+  while (s->len < want) {
+    int plain = g_rand_int_range(rand, 0, g_rand_boolean(rand) ? 8 : 60);
+
+    for (int k = 0; k < plain; k++)
+      g_string_append_c(s, (char)g_rand_int_range(rand, 0x20, 0x7F));
+    g_string_append(s, odd[g_rand_int_range(rand, 0, G_N_ELEMENTS(odd))]);
+  }
+  return s;
+}
+
+START_TEST(result_json_escape_long_strings) {
+  GRand *rand = g_rand_new_with_seed(7);
+
+  for (int iter = 0; iter < 300; iter++) {
+    GString *s = random_long_string(rand, (size_t)g_rand_int_range(rand, 0, iter < 290 ? 3000 : 300000));
+    /* Escaped after a prefix, into a string with room for some of it or none. */
+    GString *out = g_string_sized_new((gsize)g_rand_int_range(rand, 1, (gint32)(s->len * 2 + 64)));
+    JsonParser *parser = json_parser_new();
+    GError *error = NULL;
+    char *want = expected_string(s->str, s->len);
+
+    g_string_append(out, "{\"s\":\"");
+    result_json_escape(out, s->str, s->len);
+    g_string_append(out, "\"}");
+    ck_assert_msg(json_parser_load_from_data(parser, out->str, (gssize)out->len, &error),
+                  "bad JSON: %s", error != NULL ? error->message : "");
+    ck_assert_str_eq(
+        json_object_get_string_member(json_node_get_object(json_parser_get_root(parser)), "s"),
+        want);
+    g_free(want);
+    g_object_unref(parser);
+    g_string_free(out, TRUE);
+    g_string_free(s, TRUE);
+  }
+  g_rand_free(rand);
+}
+END_TEST
+
+START_TEST(result_format_int_matches_printf) {
+  static const int64_t edges[] = {0, 1, -1, 9, 10, -10, 99999, 100000, INT64_MAX, INT64_MIN,
+                                  INT64_MIN + 1};
+  GRand *rand = g_rand_new_with_seed(11);
+
+  for (size_t i = 0; i < G_N_ELEMENTS(edges) + 1000; i++) {
+    int64_t v = i < G_N_ELEMENTS(edges)
+                    ? edges[i]
+                    : (int64_t)(((uint64_t)g_rand_int(rand) << 32 | g_rand_int(rand)) >> (i % 64));
+    char buf[RESULT_INT_MAX + 1], *want = g_strdup_printf("%" G_GINT64_FORMAT, v);
+    size_t n = result_format_int(buf, v);
+
+    buf[n] = '\0';
+    ck_assert_str_eq(buf, want);
+    g_free(want);
+  }
+  g_rand_free(rand);
+}
+END_TEST
+
 START_TEST(result_json_hundreds_of_files) {
   GRand *rand = g_rand_new_with_seed(99);
   ReadResult r = {0};
@@ -744,6 +809,8 @@ static Suite *result_json_suite(void) {
   tcase_add_test(tc, result_totals_sum_read_files);
   tcase_add_test(tc, result_file_type_names);
   tcase_add_test(tc, result_utf8_decode_matches_glib);
+  tcase_add_test(tc, result_json_escape_long_strings);
+  tcase_add_test(tc, result_format_int_matches_printf);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -4,6 +4,8 @@
  * daemon must still serve a read. Every cancelled or disconnected read used to leak what it had
  * formatted; this is how such a leak shows through the real binary.
  *
+ * Then, after large reads, the idle daemon must give memory back.
+ *
  * Bounded in cycles (SOAK_CYCLES) and time (SOAK_SECONDS). Alone:
  *   meson test -C build --suite soak -v */
 #include <check.h>
@@ -120,11 +122,48 @@ START_TEST(soak_cancel_and_disconnect) {
 }
 END_TEST
 
+/* After large reads, the allocator keeps what the answers took; once the daemon has been idle
+ * for a few seconds it gives it back (server.c, malloc_trim), so a daemon left alone does not
+ * sit on the memory of its largest read. */
+START_TEST(soak_memory_given_back_when_idle) {
+  RdDaemon *d = rd_daemon_start();
+  RdConn *c = rd_conn_new(d->sock);
+  size_t n = MIN(n_go, (size_t)2000);
+  int64_t start_kib = idle_rss_kib(d), busy_kib, idle_kib = 0;
+
+  for (int i = 0; i < 6; i++)
+    rd_result_free(rd_read_paths(c, (const char *const *)go, n, NULL));
+  busy_kib = rd_daemon_rss_kib(d);
+  /* The server looks every 2 s and gives memory back after a whole idle period. */
+  for (int i = 0; i < 80; i++) {
+    g_usleep(100000);
+    idle_kib = rd_daemon_rss_kib(d);
+    if (idle_kib <= busy_kib - (busy_kib - start_kib) / 4)
+      break;
+  }
+  printf("soak: RSS at start %" G_GINT64_FORMAT " KiB, after 6 reads of %zu files %" G_GINT64_FORMAT
+         " KiB, idle %" G_GINT64_FORMAT " KiB\n",
+         start_kib, n, busy_kib, idle_kib);
+#ifdef RD_RSS_UNRELIABLE
+  printf("soak: sanitizer build: RSS not compared\n");
+#else
+  ck_assert_msg(idle_kib <= busy_kib - (busy_kib - start_kib) / 4,
+                "the idle daemon kept %" G_GINT64_FORMAT " KiB of the %" G_GINT64_FORMAT
+                " KiB the reads took",
+                idle_kib - start_kib, busy_kib - start_kib);
+#endif
+  rd_conn_free(c);
+  rd_daemon_stop(d);
+  rd_daemon_free(d);
+}
+END_TEST
+
 static Suite *soak_suite(void) {
   Suite *s = suite_create("soak");
   TCase *tc = tcase_create("core");
 
   tcase_add_test(tc, soak_cancel_and_disconnect);
+  tcase_add_test(tc, soak_memory_given_back_when_idle);
   tcase_set_timeout(tc, SOAK_SECONDS + 120);
   suite_add_tcase(s, tc);
   return s;

@@ -3,6 +3,9 @@
 #include <string.h>
 
 #include <glib.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "formatters/tokens.h"
 
@@ -46,20 +49,45 @@ static size_t count_chars(const char *p, size_t n) {
   return n - cont;
 }
 
-/* Appends printf("%6d\t", n) without going through printf: it runs once per shown line. */
-static void append_number(Lines *l, int64_t n) {
-  char tmp[32];
-  size_t i = sizeof tmp;
-  uint64_t v = (uint64_t)n;
+/* Where num[] holds the tab after the number's last digit. */
+#define NUM_END 23
 
-  tmp[--i] = '\t';
-  do {
-    tmp[--i] = (char)('0' + v % 10);
-    v /= 10;
-  } while (v > 0);
-  while (sizeof tmp - i < 7)
-    tmp[--i] = ' ';
-  buf_append(l, tmp + i, sizeof tmp - i);
+/* Appends printf("%6d\t", n) without going through printf: it runs once per shown line, and
+ * the lines shown are nearly always consecutive, so the previous number's text is counted up
+ * in place (a carry per ten lines). */
+static void append_number(Lines *l, int64_t n) {
+  char *t = l->num;
+  size_t width, i = NUM_END - 1;
+
+  if (n == l->num_last + 1 && l->num_last > 0) {
+    while (t[i] == '9')
+      t[i--] = '0';
+    if (t[i] == ' ')
+      l->num_digits++;
+    t[i] = t[i] == ' ' ? '1' : (char)(t[i] + 1);
+  } else {
+    uint64_t v = (uint64_t)n;
+
+    memset(t, ' ', sizeof l->num);
+    t[NUM_END] = '\t';
+    l->num_digits = 0;
+    do {
+      t[i--] = (char)('0' + v % 10);
+      v /= 10;
+      l->num_digits++;
+    } while (v > 0);
+  }
+  l->num_last = n;
+  width = MAX(l->num_digits, (size_t)6) + 1;
+  if (width > 16) {
+    buf_append(l, t + NUM_END + 1 - width, width);
+    return;
+  }
+  /* A fixed 16-byte copy (two stores, no call); only width bytes count. */
+  if (l->len + 16 + 1 > l->cap)
+    buf_grow(l, 16);
+  memcpy(l->buf + l->len, t + NUM_END + 1 - width, 16);
+  l->len += width;
 }
 
 /* Appends a printf-formatted piece (used for the rare notices and markers only). */
@@ -267,21 +295,73 @@ static void line_end(Lines *l, int how) {
   l->shown_last = n;
 }
 
+/* Copies src[0..n) to dst up to the first '\n', which it returns (NULL when there is none):
+ * finding the line's end and copying it in one pass, 16 bytes at a time. dst has room for n
+ * bytes. */
+static const char *copy_to_newline(char *dst, const char *src, size_t n) {
+  size_t i = 0;
+#ifdef __SSE2__
+  const __m128i nl = _mm_set1_epi8('\n');
+
+  for (; i + 16 <= n; i += 16) {
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(src + i));
+    int mask = _mm_movemask_epi8(_mm_cmpeq_epi8(v, nl));
+
+    _mm_storeu_si128((__m128i *)(void *)(dst + i), v);
+    if (mask != 0)
+      return src + i + __builtin_ctz((unsigned)mask);
+  }
+#endif
+  for (; i < n; i++) {
+    if (src[i] == '\n')
+      return src + i;
+    dst[i] = src[i];
+  }
+  return NULL;
+}
+
+/* The common case of a shown line: its bytes from s are copied while its end is looked for,
+ * as far as the buffer has room and the line stays under the character limit (so that no
+ * character needs counting: bytes are at least as many). Returns the newline, or NULL with
+ * *s moved past what was copied; the general path takes the rest. */
+static const char *shown_line_fast(Lines *l, const char **s, const char *e) {
+  size_t max = l->opt.max_line_chars;
+  size_t n = MIN((size_t)(e - *s), l->cap - l->len - 1);
+  const char *nl;
+  size_t got;
+
+  /* A cut line, or the characters before `column`, take the general path. */
+  if (l->cur_cut > 0 || l->cur_exact || l->cur_skipping)
+    return NULL;
+  if (max > 0)
+    n = MIN(n, max - l->cur_chars);
+  nl = copy_to_newline(l->buf + l->len, *s, n);
+  got = nl != NULL ? (size_t)(nl - *s) : n;
+  l->len += got;
+  l->cur_chars += got;
+  *s += got;
+  return nl;
+}
+
 void lines_feed(Lines *l, const char *p, size_t n) {
   const char *s = p, *e = p + n;
 
   while (s < e) {
-    const char *nl;
+    const char *nl = NULL;
     bool crlf;
 
     if (!l->in_line)
       line_begin(l);
-    nl = memchr(s, '\n', (size_t)(e - s));
-    if (l->cur_shown) {
-      const char *seg_end = nl != NULL ? nl : e;
+    if (l->cur_shown)
+      nl = shown_line_fast(l, &s, e);
+    if (nl == NULL && s < e) {
+      nl = memchr(s, '\n', (size_t)(e - s));
+      if (l->cur_shown) {
+        const char *seg_end = nl != NULL ? nl : e;
 
-      if (seg_end > s)
-        line_append(l, s, (size_t)(seg_end - s));
+        if (seg_end > s)
+          line_append(l, s, (size_t)(seg_end - s));
+      }
     }
     if (nl == NULL)
       break;

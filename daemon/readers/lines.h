@@ -80,6 +80,13 @@ typedef struct {
   int64_t shown_first;
   int64_t shown_last;
 
+  /* The last line number written, as printf("%6d\t") gives it, right-aligned: the next one is
+   * counted up in place, not printed again. num[] ends with the tab at NUM_END; the 16 bytes
+   * after it are padding that a fixed-size copy may read. */
+  int64_t num_last; /* the number num holds; 0: none yet */
+  size_t num_digits;
+  char num[24 + 16];
+
   char *buf; /* the content being built */
   size_t len;
   size_t cap;

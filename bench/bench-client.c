@@ -1,0 +1,266 @@
+/* A small client for the benchmarks, so that what they time is readerd and the kernel, not a
+ * Python client parsing 27 MiB of JSON. Built with the project (not installed):
+ *
+ *   bench-client read SOCKET LIST N      N reads of the paths in LIST (one per line), one at a
+ *                                        time on one connection; prints each round trip in µs,
+ *                                        then the time to the answer's first byte
+ *   bench-client loop SOCKET LIST        reads of LIST one after another until SIGTERM
+ *   bench-client latency SOCKET PATH N   N reads of one file; prints each round trip in µs
+ *   bench-client cat LIST N              N runs of `cat` over LIST into a socket this client
+ *                                        drains into the same buffer (the floor with the same
+ *                                        sink); prints each run in µs
+ *
+ * Each answer is taken whole (up to its newline) into one buffer that grows once and is kept,
+ * and checked to be a result, not an error. Exits 1 on any failure. */
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct {
+  char *p;
+  size_t len, cap;
+} Buf;
+
+static volatile sig_atomic_t stop;
+static int64_t first_byte_us; /* when the last answer's first bytes arrived */
+
+static void on_term(int sig) {
+  (void)sig;
+  stop = 1;
+}
+
+static void die(const char *what) {
+  fprintf(stderr, "bench-client: %s: %s\n", what, strerror(errno));
+  exit(1);
+}
+
+static void buf_put(Buf *b, const char *s, size_t n) {
+  if (b->len + n > b->cap) {
+    while (b->len + n > b->cap)
+      b->cap = b->cap ? b->cap * 2 : 1 << 16;
+    b->p = realloc(b->p, b->cap);
+    if (b->p == NULL)
+      die("realloc");
+  }
+  memcpy(b->p + b->len, s, n);
+  b->len += n;
+}
+
+static int64_t now_us(void) {
+  struct timespec t;
+
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (int64_t)t.tv_sec * 1000000 + t.tv_nsec / 1000;
+}
+
+static int connect_to(const char *path) {
+  struct sockaddr_un a = {.sun_family = AF_UNIX};
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+  if (fd < 0)
+    die("socket");
+  if (strlen(path) >= sizeof a.sun_path) {
+    errno = ENAMETOOLONG;
+    die(path);
+  }
+  strcpy(a.sun_path, path);
+  if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0)
+    die(path);
+  return fd;
+}
+
+/* A read request of the paths in `paths` (one per line); paths are escaped for JSON. */
+static void make_request(Buf *req, const char *paths, size_t len) {
+  static const char head[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"read\",\"params\":{\"paths\":[";
+  const char *s = paths, *e = paths + len;
+  int first = 1;
+
+  req->len = 0;
+  buf_put(req, head, sizeof head - 1);
+  while (s < e) {
+    const char *nl = memchr(s, '\n', (size_t)(e - s));
+    const char *end = nl != NULL ? nl : e;
+
+    if (end > s) {
+      buf_put(req, first ? "\"" : ",\"", first ? 1 : 2);
+      for (const char *c = s; c < end; c++) {
+        if (*c == '"' || *c == '\\')
+          buf_put(req, "\\", 1);
+        buf_put(req, c, 1);
+      }
+      buf_put(req, "\"", 1);
+      first = 0;
+    }
+    s = end + 1;
+  }
+  buf_put(req, "]}}\n", 4);
+}
+
+static void send_all(int fd, const char *p, size_t n) {
+  while (n > 0) {
+    ssize_t w = write(fd, p, n);
+
+    if (w < 0 && errno == EINTR) {
+      if (stop)
+        exit(0);
+      continue;
+    }
+    if (w < 0)
+      die("write");
+    p += w;
+    n -= (size_t)w;
+  }
+}
+
+/* Reads from fd into ans until a newline ends what was read (stop_at_newline) or the end of
+ * input. Returns 0, or -1 at an end of input before the newline. */
+static int take(int fd, Buf *ans, int stop_at_newline) {
+  ans->len = 0;
+  for (;;) {
+    ssize_t r;
+
+    if (ans->cap - ans->len < (1 << 16)) {
+      ans->cap = ans->cap ? ans->cap * 2 : 1 << 20;
+      ans->p = realloc(ans->p, ans->cap);
+      if (ans->p == NULL)
+        die("realloc");
+    }
+    r = read(fd, ans->p + ans->len, ans->cap - ans->len);
+    if (r < 0 && errno == EINTR) {
+      if (stop)
+        exit(0);
+      continue;
+    }
+    if (r < 0)
+      die("read");
+    if (r == 0)
+      return stop_at_newline ? -1 : 0;
+    if (ans->len == 0)
+      first_byte_us = now_us();
+    ans->len += (size_t)r;
+    if (stop_at_newline && ans->p[ans->len - 1] == '\n')
+      return 0;
+  }
+}
+
+/* One request and its whole answer; returns the round trip in µs. */
+static int64_t round_trip(int fd, const Buf *req, Buf *ans) {
+  static const char ok[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":";
+  int64_t t0 = now_us();
+
+  send_all(fd, req->p, req->len);
+  if (take(fd, ans, 1) < 0) {
+    fprintf(stderr, "bench-client: the daemon closed the connection\n");
+    exit(1);
+  }
+  if (ans->len < sizeof ok - 1 || memcmp(ans->p, ok, sizeof ok - 1) != 0) {
+    fprintf(stderr, "bench-client: not a result: %.200s\n", ans->p);
+    exit(1);
+  }
+  return now_us() - t0;
+}
+
+static void slurp(const char *path, Buf *b) {
+  FILE *f = fopen(path, "r");
+  char tmp[65536];
+  size_t n;
+
+  if (f == NULL)
+    die(path);
+  while ((n = fread(tmp, 1, sizeof tmp, f)) > 0)
+    buf_put(b, tmp, n);
+  fclose(f);
+}
+
+/* `cat` over the paths into a socket, drained here: returns the run's time in µs. */
+static int64_t cat_once(char **argv, Buf *ans) {
+  int sv[2], status;
+  int64_t t0 = now_us();
+  pid_t pid;
+
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+    die("socketpair");
+  pid = fork();
+  if (pid < 0)
+    die("fork");
+  if (pid == 0) {
+    dup2(sv[1], 1);
+    execvp("cat", argv);
+    _exit(127);
+  }
+  close(sv[1]);
+  take(sv[0], ans, 0);
+  close(sv[0]);
+  if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    fprintf(stderr, "bench-client: cat failed\n");
+    exit(1);
+  }
+  return now_us() - t0;
+}
+
+static int run_cat(const char *list, long n) {
+  Buf paths = {0}, ans = {0};
+  char **argv;
+  size_t argc = 1, k = 1;
+
+  slurp(list, &paths);
+  buf_put(&paths, "", 1);
+  for (size_t i = 0; i < paths.len; i++)
+    argc += paths.p[i] == '\n';
+  argv = calloc(argc + 2, sizeof *argv);
+  argv[0] = "cat";
+  for (char *s = strtok(paths.p, "\n"); s != NULL && k <= argc; s = strtok(NULL, "\n"))
+    argv[k++] = s;
+  for (long i = 0; i < n; i++)
+    printf("%lld\n", (long long)cat_once(argv, &ans));
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  Buf req = {0}, ans = {0}, paths = {0};
+  const char *mode = argc > 1 ? argv[1] : "";
+  int fd;
+
+  signal(SIGPIPE, SIG_IGN);
+  if (strcmp(mode, "cat") == 0 && argc == 4)
+    return run_cat(argv[2], atol(argv[3]));
+  if (!((strcmp(mode, "read") == 0 && argc == 5) || (strcmp(mode, "loop") == 0 && argc == 4) ||
+        (strcmp(mode, "latency") == 0 && argc == 5))) {
+    fprintf(stderr, "usage: bench-client read SOCKET LIST N | loop SOCKET LIST | "
+                    "latency SOCKET PATH N | cat LIST N\n");
+    return 2;
+  }
+  if (strcmp(mode, "latency") == 0)
+    buf_put(&paths, argv[3], strlen(argv[3]));
+  else
+    slurp(argv[3], &paths);
+  make_request(&req, paths.p, paths.len);
+  fd = connect_to(argv[2]);
+  if (strcmp(mode, "loop") == 0) {
+    struct sigaction sa = {.sa_handler = on_term};
+
+    /* No SA_RESTART: a read under way returns EINTR and the loop ends. */
+    sigaction(SIGTERM, &sa, NULL);
+    while (!stop)
+      round_trip(fd, &req, &ans);
+    return 0;
+  }
+  for (long i = 0, n = atol(argv[4]); i < n; i++) {
+    int64_t t0 = now_us(), rt = round_trip(fd, &req, &ans);
+
+    if (strcmp(mode, "read") == 0)
+      printf("%lld %lld\n", (long long)rt, (long long)(first_byte_us - t0));
+    else
+      printf("%lld\n", (long long)rt);
+  }
+  close(fd);
+  return 0;
+}
