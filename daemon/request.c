@@ -55,6 +55,7 @@ struct Request {
   size_t completed; /* files read to the end, summed as lanes and jobs come back */
   atomic_bool cancelled;
   bool finished; /* done_cb was called */
+  bool keep;     /* REQUEST_OUTPUT_NONE: nothing formatted, the files kept */
 
   atomic_size_t unread; /* files not read yet; the thread that brings it to 0 assembles */
   GString **output;     /* the answer in pieces, NULL until assembled */
@@ -81,7 +82,7 @@ static GString *format_file(const Request *req, size_t i, int64_t image_index) {
 static void file_done(Request *req, size_t i) {
   FileResult *f = &req->result.files[i];
 
-  if (f->code != NULL || f->n_images == 0) {
+  if (!req->keep && (f->code != NULL || f->n_images == 0)) {
     req->frags[i] = format_file(req, i, 0);
     /* The text now lives in the fragment. */
     g_clear_pointer(&f->content, g_free);
@@ -194,6 +195,8 @@ static void assemble(Request *req) {
 
   /* The request's image limits need every file read; files with images are formatted below. */
   image_request_budget(&req->result, req->params.max_total_image_bytes, &req->cancelled);
+  if (req->keep)
+    return;
   for (size_t i = 0; i < n; i++, k++) {
     FileResult *f = &req->result.files[i];
 
@@ -298,7 +301,8 @@ static void maybe_finish(Request *req) {
   /* The answer was assembled on the pool by the last file's thread; the per-file data is no
    * longer needed. */
   ok = all_read(req);
-  read_result_clear(&req->result);
+  if (!req->keep || !ok)
+    read_result_clear(&req->result);
   if (!ok)
     pieces_free(g_steal_pointer(&req->output), req->output_n);
   req->finished = true;
@@ -350,6 +354,7 @@ Request *request_start(uv_loop_t *loop, ReadParams *params, Workspace *ws, Reque
   req->fmt = format_get(req->params.format);
   g_assert(req->fmt != NULL);
   req->fopt.bare = output == REQUEST_OUTPUT_BARE;
+  req->keep = output == REQUEST_OUTPUT_NONE;
   req->fopt.detail = read_image_detail_name(req->params.image_detail);
   req->done_cb = done_cb;
   req->data = data;
@@ -396,6 +401,11 @@ GString **request_take_output(Request *req, size_t *ret_n) {
   *ret_n = req->output_n;
   req->output_n = 0;
   return g_steal_pointer(&req->output);
+}
+
+void request_take_result(Request *req, ReadResult *ret) {
+  *ret = req->result;
+  req->result = (ReadResult){0};
 }
 
 void request_on_progress(Request *req, RequestProgressCb progress_cb) {
