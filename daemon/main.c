@@ -74,6 +74,8 @@ int main(int argc, char **argv) {
     r = cli_read(argc - 1, argv + 1);
   } else if (strcmp(argv[1], "serve") == 0) {
     r = cli_serve(argc - 1, argv + 1);
+  } else if (strcmp(argv[1], "read-images") == 0) {
+    r = cli_read_images(argc - 1, argv + 1);
   } else if (strcmp(argv[1], "mcp") == 0) {
     r = cli_mcp(argc - 1, argv + 1);
   } else {
