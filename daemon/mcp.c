@@ -1,5 +1,6 @@
 #include "daemon/mcp.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include <glib.h>
@@ -10,6 +11,7 @@
 #include "daemon/reply.h"
 #include "daemon/readers/workspace.h"
 #include "daemon/request.h"
+#include "daemon/rpc-vision.h"
 #include "ipc/jsonrpc.h"
 #include "ipc/mcp.h"
 
@@ -40,6 +42,7 @@ typedef struct {
   bool roots_pending;      /* roots/list asked, not answered: reads wait */
   unsigned roots_asked;    /* roots/list requests sent */
   uv_timer_t *roots_timer; /* ends the wait for roots; allocated on first use, freed when closed */
+  RpcVision *vision;       /* read_images calls */
   Conn *conn;
 } Mcp;
 
@@ -132,10 +135,29 @@ static void read_progress_cb(Conn *c, ReadCall *rc, size_t done, size_t total) {
   conn_send_line(c, line, len);
 }
 
+/* read_images' answer: the <ReadImagesResult> XML, or the endpoint's failure as the tool's
+ * error, with what was read. */
+static void vision_answer(Conn *c, JsonNode *id, VisionCall *call) {
+  g_autofree char *xml = vision_call_result_xml(call), *text = NULL, *result = NULL;
+  bool failed = vision_call_status(call) != 0;
+
+  text = failed ? g_strdup_printf("%s\n%s", vision_call_error(call), xml) : g_steal_pointer(&xml);
+  result = mcp_tool_text_json(text, failed);
+  reply_result(c, id, result);
+}
+
+/* True when a vision model is configured: read_images is offered. */
+static bool vision_configured(void) {
+  const char *model = getenv("READERD_VISION_MODEL");
+
+  return model != NULL && *model != '\0';
+}
+
 static void *mcp_new_state(Conn *c) {
   Mcp *m = g_new0(Mcp, 1);
 
   m->conn = c;
+  m->vision = rpc_vision_new(c, vision_answer);
   m->reads = read_queue_new(c, REQUEST_OUTPUT_BARE, read_done_cb, read_progress_cb, call_free);
   m->ws = fence((const char *const *)config.roots);
   return m;
@@ -145,6 +167,7 @@ static void mcp_free_state(void *state) {
   Mcp *m = state;
 
   read_queue_free(m->reads);
+  rpc_vision_free(m->vision);
   workspace_unref(m->ws);
   g_free(m);
 }
@@ -162,7 +185,7 @@ static bool mcp_busy(Conn *c) {
 }
 
 static bool mcp_idle(Conn *c) {
-  return read_queue_idle(mcp_of(c)->reads);
+  return read_queue_idle(mcp_of(c)->reads) && rpc_vision_idle(mcp_of(c)->vision);
 }
 
 static void timer_free_cb(uv_handle_t *h) {
@@ -173,6 +196,7 @@ static void mcp_closing(Conn *c) {
   Mcp *m = mcp_of(c);
 
   read_queue_close(m->reads);
+  rpc_vision_close(m->vision);
   /* Freed in its own close callback: the state goes before the timer is done closing. */
   if (m->roots_timer != NULL)
     uv_close((uv_handle_t *)g_steal_pointer(&m->roots_timer), timer_free_cb);
@@ -258,6 +282,20 @@ static void handle_initialize(Conn *c, const JsonrpcMessage *msg) {
   reply_result(c, msg->id, result);
 }
 
+/* read_images: bad arguments, or no model to ask, are the tool's error. The call reads in the
+ * fence reads have now. */
+static void handle_read_images(Conn *c, const JsonrpcMessage *msg, JsonNode *arguments) {
+  g_autofree char *err = NULL, *result = NULL;
+  ReadImagesParams params;
+  Mcp *m = mcp_of(c);
+
+  if (mcp_read_images_args_parse(arguments, &params, &err) == 0 &&
+      rpc_vision_start(m->vision, msg->id, &params, m->ws, &err) == 0)
+    return;
+  result = mcp_tool_error_json(err);
+  reply_result(c, msg->id, result);
+}
+
 /* tools/call: bad arguments are the tool's error (the model reads it and can try again); an
  * unknown tool is the protocol's. */
 static void handle_call(Conn *c, const JsonrpcMessage *msg, size_t len) {
@@ -270,6 +308,12 @@ static void handle_call(Conn *c, const JsonrpcMessage *msg, size_t len) {
   ReadParams params;
   Call *call;
 
+  if (name != NULL && JSON_NODE_HOLDS_VALUE(name) &&
+      json_node_get_value_type(name) == G_TYPE_STRING &&
+      strcmp(json_node_get_string(name), MCP_TOOL_READ_IMAGES) == 0 && vision_configured()) {
+    handle_read_images(c, msg, json_object_get_member(p, "arguments"));
+    return;
+  }
   if (name == NULL || !JSON_NODE_HOLDS_VALUE(name) ||
       json_node_get_value_type(name) != G_TYPE_STRING ||
       strcmp(json_node_get_string(name), MCP_TOOL_READ_FILES) != 0) {
@@ -306,7 +350,8 @@ static void handle_request(Conn *c, const JsonrpcMessage *msg, size_t len) {
   } else if (strcmp(m, "ping") == 0) {
     reply_result(c, msg->id, "{}");
   } else if (strcmp(m, "tools/list") == 0) {
-    reply_result(c, msg->id, mcp_tools_list_json());
+    reply_result(c, msg->id,
+                 vision_configured() ? mcp_tools_list_vision_json() : mcp_tools_list_json());
   } else if (strcmp(m, "tools/call") == 0) {
     handle_call(c, msg, len);
   } else {
@@ -327,8 +372,10 @@ static void handle_notification(Conn *c, const JsonrpcMessage *msg) {
     JsonNode *id = json_object_get_member(json_node_get_object(msg->params), "requestId");
     g_autofree char *key = id != NULL ? jsonrpc_id_key(id) : NULL;
 
-    if (key != NULL)
+    if (key != NULL) {
       read_queue_cancel(mcp_of(c)->reads, key);
+      rpc_vision_cancel(mcp_of(c)->vision, key);
+    }
   }
   /* Other notifications are never answered. */
 }

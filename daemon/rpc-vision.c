@@ -20,14 +20,16 @@ typedef struct {
 
 struct RpcVision {
   Conn *conn;
+  RpcVisionAnswerFn answer;
   VisionSettings settings; /* initialize's */
   GPtrArray *calls;        /* Entry * */
 };
 
-RpcVision *rpc_vision_new(Conn *c) {
+RpcVision *rpc_vision_new(Conn *c, RpcVisionAnswerFn answer) {
   RpcVision *rv = g_new0(RpcVision, 1);
 
   rv->conn = c;
+  rv->answer = answer;
   rv->calls = g_ptr_array_new();
   return rv;
 }
@@ -69,11 +71,19 @@ int rpc_vision_initialize(RpcVision *rv, JsonNode *params, char **ret_error) {
   return 0;
 }
 
-static void send_answer(Conn *c, Entry *e) {
+static void send_answer(RpcVision *rv, Entry *e) {
+  Conn *c = rv->conn;
   int status = vision_call_status(e->call);
   size_t len;
   char *line;
 
+  if (status != 0 && status != -ECANCELED)
+    log_info("readImages: %s", vision_call_error(e->call));
+  if (rv->answer != NULL) {
+    if (status != -ECANCELED)
+      rv->answer(c, e->id, e->call);
+    return;
+  }
   if (status == 0) {
     g_autofree char *result = vision_call_result_json(e->call, &len);
 
@@ -83,7 +93,6 @@ static void send_answer(Conn *c, Entry *e) {
   } else {
     g_autofree char *data = vision_call_error_data(e->call);
 
-    log_info("readImages: %s", vision_call_error(e->call));
     line = jsonrpc_format_error_data(e->id, status, vision_call_error(e->call), data, &len);
   }
   conn_send_line(c, line, len);
@@ -96,42 +105,46 @@ static void call_done_cb(VisionCall *call, void *data) {
   if (rv != NULL) {
     g_ptr_array_remove(rv->calls, e);
     if (!conn_is_closing(rv->conn)) {
-      send_answer(rv->conn, e);
+      send_answer(rv, e);
       conn_progress(rv->conn);
     }
   }
   entry_free(e);
 }
 
-void rpc_vision_request(RpcVision *rv, const JsonrpcMessage *msg, Workspace *ws) {
-  g_autofree char *err = NULL;
-  ReadImagesParams params;
+int rpc_vision_start(RpcVision *rv, JsonNode *id, ReadImagesParams *params, Workspace *ws,
+                     char **ret_error) {
   VisionTarget target;
   Entry *e;
 
   if (rv->calls->len >= RPC_VISION_MAX_CALLS) {
-    err = g_strdup_printf("at most %d readImages requests run at once on a connection",
-                          RPC_VISION_MAX_CALLS);
-    reply_error(rv->conn, msg->id, JSONRPC_INVALID_REQUEST, err);
-    return;
+    read_images_params_clear(params);
+    *ret_error = g_strdup_printf("at most %d readImages requests run at once on a connection",
+                                 RPC_VISION_MAX_CALLS);
+    return -EINVAL;
   }
-  if (read_images_params_parse(msg->params, &params, &err) < 0) {
-    reply_error(rv->conn, msg->id, JSONRPC_INVALID_PARAMS, err);
-    return;
+  if (vision_target_resolve(&rv->settings, &params->call, &target, ret_error) < 0) {
+    read_images_params_clear(params);
+    return -EINVAL;
   }
-  if (vision_target_resolve(&rv->settings, &params.call, &target, &err) < 0) {
-    read_images_params_clear(&params);
-    reply_error(rv->conn, msg->id, JSONRPC_INVALID_PARAMS, err);
-    return;
-  }
-  log_debug("readImages: %zu file(s) for model %s (%s)", params.n_paths, target.model,
+  log_debug("readImages: %zu file(s) for model %s (%s)", params->n_paths, target.model,
             vision_provider_name(target.provider));
   e = g_new0(Entry, 1);
   e->rv = rv;
-  e->id = json_node_copy(msg->id);
-  e->key = jsonrpc_id_key(msg->id);
+  e->id = json_node_copy(id);
+  e->key = jsonrpc_id_key(id);
   g_ptr_array_add(rv->calls, e);
-  e->call = vision_call_start(conn_loop(rv->conn), &params, &target, ws, call_done_cb, e);
+  e->call = vision_call_start(conn_loop(rv->conn), params, &target, ws, call_done_cb, e);
+  return 0;
+}
+
+void rpc_vision_request(RpcVision *rv, const JsonrpcMessage *msg, Workspace *ws) {
+  g_autofree char *err = NULL;
+  ReadImagesParams params;
+
+  if (read_images_params_parse(msg->params, &params, &err) < 0 ||
+      rpc_vision_start(rv, msg->id, &params, ws, &err) < 0)
+    reply_error(rv->conn, msg->id, JSONRPC_INVALID_PARAMS, err);
 }
 
 void rpc_vision_cancel(RpcVision *rv, const char *key) {

@@ -1,6 +1,7 @@
-/* readImages on a readerd connection (rpc.c): the vision settings initialize gave, the calls in
- * flight (at most RPC_VISION_MAX_CALLS), their answers, cancelling one by its id, and detaching
- * them all when the connection closes. Loop thread. */
+/* readImages on a connection, readerd's own (rpc.c) or MCP's (mcp.c, the read_images tool):
+ * the vision settings initialize gave, the calls in flight (at most RPC_VISION_MAX_CALLS),
+ * their answers in the protocol's shape, cancelling one by its id, and detaching them all when
+ * the connection closes. Loop thread. */
 #pragma once
 
 #include <stdbool.h>
@@ -9,14 +10,20 @@
 
 #include "daemon/conn.h"
 #include "daemon/readers/workspace.h"
+#include "daemon/vision/vision.h"
 #include "ipc/jsonrpc.h"
+#include "ipc/read-images-params.h"
 
 #define RPC_VISION_MAX_CALLS 4
 
 typedef struct RpcVision RpcVision;
 
-/* The readImages state of connection c. */
-RpcVision *rpc_vision_new(Conn *c);
+/* Answers call (ended, not cancelled) to request id on c, in the protocol's shape. */
+typedef void (*RpcVisionAnswerFn)(Conn *c, JsonNode *id, VisionCall *call);
+
+/* The readImages state of connection c; answer NULL: readerd's JSON-RPC shape (result, or an
+ * error with data). A cancelled call is answered "request cancelled" in readerd's shape only. */
+RpcVision *rpc_vision_new(Conn *c, RpcVisionAnswerFn answer);
 
 /* Cancels and detaches the calls still running (they free themselves when they end) and
  * frees the state. NULL is fine. */
@@ -28,6 +35,12 @@ int rpc_vision_initialize(RpcVision *rv, JsonNode *params, char **ret_error);
 
 /* Answers or starts one readImages request, in workspace ws (may be NULL). */
 void rpc_vision_request(RpcVision *rv, const JsonrpcMessage *msg, Workspace *ws);
+
+/* Starts a call for request id with params (taken, zeroed), in workspace ws (may be NULL).
+ * Returns 0, or -EINVAL with *ret_error (g_malloc'd) when the settings name no model or too
+ * many calls run; nothing is answered then. */
+int rpc_vision_start(RpcVision *rv, JsonNode *id, ReadImagesParams *params, Workspace *ws,
+                     char **ret_error);
 
 /* Cancels the call whose id has key `key`, when there is one: it answers "request cancelled". */
 void rpc_vision_cancel(RpcVision *rv, const char *key);

@@ -34,7 +34,7 @@ static void *rpc_new_state(Conn *c) {
   Rpc *r = g_new0(Rpc, 1);
 
   r->reads = read_queue_new(c, REQUEST_OUTPUT_RESULT_JSON, read_done_cb, NULL, NULL);
-  r->vision = rpc_vision_new(c);
+  r->vision = rpc_vision_new(c, NULL);
   return r;
 }
 

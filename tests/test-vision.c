@@ -675,6 +675,95 @@ START_TEST(vision_cli) {
 }
 END_TEST
 
+/* The response with id `id` among the lines of out. Unref it. */
+static JsonNode *line_with_id(const char *out, int id) {
+  g_auto(GStrv) lines = g_strsplit(out, "\n", -1);
+
+  for (char **l = lines; *l != NULL; l++) {
+    JsonNode *n;
+
+    if (**l == '\0')
+      continue;
+    n = rd_json_parse(*l, strlen(*l));
+    if (json_object_has_member(obj(n), "id") &&
+        json_object_get_int_member(obj(n), "id") == id)
+      return n;
+    json_node_unref(n);
+  }
+  ck_abort_msg("no answer with id %d in %s", id, out);
+  return NULL;
+}
+
+/* The text of a tools/call result, and whether it is an error. */
+static const char *tool_text(JsonNode *msg, bool *ret_error) {
+  JsonObject *res = result_of(msg);
+
+  *ret_error = json_object_get_boolean_member(res, "isError");
+  return str_at(json_array_get_object_element(json_object_get_array_member(res, "content"), 0),
+                "text");
+}
+
+/* `readerd mcp` offers read_images when a model is configured, and answers it with the
+ * <ReadImagesResult> XML; the endpoint's failure is the tool's error; an endpoint or a key in
+ * the arguments is refused. */
+START_TEST(vision_mcp_tool) {
+  g_autofree char *p = png("fig.png", 300, 200), *in = NULL;
+  const char *argv[] = {rd_readerd(), "mcp", "--root", dir, NULL};
+  g_autoptr(JsonNode) list = NULL, ok = NULL, bad = NULL, failed = NULL;
+  JsonArray *tools;
+  const char *text;
+  bool is_error;
+  RdRun run = {0};
+
+  use_mode("ok");
+  in = g_strdup_printf(
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+      "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n"
+      "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
+      "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}\n"
+      "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":"
+      "\"read_images\",\"arguments\":{\"paths\":[\"fig.png\",\"nope.png\"],\"query\":\"Axes?\"}}}\n"
+      "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":"
+      "\"read_images\",\"arguments\":{\"paths\":[\"fig.png\"],\"query\":\"q\",\"baseUrl\":"
+      "\"http://127.0.0.1:1/v1\"}}}\n");
+  rd_run(dir, argv, in, strlen(in), 30000, &run);
+  ck_assert_int_eq(run.code, 0);
+  list = line_with_id(run.out, 2);
+  tools = json_object_get_array_member(result_of(list), "tools");
+  ck_assert_int_eq(json_array_get_length(tools), 2);
+  ck_assert_str_eq(str_at(json_array_get_object_element(tools, 1), "name"), "read_images");
+  ok = line_with_id(run.out, 3);
+  text = tool_text(ok, &is_error);
+  ck_assert(!is_error);
+  assert_contains(text, "<Answer>asked 'Axes?' about 1 image(s): low</Answer>");
+  assert_contains(text, "path='nope.png' code='FILE_NOT_FOUND'");
+  bad = line_with_id(run.out, 4);
+  text = tool_text(bad, &is_error);
+  ck_assert(is_error);
+  assert_contains(text, "unknown argument baseUrl");
+  ck_assert_int_eq(recorded_count(), 1);
+  rd_run_clear(&run);
+
+  use_mode("status-401");
+  rd_run(dir, argv, in, strlen(in), 30000, &run);
+  failed = line_with_id(run.out, 3);
+  text = tool_text(failed, &is_error);
+  ck_assert(is_error);
+  assert_contains(text, "answered HTTP 401");
+  ck_assert_msg(strstr(run.out, KEY) == NULL && strstr(run.err, KEY) == NULL, "the key leaked");
+  rd_run_clear(&run);
+
+  /* Without a model, the tool is not offered. */
+  unsetenv("READERD_VISION_MODEL");
+  rd_run(dir, argv, in, strlen(in), 30000, &run);
+  json_node_unref(list);
+  list = line_with_id(run.out, 2);
+  ck_assert_int_eq(json_array_get_length(json_object_get_array_member(result_of(list), "tools")),
+                   1);
+  rd_run_clear(&run);
+}
+END_TEST
+
 static Suite *vision_suite(void) {
   Suite *s = suite_create("vision");
   TCase *tc = tcase_create("vision");
@@ -692,6 +781,7 @@ static Suite *vision_suite(void) {
   tcase_add_test(tc, vision_bad_calls);
   tcase_add_test(tc, vision_key_stays_with_its_endpoint);
   tcase_add_test(tc, vision_cli);
+  tcase_add_test(tc, vision_mcp_tool);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -423,6 +423,12 @@ char *vision_call_result_json(const VisionCall *call, size_t *ret_len) {
   return vision_result_json(&rep, ret_len);
 }
 
+char *vision_call_result_xml(const VisionCall *call) {
+  VisionReport rep = report_of(call);
+
+  return vision_result_xml(&rep);
+}
+
 const char *vision_call_answer(const VisionCall *call) {
   return call->answer.answer;
 }

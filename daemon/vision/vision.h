@@ -66,6 +66,9 @@ int vision_call_status(const VisionCall *call);
 /* The result object (status 0), JSON text; g_free it; length in *ret_len (may be NULL). */
 char *vision_call_result_json(const VisionCall *call, size_t *ret_len);
 
+/* The <ReadImagesResult> XML (status 0: with the answer; else without); g_free it. */
+char *vision_call_result_xml(const VisionCall *call);
+
 /* The answer text alone (status 0); borrowed. */
 const char *vision_call_answer(const VisionCall *call);
 
