@@ -189,7 +189,7 @@ static GString *piece_within_cap(Request *req, size_t i, int64_t image_index, si
  * copied again. */
 static void assemble(Request *req) {
   size_t n = req->result.n_files, k = 1, used = 0;
-  GString **parts = g_new0(GString *, n + 2);
+  GString **parts;
   int64_t image_index = 0;
   bool ok = true;
 
@@ -197,6 +197,7 @@ static void assemble(Request *req) {
   image_request_budget(&req->result, req->params.max_total_image_bytes, &req->cancelled);
   if (req->keep)
     return;
+  parts = g_new0(GString *, n + 2);
   for (size_t i = 0; i < n; i++, k++) {
     FileResult *f = &req->result.files[i];
 
