@@ -240,6 +240,72 @@ START_TEST(vision_openai_request_body) {
 }
 END_TEST
 
+/* A PDF of two pages: portrait (612x792 points), then landscape (792x612), with a line each. */
+static char *write_pdf(const char *name) {
+  GString *pdf = g_string_new("%PDF-1.4\n");
+  const char *objs[] = {
+      "<< /Type /Catalog /Pages 2 0 R >>",
+      "<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>",
+      "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 5 0 R "
+      "/Resources << /Font << /F1 6 0 R >> >> >>",
+      "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 792 612] /Contents 5 0 R "
+      "/Resources << /Font << /F1 6 0 R >> >> >>",
+      "<< /Length 44 >>\nstream\nBT /F1 24 Tf 72 300 Td (Figure one) Tj ET\nendstream",
+      "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+  };
+  size_t offs[6], xref;
+  char *path;
+
+  for (int i = 0; i < 6; i++) {
+    offs[i] = pdf->len;
+    g_string_append_printf(pdf, "%d 0 obj\n%s\nendobj\n", i + 1, objs[i]);
+  }
+  xref = pdf->len;
+  g_string_append(pdf, "xref\n0 7\n0000000000 65535 f \n");
+  for (int i = 0; i < 6; i++)
+    g_string_append_printf(pdf, "%010zu 00000 n \n", offs[i]);
+  g_string_append_printf(pdf, "trailer\n<< /Size 7 /Root 1 0 R >>\nstartxref\n%zu\n%%%%EOF\n",
+                         xref);
+  path = rd_write_file(dir, name, pdf->str, pdf->len);
+  g_string_free(pdf, TRUE);
+  return path;
+}
+
+/* A PDF's selected page is rendered and sent, within high's limits (long edge 2048, short
+ * side 768). */
+START_TEST(vision_pdf_page) {
+  g_autofree char *pdf = write_pdf("paper.pdf"), *params = NULL;
+  g_autoptr(JsonNode) msg = NULL, r = NULL;
+  JsonObject *sent;
+  JsonArray *parts;
+  RdConn *c;
+  RdDaemon *d;
+  int w, h;
+
+  use_mode("ok");
+  d = daemon_up(&c);
+  params = g_strdup_printf("{\"paths\":[\"%s\"],\"query\":\"Caption?\",\"pages\":\"2\","
+                           "\"detail\":\"high\"}", pdf);
+  msg = read_images(c, params);
+  sent = json_array_get_object_element(json_object_get_array_member(result_of(msg), "images"), 0);
+  ck_assert_int_eq(json_object_get_int_member(sent, "page"), 2);
+  ck_assert_str_eq(str_at(file_at(result_of(msg), 0), "type"), "pdf");
+  r = recorded(1);
+  parts = content_parts(r);
+  ck_assert_int_eq(json_array_get_length(parts), 2);
+  ck_assert_str_eq(openai_image(parts, 1, &w, &h), "high");
+  /* The landscape page, its short side at most 768 and not far below. */
+  ck_assert_int_gt(w, h);
+  ck_assert_int_le(w, 2048);
+  ck_assert_int_le(h, 768);
+  ck_assert_int_ge(h, 700);
+  ck_assert_int_eq(json_object_get_int_member(sent, "width"), w);
+  rd_conn_free(c);
+  rd_daemon_stop(d);
+  rd_daemon_free(d);
+}
+END_TEST
+
 /* detail low: 512 on the long edge; high: 2048 on the long edge and 768 on the short side.
  * The call's model and maxTokens go into the body. */
 START_TEST(vision_detail_sizes) {
@@ -772,6 +838,7 @@ static Suite *vision_suite(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, vision_openai_request_body);
   tcase_add_test(tc, vision_detail_sizes);
+  tcase_add_test(tc, vision_pdf_page);
   tcase_add_test(tc, vision_anthropic);
   tcase_add_test(tc, vision_http_errors);
   tcase_add_test(tc, vision_retry_after);
