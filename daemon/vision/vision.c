@@ -6,6 +6,7 @@
 
 #include <glib.h>
 
+#include "daemon/macro.h"
 #include "daemon/request.h"
 #include "daemon/vision/http.h"
 #include "daemon/vision/vision-result.h"
@@ -29,6 +30,11 @@ struct VisionCall {
 
   GPtrArray *reads; /* VisionRead *: the reads running */
   HttpTransfer *transfer;
+  uv_work_t body_work; /* the request body, built on the pool */
+  GArray *images;      /* VisionImage, borrowing result's pictures, while the body is built */
+  char *body;
+  size_t body_len;
+  bool building;
   ReadResult result;
   char **details; /* the detail of each picture sent, in order; NULL-terminated */
   VisionAnswer answer;
@@ -155,37 +161,13 @@ static const char *detail_of(const VisionCall *call, const ImageOut *img) {
 
 static void http_done_cb(HttpTransfer *t, const HttpResult *res, void *data);
 
-/* Builds the request from the pictures read, and sends it. */
-static void ask(VisionCall *call) {
-  g_autoptr(GArray) images = g_array_new(FALSE, TRUE, sizeof(VisionImage));
-  g_autoptr(GPtrArray) details = g_ptr_array_new();
+/* Sends the body built on the pool (taken) to the endpoint. */
+static void send_body(VisionCall *call, char *body, size_t body_len) {
   g_autoptr(GPtrArray) headers = g_ptr_array_new_with_free_func(g_free);
-  g_autofree char *url = NULL;
-  HttpSpec spec = {0};
-  VisionAsk q;
+  g_autofree char *url = vision_endpoint_url(call->target.provider, call->target.base_url);
+  HttpSpec spec = {.url = url, .body = body, .body_len = body_len};
   int r;
 
-  for (size_t i = 0; i < call->result.n_files; i++) {
-    const FileResult *f = &call->result.files[i];
-
-    for (size_t j = 0; f->code == NULL && j < f->n_images; j++) {
-      const ImageOut *img = &f->images[j];
-      VisionImage vi = {img->media_type, img->data, img->data_len, detail_of(call, img)};
-
-      g_array_append_val(images, vi);
-      g_ptr_array_add(details, g_strdup(vi.detail));
-    }
-  }
-  g_ptr_array_add(details, NULL);
-  call->details = (char **)g_ptr_array_free(g_steal_pointer(&details), FALSE);
-  if (images->len == 0) {
-    finish(call, VISION_ERROR_NO_IMAGE, 0,
-           g_strdup("no image could be read from the files given: nothing was asked"));
-    return;
-  }
-  q = (VisionAsk){call->target.provider, call->target.model, call->params.query,
-                  call->params.max_tokens, (const VisionImage *)images->data, images->len};
-  spec.body = vision_body_build(&q, &spec.body_len);
   g_ptr_array_add(headers, g_strdup("Content-Type: application/json"));
   g_ptr_array_add(headers, g_strdup("Accept: application/json"));
   if (call->target.provider == VISION_PROVIDER_ANTHROPIC) {
@@ -199,8 +181,6 @@ static void ask(VisionCall *call) {
       g_ptr_array_add(headers, g_strconcat("api-key: ", call->target.api_key, NULL));
   }
   g_ptr_array_add(headers, NULL);
-  url = vision_endpoint_url(call->target.provider, call->target.base_url);
-  spec.url = url;
   spec.headers = (const char *const *)headers->pdata;
   spec.connect_timeout_ms = call->target.connect_timeout_ms;
   spec.timeout_ms = call->target.timeout_ms;
@@ -214,6 +194,60 @@ static void ask(VisionCall *call) {
     finish(call, VISION_ERROR_ENDPOINT, 0,
            g_strdup_printf("cannot send to the vision endpoint at %s: %s", where, g_strerror(-r)));
   }
+}
+
+/* The body holds every picture's base64 (up to the image budget, 20 MiB): built on the pool,
+ * never on the loop. It touches only the call's images, which nothing else touches until it
+ * is back. */
+static void body_work_cb(uv_work_t *w) {
+  VisionCall *call = container_of(w, VisionCall, body_work);
+  VisionAsk q = {call->target.provider, call->target.model, call->params.query,
+                 call->params.max_tokens, (const VisionImage *)call->images->data,
+                 call->images->len};
+
+  call->body = vision_body_build(&q, &call->body_len);
+}
+
+static void body_after_cb(uv_work_t *w, int status) {
+  VisionCall *call = container_of(w, VisionCall, body_work);
+  char *body = g_steal_pointer(&call->body);
+
+  g_clear_pointer(&call->images, g_array_unref);
+  call->building = false;
+  if (status < 0 || call->cancelled) {
+    g_free(body);
+    finish(call, -ECANCELED, 0, NULL);
+    return;
+  }
+  send_body(call, body, call->body_len);
+}
+
+/* Gathers the pictures read, and has the request built. */
+static void ask(VisionCall *call) {
+  g_autoptr(GPtrArray) details = g_ptr_array_new();
+
+  call->images = g_array_new(FALSE, TRUE, sizeof(VisionImage));
+  for (size_t i = 0; i < call->result.n_files; i++) {
+    const FileResult *f = &call->result.files[i];
+
+    for (size_t j = 0; f->code == NULL && j < f->n_images; j++) {
+      const ImageOut *img = &f->images[j];
+      VisionImage vi = {img->media_type, img->data, img->data_len, detail_of(call, img)};
+
+      g_array_append_val(call->images, vi);
+      g_ptr_array_add(details, g_strdup(vi.detail));
+    }
+  }
+  g_ptr_array_add(details, NULL);
+  call->details = (char **)g_ptr_array_free(g_steal_pointer(&details), FALSE);
+  if (call->images->len == 0) {
+    g_clear_pointer(&call->images, g_array_unref);
+    finish(call, VISION_ERROR_NO_IMAGE, 0,
+           g_strdup("no image could be read from the files given: nothing was asked"));
+    return;
+  }
+  call->building = true;
+  uv_queue_work(call->loop, &call->body_work, body_work_cb, body_after_cb);
 }
 
 /* Why a transfer failed, in words, for an answer that never came. */
@@ -402,6 +436,8 @@ void vision_call_cancel(VisionCall *call) {
     request_cancel(((VisionRead *)call->reads->pdata[i])->req);
   if (call->transfer != NULL)
     http_transfer_cancel(call->transfer);
+  if (call->building)
+    uv_cancel((uv_req_t *)&call->body_work);
 }
 
 int vision_call_status(const VisionCall *call) {
