@@ -112,11 +112,16 @@ static int option(int c, ReadImagesParams *p, VisionSettings *s, VisionRun *run)
 
 int cli_read_images(int argc, char **argv) {
   static const struct option opts[] = {
-      {"query", required_argument, NULL, 'q'},    {"detail", required_argument, NULL, 'd'},
-      {"model", required_argument, NULL, 'm'},    {"base-url", required_argument, NULL, 'b'},
-      {"provider", required_argument, NULL, 'P'}, {"pages", required_argument, NULL, 'p'},
-      {"max-tokens", required_argument, NULL, 't'}, {"json", no_argument, NULL, 'j'},
-      {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
+      {"query", required_argument, NULL, 'q'},
+      {"detail", required_argument, NULL, 'd'},
+      {"model", required_argument, NULL, 'm'},
+      {"base-url", required_argument, NULL, 'b'},
+      {"provider", required_argument, NULL, 'P'},
+      {"pages", required_argument, NULL, 'p'},
+      {"max-tokens", required_argument, NULL, 't'},
+      {"json", no_argument, NULL, 'j'},
+      {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0},
   };
   ReadImagesParams p = {.max_tokens = READ_IMAGES_DEFAULT_MAX_TOKENS};
   VisionSettings s = {0};

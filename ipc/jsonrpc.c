@@ -385,8 +385,8 @@ char *jsonrpc_format_error(JsonNode *id, int code, const char *message, size_t *
   return jsonrpc_format_error_data(id, code, message, NULL, ret_len);
 }
 
-char *jsonrpc_format_error_data(JsonNode *id, int code, const char *message,
-                                const char *data_json, size_t *ret_len) {
+char *jsonrpc_format_error_data(JsonNode *id, int code, const char *message, const char *data_json,
+                                size_t *ret_len) {
   g_autoptr(JsonNode) text = json_node_new(JSON_NODE_VALUE);
   g_autofree char *valid = NULL;
   g_autofree char *quoted = NULL;

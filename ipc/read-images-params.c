@@ -51,8 +51,10 @@ static int setting(JsonObject *o, const char *name, const char *where, char **re
     if ((unsigned char)*q < 0x20 || *q == 0x7f)
       s = NULL;
   if (s == NULL)
-    return fail(ret_error, "%s%s must be a non-empty string of at most %zu bytes without control "
-                "characters", where, name, VISION_MAX_SETTING);
+    return fail(ret_error,
+                "%s%s must be a non-empty string of at most %zu bytes without control "
+                "characters",
+                where, name, VISION_MAX_SETTING);
   if (strcmp(name, "provider") == 0 && strcmp(s, "openai") != 0 && strcmp(s, "anthropic") != 0)
     return fail(ret_error, "%sprovider must be \"openai\" or \"anthropic\"", where);
   *ret = g_strdup(s);
@@ -112,7 +114,7 @@ static int parse_members(JsonObject *o, ReadImagesParams *ret, char **ret_error)
   }
   if (member(o, "apiKey") != NULL)
     return fail(ret_error, "apiKey is not a readImages param: give it to initialize (vision) or "
-                "in READERD_VISION_API_KEY");
+                           "in READERD_VISION_API_KEY");
   if (setting(o, "model", "", &ret->call.model, ret_error) < 0 ||
       setting(o, "baseUrl", "", &ret->call.base_url, ret_error) < 0 ||
       setting(o, "provider", "", &ret->call.provider, ret_error) < 0)

@@ -18,8 +18,8 @@ static GPid server_pid;
 
 static void http_setup(void) {
   const char *root = getenv("READERD_SOURCE_ROOT");
-  g_autofree char *script = g_build_filename(root != NULL ? root : ".", "tests",
-                                             "vision-server.py", NULL);
+  g_autofree char *script =
+      g_build_filename(root != NULL ? root : ".", "tests", "vision-server.py", NULL);
   g_autofree char *port_file = NULL;
   const char *argv[] = {"/usr/bin/env", "python3", script, NULL, NULL};
   char *port = NULL;
@@ -81,8 +81,12 @@ static void post(const char *path, long timeout_ms, size_t cap, int cancel_after
   uv_timer_t timer;
   g_autofree char *url = g_strconcat(base, path, NULL);
   const char *headers[] = {"Content-Type: application/json", NULL};
-  HttpSpec spec = {.url = url, .headers = headers, .body = g_strdup(body_json),
-                   .body_len = strlen(body_json), .timeout_ms = timeout_ms, .max_response = cap};
+  HttpSpec spec = {.url = url,
+                   .headers = headers,
+                   .body = g_strdup(body_json),
+                   .body_len = strlen(body_json),
+                   .timeout_ms = timeout_ms,
+                   .max_response = cap};
   HttpTransfer *t = NULL;
 
   memset(o, 0, sizeof(*o));

@@ -59,8 +59,8 @@ START_TEST(vision_body_anthropic) {
   ck_assert_str_eq(json_object_get_string_member(src, "type"), "base64");
   ck_assert_str_eq(json_object_get_string_member(src, "media_type"), "image/png");
   ck_assert_str_eq(json_object_get_string_member(src, "data"), "iVBORw0KGgo=");
-  ck_assert_str_eq(
-      json_object_get_string_member(json_array_get_object_element(content, 2), "type"), "text");
+  ck_assert_str_eq(json_object_get_string_member(json_array_get_object_element(content, 2), "type"),
+                   "text");
 }
 END_TEST
 
@@ -114,12 +114,13 @@ START_TEST(vision_response_answers) {
   ck_assert_ptr_null(a.model);
   ck_assert_int_eq(a.input_tokens, -1);
   vision_answer_clear(&a);
-  ck_assert_int_eq(response(VISION_PROVIDER_ANTHROPIC, 200,
-                            "{\"model\":\"c\",\"content\":[{\"type\":\"thinking\",\"thinking\":\"x\"},"
-                            "{\"type\":\"text\",\"text\":\"Yes.\"}],\"usage\":{\"input_tokens\":5,"
-                            "\"output_tokens\":1}}",
-                            &a, &err),
-                   0);
+  ck_assert_int_eq(
+      response(VISION_PROVIDER_ANTHROPIC, 200,
+               "{\"model\":\"c\",\"content\":[{\"type\":\"thinking\",\"thinking\":\"x\"},"
+               "{\"type\":\"text\",\"text\":\"Yes.\"}],\"usage\":{\"input_tokens\":5,"
+               "\"output_tokens\":1}}",
+               &a, &err),
+      0);
   ck_assert_str_eq(a.answer, "Yes.");
   ck_assert_int_eq(a.input_tokens, 5);
   vision_answer_clear(&a);
@@ -134,12 +135,14 @@ START_TEST(vision_response_errors) {
     const char *message;
   } cases[] = {
       {401, "{\"error\":{\"message\":\"Invalid key\",\"type\":\"x\"}}", -EREMOTEIO, "Invalid key"},
-      {404, "{\"error\":\"model \\\"llava\\\" not found\"}", -EREMOTEIO, "model \"llava\" not found"},
+      {404, "{\"error\":\"model \\\"llava\\\" not found\"}", -EREMOTEIO,
+       "model \"llava\" not found"},
       {422, "{\"detail\":\"bad image\"}", -EREMOTEIO, "bad image"},
       {502, "<html>\n<b>Bad gateway</b>\n</html>", -EREMOTEIO, "<html> <b>Bad gateway</b> </html>"},
       {500, "", -EREMOTEIO, "no message"},
       {200, "not json", -EBADMSG, "the endpoint's answer is not a JSON object"},
-      {200, "{\"choices\":[]}", -EBADMSG, "the endpoint's answer has no choices[0].message.content"},
+      {200, "{\"choices\":[]}", -EBADMSG,
+       "the endpoint's answer has no choices[0].message.content"},
       {200, "{\"error\":{\"message\":\"overloaded\"}}", -EBADMSG, "overloaded"},
   };
 
@@ -200,7 +203,7 @@ START_TEST(vision_params_parse) {
       {"{\"query\":\"q\"}", "paths must be an array of file paths"},
       {"{\"paths\":[\"\"],\"query\":\"q\"}", "paths[0] must be a non-empty string"},
       {"{\"paths\":[\"a\"],\"query\":\"\"}", "query must be a non-empty string of at most 65536 "
-                                            "bytes"},
+                                             "bytes"},
       {"{\"paths\":[\"a\"],\"query\":\"q\",\"detail\":\"max\"}",
        "detail must be one of \"auto\", \"low\", \"high\""},
       {"{\"paths\":[\"a\"],\"query\":\"q\",\"maxTokens\":200000}",

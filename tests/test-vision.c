@@ -23,8 +23,8 @@ static GPid server_pid;
 
 static void vision_setup(void) {
   const char *root = getenv("READERD_SOURCE_ROOT");
-  g_autofree char *script = g_build_filename(root != NULL ? root : ".", "tests",
-                                             "vision-server.py", NULL);
+  g_autofree char *script =
+      g_build_filename(root != NULL ? root : ".", "tests", "vision-server.py", NULL);
   g_autofree char *port_file = NULL;
   const char *argv[] = {"/usr/bin/env", "python3", script, NULL, NULL};
   char *port = NULL;
@@ -285,7 +285,8 @@ START_TEST(vision_pdf_page) {
   use_mode("ok");
   d = daemon_up(&c);
   params = g_strdup_printf("{\"paths\":[\"%s\"],\"query\":\"Caption?\",\"pages\":\"2\","
-                           "\"detail\":\"high\"}", pdf);
+                           "\"detail\":\"high\"}",
+                           pdf);
   msg = read_images(c, params);
   sent = json_array_get_object_element(json_object_get_array_member(result_of(msg), "images"), 0);
   ck_assert_int_eq(json_object_get_int_member(sent, "page"), 2);
@@ -322,7 +323,8 @@ START_TEST(vision_detail_sizes) {
   for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
     g_autofree char *params = g_strdup_printf(
         "{\"paths\":[\"%s\"],\"query\":\"q\",\"detail\":\"%s\",\"model\":\"other-%zu\","
-        "\"maxTokens\":77}", photo, cases[i].detail, i);
+        "\"maxTokens\":77}",
+        photo, cases[i].detail, i);
     g_autofree char *model = g_strdup_printf("other-%zu", i);
     g_autoptr(JsonNode) msg = read_images(c, params), r = recorded((int)i + 1);
     JsonObject *body = json_object_get_object_member(obj(r), "body"), *sent;
@@ -336,8 +338,7 @@ START_TEST(vision_detail_sizes) {
     ck_assert_int_eq(w, cases[i].w);
     ck_assert_int_eq(h, cases[i].h);
     /* What was sent, as the result says it. */
-    sent = json_array_get_object_element(
-        json_object_get_array_member(result_of(msg), "images"), 0);
+    sent = json_array_get_object_element(json_object_get_array_member(result_of(msg), "images"), 0);
     ck_assert_int_eq(json_object_get_int_member(sent, "width"), cases[i].w);
     ck_assert_int_eq(json_object_get_int_member(sent, "height"), cases[i].h);
     ck_assert_int_eq(json_object_get_int_member(sent, "originalWidth"), 2000);
@@ -363,7 +364,8 @@ START_TEST(vision_anthropic) {
   unsetenv("READERD_VISION_BASE_URL");
   d = daemon_up(&c);
   init = g_strdup_printf("{\"vision\":{\"provider\":\"anthropic\",\"baseUrl\":\"%s/ok/v1/\","
-                         "\"apiKey\":\"other-key-1\",\"model\":\"claude-x\"}}", base);
+                         "\"apiKey\":\"other-key-1\",\"model\":\"claude-x\"}}",
+                         base);
   im = rd_conn_call(c, "initialize", init);
   result_of(im);
   params = g_strdup_printf("{\"paths\":[\"%s\",\"%s\"],\"query\":\"Compare them\"}", a, b);
@@ -374,8 +376,7 @@ START_TEST(vision_anthropic) {
   ck_assert_str_eq(str_at(res, "provider"), "anthropic");
   ck_assert_str_eq(str_at(res, "model"), "claude-x-served");
   ck_assert_int_eq(
-      json_object_get_int_member(json_object_get_object_member(res, "usage"), "inputTokens"),
-      1234);
+      json_object_get_int_member(json_object_get_object_member(res, "usage"), "inputTokens"), 1234);
   r = recorded(1);
   ck_assert_str_eq(str_at(obj(r), "path"), "/ok/v1/messages");
   ck_assert_str_eq(header(r, "x-api-key"), "other-key-1");
@@ -436,9 +437,11 @@ START_TEST(vision_http_errors) {
   for (size_t i = 0; i < G_N_ELEMENTS(statuses); i++) {
     g_autofree char *mode = g_strdup_printf("status-%ld", statuses[i]);
     g_autofree char *init = g_strdup_printf("{\"vision\":{\"baseUrl\":\"%s/%s/v1\",\"apiKey\":"
-                                            "\"%s\"}}", base, mode, KEY);
+                                            "\"%s\"}}",
+                                            base, mode, KEY);
     g_autofree char *want = g_strdup_printf("answered HTTP %ld: Incorrect API key provided: "
-                                            "[redacted]. Check it.", statuses[i]);
+                                            "[redacted]. Check it.",
+                                            statuses[i]);
     g_autoptr(JsonNode) im = rd_conn_call(c, "initialize", init);
     g_autofree char *m = NULL;
 
@@ -510,8 +513,8 @@ START_TEST(vision_endpoint_failures) {
   setenv("READERD_LOG", "debug", 1);
   d = daemon_up(&c);
   for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
-    g_autofree char *init = g_strdup_printf("{\"vision\":{\"baseUrl\":\"%s/%s/v1\"}}", base,
-                                            cases[i].mode);
+    g_autofree char *init =
+        g_strdup_printf("{\"vision\":{\"baseUrl\":\"%s/%s/v1\"}}", base, cases[i].mode);
     g_autoptr(JsonNode) im = rd_conn_call(c, "initialize", init);
     g_autofree char *m = NULL;
 
@@ -523,8 +526,9 @@ START_TEST(vision_endpoint_failures) {
   }
   {
     /* Nothing listens on port 1. */
-    g_autoptr(JsonNode) im = rd_conn_call(c, "initialize", "{\"vision\":{\"baseUrl\":"
-                                                           "\"http://127.0.0.1:1/v1\"}}");
+    g_autoptr(JsonNode) im = rd_conn_call(c, "initialize",
+                                          "{\"vision\":{\"baseUrl\":"
+                                          "\"http://127.0.0.1:1/v1\"}}");
     g_autofree char *m = ask_error(c, p, -32001, 0);
 
     assert_contains(m, "cannot connect to the vision endpoint at http://127.0.0.1:1/v1");
@@ -666,8 +670,8 @@ START_TEST(vision_key_stays_with_its_endpoint) {
 
   setenv("READERD_VISION_BASE_URL", "http://127.0.0.1:1/v1", 1);
   d = daemon_up(&c);
-  params = g_strdup_printf("{\"paths\":[\"%s\"],\"query\":\"q\",\"baseUrl\":\"%s/ok/v1\"}", p,
-                           base);
+  params =
+      g_strdup_printf("{\"paths\":[\"%s\"],\"query\":\"q\",\"baseUrl\":\"%s/ok/v1\"}", p, base);
   msg = read_images(c, params);
   result_of(msg);
   r = recorded(1);
@@ -755,8 +759,7 @@ static JsonNode *line_with_id(const char *out, int id) {
     if (**l == '\0')
       continue;
     n = rd_json_parse(*l, strlen(*l));
-    if (json_object_has_member(obj(n), "id") &&
-        json_object_get_int_member(obj(n), "id") == id)
+    if (json_object_has_member(obj(n), "id") && json_object_get_int_member(obj(n), "id") == id)
       return n;
     json_node_unref(n);
   }

@@ -21,8 +21,8 @@ struct HttpTransfer {
   struct curl_slist *headers;
   char *body;
   size_t max_response;
-  uv_timer_t timer; /* curl's timeouts */
-  uv_timer_t retry; /* the wait before the second attempt */
+  uv_timer_t timer;   /* curl's timeouts */
+  uv_timer_t retry;   /* the wait before the second attempt */
   GPtrArray *sockets; /* HttpSocket *: the polls open */
   HttpDoneCb done_cb;
   void *data;

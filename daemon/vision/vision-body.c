@@ -199,8 +199,8 @@ static char *openai_answer(JsonObject *o) {
       json_array_get_length(json_node_get_array(choices)) == 0)
     return NULL;
   first = json_array_get_element(json_node_get_array(choices), 0);
-  message = JSON_NODE_HOLDS_OBJECT(first) ? object_object(json_node_get_object(first), "message")
-                                          : NULL;
+  message =
+      JSON_NODE_HOLDS_OBJECT(first) ? object_object(json_node_get_object(first), "message") : NULL;
   content = message != NULL ? json_object_get_member(message, "content") : NULL;
   if (content != NULL && JSON_NODE_HOLDS_VALUE(content) &&
       json_node_get_value_type(content) == G_TYPE_STRING)
@@ -240,10 +240,11 @@ int vision_response_parse(VisionProvider p, long status, const char *body, size_
   }
   ret->answer = anthropic ? anthropic_answer(o) : openai_answer(o);
   if (ret->answer == NULL) {
-    *ret_error = object_object(o, "error") != NULL
-                     ? error_message(o, body, len)
-                     : g_strdup(anthropic ? "the endpoint's answer has no text content"
-                                          : "the endpoint's answer has no choices[0].message.content");
+    *ret_error =
+        object_object(o, "error") != NULL
+            ? error_message(o, body, len)
+            : g_strdup(anthropic ? "the endpoint's answer has no text content"
+                                 : "the endpoint's answer has no choices[0].message.content");
     return -EBADMSG;
   }
   ret->model = g_strdup(object_string(o, "model"));

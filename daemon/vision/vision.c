@@ -79,8 +79,8 @@ static void settings_over(const char *base_url, const char *model, const char *a
     g_free(acc->provider), acc->provider = g_strdup(provider);
 }
 
-int vision_target_resolve(const VisionSettings *conn, const VisionSettings *call,
-                          VisionTarget *ret, char **ret_error) {
+int vision_target_resolve(const VisionSettings *conn, const VisionSettings *call, VisionTarget *ret,
+                          char **ret_error) {
   VisionSettings acc = {0};
   int r = -EINVAL;
 
@@ -101,9 +101,9 @@ int vision_target_resolve(const VisionSettings *conn, const VisionSettings *call
     goto out;
   }
   ret->base_url = acc.base_url != NULL ? g_steal_pointer(&acc.base_url)
-                  : g_strdup(ret->provider == VISION_PROVIDER_ANTHROPIC
-                                 ? "https://api.anthropic.com/v1"
-                                 : "https://api.openai.com/v1");
+                                       : g_strdup(ret->provider == VISION_PROVIDER_ANTHROPIC
+                                                      ? "https://api.anthropic.com/v1"
+                                                      : "https://api.openai.com/v1");
   ret->model = g_steal_pointer(&acc.model);
   ret->api_key = g_steal_pointer(&acc.api_key);
   ret->connect_timeout_ms = env_ms("READERD_VISION_CONNECT_TIMEOUT_MS");
@@ -201,8 +201,11 @@ static void send_body(VisionCall *call, char *body, size_t body_len) {
  * is back. */
 static void body_work_cb(uv_work_t *w) {
   VisionCall *call = container_of(w, VisionCall, body_work);
-  VisionAsk q = {call->target.provider, call->target.model, call->params.query,
-                 call->params.max_tokens, (const VisionImage *)call->images->data,
+  VisionAsk q = {call->target.provider,
+                 call->target.model,
+                 call->params.query,
+                 call->params.max_tokens,
+                 (const VisionImage *)call->images->data,
                  call->images->len};
 
   call->body = vision_body_build(&q, &call->body_len);
@@ -259,11 +262,11 @@ static char *transport_error(const VisionCall *call, const HttpResult *res) {
     return g_strdup_printf("the vision endpoint at %s did not answer in time (%s)", where,
                            res->message);
   case -ECONNREFUSED:
-    return g_strdup_printf("cannot connect to the vision endpoint at %s (%s)", where,
-                           res->message);
+    return g_strdup_printf("cannot connect to the vision endpoint at %s (%s)", where, res->message);
   case -ECONNRESET:
     return g_strdup_printf("the vision endpoint at %s closed the connection without an answer "
-                           "(%s)", where, res->message);
+                           "(%s)",
+                           where, res->message);
   case -EFBIG:
     return g_strdup_printf("the vision endpoint at %s answered more than %zu MiB: refused", where,
                            HTTP_DEFAULT_MAX_RESPONSE / (1024 * 1024));
@@ -357,7 +360,8 @@ static void first_read_done(VisionCall *call) {
     if (f->code != NULL)
       continue;
     if (f->type == FILE_TYPE_TEXT) {
-      file_result_fail(f, CODE_UNSUPPORTED_FORMAT, "a text file: readImages asks about images "
+      file_result_fail(f, CODE_UNSUPPORTED_FORMAT,
+                       "a text file: readImages asks about images "
                        "and PDF pages; use read for text");
       continue;
     }

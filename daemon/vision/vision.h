@@ -38,8 +38,8 @@ typedef struct {
  * https://api.anthropic.com/v1, openai's https://api.openai.com/v1. Returns 0, or -EINVAL with
  * *ret_error (g_malloc'd) when no model is set or a setting is wrong. Clear *ret with
  * vision_target_clear(). */
-int vision_target_resolve(const VisionSettings *conn, const VisionSettings *call,
-                          VisionTarget *ret, char **ret_error);
+int vision_target_resolve(const VisionSettings *conn, const VisionSettings *call, VisionTarget *ret,
+                          char **ret_error);
 
 /* Releases what a target owns (the key's bytes overwritten) and zeroes it. NULL is fine. */
 void vision_target_clear(VisionTarget *t);
