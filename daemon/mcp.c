@@ -43,6 +43,7 @@ typedef struct {
   unsigned roots_asked;    /* roots/list requests sent */
   uv_timer_t *roots_timer; /* ends the wait for roots; allocated on first use, freed when closed */
   RpcVision *vision;       /* read_images calls */
+  GPtrArray *vision_waiting; /* VisionWaiting *: read_images calls waiting for the roots */
   Conn *conn;
 } Mcp;
 
@@ -62,6 +63,20 @@ void mcp_configure(const McpOptions *opt) {
 void mcp_configure_clear(void) {
   g_clear_pointer(&config.roots, g_strfreev);
   g_clear_pointer(&config.exclude, g_strfreev);
+}
+
+/* A read_images call made before the client said where its roots are. */
+typedef struct {
+  JsonNode *id;
+  ReadImagesParams params;
+} VisionWaiting;
+
+static void vision_waiting_free(void *data) {
+  VisionWaiting *w = data;
+
+  json_node_unref(w->id);
+  read_images_params_clear(&w->params);
+  g_free(w);
 }
 
 static Mcp *mcp_of(const Conn *c) {
@@ -158,6 +173,7 @@ static void *mcp_new_state(Conn *c) {
 
   m->conn = c;
   m->vision = rpc_vision_new(c, vision_answer);
+  m->vision_waiting = g_ptr_array_new_with_free_func(vision_waiting_free);
   m->reads = read_queue_new(c, REQUEST_OUTPUT_BARE, read_done_cb, read_progress_cb, call_free);
   m->ws = fence((const char *const *)config.roots);
   return m;
@@ -168,16 +184,26 @@ static void mcp_free_state(void *state) {
 
   read_queue_free(m->reads);
   rpc_vision_free(m->vision);
+  g_ptr_array_free(m->vision_waiting, TRUE);
   workspace_unref(m->ws);
   g_free(m);
 }
+
+static void vision_start(Conn *c, JsonNode *id, ReadImagesParams *params);
 
 static void mcp_progress(Conn *c) {
   Mcp *m = mcp_of(c);
 
   /* Until the client says where its roots are, reads wait: they would meet the wrong fence. */
-  if (!m->roots_pending)
-    read_queue_start(m->reads, m->ws);
+  if (m->roots_pending)
+    return;
+  read_queue_start(m->reads, m->ws);
+  while (m->vision_waiting->len > 0) {
+    VisionWaiting *w = g_ptr_array_steal_index(m->vision_waiting, 0);
+
+    vision_start(c, w->id, &w->params);
+    vision_waiting_free(w);
+  }
 }
 
 static bool mcp_busy(Conn *c) {
@@ -185,7 +211,8 @@ static bool mcp_busy(Conn *c) {
 }
 
 static bool mcp_idle(Conn *c) {
-  return read_queue_idle(mcp_of(c)->reads) && rpc_vision_idle(mcp_of(c)->vision);
+  return read_queue_idle(mcp_of(c)->reads) && rpc_vision_idle(mcp_of(c)->vision) &&
+         mcp_of(c)->vision_waiting->len == 0;
 }
 
 static void timer_free_cb(uv_handle_t *h) {
@@ -197,6 +224,7 @@ static void mcp_closing(Conn *c) {
 
   read_queue_close(m->reads);
   rpc_vision_close(m->vision);
+  g_ptr_array_set_size(m->vision_waiting, 0);
   /* Freed in its own close callback: the state goes before the timer is done closing. */
   if (m->roots_timer != NULL)
     uv_close((uv_handle_t *)g_steal_pointer(&m->roots_timer), timer_free_cb);
@@ -282,18 +310,39 @@ static void handle_initialize(Conn *c, const JsonrpcMessage *msg) {
   reply_result(c, msg->id, result);
 }
 
-/* read_images: bad arguments, or no model to ask, are the tool's error. The call reads in the
- * fence reads have now. */
+/* Starts a read_images call (params taken) in the fence reads have now; no model to ask is
+ * the tool's error. */
+static void vision_start(Conn *c, JsonNode *id, ReadImagesParams *params) {
+  g_autofree char *err = NULL, *result = NULL;
+  Mcp *m = mcp_of(c);
+
+  if (rpc_vision_start(m->vision, id, params, m->ws, &err) == 0)
+    return;
+  result = mcp_tool_error_json(err);
+  reply_result(c, id, result);
+}
+
+/* read_images: bad arguments are the tool's error; the call waits for the client's roots as
+ * reads do. */
 static void handle_read_images(Conn *c, const JsonrpcMessage *msg, JsonNode *arguments) {
   g_autofree char *err = NULL, *result = NULL;
   ReadImagesParams params;
   Mcp *m = mcp_of(c);
+  VisionWaiting *w;
 
-  if (mcp_read_images_args_parse(arguments, &params, &err) == 0 &&
-      rpc_vision_start(m->vision, msg->id, &params, m->ws, &err) == 0)
+  if (mcp_read_images_args_parse(arguments, &params, &err) < 0) {
+    result = mcp_tool_error_json(err);
+    reply_result(c, msg->id, result);
     return;
-  result = mcp_tool_error_json(err);
-  reply_result(c, msg->id, result);
+  }
+  if (!m->roots_pending) {
+    vision_start(c, msg->id, &params);
+    return;
+  }
+  w = g_new0(VisionWaiting, 1);
+  w->id = json_node_copy(msg->id);
+  w->params = params;
+  g_ptr_array_add(m->vision_waiting, w);
 }
 
 /* tools/call: bad arguments are the tool's error (the model reads it and can try again); an
@@ -373,8 +422,16 @@ static void handle_notification(Conn *c, const JsonrpcMessage *msg) {
     g_autofree char *key = id != NULL ? jsonrpc_id_key(id) : NULL;
 
     if (key != NULL) {
+      GPtrArray *waiting = mcp_of(c)->vision_waiting;
+
       read_queue_cancel(mcp_of(c)->reads, key);
       rpc_vision_cancel(mcp_of(c)->vision, key);
+      for (guint i = waiting->len; i > 0; i--) {
+        g_autofree char *k = jsonrpc_id_key(((VisionWaiting *)waiting->pdata[i - 1])->id);
+
+        if (g_strcmp0(k, key) == 0)
+          g_ptr_array_remove_index(waiting, i - 1);
+      }
     }
   }
   /* Other notifications are never answered. */

@@ -105,6 +105,11 @@ static int parse_members(JsonObject *o, ReadImagesParams *ret, char **ret_error)
       return fail(ret_error, "pages must be a page selection like \"3\", \"2-5\" or \"1,28-\"");
     ret->pages = g_strdup(s);
   }
+  if ((n = member(o, "cwd")) != NULL) {
+    if ((s = string_of(n, G_MAXSIZE)) == NULL)
+      return fail(ret_error, "cwd must be a non-empty string");
+    ret->cwd = g_strdup(s);
+  }
   if ((n = member(o, "maxTokens")) != NULL) {
     if (!JSON_NODE_HOLDS_VALUE(n) || json_node_get_value_type(n) != G_TYPE_INT64 ||
         json_node_get_int(n) < 1 || json_node_get_int(n) > READ_IMAGES_MAX_MAX_TOKENS)
@@ -140,6 +145,7 @@ void read_images_params_clear(ReadImagesParams *p) {
   g_strfreev(p->paths);
   g_free(p->query);
   g_free(p->pages);
+  g_free(p->cwd);
   vision_settings_clear(&p->call);
   memset(p, 0, sizeof(*p));
 }

@@ -30,6 +30,7 @@ typedef struct {
   char *query;            /* non-empty; owned */
   ReadImageDetail detail; /* default READ_IMAGE_DETAIL_AUTO */
   char *pages;            /* the page selection of every PDF, NULL when absent; owned */
+  char *cwd;              /* base of relative paths, NULL when absent; owned */
   int64_t max_tokens;     /* default READ_IMAGES_DEFAULT_MAX_TOKENS */
   VisionSettings call;    /* model, baseUrl, provider of this call (never an api key) */
 } ReadImagesParams;

@@ -373,6 +373,14 @@ START_TEST(vision_anthropic) {
   res = result_of(msg);
   ck_assert_str_eq(str_at(res, "answer"),
                    "asked 'Compare them' about 2 image(s): image/png,image/png");
+  {
+    /* The same pictures by relative paths from cwd. */
+    g_autofree char *rel = g_strdup_printf("{\"paths\":[\"a.png\"],\"query\":\"q\",\"cwd\":"
+                                           "\"%s\"}", dir);
+    g_autoptr(JsonNode) again = read_images(c, rel);
+
+    ck_assert_ptr_null(str_at(file_at(result_of(again), 0), "code"));
+  }
   ck_assert_str_eq(str_at(res, "provider"), "anthropic");
   ck_assert_str_eq(str_at(res, "model"), "claude-x-served");
   ck_assert_int_eq(
@@ -837,6 +845,38 @@ START_TEST(vision_mcp_tool) {
 }
 END_TEST
 
+/* A read_images call made before the client answered roots/list waits for its roots: the
+ * relative path resolves in the root the client gives, not in the server's folder. */
+START_TEST(vision_mcp_waits_for_roots) {
+  g_autofree char *p = png("fig.png", 300, 200), *in = NULL;
+  const char *argv[] = {rd_readerd(), "mcp", NULL};
+  g_autoptr(JsonNode) ok = NULL;
+  const char *text;
+  bool is_error;
+  RdRun run = {0};
+
+  use_mode("ok");
+  in = g_strdup_printf(
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+      "\"2025-06-18\",\"capabilities\":{\"roots\":{}},\"clientInfo\":{\"name\":\"t\","
+      "\"version\":\"1\"}}}\n"
+      "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
+      "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":"
+      "\"read_images\",\"arguments\":{\"paths\":[\"fig.png\"],\"query\":\"Axes?\"}}}\n"
+      "{\"jsonrpc\":\"2.0\",\"id\":\"readerd-roots-1\",\"result\":{\"roots\":[{\"uri\":"
+      "\"file://%s\"}]}}\n",
+      dir);
+  /* The server runs in another folder: fig.png is only in the client's root. */
+  rd_run(rec, argv, in, strlen(in), 30000, &run);
+  ck_assert_int_eq(run.code, 0);
+  ok = line_with_id(run.out, 3);
+  text = tool_text(ok, &is_error);
+  ck_assert(!is_error);
+  assert_contains(text, "<Answer>asked 'Axes?' about 1 image(s): low</Answer>");
+  rd_run_clear(&run);
+}
+END_TEST
+
 static Suite *vision_suite(void) {
   Suite *s = suite_create("vision");
   TCase *tc = tcase_create("vision");
@@ -856,6 +896,7 @@ static Suite *vision_suite(void) {
   tcase_add_test(tc, vision_key_stays_with_its_endpoint);
   tcase_add_test(tc, vision_cli);
   tcase_add_test(tc, vision_mcp_tool);
+  tcase_add_test(tc, vision_mcp_waits_for_roots);
   suite_add_tcase(s, tc);
   return s;
 }

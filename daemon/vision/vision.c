@@ -325,6 +325,7 @@ static void start_read(VisionCall *call, size_t index, int max_dimension) {
     rp.paths[i].pages = g_strdup(call->params.pages);
     rp.paths[i].render = true;
   }
+  rp.cwd = g_strdup(call->params.cwd);
   rp.max_dimension = max_dimension;
   /* One picture per image file: a model asked about a figure wants all of it at once. */
   rp.image_tile = READ_IMAGE_TILE_NEVER;
