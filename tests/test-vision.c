@@ -629,6 +629,7 @@ START_TEST(vision_bad_calls) {
       "{\"paths\":[\"x.png\"],\"query\":\"q\",\"maxTokens\":0}",
       "{\"paths\":[\"x.png\"],\"query\":\"q\",\"provider\":\"other\"}",
       "{\"paths\":[\"x.pdf\"],\"query\":\"q\",\"pages\":\"0-\"}",
+      "{\"paths\":[\"x.png\"],\"query\":\"q\",\"baseUrl\":\"file:///etc/passwd\"}",
   };
   g_autoptr(JsonNode) msg = NULL;
   JsonObject *err;

@@ -95,6 +95,11 @@ int vision_target_resolve(const VisionSettings *conn, const VisionSettings *call
     *ret_error = g_strdup("READERD_VISION_PROVIDER must be \"openai\" or \"anthropic\"");
     goto out;
   }
+  if (acc.base_url != NULL && g_ascii_strncasecmp(acc.base_url, "http://", 7) != 0 &&
+      g_ascii_strncasecmp(acc.base_url, "https://", 8) != 0) {
+    *ret_error = g_strdup("the vision base URL must start with http:// or https://");
+    goto out;
+  }
   if (acc.model == NULL) {
     *ret_error = g_strdup("no vision model: set READERD_VISION_MODEL, initialize's vision.model "
                           "or the call's model");

@@ -37,7 +37,7 @@ typedef struct {
  * without a key of its own sends none. The anthropic provider's default base URL is
  * https://api.anthropic.com/v1, openai's https://api.openai.com/v1. Returns 0, or -EINVAL with
  * *ret_error (g_malloc'd) when no model is set or a setting is wrong. Clear *ret with
- * vision_target_clear(). */
+ * vision_target_clear(). A base URL must be http:// or https://. */
 int vision_target_resolve(const VisionSettings *conn, const VisionSettings *call, VisionTarget *ret,
                           char **ret_error);
 
