@@ -376,7 +376,8 @@ START_TEST(vision_anthropic) {
   {
     /* The same pictures by relative paths from cwd. */
     g_autofree char *rel = g_strdup_printf("{\"paths\":[\"a.png\"],\"query\":\"q\",\"cwd\":"
-                                           "\"%s\"}", dir);
+                                           "\"%s\"}",
+                                           dir);
     g_autoptr(JsonNode) again = read_images(c, rel);
 
     ck_assert_ptr_null(str_at(file_at(result_of(again), 0), "code"));
@@ -692,6 +693,51 @@ START_TEST(vision_key_stays_with_its_endpoint) {
 }
 END_TEST
 
+/* The connection's fence holds for readImages: a picture outside confineToRoot's root is
+ * ACCESS_DENIED and never sent, the one inside is asked about. Over stdio too, answered before
+ * the end of input closes the connection. */
+START_TEST(vision_fence_and_stdio) {
+  g_autofree char *in_root = png("in.png", 64, 64), *init = NULL, *params = NULL, *line = NULL;
+  g_autofree char *outside = NULL;
+  const char *argv[] = {rd_readerd(), "serve", "--stdio", NULL};
+  g_autoptr(JsonNode) im = NULL, msg = NULL, answer = NULL;
+  JsonObject *res;
+  RdRun run = {0};
+  RdConn *c;
+  RdDaemon *d;
+
+  {
+    size_t len;
+    g_autofree unsigned char *data = rd_make_png(32, 32, &len);
+
+    outside = rd_write_file(rec, "out.png", data, len);
+  }
+  use_mode("ok");
+  d = daemon_up(&c);
+  init = g_strdup_printf("{\"rootPath\":\"%s\",\"confineToRoot\":true}", dir);
+  im = rd_conn_call(c, "initialize", init);
+  result_of(im);
+  params = g_strdup_printf("{\"paths\":[\"%s\",\"in.png\"],\"query\":\"q\"}", outside);
+  msg = read_images(c, params);
+  res = result_of(msg);
+  ck_assert_str_eq(str_at(file_at(res, 0), "code"), "ACCESS_DENIED");
+  ck_assert_ptr_null(str_at(file_at(res, 1), "code"));
+  ck_assert_str_eq(str_at(res, "answer"), "asked 'q' about 1 image(s): low");
+  rd_conn_free(c);
+  rd_daemon_stop(d);
+  rd_daemon_free(d);
+
+  line = g_strdup_printf("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"readImages\",\"params\":"
+                         "{\"paths\":[\"%s\"],\"query\":\"stdio\"}}\n",
+                         in_root);
+  rd_run(dir, argv, line, strlen(line), 30000, &run);
+  ck_assert_int_eq(run.code, 0);
+  answer = rd_json_parse(run.out, run.out_len);
+  ck_assert_str_eq(str_at(result_of(answer), "answer"), "asked 'stdio' about 1 image(s): low");
+  rd_run_clear(&run);
+}
+END_TEST
+
 /* Runs `readerd read-images ARGS...` in dir. */
 static void run_cli(RdRun *ret, const char *arg, ...) {
   GPtrArray *argv = g_ptr_array_new();
@@ -895,6 +941,7 @@ static Suite *vision_suite(void) {
   tcase_add_test(tc, vision_disconnect_mid_request);
   tcase_add_test(tc, vision_bad_calls);
   tcase_add_test(tc, vision_key_stays_with_its_endpoint);
+  tcase_add_test(tc, vision_fence_and_stdio);
   tcase_add_test(tc, vision_cli);
   tcase_add_test(tc, vision_mcp_tool);
   tcase_add_test(tc, vision_mcp_waits_for_roots);
