@@ -864,6 +864,13 @@ START_TEST(vision_cli) {
   run_cli(&run, "--query", "q", "--detail", "huge", "fig.png", NULL);
   ck_assert_int_eq(run.code, 2);
   rd_run_clear(&run);
+  /* A key that would add a header line is refused, and not echoed. */
+  setenv("READERD_VISION_API_KEY", KEY "\r\nX-Injected: 1", 1);
+  run_cli(&run, "--query", "q", "--base-url", ok_url, "fig.png", NULL);
+  ck_assert_int_eq(run.code, 2);
+  assert_contains(run.err, "control character");
+  ck_assert(strstr(run.err, KEY) == NULL);
+  rd_run_clear(&run);
   ck_assert_int_eq(recorded_count(), 3);
 }
 END_TEST

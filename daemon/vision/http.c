@@ -36,11 +36,11 @@ struct HttpTransfer {
 
 static void handle_close_cb(uv_handle_t *h);
 
-static int curl_global(void) {
+int http_global_init(void) {
   static gsize once = 0;
   static CURLcode rc;
 
-  /* Before any thread that might start transfers: in practice, the loop thread's first one. */
+  /* main() calls it before threads start; tests, on their first transfer. */
   if (g_once_init_enter(&once)) {
     rc = curl_global_init(CURL_GLOBAL_DEFAULT);
     g_once_init_leave(&once, 1);
@@ -292,7 +292,7 @@ static int setup_multi(HttpTransfer *t) {
 int http_transfer_start(uv_loop_t *loop, HttpSpec *spec, HttpDoneCb done_cb, void *data,
                         HttpTransfer **ret) {
   HttpTransfer *t;
-  int r = curl_global();
+  int r = http_global_init();
 
   if (r < 0) {
     g_free(spec->body);

@@ -20,6 +20,10 @@
 
 typedef struct HttpTransfer HttpTransfer;
 
+/* libcurl's global setup, once; main() calls it before any thread starts (the first transfer
+ * would otherwise). Returns 0, or -EIO when curl cannot set up. */
+int http_global_init(void);
+
 /* What to send. Strings are copied; body is taken (g_malloc'd), even on failure. */
 typedef struct {
   const char *url;

@@ -65,6 +65,14 @@ static long env_ms(const char *name) {
 
 /* One level of settings over what is below it: a base URL of its own without a key of its
  * own drops the key from below, which was meant for another endpoint. */
+/* True when s holds a control character: it would break the HTTP header or URL it goes in. */
+static bool has_control(const char *s) {
+  for (; s != NULL && *s != '\0'; s++)
+    if ((unsigned char)*s < 0x20 || *s == 0x7f)
+      return true;
+  return false;
+}
+
 static void settings_over(const char *base_url, const char *model, const char *api_key,
                           const char *provider, VisionSettings *acc) {
   if (base_url != NULL && g_strcmp0(base_url, acc->base_url) != 0 && api_key == NULL)
@@ -93,6 +101,11 @@ int vision_target_resolve(const VisionSettings *conn, const VisionSettings *call
     settings_over(call->base_url, call->model, NULL, call->provider, &acc);
   if (acc.provider != NULL && vision_provider_from_name(acc.provider, &ret->provider) < 0) {
     *ret_error = g_strdup("READERD_VISION_PROVIDER must be \"openai\" or \"anthropic\"");
+    goto out;
+  }
+  if (has_control(acc.base_url) || has_control(acc.model) || has_control(acc.api_key)) {
+    *ret_error = g_strdup("a vision setting (READERD_VISION_BASE_URL, _MODEL or _API_KEY) holds "
+                          "a control character");
     goto out;
   }
   if (acc.base_url != NULL && g_ascii_strncasecmp(acc.base_url, "http://", 7) != 0 &&
