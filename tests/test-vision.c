@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <check.h>
+#include <libxml/relaxng.h>
 
 #include "tests/lib/rd.h"
 #include "tests/lib/skip.h"
@@ -166,10 +167,39 @@ static JsonNode *read_images(RdConn *c, const char *params) {
   return rd_conn_call(c, "readImages", params);
 }
 
+/* Fails the test unless xml is valid against docs/read-images-result.rng. */
+static void assert_valid_xml(const char *xml) {
+  const char *root = getenv("READERD_SOURCE_ROOT");
+  g_autofree char *rng =
+      g_build_filename(root != NULL ? root : ".", "docs", "read-images-result.rng", NULL);
+  xmlRelaxNGParserCtxtPtr pc = xmlRelaxNGNewParserCtxt(rng);
+  xmlRelaxNGPtr schema = xmlRelaxNGParse(pc);
+  xmlRelaxNGValidCtxtPtr vc = schema != NULL ? xmlRelaxNGNewValidCtxt(schema) : NULL;
+  xmlDocPtr doc = xmlReadMemory(xml, (int)strlen(xml), "result.xml", NULL, XML_PARSE_NONET);
+
+  ck_assert_msg(schema != NULL, "cannot read %s", rng);
+  ck_assert_msg(doc != NULL, "not XML: %s", xml);
+  ck_assert_msg(xmlRelaxNGValidateDoc(vc, doc) == 0, "not valid: %s", xml);
+  xmlFreeDoc(doc);
+  xmlRelaxNGFreeValidCtxt(vc);
+  xmlRelaxNGFree(schema);
+  xmlRelaxNGFreeParserCtxt(pc);
+}
+
+/* The result of a response; its xml validated. */
 static JsonObject *result_of(JsonNode *msg) {
+  JsonObject *res;
+  JsonNode *xml;
+
   ck_assert_msg(json_object_has_member(obj(msg), "result"), "no result: %s",
                 json_to_string(msg, FALSE));
-  return json_object_get_object_member(obj(msg), "result");
+  res = json_object_get_object_member(obj(msg), "result");
+  xml = json_object_get_member(res, "xml");
+  /* A read's result (<ReadResults>) is the support library's to check. */
+  if (xml != NULL && JSON_NODE_HOLDS_VALUE(xml) &&
+      g_str_has_prefix(json_node_get_string(xml), "<ReadImagesResult"))
+    assert_valid_xml(json_node_get_string(xml));
+  return res;
 }
 
 static JsonObject *error_of(JsonNode *msg) {
@@ -486,6 +516,7 @@ static char *ask_error(RdConn *c, const char *path, int want_code, long want_sta
   ck_assert_msg(strstr(text, KEY) == NULL, "the key is in the answer: %s", text);
   data = json_object_get_object_member(err, "data");
   ck_assert_ptr_nonnull(data);
+  assert_valid_xml(str_at(data, "xml"));
   if (want_status != 0)
     ck_assert_int_eq(json_object_get_int_member(data, "httpStatus"), want_status);
   else
@@ -936,6 +967,7 @@ START_TEST(vision_mcp_tool) {
   ck_assert(!is_error);
   assert_contains(text, "<Answer>asked 'Axes?' about 1 image(s): low</Answer>");
   assert_contains(text, "path='nope.png' code='FILE_NOT_FOUND'");
+  assert_valid_xml(text);
   bad = line_with_id(run.out, 4);
   text = tool_text(bad, &is_error);
   ck_assert(is_error);
