@@ -121,7 +121,7 @@ int rpc_vision_start(RpcVision *rv, JsonNode *id, ReadImagesParams *params, Work
     read_images_params_clear(params);
     *ret_error = g_strdup_printf("at most %d readImages requests run at once on a connection",
                                  RPC_VISION_MAX_CALLS);
-    return -EINVAL;
+    return -EBUSY;
   }
   if (vision_target_resolve(&rv->settings, &params->call, &target, ret_error) < 0) {
     read_images_params_clear(params);
@@ -141,10 +141,16 @@ int rpc_vision_start(RpcVision *rv, JsonNode *id, ReadImagesParams *params, Work
 void rpc_vision_request(RpcVision *rv, const JsonrpcMessage *msg, Workspace *ws) {
   g_autofree char *err = NULL;
   ReadImagesParams params;
+  int r;
 
-  if (read_images_params_parse(msg->params, &params, &err) < 0 ||
-      rpc_vision_start(rv, msg->id, &params, ws, &err) < 0)
+  if (read_images_params_parse(msg->params, &params, &err) < 0) {
     reply_error(rv->conn, msg->id, JSONRPC_INVALID_PARAMS, err);
+    return;
+  }
+  r = rpc_vision_start(rv, msg->id, &params, ws, &err);
+  if (r < 0)
+    reply_error(rv->conn, msg->id, r == -EBUSY ? JSONRPC_INVALID_REQUEST : JSONRPC_INVALID_PARAMS,
+                err);
 }
 
 void rpc_vision_cancel(RpcVision *rv, const char *key) {

@@ -37,8 +37,8 @@ int rpc_vision_initialize(RpcVision *rv, JsonNode *params, char **ret_error);
 void rpc_vision_request(RpcVision *rv, const JsonrpcMessage *msg, Workspace *ws);
 
 /* Starts a call for request id with params (taken, zeroed), in workspace ws (may be NULL).
- * Returns 0, or -EINVAL with *ret_error (g_malloc'd) when the settings name no model or too
- * many calls run; nothing is answered then. */
+ * Returns 0, or with *ret_error (g_malloc'd) -EINVAL when the settings name no model, -EBUSY
+ * when RPC_VISION_MAX_CALLS run; nothing is answered then. */
 int rpc_vision_start(RpcVision *rv, JsonNode *id, ReadImagesParams *params, Workspace *ws,
                      char **ret_error);
 

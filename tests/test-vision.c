@@ -689,6 +689,46 @@ START_TEST(vision_cancel_mid_request) {
 }
 END_TEST
 
+/* At most 4 readImages run at once on a connection: a fifth is refused at once; the four are
+ * cancelled together. Calls on another connection go on meanwhile. */
+START_TEST(vision_concurrent_limit) {
+  g_autofree char *p = png("p.png", 64, 64), *params = NULL;
+  char *keys[5] = {0};
+  g_autoptr(JsonNode) fifth = NULL;
+  RdConn *c;
+  RdDaemon *d;
+
+  use_mode("hang");
+  d = daemon_up(&c);
+  params = g_strdup_printf("{\"paths\":[\"%s\"],\"query\":\"q\"}", p);
+  for (int i = 0; i < 5; i++) {
+    g_autofree char *id = g_strdup_printf("%d", 100 + i);
+
+    keys[i] = rd_conn_request(c, "readImages", params, id);
+  }
+  fifth = rd_conn_wait(c, keys[4], 5000);
+  ck_assert_int_eq(rd_error_code(fifth), -32600);
+  for (int i = 0; i < 200 && recorded_count() < 4; i++)
+    g_usleep(25 * 1000);
+  ck_assert_int_eq(recorded_count(), 4);
+  for (int i = 0; i < 4; i++) {
+    g_autofree char *cancel = g_strdup_printf("{\"id\":%d}", 100 + i);
+
+    rd_conn_notify(c, "$/cancelRequest", cancel);
+  }
+  for (int i = 0; i < 4; i++) {
+    g_autoptr(JsonNode) m = rd_conn_wait(c, keys[i], 5000);
+
+    ck_assert_int_eq(rd_error_code(m), -32800);
+  }
+  for (int i = 0; i < 5; i++)
+    g_free(keys[i]);
+  rd_conn_free(c);
+  rd_daemon_stop(d);
+  rd_daemon_free(d);
+}
+END_TEST
+
 /* A client that goes away mid-request costs nothing: the daemon stops cleanly after. */
 START_TEST(vision_disconnect_mid_request) {
   g_autofree char *p = png("p.png", 64, 64), *params = NULL, *key = NULL;
@@ -1043,6 +1083,7 @@ static Suite *vision_suite(void) {
   tcase_add_test(tc, vision_endpoint_failures);
   tcase_add_test(tc, vision_cancel_mid_request);
   tcase_add_test(tc, vision_disconnect_mid_request);
+  tcase_add_test(tc, vision_concurrent_limit);
   tcase_add_test(tc, vision_bad_calls);
   tcase_add_test(tc, vision_key_stays_with_its_endpoint);
   tcase_add_test(tc, vision_fence_and_stdio);
