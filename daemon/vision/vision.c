@@ -179,6 +179,14 @@ static const char *detail_of(const VisionCall *call, const ImageOut *img) {
 
 static void http_done_cb(HttpTransfer *t, const HttpResult *res, void *data);
 
+/* True when url's host is under azure.com (Azure OpenAI). */
+static bool is_azure(const char *url) {
+  g_autoptr(GUri) uri = g_uri_parse(url, G_URI_FLAGS_NONE, NULL);
+  const char *host = uri != NULL ? g_uri_get_host(uri) : NULL;
+
+  return host != NULL && g_str_has_suffix(host, ".azure.com");
+}
+
 /* Sends the body built on the pool (taken) to the endpoint. */
 static void send_body(VisionCall *call, char *body, size_t body_len) {
   g_autoptr(GPtrArray) headers = g_ptr_array_new_with_free_func(g_free);
@@ -192,11 +200,11 @@ static void send_body(VisionCall *call, char *body, size_t body_len) {
     g_ptr_array_add(headers, g_strdup("anthropic-version: " VISION_ANTHROPIC_VERSION));
     if (call->target.api_key != NULL)
       g_ptr_array_add(headers, g_strconcat("x-api-key: ", call->target.api_key, NULL));
+  } else if (call->target.api_key != NULL && is_azure(call->target.base_url)) {
+    /* Azure OpenAI reads a resource key from api-key (Authorization carries Entra tokens). */
+    g_ptr_array_add(headers, g_strconcat("api-key: ", call->target.api_key, NULL));
   } else if (call->target.api_key != NULL) {
     g_ptr_array_add(headers, g_strconcat("Authorization: Bearer ", call->target.api_key, NULL));
-    /* Azure OpenAI reads its key from api-key. */
-    if (strstr(call->target.base_url, ".azure.com") != NULL)
-      g_ptr_array_add(headers, g_strconcat("api-key: ", call->target.api_key, NULL));
   }
   g_ptr_array_add(headers, NULL);
   spec.headers = (const char *const *)headers->pdata;
