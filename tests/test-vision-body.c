@@ -1,6 +1,7 @@
 /* Unit tests of the vision client's pure parts: the request bodies of both providers, the
  * endpoint URL, reading answers and error messages back, redaction, and readImages' params. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <check.h>
@@ -8,6 +9,7 @@
 #include <json-glib/json-glib.h>
 
 #include "daemon/vision/vision-body.h"
+#include "daemon/vision/vision-target.h"
 #include "ipc/read-images-params.h"
 
 static JsonNode *parse(const char *text) {
@@ -261,6 +263,68 @@ START_TEST(vision_settings_from_initialize) {
 }
 END_TEST
 
+/* Settings level over level; the key stays with the base URL it came with. */
+START_TEST(vision_target_levels) {
+  VisionSettings conn = {0}, call = {0};
+  VisionTarget t;
+  char *err = NULL;
+
+  setenv("READERD_VISION_BASE_URL", "http://env/v1", 1);
+  setenv("READERD_VISION_MODEL", "env-model", 1);
+  setenv("READERD_VISION_API_KEY", "env-key", 1);
+  unsetenv("READERD_VISION_PROVIDER");
+  ck_assert_int_eq(vision_target_resolve(NULL, NULL, &t, &err), 0);
+  ck_assert_str_eq(t.base_url, "http://env/v1");
+  ck_assert_str_eq(t.api_key, "env-key");
+  ck_assert_int_eq(t.provider, VISION_PROVIDER_OPENAI);
+  vision_target_clear(&t);
+  /* The same base URL again keeps the key; another drops it. */
+  call.base_url = "http://env/v1";
+  call.model = "call-model";
+  ck_assert_int_eq(vision_target_resolve(NULL, &call, &t, &err), 0);
+  ck_assert_str_eq(t.api_key, "env-key");
+  ck_assert_str_eq(t.model, "call-model");
+  vision_target_clear(&t);
+  call.base_url = "http://elsewhere/v1";
+  ck_assert_int_eq(vision_target_resolve(NULL, &call, &t, &err), 0);
+  ck_assert_ptr_null(t.api_key);
+  vision_target_clear(&t);
+  /* A connection's own base URL and key; the call's provider on top. */
+  conn.base_url = "https://conn/v1";
+  conn.api_key = "conn-key";
+  call.base_url = NULL;
+  call.provider = "anthropic";
+  ck_assert_int_eq(vision_target_resolve(&conn, &call, &t, &err), 0);
+  ck_assert_str_eq(t.base_url, "https://conn/v1");
+  ck_assert_str_eq(t.api_key, "conn-key");
+  ck_assert_int_eq(t.provider, VISION_PROVIDER_ANTHROPIC);
+  vision_target_clear(&t);
+  /* A connection's base URL without a key drops the environment's. */
+  conn.api_key = NULL;
+  ck_assert_int_eq(vision_target_resolve(&conn, NULL, &t, &err), 0);
+  ck_assert_ptr_null(t.api_key);
+  vision_target_clear(&t);
+  /* The provider's default base URL; no model is an error. */
+  unsetenv("READERD_VISION_BASE_URL");
+  setenv("READERD_VISION_PROVIDER", "anthropic", 1);
+  ck_assert_int_eq(vision_target_resolve(NULL, NULL, &t, &err), 0);
+  ck_assert_str_eq(t.base_url, "https://api.anthropic.com/v1");
+  vision_target_clear(&t);
+  unsetenv("READERD_VISION_MODEL");
+  ck_assert_int_eq(vision_target_resolve(NULL, NULL, &t, &err), -EINVAL);
+  ck_assert_ptr_nonnull(strstr(err, "READERD_VISION_MODEL"));
+  g_free(err);
+  setenv("READERD_VISION_PROVIDER", "gemini", 1);
+  setenv("READERD_VISION_MODEL", "m", 1);
+  ck_assert_int_eq(vision_target_resolve(NULL, NULL, &t, &err), -EINVAL);
+  ck_assert_ptr_nonnull(strstr(err, "READERD_VISION_PROVIDER"));
+  g_free(err);
+  /* A call's provider is checked before it gets here; it overrides the environment's. */
+  ck_assert_int_eq(vision_target_resolve(NULL, &call, &t, &err), 0);
+  vision_target_clear(&t);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("vision-body");
   TCase *tc = tcase_create("vision-body");
@@ -276,6 +340,7 @@ int main(void) {
   tcase_add_test(tc, vision_redact_key);
   tcase_add_test(tc, vision_params_parse);
   tcase_add_test(tc, vision_settings_from_initialize);
+  tcase_add_test(tc, vision_target_levels);
   suite_add_tcase(s, tc);
   sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
