@@ -477,6 +477,8 @@ START_TEST(vision_anthropic) {
     ck_assert_ptr_null(str_at(file_at(result_of(again), 0), "code"));
   }
   ck_assert_str_eq(str_at(res, "provider"), "anthropic");
+  ck_assert(!json_object_has_member(
+      json_array_get_object_element(json_object_get_array_member(res, "images"), 0), "detail"));
   ck_assert_str_eq(str_at(res, "model"), "claude-x-served");
   ck_assert_int_eq(
       json_object_get_int_member(json_object_get_object_member(res, "usage"), "inputTokens"), 1234);

@@ -103,7 +103,9 @@ static void json_images(GString *gs, const VisionReport *rep) {
       if (img->original_width > 0)
         g_string_append_printf(gs, "\"originalWidth\":%d,\"originalHeight\":%d,",
                                img->original_width, img->original_height);
-      if (rep->details != NULL && rep->details[k] != NULL)
+      /* Only OpenAI's image parts carry a detail. */
+      if (rep->provider == VISION_PROVIDER_OPENAI && rep->details != NULL &&
+          rep->details[k] != NULL)
         json_string_member(gs, "detail", rep->details[k]);
       g_string_append_printf(gs, "\"bytes\":%zu}", img->data_len);
       g_string_append_c(gs, ',');
