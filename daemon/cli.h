@@ -31,3 +31,12 @@ int cli_check_output(int status);
 
 /* Prints the usage text to stdout (to_stderr 0) or stderr (1). */
 void cli_usage(int to_stderr);
+
+/* `readerd read-images --query TEXT [--detail low|high|auto] [--model M] [--base-url URL]
+ *                      [--provider openai|anthropic] [--pages SPEC] [--max-tokens N] [--json]
+ *                      PATH...`: asks the vision model about the pictures of PATH... (cli-vision.c)
+ * with the settings of READERD_VISION_* under the options; argv[0] is "read-images". Prints the
+ * answer (with --json, the result object) and each file's error on stderr. Returns 0 on an
+ * answer, 1 when the endpoint failed or no picture could be read (the reason on stderr), 2 on a
+ * usage error (--help: 0), 3 when the output could not be written. */
+int cli_read_images(int argc, char **argv);

@@ -16,6 +16,7 @@
 #include "daemon/pdf/worker/pdf-worker.h"
 #include "daemon/readers/detect.h"
 #include "daemon/scheduler.h"
+#include "daemon/vision/http.h"
 #include "formatters/format.h"
 
 
@@ -70,10 +71,14 @@ int main(int argc, char **argv) {
   log_route_glib(LOG_ERR);
   /* Before any thread formats. */
   format_init();
+  /* Before any thread starts: readImages' HTTP client. */
+  http_global_init();
   if (strcmp(argv[1], "read") == 0) {
     r = cli_read(argc - 1, argv + 1);
   } else if (strcmp(argv[1], "serve") == 0) {
     r = cli_serve(argc - 1, argv + 1);
+  } else if (strcmp(argv[1], "read-images") == 0) {
+    r = cli_read_images(argc - 1, argv + 1);
   } else if (strcmp(argv[1], "mcp") == 0) {
     r = cli_mcp(argc - 1, argv + 1);
   } else {

@@ -1,5 +1,6 @@
 #include "daemon/mcp.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include <glib.h>
@@ -10,6 +11,7 @@
 #include "daemon/reply.h"
 #include "daemon/readers/workspace.h"
 #include "daemon/request.h"
+#include "daemon/rpc-vision.h"
 #include "ipc/jsonrpc.h"
 #include "ipc/mcp.h"
 
@@ -41,6 +43,8 @@ typedef struct {
   bool roots_pending;      /* roots/list asked, not answered: reads wait */
   unsigned roots_asked;    /* roots/list requests sent */
   uv_timer_t *roots_timer; /* ends the wait for roots; allocated on first use, freed when closed */
+  RpcVision *vision;       /* read_images calls */
+  GPtrArray *vision_waiting; /* VisionWaiting *: read_images calls waiting for the roots */
   Conn *conn;
 } Mcp;
 
@@ -60,6 +64,20 @@ void mcp_configure(const McpOptions *opt) {
 void mcp_configure_clear(void) {
   g_clear_pointer(&config.roots, g_strfreev);
   g_clear_pointer(&config.exclude, g_strfreev);
+}
+
+/* A read_images call made before the client said where its roots are. */
+typedef struct {
+  JsonNode *id;
+  ReadImagesParams params;
+} VisionWaiting;
+
+static void vision_waiting_free(void *data) {
+  VisionWaiting *w = data;
+
+  json_node_unref(w->id);
+  read_images_params_clear(&w->params);
+  g_free(w);
 }
 
 static Mcp *mcp_of(const Conn *c) {
@@ -138,11 +156,31 @@ static void read_progress_cb(Conn *c, ReadCall *rc, size_t done, size_t total) {
   conn_send_line(c, line, len);
 }
 
+/* read_images' answer: the <ReadImagesResult> XML, or the endpoint's failure as the tool's
+ * error, with what was read. */
+static void vision_answer(Conn *c, JsonNode *id, VisionCall *call) {
+  g_autofree char *xml = vision_call_result_xml(call), *text = NULL, *result = NULL;
+  bool failed = vision_call_status(call) != 0;
+
+  text = failed ? g_strdup_printf("%s\n%s", vision_call_error(call), xml) : g_steal_pointer(&xml);
+  result = mcp_tool_text_json(text, failed);
+  reply_result(c, id, result);
+}
+
+/* True when a vision model is configured: read_images is offered. */
+static bool vision_configured(void) {
+  const char *model = getenv("READERD_VISION_MODEL");
+
+  return model != NULL && *model != '\0';
+}
+
 static void *mcp_new_state(Conn *c) {
   Mcp *m = g_new0(Mcp, 1);
 
   m->conn = c;
   m->budget = mcp_client_budget(NULL);
+  m->vision = rpc_vision_new(c, vision_answer);
+  m->vision_waiting = g_ptr_array_new_with_free_func(vision_waiting_free);
   m->reads = read_queue_new(c, REQUEST_OUTPUT_BARE, read_done_cb, read_progress_cb, call_free);
   m->ws = fence((const char *const *)config.roots);
   return m;
@@ -152,16 +190,27 @@ static void mcp_free_state(void *state) {
   Mcp *m = state;
 
   read_queue_free(m->reads);
+  rpc_vision_free(m->vision);
+  g_ptr_array_free(m->vision_waiting, TRUE);
   workspace_unref(m->ws);
   g_free(m);
 }
+
+static void vision_start(Conn *c, JsonNode *id, ReadImagesParams *params);
 
 static void mcp_progress(Conn *c) {
   Mcp *m = mcp_of(c);
 
   /* Until the client says where its roots are, reads wait: they would meet the wrong fence. */
-  if (!m->roots_pending)
-    read_queue_start(m->reads, m->ws);
+  if (m->roots_pending)
+    return;
+  read_queue_start(m->reads, m->ws);
+  while (m->vision_waiting->len > 0) {
+    VisionWaiting *w = g_ptr_array_steal_index(m->vision_waiting, 0);
+
+    vision_start(c, w->id, &w->params);
+    vision_waiting_free(w);
+  }
 }
 
 static bool mcp_busy(Conn *c) {
@@ -169,7 +218,8 @@ static bool mcp_busy(Conn *c) {
 }
 
 static bool mcp_idle(Conn *c) {
-  return read_queue_idle(mcp_of(c)->reads);
+  return read_queue_idle(mcp_of(c)->reads) && rpc_vision_idle(mcp_of(c)->vision) &&
+         mcp_of(c)->vision_waiting->len == 0;
 }
 
 static void timer_free_cb(uv_handle_t *h) {
@@ -180,6 +230,8 @@ static void mcp_closing(Conn *c) {
   Mcp *m = mcp_of(c);
 
   read_queue_close(m->reads);
+  rpc_vision_close(m->vision);
+  g_ptr_array_set_size(m->vision_waiting, 0);
   /* Freed in its own close callback: the state goes before the timer is done closing. */
   if (m->roots_timer != NULL)
     uv_close((uv_handle_t *)g_steal_pointer(&m->roots_timer), timer_free_cb);
@@ -269,6 +321,41 @@ static void handle_initialize(Conn *c, const JsonrpcMessage *msg) {
   reply_result(c, msg->id, result);
 }
 
+/* Starts a read_images call (params taken) in the fence reads have now; no model to ask is
+ * the tool's error. */
+static void vision_start(Conn *c, JsonNode *id, ReadImagesParams *params) {
+  g_autofree char *err = NULL, *result = NULL;
+  Mcp *m = mcp_of(c);
+
+  if (rpc_vision_start(m->vision, id, params, m->ws, &err) == 0)
+    return;
+  result = mcp_tool_error_json(err);
+  reply_result(c, id, result);
+}
+
+/* read_images: bad arguments are the tool's error; the call waits for the client's roots as
+ * reads do. */
+static void handle_read_images(Conn *c, const JsonrpcMessage *msg, JsonNode *arguments) {
+  g_autofree char *err = NULL, *result = NULL;
+  ReadImagesParams params;
+  Mcp *m = mcp_of(c);
+  VisionWaiting *w;
+
+  if (mcp_read_images_args_parse(arguments, &params, &err) < 0) {
+    result = mcp_tool_error_json(err);
+    reply_result(c, msg->id, result);
+    return;
+  }
+  if (!m->roots_pending) {
+    vision_start(c, msg->id, &params);
+    return;
+  }
+  w = g_new0(VisionWaiting, 1);
+  w->id = json_node_copy(msg->id);
+  w->params = params;
+  g_ptr_array_add(m->vision_waiting, w);
+}
+
 /* tools/call: bad arguments are the tool's error (the model reads it and can try again); an
  * unknown tool is the protocol's. */
 static void handle_call(Conn *c, const JsonrpcMessage *msg, size_t len) {
@@ -281,6 +368,12 @@ static void handle_call(Conn *c, const JsonrpcMessage *msg, size_t len) {
   ReadParams params;
   Call *call;
 
+  if (name != NULL && JSON_NODE_HOLDS_VALUE(name) &&
+      json_node_get_value_type(name) == G_TYPE_STRING &&
+      strcmp(json_node_get_string(name), MCP_TOOL_READ_IMAGES) == 0 && vision_configured()) {
+    handle_read_images(c, msg, json_object_get_member(p, "arguments"));
+    return;
+  }
   if (name == NULL || !JSON_NODE_HOLDS_VALUE(name) ||
       json_node_get_value_type(name) != G_TYPE_STRING ||
       strcmp(json_node_get_string(name), MCP_TOOL_READ_FILES) != 0) {
@@ -318,7 +411,8 @@ static void handle_request(Conn *c, const JsonrpcMessage *msg, size_t len) {
   } else if (strcmp(m, "ping") == 0) {
     reply_result(c, msg->id, "{}");
   } else if (strcmp(m, "tools/list") == 0) {
-    reply_result(c, msg->id, mcp_tools_list_json());
+    reply_result(c, msg->id,
+                 vision_configured() ? mcp_tools_list_vision_json() : mcp_tools_list_json());
   } else if (strcmp(m, "tools/call") == 0) {
     handle_call(c, msg, len);
   } else {
@@ -339,8 +433,18 @@ static void handle_notification(Conn *c, const JsonrpcMessage *msg) {
     JsonNode *id = json_object_get_member(json_node_get_object(msg->params), "requestId");
     g_autofree char *key = id != NULL ? jsonrpc_id_key(id) : NULL;
 
-    if (key != NULL)
+    if (key != NULL) {
+      GPtrArray *waiting = mcp_of(c)->vision_waiting;
+
       read_queue_cancel(mcp_of(c)->reads, key);
+      rpc_vision_cancel(mcp_of(c)->vision, key);
+      for (guint i = waiting->len; i > 0; i--) {
+        g_autofree char *k = jsonrpc_id_key(((VisionWaiting *)waiting->pdata[i - 1])->id);
+
+        if (g_strcmp0(k, key) == 0)
+          g_ptr_array_remove_index(waiting, i - 1);
+      }
+    }
   }
   /* Other notifications are never answered. */
 }

@@ -58,6 +58,7 @@ struct Request {
   size_t completed; /* files read to the end, summed as lanes and jobs come back */
   atomic_bool cancelled;
   bool finished; /* done_cb was called */
+  bool keep;     /* REQUEST_OUTPUT_NONE: nothing formatted, the files kept */
 
   /* The expansion phase (daemon/expand.h): paths[] becomes the files of folders and globs. */
   uv_work_t expand_work;
@@ -97,7 +98,7 @@ static void file_done(Request *req, size_t i) {
   if (req->budget != NULL)
     budget_enforce(req->budget, i, f);
 
-  if (f->code != NULL || f->n_images == 0) {
+  if (!req->keep && (f->code != NULL || f->n_images == 0)) {
     req->frags[i] = format_file(req, i, 0);
     /* The text now lives in the fragment. */
     g_clear_pointer(&f->content, g_free);
@@ -218,12 +219,15 @@ static GString *piece_within_cap(Request *req, size_t i, int64_t image_index, si
  * copied again. */
 static void assemble(Request *req) {
   size_t n = req->result.n_files, k = 1, used = 0;
-  GString **parts = g_new0(GString *, n + 2);
+  GString **parts;
   int64_t image_index = 0, tokens = 0;
   bool ok = true;
 
   /* The request's image limits need every file read; files with images are formatted below. */
   image_request_budget(&req->result, req->params.max_total_image_bytes, &req->cancelled);
+  if (req->keep)
+    return;
+  parts = g_new0(GString *, n + 2);
   for (size_t i = 0; i < n; i++, k++) {
     FileResult *f = &req->result.files[i];
 
@@ -350,7 +354,8 @@ static void maybe_finish(Request *req) {
   /* The answer was assembled on the pool by the last file's thread; the per-file data is no
    * longer needed. */
   ok = all_read(req);
-  read_result_clear(&req->result);
+  if (!req->keep || !ok)
+    read_result_clear(&req->result);
   if (!ok)
     pieces_free(g_steal_pointer(&req->output), req->output_n);
   req->finished = true;
@@ -438,6 +443,7 @@ Request *request_start(uv_loop_t *loop, ReadParams *params, Workspace *ws, Reque
   req->fmt = format_get(req->params.format);
   g_assert(req->fmt != NULL);
   req->fopt.bare = output == REQUEST_OUTPUT_BARE;
+  req->keep = output == REQUEST_OUTPUT_NONE;
   req->fopt.detail = read_image_detail_name(req->params.image_detail);
   req->done_cb = done_cb;
   req->data = data;
@@ -486,6 +492,11 @@ GString **request_take_output(Request *req, size_t *ret_n) {
   *ret_n = req->output_n;
   req->output_n = 0;
   return g_steal_pointer(&req->output);
+}
+
+void request_take_result(Request *req, ReadResult *ret) {
+  *ret = req->result;
+  req->result = (ReadResult){0};
 }
 
 void request_on_progress(Request *req, RequestProgressCb progress_cb) {

@@ -17,6 +17,8 @@
 typedef enum {
   REQUEST_OUTPUT_RESULT_JSON, /* the result object of the request's format (params.format) */
   REQUEST_OUTPUT_BARE,        /* the format's shape alone (the one-shot CLI): for xml, the XML */
+  REQUEST_OUTPUT_NONE,        /* nothing formatted: the files are kept for request_take_result()
+                                 (readImages sends the pictures elsewhere) */
 } RequestOutput;
 
 typedef struct Request Request;
@@ -47,6 +49,11 @@ void request_cancel(Request *req);
  * never copied into one buffer (free each with g_string_free(p, TRUE), then the array with
  * g_free). NULL (and *ret_n 0) after the first call, when cancelled, or when formatting failed. */
 GString **request_take_output(Request *req, size_t *ret_n);
+
+/* Takes the files read, once, for a request started with REQUEST_OUTPUT_NONE that finished
+ * with status 0: *ret gets them (the request's image budget already applied); clear it with
+ * read_result_clear(). Otherwise *ret is zeroed. */
+void request_take_result(Request *req, ReadResult *ret);
 
 /* Number of files that ended with a per-file error. */
 size_t request_failed_count(const Request *req);

@@ -10,6 +10,7 @@
 #include "daemon/read-queue.h"
 #include "daemon/reply.h"
 #include "daemon/request.h"
+#include "daemon/rpc-vision.h"
 #include "daemon/readers/workspace.h"
 #include "ipc/initialize-params.h"
 #include "ipc/initialize-result.h"
@@ -19,6 +20,7 @@
 typedef struct {
   Workspace *ws; /* from initialize; NULL until then */
   ReadQueue *reads;
+  RpcVision *vision; /* readImages */
   bool shutdown_received;
 } Rpc;
 
@@ -32,6 +34,7 @@ static void *rpc_new_state(Conn *c) {
   Rpc *r = g_new0(Rpc, 1);
 
   r->reads = read_queue_new(c, REQUEST_OUTPUT_RESULT_JSON, read_done_cb, NULL, NULL);
+  r->vision = rpc_vision_new(c, NULL);
   return r;
 }
 
@@ -39,6 +42,7 @@ static void rpc_free_state(void *state) {
   Rpc *r = state;
 
   read_queue_free(r->reads);
+  rpc_vision_free(r->vision);
   workspace_unref(r->ws);
   g_free(r);
 }
@@ -77,7 +81,7 @@ static bool rpc_busy(Conn *c) {
 }
 
 static bool rpc_idle(Conn *c) {
-  return read_queue_idle(rpc_of(c)->reads);
+  return read_queue_idle(rpc_of(c)->reads) && rpc_vision_idle(rpc_of(c)->vision);
 }
 
 /* A rootPath must be an existing folder, fence or not: relative paths would otherwise
@@ -99,7 +103,9 @@ static void handle_initialize(Conn *c, const JsonrpcMessage *msg) {
 
   if (initialize_params_parse(msg->params, &p, &err) < 0 ||
       root_path_check(p.root_path, &err) < 0 ||
-      workspace_new(p.root_path, p.confine, (const char *const *)p.exclude, &ws, &err) < 0) {
+      workspace_new(p.root_path, p.confine, (const char *const *)p.exclude, &ws, &err) < 0 ||
+      rpc_vision_initialize(r->vision, msg->params, &err) < 0) {
+    workspace_unref(ws);
     reply_error(c, msg->id, JSONRPC_INVALID_PARAMS, err);
     initialize_params_clear(&p);
     return;
@@ -135,8 +141,10 @@ static void handle_cancel(Conn *c, const JsonrpcMessage *msg) {
     return;
   id = json_object_get_member(json_node_get_object(msg->params), "id");
   key = id != NULL ? jsonrpc_id_key(id) : NULL;
-  if (key != NULL)
+  if (key != NULL) {
     read_queue_cancel(rpc_of(c)->reads, key);
+    rpc_vision_cancel(rpc_of(c)->vision, key);
+  }
 }
 
 static void handle_request(Conn *c, const JsonrpcMessage *msg, size_t len) {
@@ -150,6 +158,11 @@ static void handle_request(Conn *c, const JsonrpcMessage *msg, size_t len) {
       reply_error(c, msg->id, JSONRPC_INVALID_REQUEST, "the client asked for shutdown");
     else
       handle_read(c, msg, len);
+  } else if (strcmp(m, "readImages") == 0) {
+    if (r->shutdown_received)
+      reply_error(c, msg->id, JSONRPC_INVALID_REQUEST, "the client asked for shutdown");
+    else
+      rpc_vision_request(r->vision, msg, r->ws);
   } else if (strcmp(m, "shutdown") == 0) {
     r->shutdown_received = true;
     reply_result(c, msg->id, "null");
@@ -186,6 +199,7 @@ static void rpc_line(Conn *c, const char *line, size_t len) {
 /* Requests in flight go on on the pool; they are detached, so that they free themselves. */
 static void rpc_closing(Conn *c) {
   read_queue_close(rpc_of(c)->reads);
+  rpc_vision_close(rpc_of(c)->vision);
 }
 
 const ConnHandler rpc_handler = {

@@ -4,6 +4,7 @@
 #include <json-glib/json-glib.h>
 
 #include "formatters/format.h"
+#include "ipc/read-images-params.h"
 #include "ipc/read-params.h"
 
 static void add_int(JsonBuilder *b, const char *name, int64_t v) {
@@ -51,6 +52,16 @@ char *initialize_result_json(void) {
   add_read_capabilities(b);
   json_builder_set_member_name(b, "cancelRequest");
   json_builder_add_boolean_value(b, TRUE);
+  /* readImages (docs/vision.md): whether a model is configured is the client's to say. */
+  json_builder_set_member_name(b, "readImages");
+  json_builder_begin_object(b);
+  add_int(b, "maxPaths", READ_IMAGES_MAX_PATHS);
+  json_builder_set_member_name(b, "providers");
+  json_builder_begin_array(b);
+  json_builder_add_string_value(b, "openai");
+  json_builder_add_string_value(b, "anthropic");
+  json_builder_end_array(b);
+  json_builder_end_object(b);
   json_builder_end_object(b);
   json_builder_end_object(b);
   root = json_builder_get_root(b);

@@ -382,6 +382,11 @@ static void jsonrpc_append_id(GString *out, JsonNode *id) {
 }
 
 char *jsonrpc_format_error(JsonNode *id, int code, const char *message, size_t *ret_len) {
+  return jsonrpc_format_error_data(id, code, message, NULL, ret_len);
+}
+
+char *jsonrpc_format_error_data(JsonNode *id, int code, const char *message, const char *data_json,
+                                size_t *ret_len) {
   g_autoptr(JsonNode) text = json_node_new(JSON_NODE_VALUE);
   g_autofree char *valid = NULL;
   g_autofree char *quoted = NULL;
@@ -397,7 +402,10 @@ char *jsonrpc_format_error(JsonNode *id, int code, const char *message, size_t *
 
   g_string_append(out, "{\"jsonrpc\":\"2.0\",\"id\":");
   jsonrpc_append_id(out, id);
-  g_string_append_printf(out, ",\"error\":{\"code\":%d,\"message\":%s}}\n", code, quoted);
+  g_string_append_printf(out, ",\"error\":{\"code\":%d,\"message\":%s", code, quoted);
+  if (data_json != NULL)
+    g_string_append_printf(out, ",\"data\":%s", data_json);
+  g_string_append(out, "}}\n");
   if (ret_len)
     *ret_len = out->len;
   return g_string_free(out, FALSE);

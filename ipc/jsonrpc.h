@@ -53,6 +53,11 @@ char *jsonrpc_id_key(JsonNode *id);
  * id may be NULL (written as null). g_malloc'd; length in *ret_len when not NULL. */
 char *jsonrpc_format_error(JsonNode *id, int code, const char *message, size_t *ret_len);
 
+/* jsonrpc_format_error() with a "data" member after the message: data_json (serialized JSON,
+ * embedded as it is; NULL: no data). */
+char *jsonrpc_format_error_data(JsonNode *id, int code, const char *message,
+                                const char *data_json, size_t *ret_len);
+
 /* What ends a result response line after the result itself. */
 #define JSONRPC_RESULT_TAIL "}\n"
 

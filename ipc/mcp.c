@@ -98,6 +98,43 @@ static const char tools_list[] =
     "\"annotations\":{\"title\":\"Read files\",\"readOnlyHint\":true,\"destructiveHint\":false,"
     "\"idempotentHint\":true,\"openWorldHint\":false}}]}";
 
+#define READ_IMAGES_TOOL                                                                           \
+  "{\"name\":\"" MCP_TOOL_READ_IMAGES "\",\"title\":\"Ask about images\","                       \
+  "\"description\":\"Ask a vision model a question about images and PDF pages (figures, charts, "   \
+  "scanned tables, screenshots) and get its answer in text. Give every picture the question is "   \
+  "about in one call. Images of any common format are converted and scaled as needed; PDFs are "   \
+  "rendered page by page (pages selects them). A file that cannot be read is named with its error " \
+  "and the others are still asked.\","                                                             \
+  "\"inputSchema\":{\"type\":\"object\",\"additionalProperties\":false,"                         \
+  "\"required\":[\"paths\",\"query\"],\"properties\":{"                                            \
+  "\"paths\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":100,\"items\":{\"type\":"           \
+  "\"string\",\"minLength\":1},\"description\":\"The image files and PDFs to ask about.\"},"        \
+  "\"query\":{\"type\":\"string\",\"minLength\":1,\"description\":\"The question.\"},"            \
+  "\"detail\":{\"type\":\"string\",\"enum\":[\"auto\",\"low\",\"high\"],\"description\":"       \
+  "\"low: at most 512 px on the long edge (cheap, for a glance); high: up to 2048 px and 768 px "    \
+  "on the short side (small print); auto (default) picks by size.\"},"                              \
+  "\"pages\":{\"type\":\"string\",\"description\":\"PDF pages, such as \\\"3\\\" or "               \
+  "\\\"1-2\\\".\"},"                                                                                \
+  "\"model\":{\"type\":\"string\",\"minLength\":1,\"description\":\"Another model of the "          \
+  "configured endpoint.\"},"                                                                        \
+  "\"maxTokens\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":131072,\"description\":"        \
+  "\"Longest answer, in tokens (default 1024).\"}}},"                                               \
+  "\"annotations\":{\"title\":\"Ask about images\",\"readOnlyHint\":true,"                         \
+  "\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true}}"
+
+const char *mcp_tools_list_vision_json(void) {
+  static gsize once = 0;
+  static char *text;
+
+  /* read_files' entry, then read_images': the list without its closing "]}". */
+  if (g_once_init_enter(&once)) {
+    text = g_strdup_printf("%.*s," READ_IMAGES_TOOL "]}", (int)(sizeof(tools_list) - 3),
+                           tools_list);
+    g_once_init_leave(&once, 1);
+  }
+  return text;
+}
+
 const char *mcp_protocol_version(const char *requested) {
   for (size_t i = 0; requested != NULL && i < G_N_ELEMENTS(versions); i++)
     if (strcmp(requested, versions[i]) == 0)
@@ -280,6 +317,41 @@ int mcp_read_args_parse(JsonNode *arguments, int64_t default_budget, ReadParams 
   if (!mcp_images_budget_given(o))
     ret->max_total_image_bytes = MCP_DEFAULT_MAX_IMAGE_BYTES;
   return 0;
+}
+
+int mcp_read_images_args_parse(JsonNode *arguments, ReadImagesParams *ret, char **ret_error) {
+  static const char *const members[] = {"paths", "query", "detail", "pages",
+                                        "model", "maxTokens", NULL};
+
+  memset(ret, 0, sizeof(*ret));
+  if (arguments == NULL || !JSON_NODE_HOLDS_OBJECT(arguments))
+    return fail(ret_error, "the arguments must be an object with paths and query");
+  if (only_members(json_node_get_object(arguments), members, "", ret_error) < 0)
+    return -EINVAL;
+  return read_images_params_parse(arguments, ret, ret_error);
+}
+
+char *mcp_tool_text_json(const char *text, bool is_error) {
+  g_autoptr(JsonBuilder) b = json_builder_new();
+  g_autoptr(JsonGenerator) gen = json_generator_new();
+  g_autoptr(JsonNode) root = NULL;
+
+  json_builder_begin_object(b);
+  json_builder_set_member_name(b, "content");
+  json_builder_begin_array(b);
+  json_builder_begin_object(b);
+  json_builder_set_member_name(b, "type");
+  json_builder_add_string_value(b, "text");
+  json_builder_set_member_name(b, "text");
+  json_builder_add_string_value(b, text);
+  json_builder_end_object(b);
+  json_builder_end_array(b);
+  json_builder_set_member_name(b, "isError");
+  json_builder_add_boolean_value(b, is_error);
+  json_builder_end_object(b);
+  root = json_builder_get_root(b);
+  json_generator_set_root(gen, root);
+  return json_generator_to_data(gen, NULL);
 }
 
 char *mcp_tool_error_json(const char *message) {

@@ -7,6 +7,7 @@
 
 #include <json-glib/json-glib.h>
 
+#include "ipc/read-images-params.h"
 #include "ipc/read-params.h"
 
 #define MCP_PROTOCOL_LATEST "2025-06-18"
@@ -15,6 +16,7 @@
 #define MCP_MAX_ANSWER_BYTES ((size_t)8 * 1024 * 1024)
 #define MCP_DEFAULT_MAX_IMAGE_BYTES ((int64_t)8 * 1024 * 1024)
 #define MCP_TOOL_READ_FILES "read_files"
+#define MCP_TOOL_READ_IMAGES "read_images"
 
 /* The token budget of a read_files call that names none: what the client takes of one tool
  * result (Claude Code: MAX_MCP_OUTPUT_TOKENS, 25,000 by default; docs/mcp.md). */
@@ -42,6 +44,18 @@ char *mcp_initialize_result_json(const char *version);
 
 /* tools/list's result: the tools with their JSON Schemas. Static text. */
 const char *mcp_tools_list_json(void);
+
+/* tools/list's result with read_images after read_files, for a server with a vision model
+ * configured (docs/vision.md). Static text. */
+const char *mcp_tools_list_vision_json(void);
+
+/* Validates read_images' arguments (an object with paths and query; also detail, pages, model,
+ * maxTokens, nothing else: never an endpoint or a key) into *ret. Returns 0, or -EINVAL with
+ * *ret_error (g_malloc'd); *ret is then cleared. */
+int mcp_read_images_args_parse(JsonNode *arguments, ReadImagesParams *ret, char **ret_error);
+
+/* A tool result holding text, with isError as given. g_free the result. */
+char *mcp_tool_text_json(const char *text, bool is_error);
 
 /* Validates read_files' arguments (an object; NULL is invalid: paths is required) into read
  * params in the mcp format; a call without `budget` gets default_budget tokens (0: none).

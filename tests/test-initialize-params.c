@@ -6,6 +6,7 @@
 
 #include "formatters/format.h"
 #include "ipc/initialize-params.h"
+#include "ipc/read-images-params.h"
 #include "ipc/initialize-result.h"
 #include "ipc/read-params.h"
 
@@ -131,6 +132,9 @@ START_TEST(initialize_result_lists_what_readerd_does) {
                    READERD_VERSION);
   o = json_object_get_object_member(o, "capabilities");
   ck_assert(json_object_get_boolean_member(o, "cancelRequest"));
+  ck_assert_int_eq(json_object_get_int_member(json_object_get_object_member(o, "readImages"),
+                                              "maxPaths"),
+                   READ_IMAGES_MAX_PATHS);
   read = json_object_get_object_member(o, "read");
   ck_assert_int_eq(json_object_get_int_member(read, "maxPaths"), READ_MAX_PATHS);
   ck_assert_int_eq(json_object_get_int_member(read, "defaultLimit"), READ_DEFAULT_LIMIT);

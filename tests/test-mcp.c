@@ -1,5 +1,6 @@
 /* ipc/mcp.c: protocol revisions, the tools list and its schema, read_files' arguments into
  * read params, tool errors, roots and progress lines. */
+#include <errno.h>
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,45 @@ START_TEST(mcp_tools_list_schema) {
     ck_assert_msg(json_object_has_member(props, *m), "no %s in the schema", *m);
   ck_assert(json_object_get_boolean_member(json_object_get_object_member(t, "annotations"),
                                            "readOnlyHint"));
+}
+END_TEST
+
+/* With a vision model, read_images follows read_files: valid JSON, paths and query required,
+ * no member naming an endpoint or a key. */
+START_TEST(mcp_tools_list_vision) {
+  g_autoptr(JsonNode) n = parse(mcp_tools_list_vision_json());
+  JsonArray *tools = json_object_get_array_member(json_node_get_object(n), "tools");
+  JsonObject *t, *schema, *props;
+  JsonArray *req;
+
+  ck_assert_uint_eq(json_array_get_length(tools), 2);
+  ck_assert_str_eq(json_object_get_string_member(json_array_get_object_element(tools, 0), "name"),
+                   MCP_TOOL_READ_FILES);
+  t = json_array_get_object_element(tools, 1);
+  ck_assert_str_eq(json_object_get_string_member(t, "name"), MCP_TOOL_READ_IMAGES);
+  schema = json_object_get_object_member(t, "inputSchema");
+  req = json_object_get_array_member(schema, "required");
+  ck_assert_str_eq(json_array_get_string_element(req, 0), "paths");
+  ck_assert_str_eq(json_array_get_string_element(req, 1), "query");
+  props = json_object_get_object_member(schema, "properties");
+  ck_assert(json_object_has_member(props, "detail"));
+  ck_assert(!json_object_has_member(props, "baseUrl"));
+  ck_assert(!json_object_has_member(props, "apiKey"));
+}
+END_TEST
+
+START_TEST(mcp_args_read_images) {
+  g_autoptr(JsonNode) ok = parse("{\"paths\":[\"a.png\"],\"query\":\"q\",\"detail\":\"high\"}");
+  g_autoptr(JsonNode) bad = parse("{\"paths\":[\"a.png\"],\"query\":\"q\",\"apiKey\":\"k\"}");
+  ReadImagesParams p;
+  char *err = NULL;
+
+  ck_assert_int_eq(mcp_read_images_args_parse(ok, &p, &err), 0);
+  ck_assert_int_eq(p.detail, READ_IMAGE_DETAIL_HIGH);
+  read_images_params_clear(&p);
+  ck_assert_int_eq(mcp_read_images_args_parse(bad, &p, &err), -EINVAL);
+  ck_assert_str_eq(err, "unknown argument apiKey");
+  g_free(err);
 }
 END_TEST
 
@@ -305,6 +345,8 @@ static Suite *mcp_suite(void) {
   tcase_add_test(tc, mcp_budget_defaults);
   tcase_add_test(tc, mcp_initialize_result);
   tcase_add_test(tc, mcp_tools_list_schema);
+  tcase_add_test(tc, mcp_tools_list_vision);
+  tcase_add_test(tc, mcp_args_read_images);
   tcase_add_test(tc, mcp_args_read_params);
   tcase_add_test(tc, mcp_args_tail_and_column);
   tcase_add_test(tc, mcp_args_call_wide_pages_render);
