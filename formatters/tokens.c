@@ -1,5 +1,6 @@
 #include "formatters/tokens.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -20,7 +21,8 @@ enum { C_OTHER, C_LOWER, C_UPPER, C_DIGIT, C_PUNCT, C_BLANK, C_TAB, C_LF, C_CR, 
  * in the hot loops. */
 static unsigned char byte_class[256];
 static unsigned char byte_run[256];
-static int classes_ready;
+/* Filled once, before the first count, whichever thread counts first. */
+static pthread_once_t classes_once = PTHREAD_ONCE_INIT;
 
 static void classes_init(void) {
   for (int b = 0; b < 256; b++) {
@@ -47,7 +49,6 @@ static void classes_init(void) {
     byte_class[b] = c;
     byte_run[b] = c == C_UPPER ? C_LOWER : c == C_TAB ? C_BLANK : c;
   }
-  __atomic_store_n(&classes_ready, 1, __ATOMIC_RELEASE);
 }
 
 /* The code point of the (unchecked) UTF-8 sequence at p and its length: the estimator only
@@ -273,8 +274,7 @@ static void scan(Scan *sc, const unsigned char *p, size_t n) {
 void token_counter_init(TokenCounter *c) {
   memset(c, 0, sizeof *c);
   c->kind = C_OTHER;
-  if (!__atomic_load_n(&classes_ready, __ATOMIC_ACQUIRE))
-    classes_init();
+  (void)pthread_once(&classes_once, classes_init);
 }
 
 void token_counter_feed(TokenCounter *c, const char *s, size_t n) {
