@@ -153,6 +153,42 @@ def main():
             shutil.rmtree(base, ignore_errors=True)
 
 
+def first_connection(readerd, base, name, tool, text_path, text, pdf_path):
+    """A client connects and sends a read before readerd runs; readerd, started on the socket
+    (by `tool`, or by hand when None), answers it; SIGTERM then leaves the socket file."""
+    first_sock = os.path.join(base, name + ".sock")
+    logpath = os.path.join(base, name + ".log")
+    log = open(logpath, "w")
+    if tool:
+        proc = subprocess.Popen([tool, "-l", first_sock, readerd, "serve"],
+                                stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+        t0 = time.monotonic()
+        while not os.path.exists(first_sock):
+            check(time.monotonic() - t0 < DEADLINE, "systemd-socket-activate made no socket")
+            check(proc.poll() is None, "systemd-socket-activate exited: " + read_log(logpath))
+            time.sleep(0.02)
+        how = os.path.basename(tool)
+    else:
+        first = listening_socket(first_sock)
+        proc = None
+        how = "by hand"
+    c = connect(first_sock)
+    send_read(c, 1, [text_path, pdf_path])
+    if proc is None:
+        proc = start_activated(readerd, first, [], log)
+        first.close()
+    check_answer(recv_answer(c, 1), text_path, text, pdf_path, "Hello from a passed socket")
+    c.close()
+    print("ok: the first connection, readerd started %s, read a text file and a PDF" % how)
+    proc.send_signal(signal.SIGTERM)
+    status = wait_exit(proc, DEADLINE, "readerd did not stop on SIGTERM")
+    log.close()
+    check(status == 0, "exit status %d after SIGTERM: %s" % (status, read_log(logpath)))
+    check(os.path.exists(first_sock), "readerd removed the socket file it was passed")
+    check("a socket passed on descriptor 3" in read_log(logpath), "log: " + read_log(logpath))
+    print("ok: SIGTERM: exit 0, the socket file left to its owner")
+
+
 def cases(readerd, base):
     sock = os.path.join(base, "readerd.sock")
     text = "first line\nsecond line, über\n\tthird\n"
@@ -161,7 +197,6 @@ def cases(readerd, base):
         f.write(text)
     pdf_path = os.path.join(base, "hello.pdf")
     make_pdf(pdf_path, "Hello from a passed socket")
-    log1 = os.path.join(base, "first.log")
 
     # A build without libsystemd refuses a passed socket, saying why.
     lsock = listening_socket(sock)
@@ -178,39 +213,15 @@ def cases(readerd, base):
           % (status, out))
     check(not os.path.exists(os.path.join(base, "x.sock")), "--socket was bound anyway")
 
-    # 1. The first connection starts readerd: systemd-socket-activate makes the socket and
-    # execs readerd when the first client connects; without it, the test does the same.
+    # 1. The first connection starts readerd: by hand as systemd does, and by
+    # systemd-socket-activate (which makes the socket and execs readerd when the first client
+    # connects) when it is installed.
+    first_connection(readerd, base, "hand", None, text_path, text, pdf_path)
     tool = shutil.which("systemd-socket-activate")
-    first_sock = os.path.join(base, "first.sock")
-    log = open(log1, "w")
     if tool:
-        proc = subprocess.Popen([tool, "-l", first_sock, readerd, "serve"],
-                                stdin=subprocess.DEVNULL, stdout=log, stderr=log)
-        t0 = time.monotonic()
-        while not os.path.exists(first_sock):
-            check(time.monotonic() - t0 < DEADLINE, "systemd-socket-activate made no socket")
-            check(proc.poll() is None, "systemd-socket-activate exited: " + read_log(log1))
-            time.sleep(0.02)
-        how = "systemd-socket-activate"
+        first_connection(readerd, base, "tool", tool, text_path, text, pdf_path)
     else:
-        first = listening_socket(first_sock)
-        proc = None
-        how = "by hand"
-    c = connect(first_sock)
-    send_read(c, 1, [text_path, pdf_path])
-    if proc is None:
-        proc = start_activated(readerd, first, [], log)
-        first.close()
-    check_answer(recv_answer(c, 1), text_path, text, pdf_path, "Hello from a passed socket")
-    c.close()
-    print("ok: the first connection, started %s, read a text file and a PDF" % how)
-    proc.send_signal(signal.SIGTERM)
-    status = wait_exit(proc, DEADLINE, "readerd did not stop on SIGTERM")
-    log.close()
-    check(status == 0, "exit status %d after SIGTERM: %s" % (status, read_log(log1)))
-    check(os.path.exists(first_sock), "readerd removed the socket file it was passed")
-    check("a socket passed on descriptor 3" in read_log(log1), "log: " + read_log(log1))
-    print("ok: SIGTERM: exit 0, the socket file left to its owner")
+        print("note: systemd-socket-activate is not installed: started by hand only")
 
     # 2. --idle-exit: readerd exits once idle; a client connecting meanwhile waits in the
     # backlog and is answered by the next readerd started on the same socket.
