@@ -124,13 +124,16 @@ def check_files(root, version):
     return readerd
 
 
-def check_man(root, readerd):
+def check_man(root, readerd, version):
     with gzip.open(os.path.join(root, "usr/share/man/man1/readerd.1.gz"), "rt") as f:
         page = f.read()
     if shutil.which("groff"):
         r = run(["groff", "-man", "-Tutf8", "-ww", "-z"], input=page)
         check(r.returncode == 0 and r.stderr == "", "groff warns on readerd(1): " + r.stderr)
     text = page.replace("\\-", "-")
+    th = re.search(r'^\.TH READERD 1 "[^"]*" "readerd ([^"]*)"', page, re.M)
+    check(th and th.group(1) == version.split("-")[0],
+          "readerd(1)'s .TH names another version than %s: update docs/readerd.1" % version)
     usage = run([readerd, "--help"]).stdout
     options = sorted(set(re.findall(r"--[a-z][a-z-]+", usage)))
     missing = [o for o in options if o not in text]
@@ -212,7 +215,7 @@ def main():
             check(r.returncode == 0, "dpkg-deb -x: " + r.stderr)
             version = check_control(deb, root)
         readerd = check_files(root, version)
-        check_man(root, readerd)
+        check_man(root, readerd, version)
         check_units(root, readerd, scratch)
         r = subprocess.run([sys.executable, os.path.join(HERE, "activation.py"), readerd],
                            timeout=120)
