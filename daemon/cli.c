@@ -13,6 +13,7 @@
 #include "daemon/request.h"
 #include "daemon/rpc.h"
 #include "daemon/server.h"
+#include "daemon/socket-activation.h"
 #include "formatters/format.h"
 #include "ipc/read-params.h"
 
@@ -48,11 +49,14 @@ static const char usage_text[] =
     "      Prints the answer (with --json, the result object); files that could not be read\n"
     "      are named on stderr and the rest are still asked. Exit 0 on an answer, 1 when the\n"
     "      endpoint failed or no picture could be read, 2 on a usage error.\n"
-    "  readerd serve [--socket PATH]\n"
+    "  readerd serve [--socket PATH] [--idle-exit SECONDS]\n"
     "      Serve line-delimited JSON-RPC on a Unix socket (mode 0600). The default socket is\n"
     "      $XDG_RUNTIME_DIR/readerd.sock, else /tmp/readerd-UID/readerd.sock. PATH must be in\n"
     "      an existing folder of your own that only you can write to; abstract names are\n"
     "      refused.\n"
+    "      Started by systemd's readerd.socket (socket activation: LISTEN_FDS), it serves on\n"
+    "      the socket passed as descriptor 3 instead, and with --idle-exit SECONDS exits\n"
+    "      after that long without a client (systemd starts it again on the next connect).\n"
     "  readerd serve --stdio\n"
     "      Serve one client on stdin/stdout (pipes, a terminal, or files: < requests.jsonl\n"
     "      > answers.jsonl). Exit 3 when the answers could not be written.\n"
@@ -347,16 +351,54 @@ int cli_read(int argc, char **argv) {
   return cli_check_output(run.exit_status);
 }
 
+/* Parses --idle-exit's SECONDS: 1 to a day. */
+static int parse_idle_exit(const char *text, unsigned *ret_seconds) {
+  char *end = NULL;
+  unsigned long v;
+
+  errno = 0;
+  v = strtoul(text, &end, 10);
+  if (errno != 0 || end == text || *end != '\0' || *text == '-' || v < 1 || v > 86400)
+    return -EINVAL;
+  *ret_seconds = (unsigned)v;
+  return 0;
+}
+
+/* Serves on a socket systemd passed (socket activation), when one was. Returns -1 when none
+ * was, else the exit status. */
+static int serve_passed_socket(const char *path, bool stdio, unsigned idle_exit) {
+  g_autofree char *error = NULL;
+  int fd = -1, r;
+
+  if (stdio)
+    return -1;
+  r = socket_activation_take(&fd, &error);
+  if (r < 0) {
+    fprintf(stderr, "readerd serve: %s\n", error);
+    return 1;
+  }
+  if (r == 0)
+    return -1;
+  if (path != NULL) {
+    fprintf(stderr, "readerd serve: a socket was passed (LISTEN_FDS): --socket cannot be "
+                    "given as well\n");
+    return 2;
+  }
+  return server_run_passed_socket(fd, idle_exit);
+}
+
 int cli_serve(int argc, char **argv) {
   static const struct option opts[] = {
       {"socket", required_argument, NULL, 's'},
       {"stdio", no_argument, NULL, 'i'},
+      {"idle-exit", required_argument, NULL, 'e'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
   g_autofree char *path = NULL;
   bool stdio = false;
-  int c, err = 0;
+  unsigned idle_exit = 0;
+  int c, r, err = 0;
 
   optind = 1;
   while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -368,6 +410,12 @@ int cli_serve(int argc, char **argv) {
     case 'i':
       stdio = true;
       break;
+    case 'e':
+      if (parse_idle_exit(optarg, &idle_exit) < 0) {
+        fprintf(stderr, "readerd serve: --idle-exit takes seconds, 1 to 86400: '%s'\n", optarg);
+        return 2;
+      }
+      break;
     case 'h':
       cli_usage(0);
       return 0;
@@ -378,6 +426,15 @@ int cli_serve(int argc, char **argv) {
   }
   if (optind < argc || (stdio && path != NULL)) {
     fprintf(stderr, "readerd serve: give either --socket PATH or --stdio\n");
+    return 2;
+  }
+  r = serve_passed_socket(path, stdio, idle_exit);
+  if (r >= 0)
+    return r;
+  /* A daemon that bound its own socket and exited would leave nothing to start it again. */
+  if (idle_exit != 0) {
+    fprintf(stderr, "readerd serve: --idle-exit needs a socket passed by systemd (socket "
+                    "activation), which starts readerd again on the next connection\n");
     return 2;
   }
   if (stdio)

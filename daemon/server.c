@@ -1,6 +1,7 @@
 #include "daemon/server.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <malloc.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -27,11 +28,14 @@ typedef struct {
   uv_signal_t sigint;
   uv_signal_t sigterm;
   uv_timer_t trim;      /* unreferenced: it never keeps the loop running */
+  uv_timer_t idle;      /* --idle-exit: runs while no client is connected */
+  uint64_t idle_exit_ms; /* 0: never exit when idle */
   uint64_t trim_tick;   /* scheduler_units_started() at the last tick */
   uint64_t trim_done;   /* the same when memory was last given back */
   GPtrArray *conns; /* Conn*, open */
   Conn *stdio_conn;
-  char *path; /* socket file to remove at the end, or NULL */
+  bool listening; /* listener is open */
+  char *path; /* socket file to remove at the end (one readerd bound itself), or NULL */
   bool stopping;
   int exit_status;
 } Server;
@@ -43,13 +47,15 @@ static void stop(Server *s) {
   if (s->stopping)
     return;
   s->stopping = true;
-  if (s->path != NULL) {
+  if (s->listening)
     uv_close((uv_handle_t *)&s->listener, handle_close_noop);
+  /* A passed socket is its launcher's: its file stays, for the next start. */
+  if (s->path != NULL)
     unlink(s->path);
-  }
   uv_close((uv_handle_t *)&s->sigint, handle_close_noop);
   uv_close((uv_handle_t *)&s->sigterm, handle_close_noop);
   uv_close((uv_handle_t *)&s->trim, handle_close_noop);
+  uv_close((uv_handle_t *)&s->idle, handle_close_noop);
   /* conn_close re-enters conn_closed_cb later, never now: iterate over a copy anyway. */
   for (guint i = s->conns->len; i > 0; i--)
     conn_close(g_ptr_array_index(s->conns, i - 1));
@@ -79,10 +85,32 @@ static void signal_cb(uv_signal_t *h, int signum) {
   stop(s);
 }
 
+/* No client for the whole --idle-exit period: a socket-activated daemon exits, and its launcher
+ * starts it again on the next connect (a connection made meanwhile waits in the backlog). */
+static void idle_cb(uv_timer_t *t) {
+  Server *s = t->data;
+
+  if (s->conns->len > 0)
+    return;
+  log_info("no client for %" PRIu64 " s: exiting until the next connection",
+           s->idle_exit_ms / 1000);
+  stop(s);
+}
+
+static void idle_watch(Server *s) {
+  if (s->idle_exit_ms == 0 || s->stopping)
+    return;
+  if (s->conns->len == 0)
+    uv_timer_start(&s->idle, idle_cb, s->idle_exit_ms, 0);
+  else
+    uv_timer_stop(&s->idle);
+}
+
 static void conn_closed_cb(Conn *c, void *data) {
   Server *s = data;
 
   g_ptr_array_remove_fast(s->conns, c);
+  idle_watch(s);
   if (c == s->stdio_conn) {
     s->exit_status = conn_exit_status(c);
     s->stdio_conn = NULL;
@@ -105,6 +133,7 @@ static void connection_cb(uv_stream_t *listener, int status) {
     return;
   }
   g_ptr_array_add(s->conns, c);
+  idle_watch(s);
 }
 
 char *server_default_socket_path(int *ret_err) {
@@ -177,7 +206,26 @@ static int bind_socket(Server *s, const char *path) {
     return r;
   }
   chmod(path, 0600);
+  s->listening = true;
   s->path = g_strdup(path);
+  return 0;
+}
+
+static int open_passed_socket(Server *s, int fd) {
+  int r;
+
+  uv_pipe_init(s->loop, &s->listener, 0);
+  s->listener.data = s;
+  r = uv_pipe_open(&s->listener, fd);
+  /* Already listening: listen() again only sets the backlog, which the launcher chose. */
+  if (r == 0)
+    r = uv_listen((uv_stream_t *)&s->listener, 128, connection_cb);
+  if (r < 0) {
+    log_error("cannot listen on the passed socket: %s", uv_strerror(r));
+    uv_close((uv_handle_t *)&s->listener, handle_close_noop);
+    return r;
+  }
+  s->listening = true;
   return 0;
 }
 
@@ -196,6 +244,8 @@ static void server_init(Server *s) {
   s->trim_done = s->trim_tick = scheduler_units_started();
   uv_timer_start(&s->trim, trim_cb, SERVER_TRIM_PERIOD_MS, SERVER_TRIM_PERIOD_MS);
   uv_unref((uv_handle_t *)&s->trim);
+  uv_timer_init(s->loop, &s->idle);
+  s->idle.data = s;
 }
 
 /* Runs the loop to the end and releases the server. */
@@ -223,6 +273,26 @@ int server_run_socket(const char *path) {
     return 1;
   }
   log_info("listening on %s", path);
+  return server_finish(&s);
+}
+
+int server_run_passed_socket(int fd, unsigned idle_exit_seconds) {
+  Server s;
+  char name[sizeof(((struct sockaddr_un *)NULL)->sun_path) + 1];
+  size_t len = sizeof(name);
+
+  server_init(&s);
+  if (open_passed_socket(&s, fd) < 0) {
+    stop(&s);
+    server_finish(&s);
+    return 1;
+  }
+  /* Only to say where: the launcher made the socket. */
+  if (uv_pipe_getsockname(&s.listener, name, &len) < 0 || len == 0)
+    g_strlcpy(name, "an unnamed socket", sizeof(name));
+  log_info("listening on %s (a socket passed on descriptor %d)", name, fd);
+  s.idle_exit_ms = (uint64_t)idle_exit_seconds * 1000;
+  idle_watch(&s);
   return server_finish(&s);
 }
 

@@ -13,6 +13,12 @@ char *server_default_socket_path(int *ret_err);
  * the process exit status. */
 int server_run_socket(const char *path);
 
+/* Serves on `fd`, a listening Unix stream socket made by a launcher (systemd's socket
+ * activation; see socket-activation.h), until SIGINT or SIGTERM, or, when idle_exit_seconds is
+ * not 0, until no client has been connected for that long. The socket file is the launcher's:
+ * never removed. Returns the process exit status. */
+int server_run_passed_socket(int fd, unsigned idle_exit_seconds);
+
 /* Serves one client speaking `handler` (rpc_handler, mcp_handler) on stdin/stdout until it sends exit or closes stdin. Either may be a
  * pipe, a socket, a terminal, a regular file or a device (relayed by a thread). Returns the
  * exit status: 3 when an answer could not be written, 1 when exit came without shutdown

@@ -1,10 +1,10 @@
 # Package lists and an installer, sourced by setup.sh and test.sh. Installs only what is missing.
 
-# Needed to build and run readerd.
+# Needed to build and run readerd, and to build its .deb (debhelper: scripts/package.sh).
 READERD_BUILD_PKGS="build-essential pkg-config meson ninja-build libuv1-dev libxml2-dev libxml2-utils
 libmagic-dev libuchardet-dev libglib2.0-dev libjson-glib-dev libpoppler-glib-dev libgdk-pixbuf-2.0-dev
 webp-pixbuf-loader libpng-dev libjpeg-dev zlib1g-dev libcairo2-dev librsvg2-common check python3
-libgit2-dev libarchive-dev libcurl4-openssl-dev"
+libgit2-dev libarchive-dev libcurl4-openssl-dev libsystemd-dev debhelper"
 
 # Real files written by other people, used by the tests (see tests/README.md).
 READERD_TEST_PKGS="time golang-1.19-src gdk-pixbuf-tests python-reportlab-doc lomiri-wallpapers-20.04
