@@ -169,6 +169,11 @@ export function expandedPath(file: string, sent: string, given: string): string 
   return file;
 }
 
+/** A notice's message with the glob it suggests (`a glob such as "src/**\/*.c"`) written from the caller's path. */
+export function noticeMessage(message: string, sent: string, given: string): string {
+  return message.replace(/(glob such as ")([^"]*)(")/, (_, open: string, glob: string, close: string) => `${open}${expandedPath(glob, sent, given)}${close}`);
+}
+
 /**
  * Which of the part's paths each of its files answers: an expanded file names its pattern in
  * `from`, every other file answers the next path (each path gives at least one entry, in order).
@@ -245,9 +250,12 @@ export function mergeResults(parts: ResultPart[], given: string[]): ReadResult {
       }
       pieces.push(piece);
       for (const notice of slot.notices) {
-        pieces.push(notice.map((t, n) => (n === 0 && t.kind === 'tag'
-          ? setAttribute(setAttribute(t.text, 'path', escapeAttribute(given[i]!)), 'from', String(i))
-          : t.text)).join(''));
+        pieces.push(notice.map((t, n) => {
+          if (n === 0 && t.kind === 'tag') {
+            return setAttribute(setAttribute(t.text, 'path', escapeAttribute(given[i]!)), 'from', String(i));
+          }
+          return t.kind === 'tag' ? t.text : noticeMessage(t.text, sent, given[i]!);
+        }).join(''));
       }
     }
   }
@@ -256,7 +264,7 @@ export function mergeResults(parts: ResultPart[], given: string[]): ReadResult {
     for (const n of part.result.notices ?? []) {
       const i = part.indices[n.from];
       if (i !== undefined) {
-        notices.push({ ...n, path: given[i]!, from: i });
+        notices.push({ ...n, path: given[i]!, from: i, message: noticeMessage(n.message, part.sent?.[n.from] ?? given[i]!, given[i]!) });
       }
     }
   });

@@ -3,7 +3,7 @@
 // folders is sent as one request per folder and merged back. Plain Node: no vscode import.
 
 import { ReaderdError } from './client';
-import { expandedPath, mergeResults, restorePaths, sourcesOf } from './merge';
+import { expandedPath, mergeResults, noticeMessage, restorePaths, sourcesOf } from './merge';
 import { ErrorCode, FormattedReadResult, PathSpec, ReadParams, ReadResult } from './protocol';
 import { WorkspaceRoots } from './roots';
 
@@ -60,7 +60,7 @@ export async function readInRoots(params: ReadParams, roots: WorkspaceRoots, sen
         const i = sources[j]!;
         return { ...f, path: f.from !== undefined ? expandedPath(f.path, sent[i]!, given[i]!) : given[i]! };
       }),
-      notices: result.notices?.map((n) => ({ ...n, path: given[n.from] ?? n.path })),
+      notices: result.notices?.map((n) => ({ ...n, path: given[n.from] ?? n.path, message: noticeMessage(n.message, sent[n.from] ?? n.path, given[n.from] ?? n.path) })),
     };
   }
   if (!xml) {
