@@ -71,3 +71,8 @@ export function onDidChangeSettings(listener: (changed: Array<keyof Settings>) =
     }
   });
 }
+
+/** VS Code's `files.exclude` for a workspace folder (what the Explorer hides). */
+export function filesExclude(folder: vscode.Uri): Record<string, unknown> | undefined {
+  return vscode.workspace.getConfiguration('files', folder).get<Record<string, unknown>>('exclude');
+}

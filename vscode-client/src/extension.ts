@@ -18,7 +18,7 @@ import { MentionDecorations } from './mentionDecorations';
 import { MentionIndex } from './mentionIndex';
 import { expandMentions, ExpandedMessage, locatedFolders, parseMentions } from './mentions';
 import { ResultLinks } from './resultLinks';
-import { DAEMON_SETTINGS, onDidChangeSettings, readSettings, Settings } from './config';
+import { DAEMON_SETTINGS, filesExclude, onDidChangeSettings, readSettings, Settings } from './config';
 import { PathSpec, ReadAnswer, ReadImagesParams, ReadImagesResult, ReadParams, VisionSettings, XmlReadParams } from './protocol';
 import { filesExcludeMatcher } from './filesExclude';
 import { readFilesCommand, filesInFolder } from './readCommand';
@@ -408,8 +408,7 @@ export function activate(context: vscode.ExtensionContext): ReaderdApi {
             if (!folder) {
               return false;
             }
-            const setting = vscode.workspace.getConfiguration('files', vscode.Uri.file(folder.path)).get<Record<string, unknown>>('exclude');
-            return filesExcludeMatcher(setting)(path.relative(folder.path, where.absolute).split(path.sep).join('/'));
+            return filesExcludeMatcher(filesExclude(vscode.Uri.file(folder.path)))(path.relative(folder.path, where.absolute).split(path.sep).join('/'));
           },
           confirmAboveTokens: () => ctl.currentSettings.confirmAboveTokens,
           results,

@@ -410,10 +410,10 @@ async function runUi(base, dirs, browserLog) {
       throw new Error(`the clipboard does not hold the XML after "Copy as prompt context": ${clip.slice(0, 200)}`);
     }
     report(name, true, `screenshots: ${shot}, ${path.join(screenshots, 'read-plan.png')}`);
-    await runVisionUi(page);
     await runMentionUi(page);
     await runChatUi(page);
     await runMcpUi(page);
+    await runVisionUi(page);
   } catch (error) {
     try {
       const page = context.pages()[0];
@@ -468,6 +468,7 @@ async function runVisionUi(page) {
     }
     await page.screenshot({ path: shot });
     report(name, true, `screenshot: ${shot}`);
+    await page.locator('.tabs-container .tab', { hasText: 'readerd: Vision Answer' }).locator('.codicon-close').first().click().catch(() => undefined);
   } catch (error) {
     await page.screenshot({ path: path.join(screenshots, 'vision-failure.png') }).catch(() => undefined);
     report(name, false, `${error.stack ?? error}\nscreenshot: ${path.join(screenshots, 'vision-failure.png')}`);

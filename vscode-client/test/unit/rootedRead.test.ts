@@ -177,7 +177,7 @@ test('rooted_read_expanded_folders_keep_from_and_notices', async () => {
   assert.equal(merged.xml, single.xml);
   assert.equal(merged.tokens, single.tokens);
   assert.equal(merged.notices?.length, 3);
-  assert.match(merged.xml, /<Notice path='lib' from='2'><!\[CDATA\[2 of 4 files shown[^\]]*"lib\/\*\*\/\*\.txt"/);
+  assert.match(merged.xml, /<Notice path='lib' from='2'><!\[CDATA\[2 of \d+ files shown[^\]]*"lib\/\*\*\/\*\.txt"/);
   // A plan of the same: no content, the same entries, tokens summed over the folders.
   const plan = (await readInRoots({ ...params, plan: true }, roots, (p, root) => manager.read(p, { root: root ?? null }))) as ReadResult;
   assert.equal(plan.plan, true);
