@@ -430,7 +430,7 @@ export function activate(context: vscode.ExtensionContext): ReaderdApi {
         selected,
       ),
     ),
-    vscode.commands.registerCommand('readerd.setVisionApiKey', (key?: unknown) => setVisionKeyCommand(context.secrets, key)),
+    vscode.commands.registerCommand('readerd.setVisionApiKey', (key?: unknown) => setVisionKeyCommand(context.secrets, () => ctl.visionChanged(), key)),
     context.secrets.onDidChange((e) => {
       if (e.key === VISION_SECRET) {
         log.info('the vision API key changed');

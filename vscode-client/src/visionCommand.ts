@@ -124,8 +124,11 @@ export async function askAboutImagesCommand(deps: VisionCommandDeps, clicked?: u
   return outcome;
 }
 
-/** "readerd: Set Vision API Key": asks for it (a password box) or takes it as the argument; empty removes it. */
-export async function setVisionKeyCommand(secrets: vscode.SecretStorage, given?: unknown): Promise<boolean> {
+/**
+ * "readerd: Set Vision API Key": asks for it (a password box) or takes it as the argument; empty
+ * removes it. `changed` hands the new key to the daemon before the command returns.
+ */
+export async function setVisionKeyCommand(secrets: vscode.SecretStorage, changed: () => Promise<void>, given?: unknown): Promise<boolean> {
   const key = typeof given === 'string' ? given : await vscode.window.showInputBox({
     title: 'readerd: Vision API Key',
     prompt: 'Sent only to readerd.vision.baseUrl (Authorization: Bearer, or x-api-key for anthropic). Empty removes the stored key.',
@@ -142,6 +145,7 @@ export async function setVisionKeyCommand(secrets: vscode.SecretStorage, given?:
     await secrets.store(VISION_SECRET, key.trim());
     void vscode.window.showInformationMessage('readerd: the vision API key is stored in VS Code\'s secret storage.');
   }
+  await changed();
   return true;
 }
 
