@@ -26,15 +26,20 @@ export interface PlannedRead {
 /**
  * Chooses what to read from a plan of `asked` (the paths as sent; `folders` the indices of
  * those that are folders): every entry of a file, but files expanded from a folder that
- * `hidden(path)` says the Explorer hides, binary files listed without content, and the entry of
- * a folder that gave none.
+ * `hidden(path)` says the Explorer hides, binary files listed without content, the entry of a
+ * folder that gave none, and a file already chosen (selected and also in a selected folder).
  */
 export function choosePlanned(plan: ReadResult, folders: ReadonlySet<number>, hidden: (path: string) => boolean): PlannedRead {
   const out: PlannedRead = { paths: [], entries: [], tokens: 0, bytes: 0, hidden: 0, binary: 0, empty: [], notices: plan.notices ?? [] };
   let next = 0;
+  const chosen = new Set<string>();
   for (const entry of plan.files) {
     const source = entry.from ?? next;
     next = source + 1;
+    if (chosen.has(entry.path)) {
+      // Selected twice (a file, and the folder that holds it): read once.
+      continue;
+    }
     if (entry.from !== undefined) {
       if (hidden(entry.path)) {
         out.hidden++;
@@ -48,6 +53,7 @@ export function choosePlanned(plan: ReadResult, folders: ReadonlySet<number>, hi
       out.empty.push(entry);
       continue;
     }
+    chosen.add(entry.path);
     out.paths.push(entry.path);
     out.entries.push(entry);
     out.tokens += entry.tokens ?? 0;

@@ -41,12 +41,13 @@ test('files_exclude_matches_paths_and_their_folders', () => {
 });
 
 test('read_plan_chooses_expanded_files_and_asks_above_the_limit', async () => {
-  const asked = ['a.txt', 'docs', 'empty'];
+  const asked = ['a.txt', 'docs', 'empty', 'docs/notes.txt'];
   const plan = (await client.read({ paths: asked, expand: true, plan: true })) as ReadResult;
   assert.equal(plan.plan, true);
   const hide = filesExcludeMatcher({ '**/*.tmp': true });
   const planned = choosePlanned(plan, new Set([1, 2]), hide);
-  // docs expanded recursively in byte order, skip.tmp hidden, blob.bin binary, empty/ gave nothing.
+  // docs expanded recursively in byte order, skip.tmp hidden, blob.bin binary, empty/ gave
+  // nothing, docs/notes.txt selected again read once.
   assert.deepEqual(planned.paths, ['a.txt', 'docs/deeper/hidden.txt', 'docs/my file.md', 'docs/notes.txt']);
   assert.equal(planned.hidden, 1);
   assert.equal(planned.binary, 1);
