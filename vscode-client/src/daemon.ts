@@ -79,6 +79,8 @@ export class DaemonManager {
   private stopping = false;
   /** The root the connection is initialized with (null: none); undefined before `initialize`. */
   private fencedTo: string | null | undefined;
+  /** Counts setVision calls: an initialize sent before the last one is out of date. */
+  private visionGeneration = 0;
   /** Orders the switches of root and the requests sent after them. */
   private sending: Promise<unknown> = Promise.resolve();
 
@@ -176,6 +178,7 @@ export class DaemonManager {
    */
   setVision(vision: VisionSettings | undefined): void {
     this.options.vision = vision;
+    this.visionGeneration++;
     this.fencedTo = undefined;
   }
 
@@ -186,8 +189,10 @@ export class DaemonManager {
     let sent!: Promise<R>;
     const step = this.sending.then(async () => {
       if (this.client !== client || this.fencedTo !== wanted) {
+        // A setVision while this initialize is under way must send another one.
+        const generation = this.visionGeneration;
         await client.initialize(this.initializeParams(wanted), { timeoutMs: 10_000 });
-        if (this.client === client) {
+        if (this.client === client && generation === this.visionGeneration) {
           this.fencedTo = wanted;
         }
       }
@@ -298,8 +303,9 @@ export class DaemonManager {
       : await ReaderdClient.spawn(this.options.binary!, { ...common, env: this.options.env, cwd: this.options.rootPath });
     this.log(`connected to ${client.description}`);
     try {
+      const generation = this.visionGeneration;
       const result = await client.initialize(this.initializeParams(this.options.rootPath ?? null), { timeoutMs: 10_000 });
-      this.fencedTo = this.options.rootPath ?? null;
+      this.fencedTo = generation === this.visionGeneration ? this.options.rootPath ?? null : undefined;
       this.serverInfo = result.serverInfo;
       this.log(`initialized: ${result.serverInfo.name} ${result.serverInfo.version}, root ${this.options.rootPath ?? '(none)'}`);
       return client;
