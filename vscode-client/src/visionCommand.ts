@@ -1,4 +1,5 @@
-// "readerd: Ask About Images...": pick image files and PDFs (or take the Explorer's selection),
+// "readerd: Ask About Images...": pick image files and PDFs (or take the Explorer's selection, a
+// folder giving the pictures under it),
 // ask a question, and show the vision model's answer (`readImages`) in a panel with the
 // pictures sent and each file that could not be. "readerd: Set Vision API Key" keeps the key in
 // VS Code's SecretStorage; the daemon gets it in `initialize` (never in a setting, a call or a log).
@@ -14,6 +15,8 @@ export const VISION_TOOL_NAME = 'readerd_read_images';
 /** The SecretStorage key of the vision API key. */
 export const VISION_SECRET = 'readerd.vision.apiKey';
 
+/** Paths one readImages takes at most. */
+const MAX_IMAGES = 100;
 const IMAGE_GLOB = '**/*.{png,PNG,jpg,JPG,jpeg,JPEG,gif,GIF,webp,WEBP,bmp,BMP,tif,tiff,TIF,TIFF,ico,svg,SVG,pdf,PDF}';
 
 export type ImagesAsker = (params: Omit<ReadImagesParams, 'cwd'>, token: vscode.CancellationToken) => Promise<ReadImagesResult>;
@@ -73,6 +76,26 @@ export interface AskArguments {
 
 let panel: vscode.WebviewPanel | undefined;
 
+/** Pictures a selected folder holds (recursively, files.exclude applied), at most the 100 readImages takes. */
+async function withFolderImages(uris: vscode.Uri[]): Promise<vscode.Uri[]> {
+  const out: vscode.Uri[] = [];
+  for (const uri of uris) {
+    let isDir = false;
+    try {
+      isDir = ((await vscode.workspace.fs.stat(uri)).type & vscode.FileType.Directory) !== 0;
+    } catch {
+      // Gone: asked anyway, so that the answer names it FILE_NOT_FOUND.
+    }
+    if (isDir) {
+      const found = await vscode.workspace.findFiles(new vscode.RelativePattern(uri, IMAGE_GLOB), undefined, MAX_IMAGES);
+      out.push(...found.sort((a, b) => a.fsPath.localeCompare(b.fsPath)));
+    } else {
+      out.push(uri);
+    }
+  }
+  return out.slice(0, MAX_IMAGES);
+}
+
 /** Runs the command: from the Explorer (clicked, selected), the palette, or with AskArguments. */
 export async function askAboutImagesCommand(deps: VisionCommandDeps, clicked?: unknown, selected?: unknown): Promise<VisionOutcome | undefined> {
   let args: AskArguments = {};
@@ -83,8 +106,13 @@ export async function askAboutImagesCommand(deps: VisionCommandDeps, clicked?: u
   } else if (clicked && typeof clicked === 'object') {
     args = clicked as AskArguments;
   }
-  const uris = args.uris ?? await pickImages((p) => deps.display(p));
-  if (!uris || uris.length === 0) {
+  const chosen = args.uris ?? await pickImages((p) => deps.display(p));
+  if (!chosen || chosen.length === 0) {
+    return undefined;
+  }
+  const uris = await withFolderImages(chosen);
+  if (uris.length === 0) {
+    void vscode.window.showInformationMessage('readerd: the selected folders hold no images or PDFs.');
     return undefined;
   }
   const paths = uris.map((u) => deps.display(u.fsPath));

@@ -250,7 +250,7 @@ test('vscode_vision_ask_about_images_command', async () => {
   assert.deepEqual(outcome.files.map((f) => f.code ?? f.type), ['image', 'pdf', 'FILE_NOT_FOUND', 'UNSUPPORTED_FORMAT']);
   const requests = visionRequests();
   assert.equal(requests.length, before + 1, 'one request to the endpoint');
-  const sent = requests[requests.length - 1]!;
+  const sent = requests[before]!;
   assert.equal(sent.path, '/ok/v1/chat/completions');
   // Compared without printing it: a failure message must not put the key in a log.
   assert.ok(sent.headers.authorization === `Bearer ${key}`, `the key from the secret storage, to its own base URL (got ${sent.headers.authorization === undefined ? 'no' : 'another'} Authorization)`);
@@ -260,6 +260,11 @@ test('vscode_vision_ask_about_images_command', async () => {
   assert.equal(parts.filter((p) => p.type === 'image_url').length, 2);
   assert.ok(parts.filter((p) => p.type === 'image_url').every((p) => /^data:image\/(png|jpeg);base64,/.test(p.image_url!.url)));
   // The answer panel, with the files that could not be sent.
+  // A folder gives the pictures under it: docs holds none; the workspace's root holds both.
+  const none = await vscode.commands.executeCommand('readerd.askAboutImages', { uris: [uri('docs')], query });
+  assert.equal(none, undefined);
+  const all = (await vscode.commands.executeCommand('readerd.askAboutImages', { uris: [vscode.Uri.file(root())], query })) as VisionOutcome | undefined;
+  assert.deepEqual(all?.images.map((i) => i.path), ['logo.png', 'scan.pdf']);
   await waitFor('the answer panel', () =>
     vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputWebview && t.label === 'readerd: Vision Answer'));
 }, 60_000);
