@@ -335,8 +335,10 @@ export interface ReadImagesResult {
 export interface InitializeResult {
   serverInfo: { name: string; version: string };
   capabilities: {
-    read?: { types?: string[]; maxPaths?: number; defaultLimit?: number; formats?: ReadFormat[] };
+    read?: { types?: string[]; maxPaths?: number; defaultLimit?: number; maxAnswerBytes?: number; formats?: ReadFormat[] };
     cancelRequest?: boolean;
+    /** Present when the daemon has `readImages`. */
+    readImages?: { maxPaths?: number; providers?: Array<'openai' | 'anthropic'> };
     [key: string]: unknown;
   };
 }

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { ReaderdError } from '../../src/client';
+import { ReaderdClient, ReaderdError } from '../../src/client';
 import { DaemonManager } from '../../src/daemon';
 import { ErrorCode } from '../../src/protocol';
 import { failedFiles } from '../../src/visionAnswer';
@@ -75,4 +75,18 @@ test('vision_per_call_key_refused_and_set_vision_applies', async () => {
   assert.equal(sent.path, '/status-401/v1/chat/completions');
   assert.equal(sent.headers.authorization, undefined);
   assert.equal(sent.body.model, 'other-model');
+});
+
+test('vision_capability_announced', async () => {
+  const info = manager.info();
+  assert.equal(info.serverInfo?.name, 'readerd');
+  const client = await ReaderdClient.spawn(readerdBinary());
+  try {
+    const init = await client.initialize({ rootPath: root });
+    assert.deepEqual(init.capabilities.readImages?.providers, ['openai', 'anthropic']);
+    assert.equal(init.capabilities.readImages?.maxPaths, 100);
+    assert.ok((init.capabilities.read?.maxAnswerBytes ?? 0) > 0);
+  } finally {
+    await client.shutdown();
+  }
 });
