@@ -17,6 +17,12 @@ export interface Settings {
   exclude: string[];
   mentionLanguages: string[];
   mentionFiles: string[];
+  /** Ask before a read command whose plan passes this many estimated tokens; 0: never ask. */
+  confirmAboveTokens: number;
+  /** readImages' endpoint: empty strings leave the daemon's READERD_VISION_* environment. */
+  'vision.baseUrl': string;
+  'vision.model': string;
+  'vision.provider': '' | 'openai' | 'anthropic';
 }
 
 /** The settings that shape the daemon or its connection: changing one restarts it. */
@@ -40,6 +46,10 @@ const KEYS: ReadonlyArray<keyof Settings> = [
   'exclude',
   'mentionLanguages',
   'mentionFiles',
+  'confirmAboveTokens',
+  'vision.baseUrl',
+  'vision.model',
+  'vision.provider',
 ];
 
 /** Reads every setting. A value package.json gives no default for would be undefined: none lacks one. */
@@ -60,4 +70,9 @@ export function onDidChangeSettings(listener: (changed: Array<keyof Settings>) =
       listener(changed);
     }
   });
+}
+
+/** VS Code's `files.exclude` for a workspace folder (what the Explorer hides). */
+export function filesExclude(folder: vscode.Uri): Record<string, unknown> | undefined {
+  return vscode.workspace.getConfiguration('files', folder).get<Record<string, unknown>>('exclude');
 }

@@ -4,7 +4,7 @@
 
 import { Emitter, Event } from 'vscode-jsonrpc/node';
 import { CloseInfo, ReaderdClient, ReaderdError, RequestOptions } from './client';
-import { InitializeParams, InitializeResult, ReadAnswer, ReadParams } from './protocol';
+import { InitializeParams, InitializeResult, ReadAnswer, ReadImagesParams, ReadImagesResult, ReadParams, VisionSettings } from './protocol';
 
 export type DaemonState = 'stopped' | 'starting' | 'running' | 'restarting' | 'failed';
 
@@ -23,6 +23,12 @@ export interface DaemonOptions {
   /** Sent as `exclude`: glob patterns of files never to read. */
   exclude?: string[];
   clientInfo?: { name: string; version?: string };
+  /**
+   * Sent as `initialize`'s `vision`: the connection's vision endpoint for `readImages`, with its
+   * key (which readerd takes only there or from its environment, never per call). Change it with
+   * setVision.
+   */
+  vision?: VisionSettings;
   /** Default request timeout in milliseconds, and longest wait for a restart; 0: none. */
   requestTimeoutMs: number;
   /** First wait before a restart. Default 250 ms; doubles on each quick death. */
@@ -73,6 +79,8 @@ export class DaemonManager {
   private stopping = false;
   /** The root the connection is initialized with (null: none); undefined before `initialize`. */
   private fencedTo: string | null | undefined;
+  /** Counts setVision calls: an initialize sent before the last one is out of date. */
+  private visionGeneration = 0;
   /** Orders the switches of root and the requests sent after them. */
   private sending: Promise<unknown> = Promise.resolve();
 
@@ -155,19 +163,40 @@ export class DaemonManager {
    * sent first with that root, and the read goes out right after it answered, before any other
    * switch (the daemon fences each request with the connection's workspace when it arrives).
    */
-  async read<P extends ReadParams>(params: P, options: DaemonReadOptions = {}): Promise<ReadAnswer<P>> {
+  read<P extends ReadParams>(params: P, options: DaemonReadOptions = {}): Promise<ReadAnswer<P>> {
+    return this.send<ReadAnswer<P>>('read', params, options);
+  }
+
+  /** Sends `readImages`, fenced to `options.root` as `read` is. */
+  readImages(params: ReadImagesParams, options: DaemonReadOptions = {}): Promise<ReadImagesResult> {
+    return this.send<ReadImagesResult>('readImages', params, options);
+  }
+
+  /**
+   * Replaces the vision endpoint and key: the next request is preceded by an `initialize` that
+   * carries them (the daemon keeps running).
+   */
+  setVision(vision: VisionSettings | undefined): void {
+    this.options.vision = vision;
+    this.visionGeneration++;
+    this.fencedTo = undefined;
+  }
+
+  private async send<R>(method: string, params: object, options: DaemonReadOptions): Promise<R> {
     const { root, ...requestOptions } = options;
     const wanted = root === undefined ? this.options.rootPath ?? null : root;
     const client = await this.getClient();
-    let sent!: Promise<ReadAnswer<P>>;
+    let sent!: Promise<R>;
     const step = this.sending.then(async () => {
       if (this.client !== client || this.fencedTo !== wanted) {
+        // A setVision while this initialize is under way must send another one.
+        const generation = this.visionGeneration;
         await client.initialize(this.initializeParams(wanted), { timeoutMs: 10_000 });
-        if (this.client === client) {
+        if (this.client === client && generation === this.visionGeneration) {
           this.fencedTo = wanted;
         }
       }
-      sent = client.read(params, { timeoutMs: this.options.requestTimeoutMs, ...requestOptions });
+      sent = client.request<R>(method, params, { timeoutMs: this.options.requestTimeoutMs, ...requestOptions });
     });
     this.sending = step.catch(() => undefined);
     await step;
@@ -180,6 +209,7 @@ export class DaemonManager {
       // Confinement needs a root: without a workspace folder there is nothing to confine to.
       confineToRoot: root ? this.options.confineToRoot : undefined,
       exclude: this.options.exclude?.length ? this.options.exclude : undefined,
+      vision: this.options.vision && Object.keys(this.options.vision).length ? this.options.vision : undefined,
       clientInfo: this.options.clientInfo,
     };
   }
@@ -273,8 +303,9 @@ export class DaemonManager {
       : await ReaderdClient.spawn(this.options.binary!, { ...common, env: this.options.env, cwd: this.options.rootPath });
     this.log(`connected to ${client.description}`);
     try {
+      const generation = this.visionGeneration;
       const result = await client.initialize(this.initializeParams(this.options.rootPath ?? null), { timeoutMs: 10_000 });
-      this.fencedTo = this.options.rootPath ?? null;
+      this.fencedTo = generation === this.visionGeneration ? this.options.rootPath ?? null : undefined;
       this.serverInfo = result.serverInfo;
       this.log(`initialized: ${result.serverInfo.name} ${result.serverInfo.version}, root ${this.options.rootPath ?? '(none)'}`);
       return client;

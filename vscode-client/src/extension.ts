@@ -18,11 +18,13 @@ import { MentionDecorations } from './mentionDecorations';
 import { MentionIndex } from './mentionIndex';
 import { expandMentions, ExpandedMessage, locatedFolders, parseMentions } from './mentions';
 import { ResultLinks } from './resultLinks';
-import { DAEMON_SETTINGS, onDidChangeSettings, readSettings, Settings } from './config';
-import { PathSpec, ReadAnswer, ReadParams, XmlReadParams } from './protocol';
+import { DAEMON_SETTINGS, filesExclude, onDidChangeSettings, readSettings, Settings } from './config';
+import { PathSpec, ReadAnswer, ReadImagesParams, ReadImagesResult, ReadParams, VisionSettings, XmlReadParams } from './protocol';
+import { filesExcludeMatcher } from './filesExclude';
 import { readFilesCommand, filesInFolder } from './readCommand';
 import { ResultStore } from './results';
-import { readInRoots } from './rootedRead';
+import { locateInOneRoot, readInRoots } from './rootedRead';
+import { askAboutImagesCommand, ReadImagesTool, setVisionKeyCommand, VISION_SECRET, VISION_TOOL_NAME } from './visionCommand';
 import { WorkspaceRoots } from './roots';
 
 const STATE_ICONS: Record<DaemonInfo['state'], string> = {
@@ -33,6 +35,9 @@ const STATE_ICONS: Record<DaemonInfo['state'], string> = {
   failed: '$(error)',
 };
 
+/** Least wait for readImages: the daemon waits up to 120 s for the endpoint, and retries a 429 once. */
+const VISION_TIMEOUT_MS = 180_000;
+
 class Controller implements vscode.Disposable {
   private manager: DaemonManager | undefined;
   private managerSub: { dispose(): unknown } | undefined;
@@ -42,6 +47,8 @@ class Controller implements vscode.Disposable {
   private notFound: string | undefined;
   private notFoundShown = false;
   private settings: Settings = readSettings();
+  private visionKey: string | undefined;
+  private visionKeyLoaded: Promise<void> | undefined;
   roots: WorkspaceRoots = currentRoots();
 
   constructor(
@@ -79,6 +86,9 @@ class Controller implements vscode.Disposable {
   /** Follows the settings: a change of one the daemon depends on restarts it, if it runs. */
   settingsChanged(changed: Array<keyof Settings>): void {
     this.settings = readSettings();
+    if (changed.some((key) => key.startsWith('vision.'))) {
+      this.manager?.setVision(this.vision());
+    }
     this.notFoundShown = false;
     if (changed.some((key) => DAEMON_SETTINGS.includes(key)) && (this.manager || this.starting)) {
       this.log.info('settings changed: restarting readerd');
@@ -87,6 +97,54 @@ class Controller implements vscode.Disposable {
       this.notFound = undefined;
       this.updateStatus(this.info());
     }
+  }
+
+  /** The connection's vision endpoint: the settings, and the key from SecretStorage. */
+  private vision(): VisionSettings | undefined {
+    const s = this.settings;
+    const out: VisionSettings = {};
+    if (s['vision.baseUrl'].trim()) {
+      out.baseUrl = s['vision.baseUrl'].trim();
+    }
+    if (s['vision.model'].trim()) {
+      out.model = s['vision.model'].trim();
+    }
+    if (s['vision.provider']) {
+      out.provider = s['vision.provider'];
+    }
+    if (this.visionKey) {
+      out.apiKey = this.visionKey;
+    }
+    return Object.keys(out).length ? out : undefined;
+  }
+
+  /** Reads the key again (it changed in SecretStorage) and hands the endpoint to the connection. */
+  async visionChanged(): Promise<void> {
+    this.visionKeyLoaded = this.loadVisionKey();
+    await this.visionKeyLoaded;
+    this.manager?.setVision(this.vision());
+  }
+
+  private async loadVisionKey(): Promise<void> {
+    try {
+      this.visionKey = (await this.context.secrets.get(VISION_SECRET)) || undefined;
+    } catch (error) {
+      this.visionKey = undefined;
+      this.log.warn(`the vision API key could not be read from the secret storage: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  /** Asks the vision model about pictures (`readImages`), in the one workspace folder the paths lie in. */
+  async readImages(params: Omit<ReadImagesParams, 'cwd'>, options: { token?: vscode.CancellationToken } = {}): Promise<ReadImagesResult> {
+    const manager = await this.ensureStarted();
+    if (!manager) {
+      throw new ReaderdError('start', this.notFound ?? 'readerd is not running');
+    }
+    const where = locateInOneRoot(params.paths, this.roots);
+    const vision = this.vision();
+    // The endpoint also goes per call, as readImages takes it; the key only through initialize.
+    const call: ReadImagesParams = { ...params, paths: where.paths, cwd: where.base, baseUrl: vision?.baseUrl, model: vision?.model, provider: vision?.provider };
+    return manager.readImages(call, { token: options.token, root: where.root ?? null, timeoutMs: this.settings.requestTimeout === 0 ? 0 : Math.max(this.settings.requestTimeout, VISION_TIMEOUT_MS) });
   }
 
   /** Follows the workspace folders: each is a root from the next request on. */
@@ -143,8 +201,11 @@ class Controller implements vscode.Disposable {
       binary = found.path;
       this.log.info(`using ${binary} (found by ${found.how})`);
     }
+    this.visionKeyLoaded ??= this.loadVisionKey();
+    await this.visionKeyLoaded;
     const manager = new DaemonManager({
       binary,
+      vision: this.vision(),
       socket: socket || undefined,
       rootPath: root,
       confineToRoot: settings.confineToWorkspace,
@@ -340,7 +401,16 @@ export function activate(context: vscode.ExtensionContext): ReaderdApi {
       readFilesCommand(
         {
           display: (fsPath) => ctl.roots.display(fsPath),
-          read: (paths, token) => ctl.read<XmlReadParams>({ paths, ...ctl.readDefaults() }, { token }),
+          read: (params, token) => ctl.read<XmlReadParams>({ ...params, ...ctl.readDefaults() }, { token }),
+          hidden: (displayed) => {
+            const where = ctl.roots.locate(displayed);
+            const folder = ctl.roots.folderOf(where.absolute);
+            if (!folder) {
+              return false;
+            }
+            return filesExcludeMatcher(filesExclude(vscode.Uri.file(folder.path)))(path.relative(folder.path, where.absolute).split(path.sep).join('/'));
+          },
+          confirmAboveTokens: () => ctl.currentSettings.confirmAboveTokens,
           results,
           log: (line) => log.info(line),
         },
@@ -349,6 +419,24 @@ export function activate(context: vscode.ExtensionContext): ReaderdApi {
       ),
     ),
     vscode.commands.registerCommand('readerd.copyAsPromptContext', () => results.copyCurrent()),
+    vscode.commands.registerCommand('readerd.askAboutImages', (clicked?: unknown, selected?: unknown) =>
+      askAboutImagesCommand(
+        {
+          display: (fsPath) => ctl.roots.display(fsPath),
+          ask: (params, token) => ctl.readImages(params, { token }),
+          log: (line) => log.info(line),
+        },
+        clicked,
+        selected,
+      ),
+    ),
+    vscode.commands.registerCommand('readerd.setVisionApiKey', (key?: unknown) => setVisionKeyCommand(context.secrets, () => ctl.visionChanged(), key)),
+    context.secrets.onDidChange((e) => {
+      if (e.key === VISION_SECRET) {
+        log.info('the vision API key changed');
+        void ctl.visionChanged();
+      }
+    }),
     vscode.commands.registerCommand('readerd.copyExpandedPrompt', () => expandPromptCommand(expandDeps, 'copy')),
     vscode.commands.registerCommand('readerd.openExpandedPrompt', () => expandPromptCommand(expandDeps, 'open')),
     vscode.languages.registerDocumentLinkProvider(ResultLinks.selector, new ResultLinks(() => ctl.roots)),
@@ -384,6 +472,7 @@ export function activate(context: vscode.ExtensionContext): ReaderdApi {
         ),
       ),
     );
+    context.subscriptions.push(vscode.lm.registerTool(VISION_TOOL_NAME, new ReadImagesTool((params, token) => ctl.readImages(params, { token }))));
   } else {
     log.warn('this VS Code has no language-model tool API; readerd_read_files is not registered');
   }

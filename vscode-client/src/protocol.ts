@@ -263,14 +263,82 @@ export interface InitializeParams {
   exclude?: string[];
   /** Who is connecting; logged by the daemon. */
   clientInfo?: { name: string; version?: string };
+  /**
+   * The connection's vision endpoint for `readImages`, over the daemon's `READERD_VISION_*`
+   * environment. The only way to give a key over the protocol (`readImages` refuses one).
+   */
+  vision?: VisionSettings;
+}
+
+/** A vision endpoint (docs/vision.md). Each string non-empty, at most 4096 bytes, no control characters. */
+export interface VisionSettings {
+  /** The API's base URL up to its version: `http://127.0.0.1:8000/v1`. */
+  baseUrl?: string;
+  model?: string;
+  /** Sent only to `baseUrl` (or a URL below it): never to another base URL a call names. */
+  apiKey?: string;
+  provider?: 'openai' | 'anthropic';
+}
+
+/** Parameters of `readImages`. */
+export interface ReadImagesParams {
+  /** 1 to 100 image files and PDFs. */
+  paths: string[];
+  /** The question, 1 to 65,536 bytes. */
+  query: string;
+  cwd?: string;
+  /** `low`: long edge <= 512 px; `high`: <= 2048 px, short side <= 768; `auto` (default) as high. */
+  detail?: 'auto' | 'low' | 'high';
+  /** Pages of every PDF; default the first 20. */
+  pages?: string;
+  /** Length of the answer at most, 1 to 131072 tokens; default 1024. */
+  maxTokens?: number;
+  /** This call's endpoint (never a key: the connection's key goes only to its own base URL). */
+  model?: string;
+  baseUrl?: string;
+  provider?: 'openai' | 'anthropic';
+}
+
+/** A picture `readImages` sent. */
+export interface SentImage {
+  path: string;
+  /** A PDF's page. */
+  page?: number;
+  mediaType: string;
+  width: number;
+  height: number;
+  originalWidth?: number;
+  originalHeight?: number;
+  /** openai only. */
+  detail?: 'low' | 'high';
+  /** Bytes of base64. */
+  bytes: number;
+}
+
+/** The result of `readImages`; also the `data` of its -32001 and -32002 errors (without the answer). */
+export interface ReadImagesResult {
+  answer: string;
+  /** The model the endpoint says answered; null when it did not say. */
+  model: string | null;
+  provider: 'openai' | 'anthropic';
+  usage: { inputTokens?: number; outputTokens?: number };
+  images: SentImage[];
+  /** `<ReadImagesResult provider model images>` with `<Answer>` and each file's `<Content>`. */
+  xml: string;
+  /** As `read` reports them (text files are UNSUPPORTED_FORMAT). */
+  files: FileInfo[];
+  bytes: number;
+  lines: number;
 }
 
 /** The result of `initialize`. */
 export interface InitializeResult {
   serverInfo: { name: string; version: string };
   capabilities: {
-    read?: { types?: string[]; maxPaths?: number; defaultLimit?: number; formats?: ReadFormat[] };
+    read?: { types?: string[]; maxPaths?: number; defaultLimit?: number; maxAnswerBytes?: number; formats?: ReadFormat[] };
     cancelRequest?: boolean;
+    /** Present when the daemon has `readImages`. */
+    readImages?: { maxPaths?: number; providers?: Array<'openai' | 'anthropic'> };
     [key: string]: unknown;
   };
 }
@@ -282,4 +350,8 @@ export const ErrorCode = {
   MethodNotFound: -32601,
   InvalidParams: -32602,
   RequestCancelled: -32800,
+  /** readImages: the vision endpoint failed. */
+  EndpointFailed: -32001,
+  /** readImages: no file gave a picture. */
+  NoPictures: -32002,
 } as const;

@@ -3,7 +3,10 @@
 
 import * as vscode from 'vscode';
 import { ReadResult } from './protocol';
+import { formatBytes } from './format';
 import { RecentMap } from './recent';
+
+export { formatBytes };
 
 export const RESULT_SCHEME = 'readerd';
 
@@ -130,23 +133,6 @@ function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** "48.2 KB" */
-export function formatBytes(n: number | undefined): string {
-  if (n === undefined) {
-    return '?';
-  }
-  if (n < 1024) {
-    return `${n} B`;
-  }
-  const units = ['KB', 'MB', 'GB'];
-  let v = n / 1024;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${v.toFixed(1)} ${units[i]}`;
-}
 
 /** The image panel's page: each picture with its path (and page, or tile), sizes, and a copy button. */
 export function imagesHtml(shown: ShownResult, cspSource: string): string {

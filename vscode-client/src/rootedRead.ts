@@ -3,7 +3,7 @@
 // folders is sent as one request per folder and merged back. Plain Node: no vscode import.
 
 import { ReaderdError } from './client';
-import { mergeResults, restorePaths } from './merge';
+import { expandedPath, mergeResults, noticeMessage, restorePaths, sourcesOf } from './merge';
 import { ErrorCode, FormattedReadResult, PathSpec, ReadParams, ReadResult } from './protocol';
 import { WorkspaceRoots } from './roots';
 
@@ -49,12 +49,45 @@ export async function readInRoots(params: ReadParams, roots: WorkspaceRoots, sen
       return result;
     }
     // Another format's shape keeps the paths as sent; its files say them as written.
-    return xml ? restorePaths(result as ReadResult, given) : { ...result, files: result.files.map((f, i) => ({ ...f, path: given[i]! })) };
+    const sent = only.paths.map(pathOf);
+    if (xml) {
+      return restorePaths(result as ReadResult, given, sent);
+    }
+    const sources = sourcesOf(result.files, given.length);
+    return {
+      ...result,
+      files: result.files.map((f, j) => {
+        const i = sources[j]!;
+        return { ...f, path: f.from !== undefined ? expandedPath(f.path, sent[i]!, given[i]!) : given[i]! };
+      }),
+      notices: result.notices?.map((n) => ({ ...n, path: given[n.from] ?? n.path, message: noticeMessage(n.message, sent[n.from] ?? n.path, given[n.from] ?? n.path) })),
+    };
   }
   if (!xml) {
     throw new ReaderdError('rpc', `readerd: the paths lie in ${parts.length} workspace folders; the ${params.format} format ` +
       'can be read from one folder at a time (the xml format merges them)', ErrorCode.InvalidParams);
   }
   const results = await Promise.all(parts.map((g) => send({ ...params, cwd: g.base, paths: g.paths }, g.root)));
-  return mergeResults(parts.map((g, p) => ({ result: results[p] as ReadResult, indices: g.indices })), given);
+  return mergeResults(parts.map((g, p) => ({ result: results[p] as ReadResult, indices: g.indices, sent: g.paths.map(pathOf) })), given);
+}
+
+/** Where a request that cannot be split must go: its one folder, and the paths to send there. */
+export interface OneRoot {
+  root: string | undefined;
+  base: string | undefined;
+  paths: string[];
+}
+
+/**
+ * Locates paths that must be asked in one request (`readImages`: one question about all the
+ * pictures): they must lie in one workspace folder, else a `-32602` ReaderdError says so.
+ */
+export function locateInOneRoot(paths: string[], roots: WorkspaceRoots): OneRoot {
+  const located = paths.map((p) => roots.locate(p));
+  const first = located[0];
+  const folders = new Set(located.map((l) => `${l.root ?? ''}\0${l.base ?? ''}`));
+  if (!first || folders.size > 1) {
+    throw new ReaderdError('rpc', `readerd: the files lie in ${folders.size} workspace folders; ask about the files of one folder at a time`, ErrorCode.InvalidParams);
+  }
+  return { root: first.root, base: first.base, paths: located.map((l) => l.sent) };
 }

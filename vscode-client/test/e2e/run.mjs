@@ -84,6 +84,51 @@ function scanPdf() {
   return out;
 }
 
+/** The vision endpoint of the tests (tests/vision-server.py), once started. */
+const vision = { dir: '', port: 0, child: undefined };
+/** The key the suite stores in SecretStorage: it must reach the endpoint, and no log. */
+const VISION_KEY = 'sk-e2e-vision-key-4f1c9a';
+
+/** The workspace's .vscode/settings.json, with `extra` settings. */
+function workspaceSettings(extra = {}) {
+  return {
+    'files.exclude': { '**/*.tmp': true, '**/.vscode': true, '**/.readerd-e2e-results.json': true },
+    'readerd.vision.baseUrl': `http://127.0.0.1:${vision.port}/ok/v1`,
+    'readerd.vision.model': 'e2e-vision-model',
+    ...extra,
+  };
+}
+
+/** Starts tests/vision-server.py on 127.0.0.1; it records each request it receives in vision.dir. */
+async function startVisionServer() {
+  vision.dir = path.join(scratch, 'vision-requests');
+  fs.mkdirSync(vision.dir, { recursive: true });
+  vision.child = spawn('python3', [path.join(extensionDir, '..', 'tests', 'vision-server.py'), vision.dir], { stdio: 'ignore', detached: true });
+  const deadline = Date.now() + 10_000;
+  while (!fs.existsSync(path.join(vision.dir, 'port'))) {
+    if (Date.now() > deadline || vision.child.exitCode !== null) {
+      throw new Error('tests/vision-server.py did not start');
+    }
+    await sleep(100);
+  }
+  vision.port = Number(fs.readFileSync(path.join(vision.dir, 'port'), 'utf8').trim());
+}
+
+/** Files under `dir` (recursively) that contain `needle`. */
+function filesContaining(dir, needle) {
+  const out = [];
+  if (!fs.existsSync(dir)) {
+    return out;
+  }
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    const file = path.join(entry.parentPath ?? entry.path, entry.name);
+    if (entry.isFile() && fs.readFileSync(file).includes(needle)) {
+      out.push(file);
+    }
+  }
+  return out;
+}
+
 /** The workspace the tests read. */
 function makeWorkspace(dir) {
   fs.mkdirSync(path.join(dir, 'src'), { recursive: true });
@@ -97,7 +142,7 @@ function makeWorkspace(dir) {
   fs.copyFileSync(path.join(extensionDir, '..', 'samples', 'readerd.png'), path.join(dir, 'logo.png'));
   fs.writeFileSync(path.join(dir, '.env'), 'API_KEY=not-for-the-model\n');
   fs.symlinkSync('/etc/hostname', path.join(dir, 'escape.txt'));
-  writeJson(path.join(dir, '.vscode', 'settings.json'), { 'files.exclude': { '**/*.tmp': true, '**/.vscode': true, '**/.readerd-e2e-results.json': true } });
+  writeJson(path.join(dir, '.vscode', 'settings.json'), workspaceSettings());
   // For @-mention completion: a prompt to write in, and files the .gitignore leaves out.
   fs.writeFileSync(path.join(dir, 'prompt.md'), '# Prompt\n\n');
   fs.writeFileSync(path.join(dir, '.gitignore'), 'build/\n*.log\n');
@@ -155,7 +200,7 @@ async function startCodeServer(port, dirs, workspace, logFile, { smokeTestDriver
   ], {
     stdio: ['ignore', log, log],
     detached: true,
-    env: { ...process.env, ...dirs.xdg, ...offline, READERD_E2E_RESULTS: dirs.results },
+    env: { ...process.env, ...dirs.xdg, ...offline, READERD_E2E_RESULTS: dirs.results, READERD_E2E_VISION_DIR: vision.dir, READERD_E2E_VISION_KEY: VISION_KEY },
   });
   const deadline = Date.now() + 30_000;
   for (;;) {
@@ -319,6 +364,16 @@ async function runUi(base, dirs, browserLog) {
     await checkItem(page, 'notes', 'notes.txt');
     await page.locator('.quick-input-widget input').fill('');
     await page.keyboard.press('Enter');
+    // The plan passes readerd.confirmAboveTokens (20 here): it is shown, and asked about.
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ state: 'visible', timeout: 20_000 });
+    const question = (await dialog.innerText()).replace(/\u00a0/g, ' ');
+    if (!/readerd: read 3 files \([0-9.]+ [KM]?B, about [0-9,]+ tokens\)\?/.test(question) || !question.includes('readerd.confirmAboveTokens (20 tokens)')) {
+      throw new Error(`the plan's question says: ${question}`);
+    }
+    fs.mkdirSync(screenshots, { recursive: true });
+    await page.screenshot({ path: path.join(screenshots, 'read-plan.png') });
+    await dialog.locator('.monaco-button', { hasText: 'Read' }).first().click();
     // The XML opens beside, the image preview next to it.
     const tab = page.locator('.tabs-container .tab', { hasText: 'ReadResults-1.xml' });
     await tab.waitFor({ state: 'visible', timeout: 20_000 });
@@ -354,10 +409,11 @@ async function runUi(base, dirs, browserLog) {
     if (!clip.startsWith('<ReadResults') || !clip.includes("<Content path='src/main.c'")) {
       throw new Error(`the clipboard does not hold the XML after "Copy as prompt context": ${clip.slice(0, 200)}`);
     }
-    report(name, true, `screenshot: ${shot}`);
+    report(name, true, `screenshots: ${shot}, ${path.join(screenshots, 'read-plan.png')}`);
     await runMentionUi(page);
     await runChatUi(page);
     await runMcpUi(page);
+    await runVisionUi(page);
   } catch (error) {
     try {
       const page = context.pages()[0];
@@ -369,6 +425,53 @@ async function runUi(base, dirs, browserLog) {
     report(name, false, `${error.stack ?? error}\nscreenshot: ${path.join(screenshots, 'read-files-failure.png')}`);
   } finally {
     await context.close();
+  }
+}
+
+/**
+ * "readerd: Ask About Images..." from the palette: pick logo.png and scan.pdf, type the question,
+ * and the answer of the test's endpoint shows in the panel (screenshot).
+ */
+async function runVisionUi(page) {
+  const name = 'vscode_ui_ask_about_images_screenshot';
+  const shot = path.join(screenshots, 'vision-answer.png');
+  try {
+    const before = fs.readdirSync(vision.dir).filter((f) => f.endsWith('.json')).length;
+    await runFromPalette(page, 'readerd: Ask About Images...');
+    await page.locator('.quick-input-widget .quick-input-list .monaco-list-row').first().waitFor({ state: 'visible', timeout: 15_000 });
+    await checkItem(page, 'logo', 'logo.png');
+    await checkItem(page, 'scan', 'scan.pdf');
+    await page.locator('.quick-input-widget input').fill('');
+    await page.keyboard.press('Enter');
+    const input = page.locator('.quick-input-widget input');
+    await page.locator('.quick-input-widget', { hasText: 'The question for the vision model' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await input.fill('What do these pictures show?');
+    await page.keyboard.press('Enter');
+    await page.locator('.tabs-container .tab', { hasText: 'readerd: Vision Answer' }).waitFor({ state: 'visible', timeout: 30_000 });
+    const deadline = Date.now() + 20_000;
+    let shown = '';
+    while (Date.now() < deadline && !shown.includes('about 2 image(s)')) {
+      for (const frame of page.frames()) {
+        shown = await frame.evaluate(() => document.body?.innerText ?? '').catch(() => '');
+        if (shown.includes('about 2 image(s)')) {
+          break;
+        }
+      }
+      await sleep(250);
+    }
+    if (!shown.includes("asked 'What do these pictures show?' about 2 image(s)")) {
+      throw new Error(`the answer panel does not show the endpoint's answer: ${shown.slice(0, 400)}`);
+    }
+    const requests = fs.readdirSync(vision.dir).filter((f) => f.endsWith('.json')).length;
+    if (requests !== before + 1) {
+      throw new Error(`the endpoint received ${requests - before} requests, not 1`);
+    }
+    await page.screenshot({ path: shot });
+    report(name, true, `screenshot: ${shot}`);
+    await page.locator('.tabs-container .tab', { hasText: 'readerd: Vision Answer' }).locator('.codicon-close').first().click().catch(() => undefined);
+  } catch (error) {
+    await page.screenshot({ path: path.join(screenshots, 'vision-failure.png') }).catch(() => undefined);
+    report(name, false, `${error.stack ?? error}\nscreenshot: ${path.join(screenshots, 'vision-failure.png')}`);
   }
 }
 
@@ -534,6 +637,7 @@ async function main() {
       XDG_CACHE_HOME: path.join(scratch, 'xdg', 'cache'),
     },
   };
+  await startVisionServer();
   makeWorkspace(dirs.workspace);
   const workspaceFile = makeMultiRoot(dirs.multiRoot);
   writeJson(path.join(dirs.userData, 'User', 'settings.json'), {
@@ -573,6 +677,15 @@ async function main() {
     await runSuite(base, dirs, browserLog, { name: 'single', module: 'index.js', open: `folder=${encodeURIComponent(dirs.workspace)}` });
     console.log(`# suite done (${elapsed()})`);
     await stopProcessGroup(server);
+    // The vision key the suite stored went to the endpoint, and into no log of VS Code, the
+    // extension or the daemon (the output channel is a file under user-data/logs).
+    const logged = [serverLog, browserLog, path.join(dirs.userData, 'logs'), path.join(scratch, 'xdg')]
+      .flatMap((where) => (fs.statSync(where, { throwIfNoEntry: false })?.isDirectory() ? filesContaining(where, VISION_KEY) : (fs.existsSync(where) && fs.readFileSync(where).includes(VISION_KEY) ? [where] : [])));
+    const sent = filesContaining(vision.dir, VISION_KEY);
+    report('vscode_vision_key_sent_and_never_logged', logged.length === 0 && sent.length > 0,
+      `logs holding the key: ${logged.join(', ') || 'none'}; requests holding it: ${sent.length}`);
+    // The UI phase: a plan above this asks first.
+    writeJson(path.join(dirs.workspace, '.vscode', 'settings.json'), workspaceSettings({ 'readerd.confirmAboveTokens': 20 }));
     if (installed) {
       port = await freePort();
       base = { origin: `http://127.0.0.1:${port}`, host: `127.0.0.1:${port}` };
@@ -590,6 +703,9 @@ async function main() {
     report('vscode_run', false, String(error.stack ?? error));
   } finally {
     await stopProcessGroup(server);
+    if (vision.child) {
+      await stopProcessGroup(vision.child);
+    }
   }
   const failed = outcomes.filter((o) => !o.ok).length;
   if (failed > 0) {

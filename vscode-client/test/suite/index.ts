@@ -15,7 +15,9 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ReaderdApi } from '../../src/api';
 import { readSettings } from '../../src/config';
+import type { ReadCommandOutcome } from '../../src/readCommand';
 import type { ShownResult } from '../../src/results';
+import type { VisionOutcome } from '../../src/visionAnswer';
 import { EXTENSION_ID, readerdChildren, resultsFile, runTests, test, waitFor } from './harness';
 import { mentionTests } from './mentions';
 
@@ -74,8 +76,9 @@ test('vscode_settings_defaults_come_from_package_json', async () => {
   const names = Object.keys(properties).map((k) => k.replace(/^readerd\./, ''));
   assert.deepEqual(Object.keys(settings).sort(), names.sort());
   for (const name of names) {
-    // readerd.path is set by the test's user settings; every other one is package.json's default.
-    if (name !== 'path') {
+    // readerd.path is set by the test's user settings, the vision endpoint by the workspace's;
+    // every other one is package.json's default.
+    if (!['path', 'vision.baseUrl', 'vision.model'].includes(name)) {
       assert.deepEqual(settings[name], properties[`readerd.${name}`]!.default, `readerd.${name}`);
     }
   }
@@ -110,12 +113,20 @@ test('vscode_settings_changes_apply', async () => {
 
 test('vscode_read_command_on_multi_selection', async () => {
   const selection = [uri('a.txt'), uri('logo.png'), uri('docs')];
-  const shown = (await vscode.commands.executeCommand('readerd.readFiles', selection[0], selection)) as ShownResult | undefined;
+  const shown = (await vscode.commands.executeCommand('readerd.readFiles', selection[0], selection)) as ReadCommandOutcome | undefined;
   assert.ok(shown, 'the command returned what it showed');
   const files = shown.result.files.map((f) => f.path);
-  // The folder gives its files one level deep, without docs/skip.tmp (files.exclude).
-  assert.deepEqual(files, ['a.txt', 'logo.png', 'docs/my file.md', 'docs/notes.txt']);
-  assert.deepEqual(shown.result.files.map((f) => f.type), ['text', 'image', 'text', 'text']);
+  // The daemon expands the folder, recursively, in byte order; docs/skip.tmp is hidden by
+  // files.exclude and left out.
+  assert.deepEqual(files, ['a.txt', 'logo.png', 'docs/deeper/hidden.txt', 'docs/my file.md', 'docs/notes.txt']);
+  assert.deepEqual(shown.result.files.map((f) => f.type), ['text', 'image', 'text', 'text', 'text']);
+  // Planned first: the plan's tokens are those of the read (below readerd.confirmAboveTokens:
+  // no question), and the summary says them and what was left out.
+  assert.equal(shown.planned.paths.length, 5);
+  assert.equal(shown.planned.hidden, 1);
+  assert.ok(shown.planned.tokens > 0);
+  assert.equal(shown.planned.tokens, shown.result.tokens);
+  assert.match(shown.summary, new RegExp(`^readerd: read 5 of 5 files \\(\\d+ lines, [0-9.]+ KB, ${shown.result.tokens} tokens, 1 image\\); left out: 1 hidden by files.exclude$`));
   const editor = await waitFor('the XML editor', () =>
     vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === shown.uri.toString()));
   const xml = editor.document.getText();
@@ -126,7 +137,7 @@ test('vscode_read_command_on_multi_selection', async () => {
   assert.deepEqual(contents, files);
   assert.match(xml, /<Content path='a.txt' type='text'[^>]*>\s*<!\[CDATA\[\s+1\talpha\n/);
   assert.match(xml, /<Content path='logo.png' type='image'[^>]*mediaType='image\/png'/);
-  assert.doesNotMatch(xml, /skip\.tmp|hidden\.txt/);
+  assert.doesNotMatch(xml, /skip\.tmp/);
   // The XML is beside the editor group that was active, and the images are in a webview panel.
   const webviewTab = await waitFor('the images panel', () =>
     vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputWebview && /readerd: 1 image/.test(t.label)));
@@ -192,6 +203,100 @@ test('vscode_lm_tool_registered_and_answers', async () => {
   assert.equal(image.mimeType, 'image/png');
   assert.deepEqual(Buffer.from(image.data), fs.readFileSync(path.join(root(), 'logo.png')));
 });
+
+test('vscode_read_command_notices_of_a_big_folder', async () => {
+  // 502 files: the daemon reads maxFiles (500) of them and says so; the summary shows its notice.
+  const many = path.join(root(), 'many');
+  fs.mkdirSync(many, { recursive: true });
+  for (let i = 0; i < 502; i++) {
+    fs.writeFileSync(path.join(many, `f${String(i).padStart(3, '0')}.txt`), `file ${i}\n`);
+  }
+  try {
+    const shown = (await vscode.commands.executeCommand('readerd.readFiles', uri('many'), [uri('many')])) as ReadCommandOutcome | undefined;
+    assert.ok(shown);
+    assert.equal(shown.result.files.length, 500);
+    assert.equal(shown.result.files[499]!.path, 'many/f499.txt');
+    assert.equal(shown.planned.notices.length, 1);
+    assert.deepEqual({ path: shown.planned.notices[0]!.path, from: shown.planned.notices[0]!.from }, { path: 'many', from: 0 });
+    assert.match(shown.summary, /; many: 500 of 502 files shown: 2 more left out past maxFiles \(500\)/);
+  } finally {
+    fs.rmSync(many, { recursive: true, force: true });
+  }
+}, 60_000);
+
+/** The requests the test's vision endpoint received (tests/vision-server.py), oldest first. */
+function visionRequests(): Array<{ path: string; headers: Record<string, string>; body: { model: string; messages: Array<{ content: Array<{ type: string; text?: string; image_url?: { url: string; detail: string } }> }> } }> {
+  const dir = process.env.READERD_E2E_VISION_DIR;
+  assert.ok(dir, 'READERD_E2E_VISION_DIR is set by run.mjs');
+  return fs.readdirSync(dir).filter((f) => /^\d+\.json$/.test(f)).sort().map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')));
+}
+
+test('vscode_vision_ask_about_images_command', async () => {
+  const key = process.env.READERD_E2E_VISION_KEY;
+  assert.ok(key, 'READERD_E2E_VISION_KEY is set by run.mjs');
+  assert.equal(await vscode.commands.executeCommand('readerd.setVisionApiKey', key), true);
+  assert.ok(!JSON.stringify(vscode.workspace.getConfiguration('readerd')).includes(key), 'no setting holds the key');
+  const before = visionRequests().length;
+  const query = 'What is drawn here?';
+  const outcome = (await vscode.commands.executeCommand('readerd.askAboutImages', {
+    uris: [uri('logo.png'), uri('scan.pdf'), uri('gone.png'), uri('a.txt')],
+    query,
+  })) as VisionOutcome | undefined;
+  assert.ok(outcome?.result, `an answer: ${outcome?.error}`);
+  // The endpoint's answer names what it received: the question, one image part per picture.
+  assert.equal(outcome.result.answer, `asked '${query}' about 2 image(s): ${outcome.images.map((i) => i.detail).join(',')}`);
+  assert.equal(outcome.result.provider, 'openai');
+  assert.deepEqual(outcome.images.map((i) => [i.path, i.page]), [['logo.png', undefined], ['scan.pdf', 1]]);
+  assert.deepEqual(outcome.files.map((f) => f.code ?? f.type), ['image', 'pdf', 'FILE_NOT_FOUND', 'UNSUPPORTED_FORMAT']);
+  const requests = visionRequests();
+  assert.equal(requests.length, before + 1, 'one request to the endpoint');
+  const sent = requests[before]!;
+  assert.equal(sent.path, '/ok/v1/chat/completions');
+  // Compared without printing it: a failure message must not put the key in a log.
+  assert.ok(sent.headers.authorization === `Bearer ${key}`, `the key from the secret storage, to its own base URL (got ${sent.headers.authorization === undefined ? 'no' : 'another'} Authorization)`);
+  assert.equal(sent.body.model, 'e2e-vision-model');
+  const parts = sent.body.messages[0]!.content;
+  assert.deepEqual(parts.filter((p) => p.type === 'text').map((p) => p.text), [query]);
+  assert.equal(parts.filter((p) => p.type === 'image_url').length, 2);
+  assert.ok(parts.filter((p) => p.type === 'image_url').every((p) => /^data:image\/(png|jpeg);base64,/.test(p.image_url!.url)));
+  // The answer panel, with the files that could not be sent.
+  // A folder gives the pictures under it: docs holds none; the workspace's root holds both.
+  const none = await vscode.commands.executeCommand('readerd.askAboutImages', { uris: [uri('docs')], query });
+  assert.equal(none, undefined);
+  const all = (await vscode.commands.executeCommand('readerd.askAboutImages', { uris: [vscode.Uri.file(root())], query })) as VisionOutcome | undefined;
+  assert.deepEqual(all?.images.map((i) => i.path), ['logo.png', 'scan.pdf']);
+  await waitFor('the answer panel', () =>
+    vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputWebview && t.label === 'readerd: Vision Answer'));
+}, 60_000);
+
+test('vscode_vision_lm_tool', async () => {
+  const info = await waitFor('the tool in vscode.lm.tools', () => vscode.lm.tools.find((t) => t.name === 'readerd_read_images'));
+  const schema = info.inputSchema as { properties?: Record<string, unknown>; required?: string[] } | undefined;
+  assert.deepEqual(Object.keys(schema?.properties ?? {}).sort(), ['detail', 'pages', 'paths', 'query']);
+  assert.deepEqual(schema?.required, ['paths', 'query']);
+  const result = await vscode.lm.invokeTool('readerd_read_images', {
+    input: { paths: ['logo.png', 'missing.png'], query: 'Which colours?', detail: 'low' },
+    toolInvocationToken: undefined,
+  });
+  const [text, ...rest] = result.content;
+  assert.equal(rest.length, 0);
+  assert.ok(text instanceof vscode.LanguageModelTextPart);
+  assert.match(text.value, /^<ReadImagesResult provider='openai'[^>]* images='1'>/);
+  assert.match(text.value, /<Answer>asked 'Which colours\?' about 1 image\(s\): low<\/Answer>/);
+  assert.match(text.value, /<Content path='missing.png' code='FILE_NOT_FOUND'/);
+  // An endpoint that fails: the tool says why, with the files, and the key is not in it.
+  const configured = vscode.workspace.getConfiguration('readerd').get<string>('vision.baseUrl')!;
+  await vscode.workspace.getConfiguration('readerd').update('vision.baseUrl', `http://127.0.0.1:${new URL(configured).port}/status-401/v1`, vscode.ConfigurationTarget.Workspace);
+  try {
+    const failed = await vscode.lm.invokeTool('readerd_read_images', { input: { paths: ['logo.png'], query: 'Q' }, toolInvocationToken: undefined });
+    const [part] = failed.content;
+    assert.ok(part instanceof vscode.LanguageModelTextPart);
+    assert.match(part.value, /^readerd_read_images failed: readerd: .*HTTP 401/);
+    assert.ok(!part.value.includes(process.env.READERD_E2E_VISION_KEY!), 'no key in the error');
+  } finally {
+    await vscode.workspace.getConfiguration('readerd').update('vision.baseUrl', configured, vscode.ConfigurationTarget.Workspace);
+  }
+}, 60_000);
 
 mentionTests();
 

@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ReaderdApi } from '../../src/api';
+import type { ReadCommandOutcome } from '../../src/readCommand';
 import type { ShownResult } from '../../src/results';
 import { EXTENSION_ID, readerdChildren, resultsFile, runTests, test, waitFor } from './harness';
 
@@ -48,6 +49,25 @@ test('vscode_multi_root_command_first_use_reads_both_folders', async () => {
   const info = api.daemon();
   assert.equal(info.state, 'running', 'the command started the daemon');
   assert.deepEqual(readerdChildren(), [info.pid]);
+});
+
+test('vscode_multi_root_command_expands_whole_folders', async () => {
+  // Both folders themselves: each expanded by the daemon under its own fence, merged with the
+  // folder's name in front, `from` and the notices renumbered to the selection.
+  const selection = [folder('app').uri, folder('Library').uri];
+  const shown = (await vscode.commands.executeCommand('readerd.readFiles', selection[0], selection)) as ReadCommandOutcome | undefined;
+  assert.ok(shown);
+  const paths = shown.result.files.map((f) => f.path);
+  assert.deepEqual(paths.filter((p) => p.startsWith('Library/')), ['Library/b.txt', 'Library/docs/one.md', 'Library/docs/two.md', 'Library/logo.png', 'Library/only-in-lib.txt']);
+  assert.deepEqual(paths.filter((p) => p.startsWith('app/')), ['app/a.txt', 'app/link-to-lib.txt', 'app/src/main.c']);
+  assert.equal(paths.length, 8, 'the files of app first, then those of Library');
+  assert.ok(paths.indexOf('app/src/main.c') < paths.indexOf('Library/b.txt'));
+  assert.deepEqual(shown.planned.entries.map((e) => [e.path, e.from]), paths.map((p) => [p, p.startsWith('app/') ? 0 : 1]));
+  // Library/.env is refused by the fence's excludes: the daemon says so for the folder it expanded.
+  assert.deepEqual(shown.planned.notices.map((n) => [n.path, n.from]), [['Library', 1]]);
+  assert.match(shown.planned.notices[0]!.message, /1 excluded by the workspace's exclude patterns/);
+  assert.match(shown.summary, /; Library: 1 excluded by the workspace's exclude patterns$/);
+  assert.deepEqual([...shown.result.xml.matchAll(/<Content path='([^']*)'/g)].map((m) => m[1]), paths);
 });
 
 test('vscode_multi_root_fence_per_folder', async () => {

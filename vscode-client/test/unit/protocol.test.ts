@@ -7,13 +7,13 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { ReaderdClient } from '../../src/client';
-import { FormattedReadResult, ImageParams, InitializeParams, PathItem, ReadParams, ReadResult } from '../../src/protocol';
+import { FormattedReadResult, ImageParams, InitializeParams, PathItem, ReadImagesParams, ReadParams, ReadResult } from '../../src/protocol';
 import { makeWorkspace, readerdBinary, removeWorkspace, REPO } from './helpers';
 
 const USER_GUIDE = '/usr/share/doc/python-reportlab-doc/reportlab-userguide.pdf';
 
 // Every field set: the compiler checks that each exists in protocol.ts with the right type.
-const EVERY_ITEM: Required<PathItem> = { path: 'guide.pdf', offset: 1, limit: 1, pages: '2', render: true, password: 'pw' };
+const EVERY_ITEM: Required<PathItem> = { path: 'guide.pdf', offset: 1, limit: 1, tail: 1, column: 1, pages: '2', render: true, password: 'pw' };
 const EVERY_IMAGES: Required<ImageParams> = { maxDimension: 64, maxTotalBytes: 1_000_000, detail: 'low', tile: 'auto' };
 const EVERY_READ: Required<ReadParams> & { images: Required<ImageParams> } = {
   paths: ['a.txt', EVERY_ITEM],
@@ -24,8 +24,18 @@ const EVERY_READ: Required<ReadParams> & { images: Required<ImageParams> } = {
   images: EVERY_IMAGES,
   format: 'openai',
   ifNoneMatch: {},
+  tail: 1,
+  expand: { maxFiles: 1, ignored: false, binary: false },
+  budget: { tokens: 1 },
+  plan: true,
 };
-const EVERY_INITIALIZE: Required<InitializeParams> = { rootPath: '/', confineToRoot: true, exclude: ['.env'], clientInfo: { name: 'n', version: '1' } };
+const EVERY_INITIALIZE: Required<InitializeParams> = {
+  rootPath: '/', confineToRoot: true, exclude: ['.env'], clientInfo: { name: 'n', version: '1' },
+  vision: { baseUrl: 'http://127.0.0.1:1/v1', model: 'm', apiKey: 'k', provider: 'openai' },
+};
+const EVERY_READ_IMAGES: Required<ReadImagesParams> = {
+  paths: ['a.png'], query: 'q', cwd: '/', detail: 'low', pages: '1', maxTokens: 1, model: 'm', baseUrl: 'http://127.0.0.1:1/v1', provider: 'openai',
+};
 
 /** The params a `### heading` section of docs/protocol.md lists in its table, `images.x` flattened. */
 function documentedParams(heading: string): string[] {
@@ -40,7 +50,7 @@ function documentedParams(heading: string): string[] {
 
 function keysOf(value: object, prefix = ''): string[] {
   return Object.entries(value).flatMap(([k, v]) =>
-    v && typeof v === 'object' && !Array.isArray(v) && k === 'images' ? keysOf(v, `${k}.`) : [`${prefix}${k}`]);
+    v && typeof v === 'object' && !Array.isArray(v) && (k === 'images' || k === 'budget') ? keysOf(v, `${k}.`) : [`${prefix}${k}`]);
 }
 
 test('protocol_read_params_match_the_documentation', () => {
@@ -50,6 +60,12 @@ test('protocol_read_params_match_the_documentation', () => {
   const item = /each item a path string, or `\{([^}]*)\}`/.exec(doc);
   assert.ok(item, 'docs/protocol.md describes the items of paths');
   assert.deepEqual(Object.keys(EVERY_ITEM).sort(), item[1]!.split(',').map((s) => s.trim().replace(/\?$/, '')).sort());
+});
+
+test('protocol_read_images_params_match_the_documentation', () => {
+  // `baseUrl` and `provider` share one row of the table.
+  assert.deepEqual(Object.keys(EVERY_READ_IMAGES).filter((k) => k !== 'baseUrl' && k !== 'provider').sort(), documentedParams('readImages').sort());
+  assert.match(fs.readFileSync(path.join(REPO, 'docs', 'protocol.md'), 'utf8'), /^\| `baseUrl`, `provider` \|/m);
 });
 
 test('protocol_initialize_params_match_the_documentation', () => {

@@ -152,3 +152,37 @@ test('rooted_read_mentions_across_folders', async () => {
   assert.match(out.text, /<Content path='lib\/docs\/two.md'[^>]*>\n<!\[CDATA\[two\n/);
   assert.doesNotMatch(out.text, /secret/);
 });
+
+test('rooted_read_expanded_folders_keep_from_and_notices', async () => {
+  fs.mkdirSync(path.join(app, 'sub'), { recursive: true });
+  for (const name of ['x.txt', 'y.txt', 'z.txt']) {
+    fs.writeFileSync(path.join(app, 'sub', name), `${name}\n`);
+  }
+  const paths = ['lib/b.txt', 'app/sub', 'lib', 'app/a.txt'];
+  const params = { paths, expand: { maxFiles: 2 } };
+  const merged = (await readInRoots(params, roots, (p, root) => manager.read(p, { root: root ?? null }))) as ReadResult;
+  const client = await ReaderdClient.spawn(readerdBinary());
+  let single: ReadResult;
+  try {
+    await client.initialize({ rootPath: base, exclude: ['.env'] });
+    single = await client.read({ ...params, cwd: base });
+  } finally {
+    await client.shutdown();
+  }
+  // Byte for byte what one request from the folders' parent gives: files in place with `from`
+  // the index of their folder in the whole request, notices (the glob they suggest included).
+  assert.deepEqual(merged.files.map((f) => [f.path, f.from]), single.files.map((f) => [f.path, f.from]));
+  assert.deepEqual(merged.files, single.files);
+  assert.deepEqual(merged.notices, single.notices);
+  assert.equal(merged.xml, single.xml);
+  assert.equal(merged.tokens, single.tokens);
+  assert.equal(merged.notices?.length, 3);
+  assert.match(merged.xml, /<Notice path='lib' from='2'><!\[CDATA\[2 of \d+ files shown[^\]]*"lib\/\*\*\/\*\.txt"/);
+  // A plan of the same: no content, the same entries, tokens summed over the folders.
+  const plan = (await readInRoots({ ...params, plan: true }, roots, (p, root) => manager.read(p, { root: root ?? null }))) as ReadResult;
+  assert.equal(plan.plan, true);
+  assert.deepEqual(plan.files.map((f) => [f.path, f.from, f.tokens]), merged.files.map((f) => [f.path, f.from, f.tokens]));
+  assert.equal(plan.tokens, merged.tokens);
+  assert.deepEqual(plan.notices, merged.notices);
+  assert.doesNotMatch(plan.xml, /CDATA\[\s+1\t/);
+});

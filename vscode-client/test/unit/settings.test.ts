@@ -17,7 +17,7 @@ function source(file: string): string {
 function listed(name: string): string[] {
   const m = new RegExp(`const ${name}: ReadonlyArray<keyof Settings> = \\[([^\\]]*)\\]`).exec(source('config.ts'));
   assert.ok(m, `src/config.ts has ${name}`);
-  return [...m[1]!.matchAll(/'([A-Za-z]+)'/g)].map((k) => k[1]!);
+  return [...m[1]!.matchAll(/'([A-Za-z.]+)'/g)].map((k) => k[1]!);
 }
 
 test('settings_every_one_has_a_default_and_is_read', () => {
@@ -29,7 +29,7 @@ test('settings_every_one_has_a_default_and_is_read', () => {
   assert.deepEqual(listed('KEYS').sort(), names.sort());
   // The Settings interface has one field per setting.
   const fields = /export interface Settings \{([^}]*)\}/.exec(source('config.ts'))![1]!;
-  assert.deepEqual([...fields.matchAll(/^\s+([A-Za-z]+):/gm)].map((m) => m[1]).sort(), names.sort());
+  assert.deepEqual([...fields.matchAll(/^\s+'?([A-Za-z.]+)'?:/gm)].map((m) => m[1]).sort(), names.sort());
   for (const d of listed('DAEMON_SETTINGS')) {
     assert.ok(names.includes(d), `${d} is a setting`);
   }

@@ -1,0 +1,110 @@
+// What the read command does with a plan (`read` with `plan: true`): which of its entries to read,
+// whether to ask first, and the words of the question and of the summary. Plain Node: no vscode
+// import.
+
+import { FileInfo, ReadNotice, ReadResult } from './protocol';
+import { formatBytes } from './format';
+
+/** The files a plan says to read, and what it left out. */
+export interface PlannedRead {
+  /** Paths to read, in plan order (an expanded folder's files in its place). */
+  paths: string[];
+  /** Their plan entries. */
+  entries: FileInfo[];
+  /** Estimated tokens of reading them. */
+  tokens: number;
+  bytes: number;
+  /** Files of the expansion that files.exclude hides, left out. */
+  hidden: number;
+  /** Binary files the expansion listed without content, left out. */
+  binary: number;
+  /** Selected folders that gave no file (the daemon's words). */
+  empty: FileInfo[];
+  notices: ReadNotice[];
+}
+
+/**
+ * Chooses what to read from a plan of `asked` (the paths as sent; `folders` the indices of
+ * those that are folders): every entry of a file, but files expanded from a folder that
+ * `hidden(path)` says the Explorer hides, binary files listed without content, the entry of a
+ * folder that gave none, and a file already chosen (selected and also in a selected folder).
+ */
+export function choosePlanned(plan: ReadResult, folders: ReadonlySet<number>, hidden: (path: string) => boolean): PlannedRead {
+  const out: PlannedRead = { paths: [], entries: [], tokens: 0, bytes: 0, hidden: 0, binary: 0, empty: [], notices: plan.notices ?? [] };
+  let next = 0;
+  const chosen = new Set<string>();
+  for (const entry of plan.files) {
+    const source = entry.from ?? next;
+    next = source + 1;
+    if (chosen.has(entry.path)) {
+      // Selected twice (a file, and the folder that holds it): read once.
+      continue;
+    }
+    if (entry.from !== undefined) {
+      if (hidden(entry.path)) {
+        out.hidden++;
+        continue;
+      }
+      if (entry.omitted === 'binary') {
+        out.binary++;
+        continue;
+      }
+    } else if (folders.has(source) && entry.code !== undefined) {
+      out.empty.push(entry);
+      continue;
+    }
+    chosen.add(entry.path);
+    out.paths.push(entry.path);
+    out.entries.push(entry);
+    out.tokens += entry.tokens ?? 0;
+    out.bytes += entry.code === undefined ? entry.bytes ?? 0 : 0;
+  }
+  return out;
+}
+
+/** `12,345`. */
+export function formatCount(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+/** Whether a read of `tokens` estimated tokens needs a yes first, with `readerd.confirmAboveTokens` at `limit`. */
+export function needsConfirmation(tokens: number, limit: number): boolean {
+  return limit > 0 && tokens > limit;
+}
+
+/** The question before a big read and its detail: files, size, tokens, the biggest files, the notices. */
+export function confirmationText(planned: PlannedRead, limit: number): { message: string; detail: string } {
+  const n = planned.paths.length;
+  const message = `readerd: read ${formatCount(n)} file${n === 1 ? '' : 's'} (${formatBytes(planned.bytes)}, about ${formatCount(planned.tokens)} tokens)?`;
+  const biggest = [...planned.entries]
+    .filter((e) => (e.tokens ?? 0) > 0)
+    .sort((a, b) => (b.tokens ?? 0) - (a.tokens ?? 0))
+    .slice(0, 5)
+    .map((e) => `  ${e.path}: ${formatCount(e.tokens ?? 0)} tokens, ${formatBytes(e.bytes)}`);
+  const lines = [
+    `The plan passes readerd.confirmAboveTokens (${formatCount(limit)} tokens).`,
+    ...(biggest.length ? ['Largest:', ...biggest] : []),
+    ...planned.notices.map((notice) => `${notice.path}: ${notice.message}`),
+  ];
+  return { message, detail: lines.join('\n') };
+}
+
+/** The summary after the read: files read and failed, lines, size, tokens, images, what was left out, the notices. */
+export function readSummary(result: ReadResult, planned: PlannedRead): string {
+  const failed = result.files.filter((f) => f.code !== undefined);
+  const total = result.files.length;
+  const tokens = result.tokens ?? result.files.reduce((sum, f) => sum + (f.tokens ?? 0), 0);
+  const left: string[] = [];
+  if (planned.hidden) {
+    left.push(`${planned.hidden} hidden by files.exclude`);
+  }
+  if (planned.binary) {
+    left.push(`${planned.binary} binary`);
+  }
+  return `readerd: read ${total - failed.length} of ${total} file${total === 1 ? '' : 's'}` +
+    ` (${result.lines} lines, ${formatBytes(result.bytes)}, ${formatCount(tokens)} tokens` +
+    `${result.images.length ? `, ${result.images.length} image${result.images.length === 1 ? '' : 's'}` : ''})` +
+    (failed.length ? `; failed: ${failed.slice(0, 3).map((f) => `${f.path} (${f.code})`).join(', ')}${failed.length > 3 ? ', …' : ''}` : '') +
+    (left.length ? `; left out: ${left.join(', ')}` : '') +
+    planned.notices.map((notice) => `; ${notice.path}: ${notice.message}`).join('');
+}
