@@ -11,14 +11,11 @@
 static RdDaemon *dmn;
 
 static void setup(void) {
-  dmn = rd_daemon_start();
+  rd_fixture_setup(&dmn, NULL);
 }
 
 static void teardown(void) {
-  if (dmn && dmn->running)
-    rd_daemon_stop(dmn);
-  rd_daemon_free(dmn);
-  dmn = NULL;
+  rd_fixture_teardown(&dmn, NULL);
 }
 
 static int cmp_str(const void *a, const void *b) {

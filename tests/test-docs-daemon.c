@@ -31,8 +31,7 @@ static void copy_in(const char *a, const char *b, const char *name) {
 }
 
 static void docs_setup(void) {
-  dmn = rd_daemon_start();
-  conn = rd_conn_new(dmn->sock);
+  rd_fixture_setup(&dmn, &conn);
   copy_in("tests", "data/office", "report.docx");
   copy_in("tests", "data/office", "fruit.xlsx");
   copy_in("tests", "data/office", "roadmap.pptx");
@@ -41,12 +40,7 @@ static void docs_setup(void) {
 }
 
 static void docs_teardown(void) {
-  rd_conn_free(conn);
-  conn = NULL;
-  if (dmn && dmn->running)
-    rd_daemon_stop(dmn);
-  rd_daemon_free(dmn);
-  dmn = NULL;
+  rd_fixture_teardown(&dmn, &conn);
 }
 
 static RdResult *read_in_dir(const char *const *paths, size_t n, const char *more) {

@@ -10,14 +10,11 @@
 static RdDaemon *dmn;
 
 static void setup(void) {
-  dmn = rd_daemon_start();
+  rd_fixture_setup(&dmn, NULL);
 }
 
 static void teardown(void) {
-  if (dmn && dmn->running)
-    rd_daemon_stop(dmn);
-  rd_daemon_free(dmn);
-  dmn = NULL;
+  rd_fixture_teardown(&dmn, NULL);
 }
 
 /* Writes dmn->dir/rel (folders made as needed); returns the full path. */

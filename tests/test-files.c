@@ -24,17 +24,11 @@ static RdDaemon *dmn;
 static RdConn *conn;
 
 static void files_setup(void) {
-  dmn = rd_daemon_start();
-  conn = rd_conn_new(dmn->sock);
+  rd_fixture_setup(&dmn, &conn);
 }
 
 static void files_teardown(void) {
-  rd_conn_free(conn);
-  conn = NULL;
-  if (dmn && dmn->running)
-    rd_daemon_stop(dmn);
-  rd_daemon_free(dmn);
-  dmn = NULL;
+  rd_fixture_teardown(&dmn, &conn);
 }
 
 static char *put(const char *name, const char *data, size_t len) {

@@ -58,8 +58,7 @@ static void formats_setup(void) {
   unsigned char *png = rd_make_png(32, 20, &png_len);
   GString *pdf = make_pdf();
 
-  dmn = rd_daemon_start();
-  conn = rd_conn_new(dmn->sock);
+  rd_fixture_setup(&dmn, &conn);
   g_free(rd_write_str(dmn->dir, "a.txt", "alpha one\nalpha two\n"));
   g_free(rd_write_str(dmn->dir, "b.txt", "tab\there & <b> ]]> \"q\"\n"));
   g_free(rd_write_file(dmn->dir, "img.png", png, png_len));
@@ -69,12 +68,7 @@ static void formats_setup(void) {
 }
 
 static void formats_teardown(void) {
-  rd_conn_free(conn);
-  conn = NULL;
-  if (dmn && dmn->running)
-    rd_daemon_stop(dmn);
-  rd_daemon_free(dmn);
-  dmn = NULL;
+  rd_fixture_teardown(&dmn, &conn);
 }
 
 /* read of read_paths with the given extra members; returns the response (caller unrefs). */

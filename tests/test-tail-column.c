@@ -18,17 +18,11 @@ static RdDaemon *dmn;
 static RdConn *conn;
 
 static void setup(void) {
-  dmn = rd_daemon_start();
-  conn = rd_conn_new(dmn->sock);
+  rd_fixture_setup(&dmn, &conn);
 }
 
 static void teardown(void) {
-  rd_conn_free(conn);
-  conn = NULL;
-  if (dmn && dmn->running)
-    rd_daemon_stop(dmn);
-  rd_daemon_free(dmn);
-  dmn = NULL;
+  rd_fixture_teardown(&dmn, &conn);
 }
 
 /* One read of params (JSON text) that must succeed. */

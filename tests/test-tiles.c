@@ -26,17 +26,11 @@ static RdDaemon *dmn;
 static RdConn *conn;
 
 static void tiles_setup(void) {
-  dmn = rd_daemon_start();
-  conn = rd_conn_new(dmn->sock);
+  rd_fixture_setup(&dmn, &conn);
 }
 
 static void tiles_teardown(void) {
-  rd_conn_free(conn);
-  conn = NULL;
-  if (dmn && dmn->running)
-    rd_daemon_stop(dmn);
-  rd_daemon_free(dmn);
-  dmn = NULL;
+  rd_fixture_teardown(&dmn, &conn);
 }
 
 /* A scrolled screenshot's shape from a real photo: SHOT_W x SHOT_H, stacked from bands each

@@ -10,6 +10,7 @@
 
 #include "tests/lib/process.h"    /* rd_init, rd_finish, temporary folders, spawn, rd_run */
 #include "tests/lib/daemon.h"     /* RdDaemon: the socket daemon's lifecycle */
+#include "tests/lib/fixture.h"    /* a daemon and a connection per test case */
 #include "tests/lib/rpc-client.h" /* RdConn: connections, JSON-RPC messages, ids */
 #include "tests/lib/json-text.h"  /* JSON quoting and parsing */
 #include "tests/lib/results.h"    /* RdResult: read results, files, images, Content */
