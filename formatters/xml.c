@@ -345,6 +345,13 @@ static void put_fields(XmlOut *x, const FileResult *f, int64_t image_index) {
   }
 }
 
+/* Ends the open element and puts a newline after it. */
+static void put_end_line(XmlOut *x) {
+  if (!x->failed)
+    out_check(x, xmlTextWriterEndElement(x->w));
+  out_raw(x, "\n", 1);
+}
+
 /* Text as CDATA, then a newline unless the text is empty or ends with one. */
 static void put_cdata_line(XmlOut *x, const char *text, size_t len) {
   put_cdata(x, text, len);
@@ -380,9 +387,7 @@ static void put_tiles(XmlOut *x, const FileResult *f, int64_t image_index) {
     put_attr_int(x, "y", t->y);
     put_attr_int(x, "width", t->width);
     put_attr_int(x, "height", t->height);
-    if (!x->failed)
-      out_check(x, xmlTextWriterEndElement(x->w));
-    out_raw(x, "\n", 1);
+    put_end_line(x);
   }
   put_notice(x, f);
 }
@@ -392,9 +397,7 @@ static void put_text_element(XmlOut *x, const char *name, const char *text, size
   out_check(x, xmlTextWriterStartElement(x->w, (const xmlChar *)name));
   out_raw(x, "\n", 1);
   put_cdata_line(x, text, len);
-  if (!x->failed)
-    out_check(x, xmlTextWriterEndElement(x->w));
-  out_raw(x, "\n", 1);
+  put_end_line(x);
 }
 
 /* A PDF's body: the outline, one <Page> per page shown (image='k' when it was rendered; k
@@ -411,9 +414,7 @@ static void put_pdf(XmlOut *x, const FileResult *f, int64_t image_index) {
     if (p->image >= 0)
       put_attr_int(x, "image", image_index + p->image);
     put_inner_text(x, p->text, p->text_len);
-    if (!x->failed)
-      out_check(x, xmlTextWriterEndElement(x->w));
-    out_raw(x, "\n", 1);
+    put_end_line(x);
   }
   put_notice(x, f);
 }
@@ -428,9 +429,7 @@ static void put_part(XmlOut *x, const SectionPart *p, int64_t image_index) {
   if (p->image >= 0)
     put_attr_int(x, "image", image_index + p->image);
   put_inner_text(x, p->text, p->text_len);
-  if (!x->failed)
-    out_check(x, xmlTextWriterEndElement(x->w));
-  out_raw(x, "\n", 1);
+  put_end_line(x);
 }
 
 /* A notebook's or document's sections (<Cell index kind language>, <Slide number>, <Sheet
@@ -456,9 +455,7 @@ static void put_sections(XmlOut *x, const FileResult *f, int64_t image_index) {
       out_raw(x, "\n", 1);
     for (size_t k = 0; k < s->n_parts && !x->failed; k++)
       put_part(x, &s->parts[k], image_index);
-    if (!x->failed)
-      out_check(x, xmlTextWriterEndElement(x->w));
-    out_raw(x, "\n", 1);
+    put_end_line(x);
   }
   put_notice(x, f);
 }
@@ -499,9 +496,7 @@ static void put_content(XmlOut *x, const FileResult *f, int64_t image_index) {
     put_tiles(x, f, image_index);
   if (f->code == NULL && (f->type == FILE_TYPE_NOTEBOOK || f->type == FILE_TYPE_DOCUMENT))
     put_sections(x, f, image_index);
-  if (!x->failed)
-    out_check(x, xmlTextWriterEndElement(x->w));
-  out_raw(x, "\n", 1);
+  put_end_line(x);
 }
 
 /* The notices that follow f, one <Notice> element a line. */
@@ -513,9 +508,7 @@ static void put_notices(XmlOut *x, const FileResult *f) {
     put_attr(x, "path", n->path);
     put_attr_int(x, "from", (int64_t)n->from);
     put_cdata(x, n->message, strlen(n->message));
-    if (!x->failed)
-      out_check(x, xmlTextWriterEndElement(x->w));
-    out_raw(x, "\n", 1);
+    put_end_line(x);
   }
 }
 
