@@ -462,9 +462,5 @@ static Suite *budget_suite(void) {
 
 int main(void) {
   rd_init();
-  SRunner *sr = srunner_create(budget_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return rd_finish(failed);
+  return rd_run_suite(budget_suite());
 }

@@ -1599,9 +1599,5 @@ static Suite *daemon_suite(void) {
 
 int main(void) {
   rd_init();
-  SRunner *sr = srunner_create(daemon_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return rd_finish(failed);
+  return rd_run_suite(daemon_suite());
 }

@@ -300,12 +300,6 @@ static Suite *docs_suite(void) {
 }
 
 int main(void) {
-  SRunner *sr = srunner_create(docs_suite());
-  int failed;
-
   rd_init();
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return rd_finish(failed);
+  return rd_run_suite(docs_suite());
 }

@@ -450,13 +450,6 @@ static Suite *formats_daemon_suite(void) {
 }
 
 int main(void) {
-  SRunner *sr;
-  int failed;
-
   rd_init();
-  sr = srunner_create(formats_daemon_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return rd_finish(failed);
+  return rd_run_suite(formats_daemon_suite());
 }

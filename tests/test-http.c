@@ -164,8 +164,6 @@ END_TEST
 int main(void) {
   Suite *s = suite_create("http");
   TCase *tc = tcase_create("http");
-  SRunner *sr;
-  int failed;
 
   rd_init();
   tcase_add_checked_fixture(tc, http_setup, http_teardown);
@@ -178,9 +176,5 @@ int main(void) {
   tcase_add_test(tc, http_cap_and_drop);
   tcase_add_test(tc, http_refused);
   suite_add_tcase(s, tc);
-  sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return rd_finish(failed);
+  return rd_run_suite(s);
 }

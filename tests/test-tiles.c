@@ -496,9 +496,6 @@ static Suite *tiles_suite(void) {
 }
 
 int main(void) {
-  SRunner *sr;
-  int failed;
-
   rd_init();
   skip_init();
 #ifdef RD_RSS_UNRELIABLE
@@ -506,9 +503,5 @@ int main(void) {
    * budget guards the daemon, it is not what these tests measure. */
   g_setenv("READERD_IMAGE_TIMEOUT_MS", "120000", TRUE);
 #endif
-  sr = srunner_create(tiles_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return skip_status(rd_finish(failed));
+  return skip_status(rd_run_suite(tiles_suite()));
 }

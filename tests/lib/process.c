@@ -116,6 +116,16 @@ const char *rd_readerd(void) {
   return p;
 }
 
+int rd_run_suite(Suite *s) {
+  SRunner *sr = srunner_create(s);
+  int failed;
+
+  srunner_run_all(sr, CK_NORMAL);
+  failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return rd_finish(failed);
+}
+
 char *rd_tmpdir(void) {
   ck_assert_msg(base_dir, "rd_init() was not called");
   char *dir = g_build_filename(base_dir, "t-XXXXXX", NULL);
