@@ -199,7 +199,7 @@ START_TEST(docs_daemon_formats_show_cells) {
   g_autofree char *params =
       g_strdup_printf("{\"paths\":[\"analysis.ipynb\"],\"cwd\":%s,\"format\":\"anthropic\"}", cwd);
   JsonNode *msg = rd_conn_call(conn, "read", params);
-  JsonObject *res = json_object_get_object_member(json_node_get_object(msg), "result");
+  JsonObject *res = rd_result_of(msg);
   JsonArray *blocks = json_object_get_array_member(res, "anthropic");
   JsonObject *text = json_array_get_object_element(blocks, 0);
   JsonObject *image = json_array_get_object_element(blocks, 1);
@@ -214,7 +214,7 @@ START_TEST(docs_daemon_formats_show_cells) {
   params = g_strdup_printf(
       "{\"paths\":[\"analysis.ipynb\",\"fruit.xlsx\"],\"cwd\":%s,\"format\":\"text\"}", cwd);
   msg = rd_conn_call(conn, "read", params);
-  res = json_object_get_object_member(json_node_get_object(msg), "result");
+  res = rd_result_of(msg);
   const char *t = json_object_get_string_member(res, "text");
   ck_assert_msg(strstr(t, "--- cell 5 (code, python) ---\nplot(rows)\n[output display]\n[image 0: "
                           "image/png, 48x48") != NULL,

@@ -413,7 +413,7 @@ START_TEST(tiles_labels_in_every_format) {
     g_autofree char *params =
         g_strdup_printf("{\"paths\":[%s],\"format\":\"%s\"}", quoted, agents[f]);
     JsonNode *msg = rd_conn_call(conn, "read", params);
-    JsonObject *res = json_object_get_object_member(json_node_get_object(msg), "result");
+    JsonObject *res = rd_result_of(msg);
     JsonArray *blocks = json_object_get_array_member(res, agents[f]);
     int labels = 0;
 
@@ -441,7 +441,7 @@ START_TEST(tiles_labels_in_every_format) {
   {
     g_autofree char *params = g_strdup_printf("{\"paths\":[%s],\"format\":\"toolresult\"}", quoted);
     JsonNode *msg = rd_conn_call(conn, "read", params);
-    JsonObject *res = json_object_get_object_member(json_node_get_object(msg), "result");
+    JsonObject *res = rd_result_of(msg);
     JsonArray *imgs =
         json_object_get_array_member(json_object_get_object_member(res, "toolresult"), "images");
 
@@ -454,7 +454,7 @@ START_TEST(tiles_labels_in_every_format) {
   {
     g_autofree char *params = g_strdup_printf("{\"paths\":[%s],\"format\":\"text\"}", quoted);
     JsonNode *msg = rd_conn_call(conn, "read", params);
-    JsonObject *res = json_object_get_object_member(json_node_get_object(msg), "result");
+    JsonObject *res = rd_result_of(msg);
     const char *text = json_object_get_string_member(res, "text");
 
     ck_assert_msg(strstr(text, "tile 1 of 7: x 0-1080, y 0-1688 of 1080x10800") != NULL &&
