@@ -17,6 +17,7 @@
 #include <check.h>
 #include <libxml/parser.h>
 
+#include "tests/lib/check-run.h"
 #include "tests/lib/rd-internal.h"
 
 /* Processes and folders a test made, for a test process that ends without freeing them. A
@@ -117,13 +118,7 @@ const char *rd_readerd(void) {
 }
 
 int rd_run_suite(Suite *s) {
-  SRunner *sr = srunner_create(s);
-  int failed;
-
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return rd_finish(failed);
+  return rd_finish(check_run(s));
 }
 
 char *rd_tmpdir(void) {
