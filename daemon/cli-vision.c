@@ -8,15 +8,13 @@
 #include <glib.h>
 #include <uv.h>
 
+#include "daemon/cli-args.h"
 #include "daemon/cli.h"
 #include "daemon/vision/vision.h"
 #include "ipc/read-images-params.h"
 
 static int usage_error(const char *what, const char *arg) {
-  fprintf(stderr, "readerd read-images: %s%s%s\n", what, arg != NULL ? ": " : "",
-          arg != NULL ? arg : "");
-  cli_usage(1);
-  return CLI_EXIT_USAGE;
+  return cli_usage_error("read-images", what, arg);
 }
 
 typedef struct {
@@ -59,9 +57,6 @@ static void done_cb(VisionCall *call, void *data) {
 
 /* Applies one option. Returns 0, 1 for --help, or CLI_EXIT_USAGE (reported). */
 static int option(int c, ReadImagesParams *p, VisionSettings *s, VisionRun *run) {
-  char *end;
-  long v;
-
   switch (c) {
   case 'q':
     g_free(p->query);
@@ -86,17 +81,14 @@ static int option(int c, ReadImagesParams *p, VisionSettings *s, VisionRun *run)
     s->provider = g_strdup(optarg);
     return 0;
   case 'p':
-    if (!read_params_pages_valid(optarg))
-      return usage_error("--pages takes pages like 3, 2-5 or 1,28-", optarg);
+    if (cli_check_pages("read-images", optarg) != 0)
+      return CLI_EXIT_USAGE;
     g_free(p->pages);
     p->pages = g_strdup(optarg);
     return 0;
   case 't':
-    errno = 0;
-    v = strtol(optarg, &end, 10);
-    if (errno != 0 || *end != '\0' || v < 1 || v > READ_IMAGES_MAX_MAX_TOKENS)
+    if (cli_parse_number(optarg, 1, READ_IMAGES_MAX_MAX_TOKENS, &p->max_tokens) < 0)
       return usage_error("--max-tokens takes a number from 1 to 131072", optarg);
-    p->max_tokens = v;
     return 0;
   case 'j':
     run->json = true;

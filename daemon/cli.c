@@ -9,6 +9,7 @@
 #include <glib.h>
 #include <uv.h>
 
+#include "daemon/cli-args.h"
 #include "daemon/readers/workspace.h"
 #include "daemon/request.h"
 #include "daemon/rpc.h"
@@ -121,25 +122,10 @@ static void cli_done_cb(Request *req, int status) {
   request_free(req);
 }
 
-/* Parses a whole decimal number in [min, max]. Returns 0 or -EINVAL. */
-static int parse_number(const char *s, int64_t min, int64_t max, int64_t *ret) {
-  char *end;
-  long long v;
-
-  errno = 0;
-  v = strtoll(s, &end, 10);
-  if (errno != 0 || end == s || *end != '\0' || v < min || v > max)
-    return -EINVAL;
-  *ret = v;
-  return 0;
-}
-
 /* Says what is wrong (and the argument, when not NULL) and the usage on stderr. Returns
  * CLI_EXIT_USAGE. */
 static int usage_error(const char *what, const char *arg) {
-  fprintf(stderr, "readerd read: %s%s%s\n", what, arg != NULL ? ": " : "", arg != NULL ? arg : "");
-  cli_usage(1);
-  return 2;
+  return cli_usage_error("read", what, arg);
 }
 
 /* What applies to every path of a one-shot read. */
@@ -176,14 +162,14 @@ static int cli_read_option(int c, ReadParams *params, CliRun *run, CliPathOption
     return 0;
   case 'o':
   case 'l':
-    if (parse_number(optarg, 1, INT64_MAX, &v) < 0)
+    if (cli_parse_number(optarg, 1, INT64_MAX, &v) < 0)
       return usage_error("--offset and --limit take a whole number >= 1", optarg);
     *(c == 'o' ? &params->offset : &params->limit) = v;
     popt->offset_given |= c == 'o';
     return c == 'o' && params->tail > 0 ? usage_error("tail and offset cannot be combined", NULL)
                                         : 0;
   case 't':
-    if (parse_number(optarg, 1, INT64_MAX, &v) < 0)
+    if (cli_parse_number(optarg, 1, INT64_MAX, &v) < 0)
       return usage_error("--tail takes a whole number >= 1", optarg);
     params->tail = v;
     return popt->offset_given ? usage_error("tail and offset cannot be combined", NULL) : 0;
@@ -191,12 +177,12 @@ static int cli_read_option(int c, ReadParams *params, CliRun *run, CliPathOption
     params->line_numbers = false;
     return 0;
   case 'm':
-    if (parse_number(optarg, READ_MIN_MAX_DIMENSION, READ_MAX_MAX_DIMENSION, &v) < 0)
+    if (cli_parse_number(optarg, READ_MIN_MAX_DIMENSION, READ_MAX_MAX_DIMENSION, &v) < 0)
       return usage_error("--max-dimension takes a number of pixels from 16 to 8000", optarg);
     params->max_dimension = (int)v;
     return 0;
   case 'b':
-    if (parse_number(optarg, 0, READ_MAX_MAX_TOTAL_IMAGE_BYTES, &v) < 0)
+    if (cli_parse_number(optarg, 0, READ_MAX_MAX_TOTAL_IMAGE_BYTES, &v) < 0)
       return usage_error("--max-image-bytes takes a number of bytes from 0 to 1073741824", optarg);
     params->max_total_image_bytes = v;
     return 0;
@@ -218,10 +204,8 @@ static int cli_read_option(int c, ReadParams *params, CliRun *run, CliPathOption
       return usage_error("--image-tile takes auto, never or always", optarg);
     return 0;
   case 'p':
-    if (!read_params_pages_valid(optarg))
-      return usage_error("--pages takes pages like 3, 2-5 or 1,28-", optarg);
     popt->pages = optarg;
-    return 0;
+    return cli_check_pages("read", optarg);
   case 'r':
     popt->render = true;
     return 0;
@@ -240,12 +224,12 @@ static int cli_read_option(int c, ReadParams *params, CliRun *run, CliPathOption
     params->expand.on = false;
     return 0;
   case 'M':
-    if (parse_number(optarg, 1, READ_MAX_PATHS, &v) < 0)
+    if (cli_parse_number(optarg, 1, READ_MAX_PATHS, &v) < 0)
       return usage_error("--max-files takes a number of files from 1 to 10000", optarg);
     params->expand.max_files = v;
     return 0;
   case 'B':
-    if (parse_number(optarg, 1, READ_MAX_BUDGET_TOKENS, &v) < 0)
+    if (cli_parse_number(optarg, 1, READ_MAX_BUDGET_TOKENS, &v) < 0)
       return usage_error("--budget takes a number of tokens from 1 to 1000000000", optarg);
     params->budget_tokens = v;
     return 0;

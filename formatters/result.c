@@ -189,6 +189,15 @@ void read_result_clear(ReadResult *r) {
   memset(r, 0, sizeof(*r));
 }
 
+size_t read_result_image_count(const ReadResult *r) {
+  size_t n = 0;
+
+  for (size_t i = 0; i < r->n_files; i++)
+    if (r->files[i].code == NULL)
+      n += r->files[i].n_images;
+  return n;
+}
+
 /* Sums bytes and lines over the files that were read (code and omitted NULL, not unchanged);
  * unknown sizes (negative) count as nothing and only text files have lines. Either output pointer may be NULL. */
 void read_result_totals(const ReadResult *r, int64_t *ret_bytes, int64_t *ret_lines) {

@@ -236,6 +236,9 @@ void read_result_clear(ReadResult *r);
  * excluded; in a plan, over every entry that is not refused). */
 void read_result_totals(const ReadResult *r, int64_t *ret_bytes, int64_t *ret_lines);
 
+/* The pictures over the files that did not fail (n_images summed). */
+size_t read_result_image_count(const ReadResult *r);
+
 /* Sums tokens over every file (*ret_tokens: what is shown) and, in a plan, tokens_total over
  * the entries not refused (*ret_total; 0 outside a plan). Either may be NULL. */
 void read_result_tokens(const ReadResult *r, int64_t *ret_tokens, int64_t *ret_total);

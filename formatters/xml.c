@@ -345,6 +345,35 @@ static void put_fields(XmlOut *x, const FileResult *f, int64_t image_index) {
   }
 }
 
+/* Ends the open element and puts a newline after it. */
+static void put_end_line(XmlOut *x) {
+  if (!x->failed)
+    out_check(x, xmlTextWriterEndElement(x->w));
+  out_raw(x, "\n", 1);
+}
+
+/* Text as CDATA, then a newline unless the text is empty or ends with one. */
+static void put_cdata_line(XmlOut *x, const char *text, size_t len) {
+  put_cdata(x, text, len);
+  if (len > 0 && text[len - 1] != '\n')
+    out_raw(x, "\n", 1);
+}
+
+/* Text inside an element that has more after it: a newline before, and after unless the text
+ * ends with one. Nothing for no text. */
+static void put_inner_text(XmlOut *x, const char *text, size_t len) {
+  if (text == NULL || len == 0)
+    return;
+  out_raw(x, "\n", 1);
+  put_cdata_line(x, text, len);
+}
+
+/* The file's notice (when it has one) as text after its elements. */
+static void put_notice(XmlOut *x, const FileResult *f) {
+  if (f->notice != NULL)
+    put_cdata_line(x, f->notice, strlen(f->notice));
+}
+
 /* A tiled picture's body: one <Tile image='k' x y width height/> per tile sent (its box in
  * pixels of the whole picture), then the notice naming the tiles left out. */
 static void put_tiles(XmlOut *x, const FileResult *f, int64_t image_index) {
@@ -358,29 +387,17 @@ static void put_tiles(XmlOut *x, const FileResult *f, int64_t image_index) {
     put_attr_int(x, "y", t->y);
     put_attr_int(x, "width", t->width);
     put_attr_int(x, "height", t->height);
-    if (!x->failed)
-      out_check(x, xmlTextWriterEndElement(x->w));
-    out_raw(x, "\n", 1);
+    put_end_line(x);
   }
-  if (f->notice != NULL) {
-    size_t len = strlen(f->notice);
-
-    put_cdata(x, f->notice, len);
-    if (len > 0 && f->notice[len - 1] != '\n')
-      out_raw(x, "\n", 1);
-  }
+  put_notice(x, f);
 }
 
 /* An element holding text: <name>, a newline, the text as CDATA, a newline, </name>. */
 static void put_text_element(XmlOut *x, const char *name, const char *text, size_t len) {
   out_check(x, xmlTextWriterStartElement(x->w, (const xmlChar *)name));
   out_raw(x, "\n", 1);
-  put_cdata(x, text, len);
-  if (len > 0 && text[len - 1] != '\n')
-    out_raw(x, "\n", 1);
-  if (!x->failed)
-    out_check(x, xmlTextWriterEndElement(x->w));
-  out_raw(x, "\n", 1);
+  put_cdata_line(x, text, len);
+  put_end_line(x);
 }
 
 /* A PDF's body: the outline, one <Page> per page shown (image='k' when it was rendered; k
@@ -396,34 +413,10 @@ static void put_pdf(XmlOut *x, const FileResult *f, int64_t image_index) {
     put_attr_int(x, "number", p->number);
     if (p->image >= 0)
       put_attr_int(x, "image", image_index + p->image);
-    if (p->text_len > 0) {
-      out_raw(x, "\n", 1);
-      put_cdata(x, p->text, p->text_len);
-      if (p->text[p->text_len - 1] != '\n')
-        out_raw(x, "\n", 1);
-    }
-    if (!x->failed)
-      out_check(x, xmlTextWriterEndElement(x->w));
-    out_raw(x, "\n", 1);
+    put_inner_text(x, p->text, p->text_len);
+    put_end_line(x);
   }
-  if (f->notice != NULL) {
-    size_t len = strlen(f->notice);
-
-    put_cdata(x, f->notice, len);
-    if (len > 0 && f->notice[len - 1] != '\n')
-      out_raw(x, "\n", 1);
-  }
-}
-
-/* Text inside an element that has more after it: a newline before, and after unless the text
- * ends with one. */
-static void put_inner_text(XmlOut *x, const char *text, size_t len) {
-  if (text == NULL || len == 0)
-    return;
-  out_raw(x, "\n", 1);
-  put_cdata(x, text, len);
-  if (text[len - 1] != '\n')
-    out_raw(x, "\n", 1);
+  put_notice(x, f);
 }
 
 /* One part of a section: <Output kind name image> or <Notes>, with its text. */
@@ -436,9 +429,7 @@ static void put_part(XmlOut *x, const SectionPart *p, int64_t image_index) {
   if (p->image >= 0)
     put_attr_int(x, "image", image_index + p->image);
   put_inner_text(x, p->text, p->text_len);
-  if (!x->failed)
-    out_check(x, xmlTextWriterEndElement(x->w));
-  out_raw(x, "\n", 1);
+  put_end_line(x);
 }
 
 /* A notebook's or document's sections (<Cell index kind language>, <Slide number>, <Sheet
@@ -464,14 +455,9 @@ static void put_sections(XmlOut *x, const FileResult *f, int64_t image_index) {
       out_raw(x, "\n", 1);
     for (size_t k = 0; k < s->n_parts && !x->failed; k++)
       put_part(x, &s->parts[k], image_index);
-    if (!x->failed)
-      out_check(x, xmlTextWriterEndElement(x->w));
-    out_raw(x, "\n", 1);
+    put_end_line(x);
   }
-  if (f->notice != NULL)
-    put_cdata(x, f->notice, strlen(f->notice));
-  if (f->notice != NULL && f->notice[0] != '\0' && f->notice[strlen(f->notice) - 1] != '\n')
-    out_raw(x, "\n", 1);
+  put_notice(x, f);
 }
 
 /* One <Content> element and the newline after it. */
@@ -500,11 +486,8 @@ static void put_content(XmlOut *x, const FileResult *f, int64_t image_index) {
   put_fields(x, f, image_index);
   if (f->code == NULL && (f->omitted != NULL || f->planned)) {
     /* Nothing shown. */
-  } else if (f->code == NULL && f->content != NULL && f->content_len > 0) {
-    out_raw(x, "\n", 1);
-    put_cdata(x, f->content, f->content_len);
-    if (f->content[f->content_len - 1] != '\n')
-      out_raw(x, "\n", 1);
+  } else if (f->code == NULL) {
+    put_inner_text(x, f->content, f->content_len);
   }
   if (f->code == NULL && f->type == FILE_TYPE_PDF && f->omitted == NULL && !f->planned)
     put_pdf(x, f, image_index);
@@ -513,9 +496,7 @@ static void put_content(XmlOut *x, const FileResult *f, int64_t image_index) {
     put_tiles(x, f, image_index);
   if (f->code == NULL && (f->type == FILE_TYPE_NOTEBOOK || f->type == FILE_TYPE_DOCUMENT))
     put_sections(x, f, image_index);
-  if (!x->failed)
-    out_check(x, xmlTextWriterEndElement(x->w));
-  out_raw(x, "\n", 1);
+  put_end_line(x);
 }
 
 /* The notices that follow f, one <Notice> element a line. */
@@ -527,9 +508,7 @@ static void put_notices(XmlOut *x, const FileResult *f) {
     put_attr(x, "path", n->path);
     put_attr_int(x, "from", (int64_t)n->from);
     put_cdata(x, n->message, strlen(n->message));
-    if (!x->failed)
-      out_check(x, xmlTextWriterEndElement(x->w));
-    out_raw(x, "\n", 1);
+    put_end_line(x);
   }
 }
 

@@ -355,26 +355,7 @@ char *mcp_tool_text_json(const char *text, bool is_error) {
 }
 
 char *mcp_tool_error_json(const char *message) {
-  g_autoptr(JsonBuilder) b = json_builder_new();
-  g_autoptr(JsonGenerator) gen = json_generator_new();
-  g_autoptr(JsonNode) root = NULL;
-
-  json_builder_begin_object(b);
-  json_builder_set_member_name(b, "content");
-  json_builder_begin_array(b);
-  json_builder_begin_object(b);
-  json_builder_set_member_name(b, "type");
-  json_builder_add_string_value(b, "text");
-  json_builder_set_member_name(b, "text");
-  json_builder_add_string_value(b, message);
-  json_builder_end_object(b);
-  json_builder_end_array(b);
-  json_builder_set_member_name(b, "isError");
-  json_builder_add_boolean_value(b, TRUE);
-  json_builder_end_object(b);
-  root = json_builder_get_root(b);
-  json_generator_set_root(gen, root);
-  return json_generator_to_data(gen, NULL);
+  return mcp_tool_text_json(message, true);
 }
 
 int mcp_roots_parse(JsonNode *result, char ***ret_paths, char **ret_error) {

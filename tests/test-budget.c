@@ -11,14 +11,11 @@
 static RdDaemon *dmn;
 
 static void setup(void) {
-  dmn = rd_daemon_start();
+  rd_fixture_setup(&dmn, NULL);
 }
 
 static void teardown(void) {
-  if (dmn && dmn->running)
-    rd_daemon_stop(dmn);
-  rd_daemon_free(dmn);
-  dmn = NULL;
+  rd_fixture_teardown(&dmn, NULL);
 }
 
 static int cmp_str(const void *a, const void *b) {
@@ -465,9 +462,5 @@ static Suite *budget_suite(void) {
 
 int main(void) {
   rd_init();
-  SRunner *sr = srunner_create(budget_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return rd_finish(failed);
+  return rd_run_suite(budget_suite());
 }

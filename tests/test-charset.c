@@ -11,6 +11,7 @@
 
 #include "daemon/readers/charset.h"
 #include "daemon/readers/text.h"
+#include "tests/lib/check-run.h"
 
 static char *sample(const char *name, size_t *ret_len) {
   const char *root = g_getenv("READERD_SOURCE_ROOT");
@@ -175,11 +176,5 @@ static Suite *charset_suite(void) {
 }
 
 int main(void) {
-  SRunner *sr = srunner_create(charset_suite());
-  int failed;
-
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return check_run(charset_suite()) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

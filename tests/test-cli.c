@@ -700,9 +700,5 @@ static Suite *cli_suite(void) {
 int main(void) {
   rd_init();
   skip_init();
-  SRunner *sr = srunner_create(cli_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return skip_status(rd_finish(failed));
+  return skip_status(rd_run_suite(cli_suite()));
 }

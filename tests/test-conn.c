@@ -20,6 +20,7 @@
 #include "daemon/conn.h"
 #include "daemon/rpc.h"
 #include "ipc/jsonrpc.h"
+#include "tests/lib/check-run.h"
 #include "tests/lib/corpus.h"
 
 #define WAIT_MS 60000 /* deadline of one wait; the tcase timeout is the real bound */
@@ -525,7 +526,6 @@ static Suite *conn_suite(void) {
 }
 
 int main(void) {
-  SRunner *sr;
   int failed;
 
   /* The connection writes to a client that may have hung up. */
@@ -533,9 +533,6 @@ int main(void) {
   /* Most cases read the Go tree: without it the program is skipped, not passed. */
   if (!corpus_go_present())
     return 77;
-  sr = srunner_create(conn_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
+  failed = check_run(conn_suite());
   return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -20,14 +20,11 @@
 static RdDaemon *dmn;
 
 static void daemon_setup(void) {
-  dmn = rd_daemon_start();
+  rd_fixture_setup(&dmn, NULL);
 }
 
 static void daemon_teardown(void) {
-  if (dmn && dmn->running)
-    rd_daemon_stop(dmn);
-  rd_daemon_free(dmn);
-  dmn = NULL;
+  rd_fixture_teardown(&dmn, NULL);
 }
 
 /* n files dir/<prefix>NNN.txt; file i holds i % 7 + 2 lines naming it. Paths g_strfreev. */
@@ -1602,9 +1599,5 @@ static Suite *daemon_suite(void) {
 
 int main(void) {
   rd_init();
-  SRunner *sr = srunner_create(daemon_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return rd_finish(failed);
+  return rd_run_suite(daemon_suite());
 }

@@ -9,6 +9,7 @@
 #include <glib.h>
 
 #include "daemon/readers/detect.h"
+#include "tests/lib/check-run.h"
 
 #define B(s) ((const uint8_t *)(s)), (sizeof(s) - 1)
 
@@ -237,11 +238,5 @@ static Suite *detect_suite(void) {
 }
 
 int main(void) {
-  SRunner *sr = srunner_create(detect_suite());
-  int failed;
-
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return check_run(detect_suite()) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -31,8 +31,7 @@ static void copy_in(const char *a, const char *b, const char *name) {
 }
 
 static void docs_setup(void) {
-  dmn = rd_daemon_start();
-  conn = rd_conn_new(dmn->sock);
+  rd_fixture_setup(&dmn, &conn);
   copy_in("tests", "data/office", "report.docx");
   copy_in("tests", "data/office", "fruit.xlsx");
   copy_in("tests", "data/office", "roadmap.pptx");
@@ -41,12 +40,7 @@ static void docs_setup(void) {
 }
 
 static void docs_teardown(void) {
-  rd_conn_free(conn);
-  conn = NULL;
-  if (dmn && dmn->running)
-    rd_daemon_stop(dmn);
-  rd_daemon_free(dmn);
-  dmn = NULL;
+  rd_fixture_teardown(&dmn, &conn);
 }
 
 static RdResult *read_in_dir(const char *const *paths, size_t n, const char *more) {
@@ -205,7 +199,7 @@ START_TEST(docs_daemon_formats_show_cells) {
   g_autofree char *params =
       g_strdup_printf("{\"paths\":[\"analysis.ipynb\"],\"cwd\":%s,\"format\":\"anthropic\"}", cwd);
   JsonNode *msg = rd_conn_call(conn, "read", params);
-  JsonObject *res = json_object_get_object_member(json_node_get_object(msg), "result");
+  JsonObject *res = rd_result_of(msg);
   JsonArray *blocks = json_object_get_array_member(res, "anthropic");
   JsonObject *text = json_array_get_object_element(blocks, 0);
   JsonObject *image = json_array_get_object_element(blocks, 1);
@@ -220,7 +214,7 @@ START_TEST(docs_daemon_formats_show_cells) {
   params = g_strdup_printf(
       "{\"paths\":[\"analysis.ipynb\",\"fruit.xlsx\"],\"cwd\":%s,\"format\":\"text\"}", cwd);
   msg = rd_conn_call(conn, "read", params);
-  res = json_object_get_object_member(json_node_get_object(msg), "result");
+  res = rd_result_of(msg);
   const char *t = json_object_get_string_member(res, "text");
   ck_assert_msg(strstr(t, "--- cell 5 (code, python) ---\nplot(rows)\n[output display]\n[image 0: "
                           "image/png, 48x48") != NULL,
@@ -306,12 +300,6 @@ static Suite *docs_suite(void) {
 }
 
 int main(void) {
-  SRunner *sr = srunner_create(docs_suite());
-  int failed;
-
   rd_init();
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return rd_finish(failed);
+  return rd_run_suite(docs_suite());
 }

@@ -16,17 +16,11 @@ static RdDaemon *dmn;
 static RdConn *conn;
 
 static void enc_setup(void) {
-  dmn = rd_daemon_start();
-  conn = rd_conn_new(dmn->sock);
+  rd_fixture_setup(&dmn, &conn);
 }
 
 static void enc_teardown(void) {
-  rd_conn_free(conn);
-  conn = NULL;
-  if (dmn && dmn->running)
-    rd_daemon_stop(dmn);
-  rd_daemon_free(dmn);
-  dmn = NULL;
+  rd_fixture_teardown(&dmn, &conn);
 }
 
 /* tests/encodings/<name>, UTF-8. g_free the result. */
@@ -305,13 +299,6 @@ static Suite *encodings_suite(void) {
 }
 
 int main(void) {
-  SRunner *sr;
-  int failed;
-
   rd_init();
-  sr = srunner_create(encodings_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return rd_finish(failed);
+  return rd_run_suite(encodings_suite());
 }

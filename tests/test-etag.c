@@ -18,17 +18,11 @@ static RdDaemon *dmn;
 static RdConn *conn;
 
 static void etag_setup(void) {
-  dmn = rd_daemon_start();
-  conn = rd_conn_new(dmn->sock);
+  rd_fixture_setup(&dmn, &conn);
 }
 
 static void etag_teardown(void) {
-  rd_conn_free(conn);
-  conn = NULL;
-  if (dmn && dmn->running)
-    rd_daemon_stop(dmn);
-  rd_daemon_free(dmn);
-  dmn = NULL;
+  rd_fixture_teardown(&dmn, &conn);
 }
 
 /* The etag the contract describes, computed here from stat(). g_free the result. */
@@ -223,12 +217,11 @@ START_TEST(etag_unchanged_in_every_format) {
     g_autofree char *params = g_strdup_printf(
         "{\"paths\":[%s],\"ifNoneMatch\":{%s:%s},\"format\":\"%s\"}", qa, qa, qe, formats[i]);
     JsonNode *msg = rd_conn_call(conn, "read", params);
-    JsonObject *res = json_object_get_object_member(json_node_get_object(msg), "result");
+    JsonObject *res = rd_result_of(msg);
     g_autoptr(JsonGenerator) gen = json_generator_new();
     g_autofree char *shape = NULL;
     JsonObject *f0;
 
-    ck_assert_msg(res != NULL, "format %s: no result", formats[i]);
     json_generator_set_root(gen, json_object_get_member(res, formats[i]));
     shape = json_generator_to_data(gen, NULL);
     ck_assert_msg(strstr(shape, "unchanged") != NULL, "format %s does not say unchanged: %s",
@@ -345,13 +338,6 @@ static Suite *etag_suite(void) {
 }
 
 int main(void) {
-  SRunner *sr;
-  int failed;
-
   rd_init();
-  sr = srunner_create(etag_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return rd_finish(failed);
+  return rd_run_suite(etag_suite());
 }

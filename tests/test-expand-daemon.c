@@ -10,27 +10,11 @@
 static RdDaemon *dmn;
 
 static void setup(void) {
-  dmn = rd_daemon_start();
+  rd_fixture_setup(&dmn, NULL);
 }
 
 static void teardown(void) {
-  if (dmn && dmn->running)
-    rd_daemon_stop(dmn);
-  rd_daemon_free(dmn);
-  dmn = NULL;
-}
-
-/* Writes dmn->dir/rel (folders made as needed); returns the full path. */
-static char *put(const char *rel, const void *data, size_t len) {
-  g_autofree char *full = g_build_filename(dmn->dir, rel, NULL);
-  g_autofree char *dir = g_path_get_dirname(full);
-  g_autofree char *name = g_path_get_basename(full);
-
-  return rd_write_file(dir, name, data, len);
-}
-
-static char *put_str(const char *rel, const char *text) {
-  return put(rel, text, strlen(text));
+  rd_fixture_teardown(&dmn, NULL);
 }
 
 /* A read with params `extra` (members after paths and cwd) of the paths given as JSON. */
@@ -66,13 +50,13 @@ START_TEST(expand_daemon_folder_file_glob) {
   JsonArray *notices;
   g_autofree char *text = NULL;
 
-  g_free(put_str("proj/src/b.c", "int b;\n"));
-  g_free(put_str("proj/src/a.c", "int a;\nint aa;\n"));
-  g_free(put_str("proj/src/inc/a.h", "#pragma once\n"));
-  g_free(put("proj/src/blob.bin", bin, sizeof bin - 1));
-  g_free(put_str("proj/src/.ignore", "*.gen.c\n"));
-  g_free(put_str("proj/src/x.gen.c", "generated\n"));
-  g_free(put_str("proj/README.md", "# readme\n"));
+  g_free(rd_write_str(dmn->dir, "proj/src/b.c", "int b;\n"));
+  g_free(rd_write_str(dmn->dir, "proj/src/a.c", "int a;\nint aa;\n"));
+  g_free(rd_write_str(dmn->dir, "proj/src/inc/a.h", "#pragma once\n"));
+  g_free(rd_write_file(dmn->dir, "proj/src/blob.bin", bin, sizeof bin - 1));
+  g_free(rd_write_str(dmn->dir, "proj/src/.ignore", "*.gen.c\n"));
+  g_free(rd_write_str(dmn->dir, "proj/src/x.gen.c", "generated\n"));
+  g_free(rd_write_str(dmn->dir, "proj/README.md", "# readme\n"));
   r = read_in_dir(c, "[\"proj/src\",\"proj/README.md\",\"proj/**/*.h\"]", "\"expand\":true");
   ck_assert_uint_eq(json_array_get_length(r->files), 7);
   ck_assert_str_eq(rd_file_str(r, 0, "path"), "proj/src/.ignore");
@@ -118,7 +102,7 @@ START_TEST(expand_daemon_off_by_default) {
   RdConn *c = rd_conn_new(dmn->sock);
   RdResult *r;
 
-  g_free(put_str("d/a.txt", "a\n"));
+  g_free(rd_write_str(dmn->dir, "d/a.txt", "a\n"));
   r = read_in_dir(c, "[\"d\",\"d/*.txt\"]", NULL);
   ck_assert_uint_eq(json_array_get_length(r->files), 2);
   ck_assert_str_eq(rd_file_str(r, 0, "code"), "IS_DIRECTORY");
@@ -140,7 +124,7 @@ START_TEST(expand_daemon_max_files_and_options) {
 
   for (int i = 0; i < 6; i++) {
     g_autofree char *name = g_strdup_printf("many/f%d.txt", i);
-    g_free(put_str(name, "one\ntwo\nthree\n"));
+    g_free(rd_write_str(dmn->dir, name, "one\ntwo\nthree\n"));
   }
   r = read_in_dir(c, "[{\"path\":\"many\",\"limit\":1},\"many/*.none\"]",
                   "\"expand\":{\"maxFiles\":4}");
@@ -197,7 +181,7 @@ START_TEST(expand_daemon_cancel) {
   g_autofree char *key = NULL;
 
   if (!g_file_test("/usr/share/go-1.19/src", G_FILE_TEST_IS_DIR))
-    g_free(put_str("go/x.go", "package x\n"));
+    g_free(rd_write_str(dmn->dir, "go/x.go", "package x\n"));
   key = rd_conn_request(c, "read",
                         g_file_test("/usr/share/go-1.19/src", G_FILE_TEST_IS_DIR)
                             ? "{\"paths\":[\"/usr/share/go-1.19/src\"],"
@@ -209,7 +193,7 @@ START_TEST(expand_daemon_cancel) {
   if (rd_error_code(m) != 0)
     ck_assert_int_eq(rd_error_code(m), -32800);
   json_node_unref(m);
-  g_free(put_str("after/a.txt", "a\n"));
+  g_free(rd_write_str(dmn->dir, "after/a.txt", "a\n"));
   r = read_in_dir(c, "[\"after\"]", "\"expand\":true");
   ck_assert_str_eq(rd_file_str(r, 0, "path"), "after/a.txt");
   rd_result_free(r);
@@ -222,8 +206,8 @@ START_TEST(expand_cli_defaults) {
   const char *argv[] = {rd_readerd(), "read", "--format", "text", "cli", NULL, NULL};
   RdRun run = {0};
 
-  g_free(put_str("cli/one.txt", "1\n"));
-  g_free(put_str("cli/two.txt", "2\n"));
+  g_free(rd_write_str(dmn->dir, "cli/one.txt", "1\n"));
+  g_free(rd_write_str(dmn->dir, "cli/two.txt", "2\n"));
   rd_run(dmn->dir, argv, NULL, 0, 30000, &run);
   ck_assert_int_eq(run.code, 0);
   ck_assert_msg(strstr(run.out, "==> cli/one.txt (text") != NULL, "%s", run.out);
@@ -260,12 +244,6 @@ static Suite *expand_daemon_suite(void) {
 }
 
 int main(void) {
-  SRunner *sr = srunner_create(expand_daemon_suite());
-  int failed;
-
   rd_init();
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return rd_finish(failed);
+  return rd_run_suite(expand_daemon_suite());
 }

@@ -14,6 +14,7 @@
 #include "daemon/expand.h"
 #include "daemon/readers/glob.h"
 #include "daemon/readers/ignore-rules.h"
+#include "tests/lib/check-run.h"
 #include "tests/lib/skip.h"
 
 #define GO_SRC "/usr/share/go-1.19/src"
@@ -500,12 +501,9 @@ static Suite *expand_suite(void) {
 }
 
 int main(void) {
-  SRunner *sr = srunner_create(expand_suite());
   int failed;
 
   skip_init();
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
+  failed = check_run(expand_suite());
   return skip_status(failed == 0 ? 0 : 1);
 }

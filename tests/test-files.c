@@ -24,25 +24,11 @@ static RdDaemon *dmn;
 static RdConn *conn;
 
 static void files_setup(void) {
-  dmn = rd_daemon_start();
-  conn = rd_conn_new(dmn->sock);
+  rd_fixture_setup(&dmn, &conn);
 }
 
 static void files_teardown(void) {
-  rd_conn_free(conn);
-  conn = NULL;
-  if (dmn && dmn->running)
-    rd_daemon_stop(dmn);
-  rd_daemon_free(dmn);
-  dmn = NULL;
-}
-
-static char *put(const char *name, const char *data, size_t len) {
-  return rd_write_file(dmn->dir, name, data, len);
-}
-
-static char *put_str(const char *name, const char *text) {
-  return rd_write_str(dmn->dir, name, text);
+  rd_fixture_teardown(&dmn, &conn);
 }
 
 static RdResult *read1(const char *path, const char *extra) {
@@ -105,11 +91,11 @@ static char **assert_numbered_range(RdResult *r, guint i, const char *data, size
 
 START_TEST(files_text_metadata) {
   const char *text = "hello\nworld\nthird line here\n";
-  char *p = put_str("meta.txt", text);
+  char *p = rd_write_str(dmn->dir, "meta.txt", text);
   /* 2021-03-04T05:06:07.891Z */
   struct timespec ts[2] = {{1614834367, 891000000}, {1614834367, 891000000}};
   ck_assert_int_eq(utimensat(AT_FDCWD, p, ts, 0), 0);
-  char *q = put_str("now.txt", "x\n");
+  char *q = rd_write_str(dmn->dir, "now.txt", "x\n");
   struct stat st;
   ck_assert_int_eq(stat(p, &st), 0);
 
@@ -156,8 +142,8 @@ END_TEST
 
 /* mtimes far from now: before 1970 (negative epoch milliseconds), and in 2400 (a leap day). */
 START_TEST(files_mtime_range) {
-  char *old = put_str("old.txt", "old\n");
-  char *fut = put_str("future.txt", "future\n");
+  char *old = rd_write_str(dmn->dir, "old.txt", "old\n");
+  char *fut = rd_write_str(dmn->dir, "future.txt", "future\n");
   struct timespec t_old[2] = {{-2, 500000000}, {-2, 500000000}}; /* -1.5 s */
   struct timespec t_fut[2] = {{13574606400, 250000000}, {13574606400, 250000000}};
   ck_assert_int_eq(utimensat(AT_FDCWD, old, t_old, 0), 0);
@@ -190,7 +176,7 @@ START_TEST(files_line_counts) {
   enum { N = G_N_ELEMENTS(cases) };
   char *paths[N];
   for (int i = 0; i < N; i++)
-    paths[i] = put_str(cases[i].name, cases[i].data);
+    paths[i] = rd_write_str(dmn->dir, cases[i].name, cases[i].data);
   RdResult *r = rd_read_paths(conn, (const char *const *)paths, N, NULL);
   for (guint i = 0; i < N; i++) {
     size_t len = strlen(cases[i].data);
@@ -227,7 +213,7 @@ static char *bind_socket_file(const char *name) {
 }
 
 START_TEST(files_error_codes) {
-  char *good = put_str("good.txt", "fine\n");
+  char *good = rd_write_str(dmn->dir, "good.txt", "fine\n");
   char *dir = g_build_filename(dmn->dir, "adir", NULL);
   ck_assert_int_eq(mkdir(dir, 0755), 0);
   char *fifo = g_build_filename(dmn->dir, "a.fifo", NULL);
@@ -245,9 +231,9 @@ START_TEST(files_error_codes) {
   char bin[2048];
   for (size_t i = 0; i < sizeof bin; i++)
     bin[i] = (char)(i & 0xff);
-  char *binary = put("binary.dat", bin, sizeof bin);
+  char *binary = rd_write_file(dmn->dir, "binary.dat", bin, sizeof bin);
   const char nul_text[] = "text with a\0NUL byte\n";
-  char *nul = put("nul.txt", nul_text, sizeof nul_text - 1);
+  char *nul = rd_write_file(dmn->dir, "nul.txt", nul_text, sizeof nul_text - 1);
 
   struct {
     const char *path, *code;
@@ -300,7 +286,7 @@ START_TEST(files_error_codes) {
 END_TEST
 
 START_TEST(files_weird_paths) {
-  char *good = put_str("good.txt", "the good file\n");
+  char *good = rd_write_str(dmn->dir, "good.txt", "the good file\n");
   char *a = g_build_filename(dmn->dir, "loop-a", NULL);
   char *b = g_build_filename(dmn->dir, "loop-b", NULL);
   ck_assert_int_eq(symlink(b, a), 0);
@@ -371,11 +357,11 @@ START_TEST(files_access_denied) {
     SKIP_CASE("files_access_denied: running as root, which reads any file, and %s (the file "
               "root may not read) is missing or readable: ACCESS_DENIED not checked",
               ROOT_DENIED);
-  char *p = put_str("secret.txt", "secret\n");
+  char *p = rd_write_str(dmn->dir, "secret.txt", "secret\n");
   ck_assert_int_eq(chmod(p, 0), 0);
   char *locked = g_build_filename(dmn->dir, "locked", NULL);
   ck_assert_int_eq(mkdir(locked, 0700), 0);
-  char *inner = put_str("locked/inner.txt", "inner\n");
+  char *inner = rd_write_str(dmn->dir, "locked/inner.txt", "inner\n");
   ck_assert_int_eq(chmod(locked, 0), 0);
   const char *paths[] = {p, inner, ROOT_DENIED};
   RdResult *r = rd_read_paths(conn, paths, root ? 3 : 2, NULL);
@@ -419,7 +405,7 @@ START_TEST(files_odd_names) {
   char *paths[N];
   for (int i = 0; i < N; i++) {
     char *content = g_strdup_printf("content of file %d\n", i);
-    paths[i] = put_str(names[i], content);
+    paths[i] = rd_write_str(dmn->dir, names[i], content);
     g_free(content);
   }
   RdResult *r = rd_read_paths(conn, (const char *const *)paths, N, NULL);
@@ -448,8 +434,8 @@ END_TEST
 
 START_TEST(files_order_and_duplicates) {
   const char *a_text = "alpha\nalpha two\n", *b_text = "bravo\n";
-  char *a = put_str("a.txt", a_text);
-  char *b = put_str("b.txt", b_text);
+  char *a = rd_write_str(dmn->dir, "a.txt", a_text);
+  char *b = rd_write_str(dmn->dir, "b.txt", b_text);
   char *m = g_build_filename(dmn->dir, "missing.txt", NULL);
   const char *paths[] = {a, b, m, a, b, a, m};
   enum { N = G_N_ELEMENTS(paths) };
@@ -481,7 +467,7 @@ static char *numbered_file(const char *name, int n, size_t *ret_len) {
   GString *s = g_string_new(NULL);
   for (int i = 1; i <= n; i++)
     g_string_append_printf(s, "line %d\n", i);
-  char *p = put(name, s->str, s->len);
+  char *p = rd_write_file(dmn->dir, name, s->str, s->len);
   *ret_len = s->len;
   g_string_free(s, TRUE);
   return p;
@@ -631,7 +617,7 @@ START_TEST(files_byte_cap) {
       g_string_append_c(s, 'w');
     g_string_append_c(s, '\n');
   }
-  char *p = put("wide.txt", s->str, s->len);
+  char *p = rd_write_file(dmn->dir, "wide.txt", s->str, s->len);
   RdResult *r = read1(p, NULL);
   char *text = rd_text(r, 0);
   ck_assert_msg(strlen(text) <= 100 * 1024 + 512, "%zu bytes shown; the cap is 100 KiB",
@@ -670,7 +656,7 @@ START_TEST(files_long_lines) {
   char *m2000 = repeat("\xf0\x9f\x98\x80", 2000), *m2001 = repeat("\xf0\x9f\x98\x80", 2001);
   char *text =
       g_strdup_printf("%s\nshort\n%s\n%s\n%s\n%s\n%s\n", x5000, e3000, y2000, z2001, m2000, m2001);
-  char *p = put_str("longlines.txt", text);
+  char *p = rd_write_str(dmn->dir, "longlines.txt", text);
   RdResult *r = read1(p, "\"lineNumbers\":false");
   ck_assert_int_eq(rd_file_int(r, 0, "lines"), 7);
   char **t = rd_text_lines(r, 0);
@@ -717,7 +703,7 @@ START_TEST(files_eol) {
   enum { N = G_N_ELEMENTS(cases) };
   char *paths[N];
   for (int i = 0; i < N; i++)
-    paths[i] = put_str(cases[i].name, cases[i].data);
+    paths[i] = rd_write_str(dmn->dir, cases[i].name, cases[i].data);
   RdResult *r = rd_read_paths(conn, (const char *const *)paths, N, NULL);
   const char *xml = json_object_get_string_member(r->result, "xml");
   ck_assert_msg(!strchr(xml, '\r') && !strstr(xml, "&#13;") && !strstr(xml, "&#xD;") &&
@@ -751,7 +737,7 @@ static char *put_utf16(const char *name, const char *utf8, bool big_endian, size
   char *data = g_malloc(n + 2);
   memcpy(data, big_endian ? "\xfe\xff" : "\xff\xfe", 2);
   memcpy(data + 2, conv, n);
-  char *p = put(name, data, n + 2);
+  char *p = rd_write_file(dmn->dir, name, data, n + 2);
   *ret_len = n + 2;
   g_free(data);
   g_free(conv);
@@ -762,13 +748,15 @@ START_TEST(files_encodings) {
   const char *uni =
       "h\xc3\xa9llo w\xc3\xb6rld\n\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e \xf0\x9f\x98\x80\n";
   size_t le_len, be_len;
-  char *bom8 = put_str("bom8.txt", "\xef\xbb\xbf"
-                                   "bom line\nsecond\n");
+  char *bom8 = rd_write_str(dmn->dir, "bom8.txt",
+                            "\xef\xbb\xbf"
+                            "bom line\nsecond\n");
   char *le = put_utf16("le.txt", uni, false, &le_len);
   char *be = put_utf16("be.txt", uni, true, &be_len);
-  char *latin1 = put_str("latin1.txt", "caf\xe9 cr\xe8me br\xfbl\xe9"
-                                       "e\n");
-  char *cp1252 = put_str("cp1252.txt", "price: 5\x80 \x93quoted\x94\n");
+  char *latin1 = rd_write_str(dmn->dir, "latin1.txt",
+                              "caf\xe9 cr\xe8me br\xfbl\xe9"
+                              "e\n");
+  char *cp1252 = rd_write_str(dmn->dir, "cp1252.txt", "price: 5\x80 \x93quoted\x94\n");
   const char *paths[] = {bom8, le, be, latin1, cp1252};
   RdResult *r = rd_read_paths(conn, paths, 5, "\"lineNumbers\":false");
   for (guint i = 0; i < 5; i++)
@@ -820,8 +808,8 @@ START_TEST(files_wide_bad_units_read_on) {
                                "o\0k\0\n\0\x00\xd8"
                                "a\0\n\0l\0a\0s\0t\0\n\0";
   static const char past32[] = "\0\0\xfe\xff\0\0\0x\0\x11\0\0\0\0\0\n\0\0\0y";
-  char *p16 = put("lone-surrogate.txt", lone16, sizeof lone16 - 1);
-  char *p32 = put("past-max.txt", past32, sizeof past32 - 1);
+  char *p16 = rd_write_file(dmn->dir, "lone-surrogate.txt", lone16, sizeof lone16 - 1);
+  char *p32 = rd_write_file(dmn->dir, "past-max.txt", past32, sizeof past32 - 1);
   const char *paths[] = {p16, p32};
   RdResult *r = rd_read_paths(conn, paths, 2, "\"lineNumbers\":false");
 
@@ -850,7 +838,7 @@ START_TEST(files_mostly_utf8) {
   const char *text = "// r\xc3\xa9sum\xc3\xa9 of the caf\xc3\xa9 \xe2\x82\xac\n"
                      "int x; // na\xefve comment\n"
                      "\xe6\x97\xa5\xe6\x9c\xac\n";
-  char *p = put_str("mostly.c", text);
+  char *p = rd_write_str(dmn->dir, "mostly.c", text);
   RdResult *r = read1(p, "\"lineNumbers\":false");
   assert_no_code(r, 0);
   char **t = rd_text_lines(r, 0);
@@ -873,7 +861,7 @@ START_TEST(files_hostile_xml) {
                      "ctl:\x01\x02\x08\x0b\x0c\x1b:end\n"
                      "nonchar:\xef\xbf\xbe\xef\xbf\xbf:end\n"
                      "tab\there\n";
-  char *p = put_str("hostile.txt", text);
+  char *p = rd_write_str(dmn->dir, "hostile.txt", text);
   RdResult *r = read1(p, "\"lineNumbers\":false");
   assert_no_code(r, 0);
   char **t = rd_text_lines(r, 0);
@@ -894,7 +882,7 @@ START_TEST(files_hostile_xml) {
   char *tp[G_N_ELEMENTS(tails)];
   for (size_t i = 0; i < G_N_ELEMENTS(tails); i++) {
     char *name = g_strdup_printf("tail%zu.txt", i);
-    tp[i] = put_str(name, tails[i]);
+    tp[i] = rd_write_str(dmn->dir, name, tails[i]);
     g_free(name);
   }
   r = rd_read_paths(conn, (const char *const *)tp, G_N_ELEMENTS(tails), "\"lineNumbers\":false");
@@ -948,12 +936,12 @@ START_TEST(files_images_generated) {
   size_t png_len, webp_len;
   unsigned char *png = rd_make_png(3, 2, &png_len);
   unsigned char *webp = rd_make_webp(5, 3, &webp_len);
-  char *p_png = put("pic.png", (char *)png, png_len);
-  char *p_txt = put("png-named.txt", (char *)png, png_len);
-  char *p_gif = put("pic.gif", (const char *)gif_1x1, sizeof gif_1x1);
-  char *p_webp = put("pic.webp", (char *)webp, webp_len);
-  char *p_noext = put("noext", (char *)png, png_len);
-  char *p_text = put_str("between.txt", "text between images\n");
+  char *p_png = rd_write_file(dmn->dir, "pic.png", (char *)png, png_len);
+  char *p_txt = rd_write_file(dmn->dir, "png-named.txt", (char *)png, png_len);
+  char *p_gif = rd_write_file(dmn->dir, "pic.gif", (const char *)gif_1x1, sizeof gif_1x1);
+  char *p_webp = rd_write_file(dmn->dir, "pic.webp", (char *)webp, webp_len);
+  char *p_noext = rd_write_file(dmn->dir, "noext", (char *)png, png_len);
+  char *p_text = rd_write_str(dmn->dir, "between.txt", "text between images\n");
   const char *paths[] = {p_png, p_txt, p_text, p_gif, p_webp, p_noext};
   RdResult *r = rd_read_paths(conn, paths, 6, NULL);
 
@@ -1052,10 +1040,10 @@ END_TEST
 START_TEST(files_image_too_large) {
   size_t len;
   unsigned char *png = rd_make_png(4, 4, &len);
-  char *p = put("huge.png", (char *)png, len);
+  char *p = rd_write_file(dmn->dir, "huge.png", (char *)png, len);
   off_t size = (off_t)21 * 1024 * 1024;
   ck_assert_int_eq(truncate(p, size), 0);
-  char *small = put("small.png", (char *)png, len);
+  char *small = rd_write_file(dmn->dir, "small.png", (char *)png, len);
   const char *paths[] = {p, small};
   RdResult *r = rd_read_paths(conn, paths, 2, NULL);
   assert_code(r, 0, "FILE_TOO_LARGE");
@@ -1174,10 +1162,10 @@ static void assert_first_line(RdResult *r, guint i, const char *want) {
 }
 
 START_TEST(files_relative_paths) {
-  char *f0 = put_str("rel/same.txt", "in the daemon's directory\n");
-  char *fa = put_str("rootA/rel/same.txt", "in rootA\n");
-  char *fb = put_str("cwdB/rel/same.txt", "in cwdB\n");
-  char *fup = put_str("up.txt", "one level up\n");
+  char *f0 = rd_write_str(dmn->dir, "rel/same.txt", "in the daemon's directory\n");
+  char *fa = rd_write_str(dmn->dir, "rootA/rel/same.txt", "in rootA\n");
+  char *fb = rd_write_str(dmn->dir, "cwdB/rel/same.txt", "in cwdB\n");
+  char *fup = rd_write_str(dmn->dir, "up.txt", "one level up\n");
   char *root_a = g_build_filename(dmn->dir, "rootA", NULL);
   char *cwd_b = g_build_filename(dmn->dir, "cwdB", NULL);
   char *qa = rd_json_quote(root_a), *qb = rd_json_quote(cwd_b);
@@ -1257,9 +1245,5 @@ static Suite *files_suite(void) {
 int main(void) {
   rd_init();
   skip_init();
-  SRunner *sr = srunner_create(files_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return skip_status(rd_finish(failed));
+  return skip_status(rd_run_suite(files_suite()));
 }

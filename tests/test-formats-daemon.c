@@ -58,8 +58,7 @@ static void formats_setup(void) {
   unsigned char *png = rd_make_png(32, 20, &png_len);
   GString *pdf = make_pdf();
 
-  dmn = rd_daemon_start();
-  conn = rd_conn_new(dmn->sock);
+  rd_fixture_setup(&dmn, &conn);
   g_free(rd_write_str(dmn->dir, "a.txt", "alpha one\nalpha two\n"));
   g_free(rd_write_str(dmn->dir, "b.txt", "tab\there & <b> ]]> \"q\"\n"));
   g_free(rd_write_file(dmn->dir, "img.png", png, png_len));
@@ -69,12 +68,7 @@ static void formats_setup(void) {
 }
 
 static void formats_teardown(void) {
-  rd_conn_free(conn);
-  conn = NULL;
-  if (dmn && dmn->running)
-    rd_daemon_stop(dmn);
-  rd_daemon_free(dmn);
-  dmn = NULL;
+  rd_fixture_teardown(&dmn, &conn);
 }
 
 /* read of read_paths with the given extra members; returns the response (caller unrefs). */
@@ -85,13 +79,6 @@ static JsonNode *call_read(const char *extra) {
                                             extra ? "," : "", extra ? extra : "");
 
   return rd_conn_call(conn, "read", params);
-}
-
-static JsonObject *result_of(JsonNode *msg) {
-  JsonObject *o = json_node_get_object(msg);
-
-  ck_assert_msg(json_object_has_member(o, "result"), "error %d", rd_error_code(msg));
-  return json_object_get_object_member(o, "result");
 }
 
 /* The default answer, validated by rd-client (schema, one <Content> per file). */
@@ -217,7 +204,7 @@ static void check_blocks(const char *name, JsonArray *blocks, RdResult *x, const
 START_TEST(formats_daemon_capabilities) {
   JsonNode *msg = rd_conn_call(conn, "initialize", "{}");
   JsonObject *read = json_object_get_object_member(
-      json_object_get_object_member(result_of(msg), "capabilities"), "read");
+      json_object_get_object_member(rd_result_of(msg), "capabilities"), "read");
   JsonArray *names = json_object_get_array_member(read, "formats");
 
   ck_assert_uint_eq(json_array_get_length(names), G_N_ELEMENTS(formats) + 1);
@@ -251,7 +238,7 @@ START_TEST(formats_daemon_agent_shapes) {
     g_autofree char *extra =
         g_strdup_printf("\"format\":\"%s\",\"images\":{\"detail\":\"low\"}", names[i]);
     JsonNode *msg = call_read(extra);
-    JsonObject *res = result_of(msg);
+    JsonObject *res = rd_result_of(msg);
     JsonArray *blocks = json_object_get_array_member(res, names[i]);
 
     assert_same_meta(res, x, names[i]);
@@ -267,7 +254,7 @@ END_TEST
 START_TEST(formats_daemon_toolresult) {
   RdResult *x = read_xml();
   JsonNode *msg = call_read("\"format\":\"toolresult\"");
-  JsonObject *res = result_of(msg);
+  JsonObject *res = rd_result_of(msg);
   JsonObject *t = json_object_get_object_member(res, "toolresult");
   JsonArray *images = json_object_get_array_member(t, "images");
 
@@ -294,7 +281,7 @@ END_TEST
 START_TEST(formats_daemon_text) {
   RdResult *x = read_xml();
   JsonNode *msg = call_read("\"format\":\"text\"");
-  JsonObject *res = result_of(msg);
+  JsonObject *res = rd_result_of(msg);
   const char *text = json_object_get_string_member(res, "text");
   char **lines = g_strsplit(text, "\n", -1);
   JsonObject *png = json_array_get_object_element(x->images, 0);
@@ -339,7 +326,7 @@ START_TEST(formats_daemon_bad_params) {
   json_node_unref(msg);
   /* The connection serves on. */
   msg = call_read("\"format\":null");
-  ck_assert(json_object_has_member(result_of(msg), "xml"));
+  ck_assert(json_object_has_member(rd_result_of(msg), "xml"));
   json_node_unref(msg);
 }
 END_TEST
@@ -365,7 +352,7 @@ START_TEST(formats_cli_matches_daemon) {
   for (size_t i = 0; i < G_N_ELEMENTS(formats); i++) {
     g_autofree char *extra = g_strdup_printf("\"format\":\"%s\"", formats[i]);
     JsonNode *msg = call_read(extra);
-    JsonObject *res = result_of(msg);
+    JsonObject *res = rd_result_of(msg);
     RdRun o, j;
 
     run(&o, "read", "--format", formats[i], "a.txt", "img.png", "gone.txt", "doc.pdf", "b.txt",
@@ -456,13 +443,6 @@ static Suite *formats_daemon_suite(void) {
 }
 
 int main(void) {
-  SRunner *sr;
-  int failed;
-
   rd_init();
-  sr = srunner_create(formats_daemon_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return rd_finish(failed);
+  return rd_run_suite(formats_daemon_suite());
 }

@@ -11,6 +11,7 @@
 #include "formatters/format.h"
 #include "formatters/result-json.h"
 #include "formatters/result.h"
+#include "tests/lib/check-run.h"
 #include "tests/result-builder.h"
 #include "formatters/xml.h"
 #include "ipc/read-params.h"
@@ -678,11 +679,5 @@ static Suite *formats_suite(void) {
 }
 
 int main(void) {
-  SRunner *sr = srunner_create(formats_suite());
-  int failed;
-
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return check_run(formats_suite()) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

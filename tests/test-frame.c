@@ -7,6 +7,7 @@
 #include <glib.h>
 
 #include "ipc/frame.h"
+#include "tests/lib/check-run.h"
 
 #define OVERSIZED "<E2BIG>"
 
@@ -427,11 +428,5 @@ static Suite *frame_suite(void) {
 }
 
 int main(void) {
-  SRunner *sr = srunner_create(frame_suite());
-  int failed;
-
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return check_run(frame_suite()) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

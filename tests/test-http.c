@@ -17,32 +17,11 @@ static char *base;
 static GPid server_pid;
 
 static void http_setup(void) {
-  const char *root = getenv("READERD_SOURCE_ROOT");
-  g_autofree char *script =
-      g_build_filename(root != NULL ? root : ".", "tests", "vision-server.py", NULL);
-  g_autofree char *port_file = NULL;
-  const char *argv[] = {"/usr/bin/env", "python3", script, NULL, NULL};
-  char *port = NULL;
-
-  rec = rd_tmpdir();
-  argv[3] = rec;
-  server_pid = rd_spawn(rec, argv, -1, -1, -1);
-  port_file = g_build_filename(rec, "port", NULL);
-  for (int i = 0; i < 200 && !g_file_get_contents(port_file, &port, NULL, NULL); i++)
-    g_usleep(50 * 1000);
-  ck_assert_msg(port != NULL, "the test server did not start");
-  base = g_strdup_printf("http://127.0.0.1:%s", port);
-  g_free(port);
-  unsetenv("http_proxy");
-  unsetenv("HTTP_PROXY");
+  rd_vision_server_start(&server_pid, &rec, &base);
 }
 
 static void http_teardown(void) {
-  kill(server_pid, SIGKILL);
-  rd_wait_pid(server_pid, 5000, NULL);
-  rd_rmtree(rec);
-  g_clear_pointer(&rec, g_free);
-  g_clear_pointer(&base, g_free);
+  rd_vision_server_stop(&server_pid, &rec, &base);
 }
 
 /* What a transfer ended with. */
@@ -185,8 +164,6 @@ END_TEST
 int main(void) {
   Suite *s = suite_create("http");
   TCase *tc = tcase_create("http");
-  SRunner *sr;
-  int failed;
 
   rd_init();
   tcase_add_checked_fixture(tc, http_setup, http_teardown);
@@ -199,9 +176,5 @@ int main(void) {
   tcase_add_test(tc, http_cap_and_drop);
   tcase_add_test(tc, http_refused);
   suite_add_tcase(s, tc);
-  sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return rd_finish(failed);
+  return rd_run_suite(s);
 }

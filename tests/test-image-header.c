@@ -8,6 +8,7 @@
 
 #include "daemon/readers/detect.h"
 #include "daemon/readers/image-header.h"
+#include "tests/lib/check-run.h"
 #include "tests/lib/skip.h"
 
 #define PIXBUF_TESTS "/usr/libexec/installed-tests/gdk-pixbuf"
@@ -111,12 +112,9 @@ static Suite *image_header_suite(void) {
 }
 
 int main(void) {
-  SRunner *sr = srunner_create(image_header_suite());
   int failed;
 
   skip_init();
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
+  failed = check_run(image_header_suite());
   return skip_status(failed == 0 ? 0 : 1);
 }

@@ -7,6 +7,7 @@
 #include <glib.h>
 
 #include "daemon/pdf/worker/image-tiles.h"
+#include "tests/lib/check-run.h"
 #include "tests/lib/skip.h"
 
 /* Everything a plan promises, checked from its boxes alone. */
@@ -201,12 +202,9 @@ static Suite *image_tiles_suite(void) {
 }
 
 int main(void) {
-  SRunner *sr = srunner_create(image_tiles_suite());
   int failed;
 
   skip_init();
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
+  failed = check_run(image_tiles_suite());
   return skip_status(failed == 0 ? 0 : 1);
 }

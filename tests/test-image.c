@@ -29,6 +29,7 @@
 #include "daemon/readers/reader.h"
 #include "formatters/result.h"
 #include "ipc/read-params.h"
+#include "tests/lib/check-run.h"
 #include "tests/lib/skip.h"
 
 #define PIXBUF_TESTS "/usr/libexec/installed-tests/gdk-pixbuf"
@@ -1110,7 +1111,6 @@ static Suite *image_suite(void) {
 
 int main(void) {
   const char *readerd = getenv("READERD");
-  SRunner *sr;
   int failed;
 
   skip_init();
@@ -1120,10 +1120,7 @@ int main(void) {
     return 77;
   }
   pdf_set_worker_path(readerd);
-  sr = srunner_create(image_suite());
-  srunner_run_all(sr, CK_NORMAL);
+  failed = check_run(image_suite());
   pdf_spawn_cleanup();
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
   return skip_status(failed == 0 ? 0 : 1);
 }

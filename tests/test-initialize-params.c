@@ -9,6 +9,7 @@
 #include "ipc/read-images-params.h"
 #include "ipc/initialize-result.h"
 #include "ipc/read-params.h"
+#include "tests/lib/check-run.h"
 
 static JsonNode *json(const char *text) {
   g_autoptr(JsonParser) p = json_parser_new();
@@ -161,11 +162,5 @@ static Suite *initialize_params_suite(void) {
 }
 
 int main(void) {
-  SRunner *sr = srunner_create(initialize_params_suite());
-  int failed;
-
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? 0 : 1;
+  return check_run(initialize_params_suite()) == 0 ? 0 : 1;
 }

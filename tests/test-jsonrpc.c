@@ -7,6 +7,7 @@
 #include <json-glib/json-glib.h>
 
 #include "ipc/jsonrpc.h"
+#include "tests/lib/check-run.h"
 
 static int parse(const char *line, JsonrpcMessage *msg, JsonNode **ret_id, char **ret_error) {
   return jsonrpc_parse(line, strlen(line), msg, ret_id, ret_error);
@@ -584,11 +585,5 @@ static Suite *jsonrpc_suite(void) {
 }
 
 int main(void) {
-  SRunner *sr = srunner_create(jsonrpc_suite());
-  int failed;
-
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return check_run(jsonrpc_suite()) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

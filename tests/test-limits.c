@@ -136,9 +136,5 @@ static Suite *limits_suite(void) {
 
 int main(void) {
   rd_init();
-  SRunner *sr = srunner_create(limits_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return rd_finish(failed);
+  return rd_run_suite(limits_suite());
 }

@@ -11,6 +11,7 @@
 #include "daemon/readers/lines.h"
 #include "daemon/readers/text.h"
 #include "formatters/tokens.h"
+#include "tests/lib/check-run.h"
 #include "tests/lib/skip.h"
 
 /* Like ck_assert_str_eq, for strings too long for check's message: reports where they differ. */
@@ -781,12 +782,9 @@ static Suite *lines_suite(void) {
 }
 
 int main(void) {
-  SRunner *sr = srunner_create(lines_suite());
   int failed;
 
   skip_init();
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
+  failed = check_run(lines_suite());
   return skip_status(failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE);
 }

@@ -9,6 +9,7 @@
 #include <glib.h>
 
 #include "daemon/log.h"
+#include "tests/lib/check-run.h"
 
 /* Points stderr at a new pipe; returns its read end (non-blocking). */
 static int capture_stderr(void) {
@@ -91,11 +92,5 @@ static Suite *log_suite(void) {
 }
 
 int main(void) {
-  SRunner *sr = srunner_create(log_suite());
-  int failed;
-
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return check_run(log_suite()) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -11,6 +11,7 @@
 #include "formatters/format.h"
 #include "ipc/mcp.h"
 #include "ipc/read-params.h"
+#include "tests/lib/check-run.h"
 
 static JsonNode *parse(const char *json) {
   g_autoptr(JsonParser) p = json_parser_new();
@@ -360,11 +361,5 @@ static Suite *mcp_suite(void) {
 }
 
 int main(void) {
-  SRunner *sr = srunner_create(mcp_suite());
-  int failed;
-
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return check_run(mcp_suite()) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

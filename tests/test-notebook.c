@@ -10,6 +10,7 @@
 #include <glib.h>
 
 #include "daemon/readers/notebook.h"
+#include "tests/lib/check-run.h"
 
 /* The hook: appends a fake image that records the bytes' size, or refuses when told to. */
 typedef struct {
@@ -253,11 +254,5 @@ static Suite *notebook_suite(void) {
 }
 
 int main(void) {
-  SRunner *sr = srunner_create(notebook_suite());
-  int failed;
-
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return check_run(notebook_suite()) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

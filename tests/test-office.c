@@ -339,12 +339,6 @@ static Suite *office_suite(void) {
 }
 
 int main(void) {
-  SRunner *sr = srunner_create(office_suite());
-  int failed;
-
   rd_init();
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return rd_finish(failed);
+  return rd_run_suite(office_suite());
 }

@@ -29,6 +29,7 @@
 #include "daemon/pdf/worker/pdf-worker.h"
 #include "daemon/pdf/pdf.h"
 #include "daemon/readers/reader.h"
+#include "tests/lib/check-run.h"
 #include "tests/lib/skip.h"
 
 #define TASN1_PDF "/usr/share/doc/libtasn1-doc/libtasn1.pdf"
@@ -1939,7 +1940,6 @@ static void remove_tree(const char *dir) {
 
 int main(void) {
   const char *readerd = getenv("READERD");
-  SRunner *sr;
   int failed;
 
   if (readerd == NULL || !g_file_test(readerd, G_FILE_TEST_IS_EXECUTABLE)) {
@@ -1949,10 +1949,7 @@ int main(void) {
   pdf_set_worker_path(readerd);
   skip_init();
   tmp_dir = g_dir_make_tmp("test-pdf-XXXXXX", NULL);
-  sr = srunner_create(pdf_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
+  failed = check_run(pdf_suite());
   remove_tree(tmp_dir);
   g_free(tmp_dir);
   return skip_status(failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE);

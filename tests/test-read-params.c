@@ -9,6 +9,7 @@
 
 #include "formatters/format.h"
 #include "ipc/read-params.h"
+#include "tests/lib/check-run.h"
 
 /* Parses params given as JSON text. */
 static int parse_json(const char *json, ReadParams *p, char **error) {
@@ -676,11 +677,5 @@ static Suite *read_params_suite(void) {
 }
 
 int main(void) {
-  SRunner *sr = srunner_create(read_params_suite());
-  int failed;
-
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return check_run(read_params_suite()) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -15,6 +15,7 @@
 #include "daemon/request.h"
 #include "formatters/result.h"
 #include "ipc/read-params.h"
+#include "tests/lib/check-run.h"
 #include "tests/lib/corpus.h"
 
 #define SMALL_FILES 24
@@ -387,15 +388,11 @@ static Suite *request_suite(void) {
 }
 
 int main(void) {
-  SRunner *sr;
   int failed;
 
   /* Every case reads the Go tree: without it the program is skipped, not passed. */
   if (!corpus_go_present())
     return 77;
-  sr = srunner_create(request_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
+  failed = check_run(request_suite());
   return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

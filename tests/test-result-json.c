@@ -9,6 +9,7 @@
 
 #include "formatters/result-json.h"
 #include "formatters/result.h"
+#include "tests/lib/check-run.h"
 #include "tests/result-builder.h"
 #include "formatters/xml.h"
 
@@ -816,11 +817,5 @@ static Suite *result_json_suite(void) {
 }
 
 int main(void) {
-  SRunner *sr = srunner_create(result_json_suite());
-  int failed;
-
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return check_run(result_json_suite()) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -9,6 +9,7 @@
 
 #include "daemon/macro.h"
 #include "daemon/scheduler.h"
+#include "tests/lib/check-run.h"
 
 typedef struct {
   SchedulerTask task;
@@ -238,11 +239,5 @@ static Suite *scheduler_suite(void) {
 }
 
 int main(void) {
-  SRunner *sr = srunner_create(scheduler_suite());
-  int failed;
-
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return check_run(scheduler_suite()) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

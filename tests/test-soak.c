@@ -170,8 +170,7 @@ static Suite *soak_suite(void) {
 }
 
 int main(void) {
-  SRunner *sr;
-  int failed;
+  int status;
 
   rd_init();
   if (!corpus_go_present()) {
@@ -186,10 +185,7 @@ int main(void) {
     rd_finish(0);
     return 77;
   }
-  sr = srunner_create(soak_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
+  status = rd_run_suite(soak_suite());
   g_strfreev(go);
-  return rd_finish(failed);
+  return status;
 }

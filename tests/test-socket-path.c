@@ -10,6 +10,7 @@
 #include <glib/gstdio.h>
 
 #include "daemon/socket-path.h"
+#include "tests/lib/check-run.h"
 
 static char *base;
 
@@ -168,11 +169,5 @@ static Suite *socket_path_suite(void) {
 }
 
 int main(void) {
-  SRunner *sr = srunner_create(socket_path_suite());
-  int failed;
-
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? 0 : 1;
+  return check_run(socket_path_suite()) == 0 ? 0 : 1;
 }

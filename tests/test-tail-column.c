@@ -18,17 +18,11 @@ static RdDaemon *dmn;
 static RdConn *conn;
 
 static void setup(void) {
-  dmn = rd_daemon_start();
-  conn = rd_conn_new(dmn->sock);
+  rd_fixture_setup(&dmn, &conn);
 }
 
 static void teardown(void) {
-  rd_conn_free(conn);
-  conn = NULL;
-  if (dmn && dmn->running)
-    rd_daemon_stop(dmn);
-  rd_daemon_free(dmn);
-  dmn = NULL;
+  rd_fixture_teardown(&dmn, &conn);
 }
 
 /* One read of params (JSON text) that must succeed. */
@@ -398,9 +392,5 @@ static Suite *tail_column_suite(void) {
 int main(void) {
   rd_init();
   skip_init();
-  SRunner *sr = srunner_create(tail_column_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return skip_status(rd_finish(failed));
+  return skip_status(rd_run_suite(tail_column_suite()));
 }

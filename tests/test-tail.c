@@ -12,34 +12,25 @@
 #include <glib/gstdio.h>
 
 #include "daemon/readers/tail.h"
+#include "tests/lib/files.h"
+#include "tests/lib/process.h"
 
 static char *tmpdir;
 
 static void setup(void) {
-  tmpdir = g_dir_make_tmp("readerd-test-tail-XXXXXX", NULL);
-  ck_assert_ptr_nonnull(tmpdir);
+  tmpdir = rd_tmpdir();
 }
 
 static void teardown(void) {
-  GDir *d = g_dir_open(tmpdir, 0, NULL);
-  const char *name;
-
-  while (d != NULL && (name = g_dir_read_name(d)) != NULL) {
-    g_autofree char *p = g_build_filename(tmpdir, name, NULL);
-    g_unlink(p);
-  }
-  if (d != NULL)
-    g_dir_close(d);
-  g_rmdir(tmpdir);
+  rd_rmtree(tmpdir);
   g_clear_pointer(&tmpdir, g_free);
 }
 
 /* Writes data to a file and opens it. */
 static int put_fd(const char *name, const void *data, size_t len) {
-  g_autofree char *path = g_build_filename(tmpdir, name, NULL);
+  g_autofree char *path = rd_write_file(tmpdir, name, data, len);
   int fd;
 
-  ck_assert(g_file_set_contents(path, data, (gssize)len, NULL));
   fd = open(path, O_RDONLY | O_CLOEXEC);
   ck_assert_int_ge(fd, 0);
   return fd;
@@ -222,11 +213,6 @@ static Suite *tail_suite(void) {
 }
 
 int main(void) {
-  SRunner *sr = srunner_create(tail_suite());
-  int failed;
-
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  rd_init();
+  return rd_run_suite(tail_suite());
 }

@@ -12,6 +12,8 @@
 
 #include "daemon/readers/text.h"
 #include "formatters/result.h"
+#include "tests/lib/files.h"
+#include "tests/lib/process.h"
 #include "tests/lib/skip.h"
 
 #define HEAD_SIZE ((size_t)64 * 1024)
@@ -20,34 +22,17 @@
 static char *tmpdir;
 
 static void setup(void) {
-  GError *err = NULL;
-
-  tmpdir = g_dir_make_tmp("readerd-test-text-XXXXXX", &err);
-  ck_assert_msg(tmpdir != NULL, "g_dir_make_tmp: %s", err != NULL ? err->message : "?");
+  tmpdir = rd_tmpdir();
 }
 
 static void teardown(void) {
-  GDir *d = g_dir_open(tmpdir, 0, NULL);
-  const char *name;
-
-  while (d != NULL && (name = g_dir_read_name(d)) != NULL) {
-    g_autofree char *p = g_build_filename(tmpdir, name, NULL);
-    g_unlink(p);
-  }
-  if (d != NULL)
-    g_dir_close(d);
-  g_rmdir(tmpdir);
+  rd_rmtree(tmpdir);
   g_clear_pointer(&tmpdir, g_free);
 }
 
 /* Writes a file into the test folder; returns its path (g_free). */
 static char *put(const char *name, const void *data, size_t len) {
-  char *path = g_build_filename(tmpdir, name, NULL);
-  GError *err = NULL;
-
-  ck_assert_msg(g_file_set_contents(path, data, (gssize)len, &err), "write %s: %s", name,
-                err != NULL ? err->message : "?");
-  return path;
+  return rd_write_file(tmpdir, name, data, len);
 }
 
 static TextOptions topts(int64_t offset, int64_t limit, bool numbers) {
@@ -871,12 +856,7 @@ static Suite *text_suite(void) {
 }
 
 int main(void) {
-  SRunner *sr = srunner_create(text_suite());
-  int failed;
-
+  rd_init();
   skip_init();
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return skip_status(failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE);
+  return skip_status(rd_run_suite(text_suite()));
 }

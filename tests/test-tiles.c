@@ -26,17 +26,11 @@ static RdDaemon *dmn;
 static RdConn *conn;
 
 static void tiles_setup(void) {
-  dmn = rd_daemon_start();
-  conn = rd_conn_new(dmn->sock);
+  rd_fixture_setup(&dmn, &conn);
 }
 
 static void tiles_teardown(void) {
-  rd_conn_free(conn);
-  conn = NULL;
-  if (dmn && dmn->running)
-    rd_daemon_stop(dmn);
-  rd_daemon_free(dmn);
-  dmn = NULL;
+  rd_fixture_teardown(&dmn, &conn);
 }
 
 /* A scrolled screenshot's shape from a real photo: SHOT_W x SHOT_H, stacked from bands each
@@ -419,7 +413,7 @@ START_TEST(tiles_labels_in_every_format) {
     g_autofree char *params =
         g_strdup_printf("{\"paths\":[%s],\"format\":\"%s\"}", quoted, agents[f]);
     JsonNode *msg = rd_conn_call(conn, "read", params);
-    JsonObject *res = json_object_get_object_member(json_node_get_object(msg), "result");
+    JsonObject *res = rd_result_of(msg);
     JsonArray *blocks = json_object_get_array_member(res, agents[f]);
     int labels = 0;
 
@@ -447,7 +441,7 @@ START_TEST(tiles_labels_in_every_format) {
   {
     g_autofree char *params = g_strdup_printf("{\"paths\":[%s],\"format\":\"toolresult\"}", quoted);
     JsonNode *msg = rd_conn_call(conn, "read", params);
-    JsonObject *res = json_object_get_object_member(json_node_get_object(msg), "result");
+    JsonObject *res = rd_result_of(msg);
     JsonArray *imgs =
         json_object_get_array_member(json_object_get_object_member(res, "toolresult"), "images");
 
@@ -460,7 +454,7 @@ START_TEST(tiles_labels_in_every_format) {
   {
     g_autofree char *params = g_strdup_printf("{\"paths\":[%s],\"format\":\"text\"}", quoted);
     JsonNode *msg = rd_conn_call(conn, "read", params);
-    JsonObject *res = json_object_get_object_member(json_node_get_object(msg), "result");
+    JsonObject *res = rd_result_of(msg);
     const char *text = json_object_get_string_member(res, "text");
 
     ck_assert_msg(strstr(text, "tile 1 of 7: x 0-1080, y 0-1688 of 1080x10800") != NULL &&
@@ -502,9 +496,6 @@ static Suite *tiles_suite(void) {
 }
 
 int main(void) {
-  SRunner *sr;
-  int failed;
-
   rd_init();
   skip_init();
 #ifdef RD_RSS_UNRELIABLE
@@ -512,9 +503,5 @@ int main(void) {
    * budget guards the daemon, it is not what these tests measure. */
   g_setenv("READERD_IMAGE_TIMEOUT_MS", "120000", TRUE);
 #endif
-  sr = srunner_create(tiles_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return skip_status(rd_finish(failed));
+  return skip_status(rd_run_suite(tiles_suite()));
 }

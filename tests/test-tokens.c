@@ -12,6 +12,7 @@
 #include <glib.h>
 
 #include "formatters/tokens.h"
+#include "tests/lib/check-run.h"
 #include "tests/lib/skip.h"
 
 #define GO_ROOT "/usr/share/go-1.19/src"
@@ -322,12 +323,9 @@ static Suite *tokens_suite(void) {
 }
 
 int main(void) {
-  SRunner *sr = srunner_create(tokens_suite());
   int failed;
 
   skip_init();
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
+  failed = check_run(tokens_suite());
   return skip_status(failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE);
 }

@@ -11,6 +11,7 @@
 #include "daemon/vision/vision-body.h"
 #include "daemon/vision/vision-target.h"
 #include "ipc/read-images-params.h"
+#include "tests/lib/check-run.h"
 
 static JsonNode *parse(const char *text) {
   g_autoptr(JsonParser) p = json_parser_new();
@@ -328,7 +329,6 @@ END_TEST
 int main(void) {
   Suite *s = suite_create("vision-body");
   TCase *tc = tcase_create("vision-body");
-  SRunner *sr;
   int failed;
 
   tcase_add_test(tc, vision_body_openai);
@@ -342,9 +342,6 @@ int main(void) {
   tcase_add_test(tc, vision_settings_from_initialize);
   tcase_add_test(tc, vision_target_levels);
   suite_add_tcase(s, tc);
-  sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
+  failed = check_run(s);
   return failed == 0 ? 0 : 1;
 }

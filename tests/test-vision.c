@@ -24,30 +24,8 @@ static char *base; /* http://127.0.0.1:PORT */
 static GPid server_pid;
 
 static void vision_setup(void) {
-  const char *root = getenv("READERD_SOURCE_ROOT");
-  g_autofree char *script =
-      g_build_filename(root != NULL ? root : ".", "tests", "vision-server.py", NULL);
-  g_autofree char *port_file = NULL;
-  const char *argv[] = {"/usr/bin/env", "python3", script, NULL, NULL};
-  char *port = NULL;
-
   dir = rd_tmpdir();
-  rec = rd_tmpdir();
-  argv[3] = rec;
-  server_pid = rd_spawn(rec, argv, -1, -1, -1);
-  port_file = g_build_filename(rec, "port", NULL);
-  for (int i = 0; i < 200 && !g_file_get_contents(port_file, &port, NULL, NULL); i++)
-    g_usleep(50 * 1000);
-  ck_assert_msg(port != NULL, "the test server did not start");
-  base = g_strdup_printf("http://127.0.0.1:%s", port);
-  g_free(port);
-  /* The test's proxies must not take 127.0.0.1's requests. */
-  unsetenv("http_proxy");
-  unsetenv("HTTP_PROXY");
-  unsetenv("https_proxy");
-  unsetenv("HTTPS_PROXY");
-  unsetenv("all_proxy");
-  unsetenv("ALL_PROXY");
+  rd_vision_server_start(&server_pid, &rec, &base);
   setenv("READERD_VISION_MODEL", "vision-1", 1);
   setenv("READERD_VISION_API_KEY", KEY, 1);
   unsetenv("READERD_VISION_PROVIDER");
@@ -55,15 +33,9 @@ static void vision_setup(void) {
 }
 
 static void vision_teardown(void) {
-  if (server_pid > 0) {
-    kill(server_pid, SIGKILL);
-    rd_wait_pid(server_pid, 5000, NULL);
-  }
+  rd_vision_server_stop(&server_pid, &rec, &base);
   rd_rmtree(dir);
-  rd_rmtree(rec);
   g_clear_pointer(&dir, g_free);
-  g_clear_pointer(&rec, g_free);
-  g_clear_pointer(&base, g_free);
 }
 
 /* Points READERD_VISION_BASE_URL at the server's mode (ok, status-401, hang...). */
@@ -1097,14 +1069,7 @@ static Suite *vision_suite(void) {
 }
 
 int main(void) {
-  SRunner *sr;
-  int failed;
-
   rd_init();
   skip_init();
-  sr = srunner_create(vision_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return skip_status(rd_finish(failed));
+  return skip_status(rd_run_suite(vision_suite()));
 }

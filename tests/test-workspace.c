@@ -10,6 +10,7 @@
 #include <glib/gstdio.h>
 
 #include "daemon/readers/workspace.h"
+#include "tests/lib/check-run.h"
 
 static char *top; /* a temporary folder holding ws/ (the root) and outside/ */
 static char *root;
@@ -251,11 +252,5 @@ static Suite *workspace_suite(void) {
 }
 
 int main(void) {
-  SRunner *sr = srunner_create(workspace_suite());
-  int failed;
-
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? 0 : 1;
+  return check_run(workspace_suite()) == 0 ? 0 : 1;
 }

@@ -10,6 +10,7 @@
 #include <libxml/tree.h>
 
 #include "formatters/result.h"
+#include "tests/lib/check-run.h"
 #include "tests/result-builder.h"
 #include "formatters/xml.h"
 
@@ -1087,12 +1088,9 @@ static Suite *xml_suite(void) {
 }
 
 int main(void) {
-  SRunner *sr = srunner_create(xml_suite());
   int failed;
 
   xmlInitParser();
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
+  failed = check_run(xml_suite());
   return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

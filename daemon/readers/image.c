@@ -440,15 +440,6 @@ static int rescale(ImageOut *img, int edge, const atomic_bool *cancelled, char *
   return 0;
 }
 
-static size_t count_images(const ReadResult *r) {
-  size_t n = 0;
-
-  for (size_t i = 0; i < r->n_files; i++)
-    if (r->files[i].code == NULL)
-      n += r->files[i].n_images;
-  return n;
-}
-
 /* More than IMAGE_MANY images: each at most IMAGE_MANY_MAX_DIMENSION on its long edge. */
 static void limit_many(ReadResult *r, const atomic_bool *cancelled) {
   for (size_t i = 0; i < r->n_files; i++) {
@@ -491,7 +482,7 @@ static int64_t keep_tiles(FileResult *f, int64_t left) {
 void image_request_budget(ReadResult *r, int64_t max_total_bytes, const atomic_bool *cancelled) {
   int64_t used = 0;
 
-  if (count_images(r) > IMAGE_MANY)
+  if (read_result_image_count(r) > IMAGE_MANY)
     limit_many(r, cancelled);
   for (size_t i = 0; i < r->n_files; i++) {
     FileResult *f = &r->files[i];

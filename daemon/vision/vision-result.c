@@ -42,20 +42,11 @@ static void xml_head(GString *out, const VisionReport *rep, size_t n_images) {
   xmlBufferFree(buf);
 }
 
-static size_t count_images(const ReadResult *r) {
-  size_t n = 0;
-
-  for (size_t i = 0; i < r->n_files; i++)
-    if (r->files[i].code == NULL)
-      n += r->files[i].n_images;
-  return n;
-}
-
 char *vision_result_xml(const VisionReport *rep) {
   GString *out = g_string_new(NULL);
   int64_t image_index = 0;
 
-  xml_head(out, rep, count_images(rep->files));
+  xml_head(out, rep, read_result_image_count(rep->files));
   for (size_t i = 0; i < rep->files->n_files; i++) {
     const FileResult *f = &rep->files->files[i];
 

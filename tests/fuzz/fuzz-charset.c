@@ -19,22 +19,9 @@
 #include "formatters/result.h"
 #include "tests/fuzz/fuzz.h"
 
-static int bytes_fd(const uint8_t *data, size_t size) {
-  int fd = memfd_create("fuzz-charset", MFD_CLOEXEC);
-
-  if (fd < 0)
-    return -1;
-  if (size > 0 && write(fd, data, size) != (ssize_t)size) {
-    close(fd);
-    return -1;
-  }
-  lseek(fd, 0, SEEK_SET);
-  return fd;
-}
-
 static int read_text(const uint8_t *data, size_t size, size_t head, FileResult *res) {
   TextOptions opt = {.offset = 1, .limit = INT64_MAX, .line_numbers = false};
-  int fd = bytes_fd(data + head, size - head), r;
+  int fd = fuzz_bytes_fd("fuzz-charset", data + head, size - head), r;
 
   fuzz_assert(fd >= 0);
   memset(res, 0, sizeof *res);

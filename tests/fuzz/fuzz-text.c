@@ -21,20 +21,6 @@
 
 #define FUZZ_HEADER 2
 
-/* A descriptor reading the given bytes from the start, or -1. */
-static int bytes_fd(const uint8_t *data, size_t size) {
-  int fd = memfd_create("fuzz-text", MFD_CLOEXEC);
-
-  if (fd < 0)
-    return -1;
-  if (size > 0 && write(fd, data, size) != (ssize_t)size) {
-    close(fd);
-    return -1;
-  }
-  lseek(fd, 0, SEEK_SET);
-  return fd;
-}
-
 /* The head length from its header byte: small cuts near the start (inside a byte-order mark
  * or the first characters), else the whole input. */
 static size_t head_len(uint8_t b, size_t size) {
@@ -49,7 +35,7 @@ static size_t head_len(uint8_t b, size_t size) {
  * when eof), checking what every answer must be. Returns text_read's answer. */
 static int read_text(const uint8_t *data, size_t size, size_t head, bool eof,
                      const TextOptions *opt, FileResult *res) {
-  int fd = bytes_fd(data + head, size - head), r;
+  int fd = fuzz_bytes_fd("fuzz-text", data + head, size - head), r;
 
   fuzz_assert(fd >= 0);
   memset(res, 0, sizeof *res);
@@ -117,7 +103,7 @@ static void check_tail(const uint8_t *data, size_t size, size_t head, bool eof,
                        const TextOptions *opt, const FileResult *res) {
   TextOptions o = *opt;
   FileResult tail, fwd;
-  int fd = bytes_fd(data, size);
+  int fd = fuzz_bytes_fd("fuzz-text", data, size);
   int r;
 
   fuzz_assert(fd >= 0);

@@ -17,6 +17,7 @@
 #include <check.h>
 #include <libxml/parser.h>
 
+#include "tests/lib/check-run.h"
 #include "tests/lib/rd-internal.h"
 
 /* Processes and folders a test made, for a test process that ends without freeing them. A
@@ -114,6 +115,10 @@ const char *rd_readerd(void) {
   ck_assert_msg(p && *p, "env READERD (the readerd binary) is not set; run through meson test");
   ck_assert_msg(access(p, X_OK) == 0, "READERD=%s is not executable: %s", p, g_strerror(errno));
   return p;
+}
+
+int rd_run_suite(Suite *s) {
+  return rd_finish(check_run(s));
 }
 
 char *rd_tmpdir(void) {

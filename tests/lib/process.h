@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <check.h>
 #include <glib.h>
 
 /* Call once from main(): ignores SIGPIPE, initializes libxml2, makes the run's base folder
@@ -18,6 +19,10 @@ void rd_init(void);
 /* Call at the end of main() with the number of failed tests: removes the base folder (kept,
  * and named, when env READERD_TEST_KEEP is set). Returns the exit status for main(). */
 int rd_finish(int failed);
+
+/* The end of a test program's main(), after rd_init(): runs every case of s (CK_NORMAL output),
+ * frees the runner and returns rd_finish() of the number that failed. */
+int rd_run_suite(Suite *s);
 
 /* The readerd binary (env READERD); fails the test when unset. */
 const char *rd_readerd(void);

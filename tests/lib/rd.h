@@ -8,13 +8,15 @@
  * their folders removed. Each piece has its own header: */
 #pragma once
 
-#include "tests/lib/process.h"    /* rd_init, rd_finish, temporary folders, spawn, rd_run */
-#include "tests/lib/daemon.h"     /* RdDaemon: the socket daemon's lifecycle */
-#include "tests/lib/rpc-client.h" /* RdConn: connections, JSON-RPC messages, ids */
-#include "tests/lib/json-text.h"  /* JSON quoting and parsing */
-#include "tests/lib/results.h"    /* RdResult: read results, files, images, Content */
-#include "tests/lib/xml-check.h"  /* result.xml against docs/read-results.rng */
-#include "tests/lib/files.h"      /* test files, lines, mtimes, ISO times */
-#include "tests/lib/images.h"     /* image sizes, PNG and WebP writers */
-#include "tests/lib/zip.h"        /* zip archives: office documents, bombs, floods */
-#include "tests/lib/stdio-mode.h" /* RdStdio: readerd serve --stdio */
+#include "tests/lib/process.h"       /* rd_init, rd_finish, temporary folders, spawn, rd_run */
+#include "tests/lib/daemon.h"        /* RdDaemon: the socket daemon's lifecycle */
+#include "tests/lib/fixture.h"       /* a daemon and a connection per test case */
+#include "tests/lib/rpc-client.h"    /* RdConn: connections, JSON-RPC messages, ids */
+#include "tests/lib/json-text.h"     /* JSON quoting and parsing */
+#include "tests/lib/results.h"       /* RdResult: read results, files, images, Content */
+#include "tests/lib/xml-check.h"     /* result.xml against docs/read-results.rng */
+#include "tests/lib/files.h"         /* test files, lines, mtimes, ISO times */
+#include "tests/lib/images.h"        /* image sizes, PNG and WebP writers */
+#include "tests/lib/zip.h"           /* zip archives: office documents, bombs, floods */
+#include "tests/lib/stdio-mode.h"    /* RdStdio: readerd serve --stdio */
+#include "tests/lib/vision-server.h" /* tests/vision-server.py on 127.0.0.1 */

@@ -249,6 +249,13 @@ int rd_error_code(JsonNode *msg) {
   return (int)json_object_get_int_member(eo, "code");
 }
 
+JsonObject *rd_result_of(JsonNode *msg) {
+  JsonObject *o = json_node_get_object(msg);
+
+  ck_assert_msg(json_object_has_member(o, "result"), "error %d", rd_error_code(msg));
+  return json_object_get_object_member(o, "result");
+}
+
 char *rd_conn_request(RdConn *c, const char *method, const char *params, const char *id) {
   char *auto_id = NULL;
   if (!id)

@@ -79,5 +79,9 @@ char *rd_id_key(JsonNode *id);
  * code or a non-empty message. */
 int rd_error_code(JsonNode *msg);
 
+/* The result object of a response; fails the test (naming the error's code) when it has none.
+ * Points into msg. */
+JsonObject *rd_result_of(JsonNode *msg);
+
 /* The response's id key (rd_id_key of its "id"). g_malloc'd. */
 char *rd_msg_id_key(JsonNode *msg);
