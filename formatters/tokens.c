@@ -43,15 +43,17 @@ enum {
  * that each letter costs TOKEN_F_LONG; a piece whose last letter is upper case is all capitals,
  * so its length is its capitals), in a digit group (its length modulo 3), in a run of
  * punctuation (1, 2, 3 or more), in a run of blanks (whether a space came before its last
- * blank, and whether that is a space or a tab), or in none. */
+ * blank, whether that is a tab, and its tabs up to 3: a line break takes back the tabs before
+ * it, and only a run of 3 or more needs them counted), or in none. */
 enum {
   S_NONE,
   S_LOWER1,
   S_UPPER1 = S_LOWER1 + 6,
   S_DIGIT1 = S_UPPER1 + 6,
   S_PUNCT1 = S_DIGIT1 + 3,
-  S_BLANK = S_PUNCT1 + 3, /* + 2 if a space came before the last blank, + 1 if that is a tab */
-  S_COUNT = S_BLANK + 4,
+  S_BLANK = S_PUNCT1 + 3, /* + 8 if a space came before the last blank, + 4 if that is a tab,
+                           * + its tabs up to 3 */
+  S_COUNT = S_BLANK + 16,
 };
 
 /* A transition, packed in 64 bits: the next state's row (state * 256) in the low half, the
@@ -76,7 +78,7 @@ static bool is_blank_state(int st) {
  * first character) and a punctuation mark after a space; blanks before a line break go with it
  * (their tabs, counted one by one, are taken back by the scan). */
 static int32_t blank_end(int st, int k) {
-  bool spaced = (st - S_BLANK) & 2, last_tab = (st - S_BLANK) & 1;
+  bool spaced = (st - S_BLANK) & 8, last_tab = (st - S_BLANK) & 4;
   bool joins_word = k == K_LOWER || k == K_UPPER || k >= K_LETTER;
 
   if (k == K_LF)
@@ -132,13 +134,19 @@ static int step(int st, int k, int32_t *ret_delta) {
     d += len == 0 ? W(PUNCT) : len >= 2 ? W(PCHARS) : 0;
     next = S_PUNCT1 + (len < 3 ? len : 2);
   } else if (k == K_SPACE || k == K_TAB) {
-    bool spaced = is_blank_state(st) && (((st - S_BLANK) & 2) || !((st - S_BLANK) & 1));
+    bool in_blank = is_blank_state(st);
+    int b = in_blank ? st - S_BLANK : 0;
+    bool spaced = in_blank && ((b & 8) || !(b & 4));
+    int tabs = (b & 3) + (k == K_TAB);
 
     d += k == K_TAB ? W(TABS) : 0;
-    next = S_BLANK + (spaced ? 2 : 0) + (k == K_TAB);
+    next = S_BLANK + (spaced ? 8 : 0) + (k == K_TAB ? 4 : 0) + (tabs < 3 ? tabs : 3);
   } else if (k == K_LF) {
-    /* A line break joins the punctuation before it ("},\n"). */
+    /* A line break joins the punctuation before it ("},\n"), and the blanks before it: their
+     * tabs are taken back (3 or more by the slow step, which counts them). */
     d += st >= S_PUNCT1 && st < S_BLANK ? 0 : W(LINE);
+    if (is_blank_state(st) && ((st - S_BLANK) & 3) < 3)
+      d -= ((st - S_BLANK) & 3) * W(TABS);
   }
   *ret_delta = d;
   return next;
@@ -177,7 +185,8 @@ static void trans_init(void) {
         continue;
       }
       next = step(st, byte_kind(b), &d);
-      trans[st * 256 + b] = pack(next, d, b == '\n' && is_blank_state(st));
+      trans[st * 256 + b] =
+          pack(next, d, b == '\n' && is_blank_state(st) && ((st - S_BLANK) & 3) == 3);
     }
     for (int k = K_LETTER; k <= K_HANGUL; k++) {
       next = step(st, k, &d);
@@ -227,7 +236,7 @@ static int64_t blank_tabs(const unsigned char *p, size_t i, int64_t carried) {
 }
 
 /* The step the table cannot take alone, at p[*i] in state `row`: a non-ASCII character
- * (decoded for its script), or a line break after blanks (whose tabs go with it). Moves *i past
+ * (decoded for its script), or a line break after blanks with 3 tabs or more (which go with it). Moves *i past
  * the character and returns the next row. */
 static uint32_t slow_step(const unsigned char *p, size_t n, size_t *i, uint32_t row,
                           int64_t carried, int64_t *milli) {
@@ -235,9 +244,11 @@ static uint32_t slow_step(const unsigned char *p, size_t n, size_t *i, uint32_t 
   uint32_t cp;
   int k;
 
-  if (p[*i] == '\n') {
+  if ((e >> 32) < T_SLOW / 2) {
+    /* The table's own step: this is the tail of a piece, shorter than a chunk. */
+  } else if (p[*i] == '\n') {
     *milli -= blank_tabs(p, *i, carried) * W(TABS);
-  } else if (p[*i] >= 0x80) {
+  } else {
     *i += next_cp(p + *i, n - *i, &cp) - 1;
     k = is_hangul(cp) ? K_HANGUL : is_cjk(cp) ? K_CJK : K_LETTER;
     e = trans_high[row / 256][k - K_LETTER];
@@ -265,10 +276,18 @@ void token_counter_feed(TokenCounter *c, const char *s, size_t n) {
   int64_t milli = c->milli, carried = is_blank_state(c->row / 256) ? c->tabs : 0;
   uint32_t row = (uint32_t)c->row;
   size_t i = 0;
+  bool was_slow = false;
 
   while (i + T_CHUNK <= n) {
     uint32_t r = row;
     int64_t sum = 0, delta;
+
+    /* In text of other scripts (CJK), a chunk after a slow one that starts with a non-ASCII
+     * character is taken slowly at once. */
+    if (was_slow && p[i] >= 0x80) {
+      row = scan_slowly(p, n, &i, i + T_CHUNK, row, carried, &milli);
+      continue;
+    }
 
     /* Eight steps, each a lookup and an addition; then their changes at once. */
 #pragma GCC unroll 8
@@ -283,8 +302,10 @@ void token_counter_feed(TokenCounter *c, const char *s, size_t n) {
       milli += delta;
       row = r;
       i += T_CHUNK;
+      was_slow = false;
     } else {
       row = scan_slowly(p, n, &i, i + T_CHUNK, row, carried, &milli);
+      was_slow = true;
     }
   }
   row = scan_slowly(p, n, &i, n, row, carried, &milli);
