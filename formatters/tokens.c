@@ -29,8 +29,8 @@ enum {
   K_LOWER, /* a-z */
   K_UPPER, /* A-Z */
   K_DIGIT,
-  K_PUNCT,  /* other printable ASCII */
-  K_SPACE,  /* ' ', '\f', '\v' */
+  K_PUNCT, /* other printable ASCII */
+  K_SPACE, /* ' ', '\f', '\v' */
   K_TAB,
   K_LF,
   K_OTHER,  /* '\r', other controls, DEL */
@@ -236,8 +236,8 @@ static int64_t blank_tabs(const unsigned char *p, size_t i, int64_t carried) {
 }
 
 /* The step the table cannot take alone, at p[*i] in state `row`: a non-ASCII character
- * (decoded for its script), or a line break after blanks with 3 tabs or more (which go with it). Moves *i past
- * the character and returns the next row. */
+ * (decoded for its script), or a line break after blanks with 3 tabs or more (which go with it).
+ * Moves *i past the character and returns the next row. */
 static uint32_t slow_step(const unsigned char *p, size_t n, size_t *i, uint32_t row,
                           int64_t carried, int64_t *milli) {
   int64_t e = trans[row + p[*i]];
@@ -245,7 +245,7 @@ static uint32_t slow_step(const unsigned char *p, size_t n, size_t *i, uint32_t 
   int k;
 
   if ((e >> 32) < T_SLOW / 2) {
-    /* The table's own step: this is the tail of a piece, shorter than a chunk. */
+    /* The table's own step, in a chunk taken slowly for another byte. */
   } else if (p[*i] == '\n') {
     *milli -= blank_tabs(p, *i, carried) * W(TABS);
   } else {
@@ -259,8 +259,8 @@ static uint32_t slow_step(const unsigned char *p, size_t n, size_t *i, uint32_t 
 }
 
 /* Bytes p[*i..end) one at a time (end <= n; a character may run on past it). */
-static uint32_t scan_slowly(const unsigned char *p, size_t n, size_t *i, size_t end,
-                            uint32_t row, int64_t carried, int64_t *milli) {
+static uint32_t scan_slowly(const unsigned char *p, size_t n, size_t *i, size_t end, uint32_t row,
+                            int64_t carried, int64_t *milli) {
   while (*i < end)
     row = slow_step(p, n, i, row, carried, milli);
   return row;
@@ -308,7 +308,18 @@ void token_counter_feed(TokenCounter *c, const char *s, size_t n) {
       was_slow = true;
     }
   }
-  row = scan_slowly(p, n, &i, n, row, carried, &milli);
+  /* The last bytes, fewer than a chunk: one step each, the slow ones apart. */
+  while (i < n) {
+    int64_t e = trans[row + p[i]];
+
+    if (__builtin_expect((e >> 32) >= T_SLOW / 2, 0)) {
+      row = slow_step(p, n, &i, row, carried, &milli);
+      continue;
+    }
+    milli += e >> 32;
+    row = (uint32_t)e;
+    i++;
+  }
   /* A run of blanks going on: its tabs, for a line break in the next piece. */
   c->tabs = is_blank_state((int)(row / 256)) ? blank_tabs(p, n, carried) : 0;
   c->milli = milli;

@@ -126,9 +126,9 @@ static int check_same(const char *s, size_t len, size_t cut, const char *what) {
   RefCounter r;
   int checks = 1;
 
-  ck_assert_msg(tokens_text_milli(s, len) == ref_text_milli(s, len), "%s: %" G_GINT64_FORMAT
-                " against the reference's %" G_GINT64_FORMAT, what, tokens_text_milli(s, len),
-                ref_text_milli(s, len));
+  ck_assert_msg(tokens_text_milli(s, len) == ref_text_milli(s, len),
+                "%s: %" G_GINT64_FORMAT " against the reference's %" G_GINT64_FORMAT, what,
+                tokens_text_milli(s, len), ref_text_milli(s, len));
   token_counter_init(&c);
   ref_counter_init(&r);
   for (size_t at = 0, line = 1; at < len; line++) {
@@ -225,10 +225,35 @@ END_TEST
  * blanks and tabs before line breaks, controls, CJK, Hangul and other UTF-8, and bytes that
  * are no UTF-8 at all. */
 START_TEST(tokens_match_reference_on_random_bytes) {
-  static const char *pieces[] = {"a", "Z", "foo", "BAR", "x7", "0", "123", "(", ")", "_", "::",
-                                 " ", "\t", "\f", "\v", "\n", "\r\n", "\r", "\x01", "\x7f",
-                                 "\xe4\xbd\xa0", "\xea\xb0\x80", "\xc3\xa9", "\xd0\xb6",
-                                 "\xf0\xa0\x80\x80", "\xef\xbc\x81", "\xff", "\x80", "\xe4\xbd",
+  static const char *pieces[] = {"a",
+                                 "Z",
+                                 "foo",
+                                 "BAR",
+                                 "x7",
+                                 "0",
+                                 "123",
+                                 "(",
+                                 ")",
+                                 "_",
+                                 "::",
+                                 " ",
+                                 "\t",
+                                 "\f",
+                                 "\v",
+                                 "\n",
+                                 "\r\n",
+                                 "\r",
+                                 "\x01",
+                                 "\x7f",
+                                 "\xe4\xbd\xa0",
+                                 "\xea\xb0\x80",
+                                 "\xc3\xa9",
+                                 "\xd0\xb6",
+                                 "\xf0\xa0\x80\x80",
+                                 "\xef\xbc\x81",
+                                 "\xff",
+                                 "\x80",
+                                 "\xe4\xbd",
                                  "\xf8\x88\x80\x80"};
   GRand *rand = g_rand_new_with_seed(20261123);
   GString *s = g_string_new(NULL);

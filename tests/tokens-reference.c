@@ -6,7 +6,6 @@
 #include <stdbool.h>
 #include <string.h>
 
-
 enum { C_OTHER, C_LOWER, C_UPPER, C_DIGIT, C_PUNCT, C_BLANK, C_TAB, C_LF, C_CR, C_HIGH };
 
 /* The class of every byte, and the run it belongs to (run_kind()): one table lookup per byte
@@ -303,4 +302,3 @@ int64_t ref_text_milli(const char *s, size_t n) {
   ref_counter_feed(&c, s, n);
   return ref_counter_milli(&c);
 }
-
