@@ -58,7 +58,7 @@ enum {
 
 /* A transition, packed in 64 bits: the next state's row (state * 256) in the low half, the
  * estimate's change in the high half, plus T_SLOW for the steps the table cannot take alone (a
- * non-ASCII byte, a line break after blanks). Eight transitions added up give the eight
+ * non-ASCII byte, a line break after 3 tabs or more). Eight transitions added up give the eight
  * changes' sum in the high half (the rows' sum stays far below 2^32), and a sum at or past
  * T_SLOW says one of them must be taken again slowly: one addition a byte. */
 #define T_SLOW (INT64_C(1) << 24)
