@@ -269,7 +269,11 @@ void file_result_count_tokens(FileResult *f, bool openai, bool low_detail) {
       f->tokens = 0;
     return;
   }
-  milli += tokens_text_milli(f->content, f->content_len);
+  /* Content its reader priced is not priced again. */
+  if (f->priced != NULL && f->priced == f->content && f->priced_len == f->content_len)
+    milli += f->priced_milli;
+  else
+    milli += tokens_text_milli(f->content, f->content_len);
   milli += tokens_text_milli(f->outline, f->outline != NULL ? strlen(f->outline) : 0);
   milli += tokens_text_milli(f->notice, f->notice != NULL ? strlen(f->notice) : 0);
   for (size_t i = 0; i < f->n_page_out; i++)

@@ -163,6 +163,11 @@ typedef struct {
   int64_t tokens;       /* of what is shown of this file (text, pages, pictures); 0 when failed */
   int64_t tokens_total; /* of the whole file as a read would show it (plan and omitted entries) */
   bool planned;         /* a plan entry: what a read would show, without the content */
+  /* The estimate of content in thousandths, as its reader priced it (the line engine under a
+   * token cap): valid while content and content_len are still priced and priced_len. */
+  const char *priced;
+  size_t priced_len;
+  int64_t priced_milli;
   int width, height;    /* an image's size as sent, in an entry without images[] (plan) */
 } FileResult;
 

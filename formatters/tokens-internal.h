@@ -1,4 +1,5 @@
-/* The estimator's features, for the calibration tests: what tokens_text() counts. */
+/* The estimator's features and their weights: what tokens_text() counts, for the tests that
+ * compare it with its reference (tests/tokens-reference.c). */
 #pragma once
 
 #include <stddef.h>
@@ -23,7 +24,5 @@ typedef enum {
   TOKEN_F_COUNT,
 } TokenFeature;
 
-_Static_assert(TOKEN_F_COUNT == TOKENS_N_FEATURES, "tokens.h sizes the counter");
-
-/* Adds the features of n bytes of UTF-8 to f[TOKEN_F_COUNT]. */
-void tokens_features(const char *s, size_t n, int64_t f[TOKEN_F_COUNT]);
+/* What each feature costs, in thousandths of a token (tokens.c fitted them). */
+extern const int64_t tokens_weight_milli[TOKEN_F_COUNT];

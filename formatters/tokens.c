@@ -8,46 +8,190 @@
 
 /* What each feature costs, in thousandths of a token: fitted to o200k_base on Go source,
  * English prose, JSON and CJK text (docs/performance.md gives the fit's error per file). */
-static const int64_t WEIGHT_MILLI[TOKEN_F_COUNT] = {
+const int64_t tokens_weight_milli[TOKEN_F_COUNT] = {
     [TOKEN_F_WORD] = 850,   [TOKEN_F_LONG] = 136, [TOKEN_F_DIGITS] = 1046, [TOKEN_F_PUNCT] = 978,
     [TOKEN_F_PCHARS] = 371, [TOKEN_F_JOIN] = 880, [TOKEN_F_SPACES] = 1344, [TOKEN_F_TABS] = 604,
     [TOKEN_F_LINE] = 1220,  [TOKEN_F_CAPS] = 185, [TOKEN_F_CJK] = 669,     [TOKEN_F_HANGUL] = 611,
     [TOKEN_F_OTHER] = 111,
 };
 
-enum { C_OTHER, C_LOWER, C_UPPER, C_DIGIT, C_PUNCT, C_BLANK, C_TAB, C_LF, C_CR, C_HIGH };
+#define W(f) ((int32_t)tokens_weight_milli[TOKEN_F_##f])
 
-/* The class of every byte, and the run it belongs to (run_kind()): one table lookup per byte
- * in the hot loops. */
-static unsigned char byte_class[256];
-static unsigned char byte_run[256];
-/* Filled once, before the first count, whichever thread counts first. */
-static pthread_once_t classes_once = PTHREAD_ONCE_INIT;
+/* The scan is an automaton over characters: each step is one lookup of (state, byte) that gives
+ * the next state and what the step adds to the estimate, in thousandths. A feature that depends
+ * on what comes after it is counted as soon as it may be and taken back when the next character
+ * says otherwise (the punctuation mark that joins the word after it), so that the estimate of a
+ * text is the same as counting its runs whole (tests/tokens-reference.c, which the tests compare
+ * it with on every kind of input).
+ *
+ * What a character is to the scan: */
+enum {
+  K_LOWER, /* a-z */
+  K_UPPER, /* A-Z */
+  K_DIGIT,
+  K_PUNCT, /* other printable ASCII */
+  K_SPACE, /* ' ', '\f', '\v' */
+  K_TAB,
+  K_LF,
+  K_OTHER,  /* '\r', other controls, DEL */
+  K_LETTER, /* a non-ASCII character of another script: a letter of a word, at a cost */
+  K_CJK,    /* Han, kana, CJK punctuation, fullwidth forms: each its own piece */
+  K_HANGUL,
+};
 
-static void classes_init(void) {
-  for (int b = 0; b < 256; b++) {
-    unsigned char c = C_OTHER;
+/* The states: in a word piece (its last letter lower or upper case, its length up to 6: past
+ * that each letter costs TOKEN_F_LONG; a piece whose last letter is upper case is all capitals,
+ * so its length is its capitals), in a digit group (its length modulo 3), in a run of
+ * punctuation (1, 2, 3 or more), in a run of blanks (whether a space came before its last
+ * blank, whether that is a tab, and its tabs up to 3: a line break takes back the tabs before
+ * it, and only a run of 3 or more needs them counted), or in none. */
+enum {
+  S_NONE,
+  S_LOWER1,
+  S_UPPER1 = S_LOWER1 + 6,
+  S_DIGIT1 = S_UPPER1 + 6,
+  S_PUNCT1 = S_DIGIT1 + 3,
+  S_BLANK = S_PUNCT1 + 3, /* + 8 if a space came before the last blank, + 4 if that is a tab,
+                           * + its tabs up to 3 */
+  S_COUNT = S_BLANK + 16,
+};
 
-    if (b >= 'a' && b <= 'z')
-      c = C_LOWER;
-    else if (b >= 'A' && b <= 'Z')
-      c = C_UPPER;
-    else if (b >= '0' && b <= '9')
-      c = C_DIGIT;
-    else if (b == '\t')
-      c = C_TAB;
-    else if (b == ' ' || b == '\f' || b == '\v')
-      c = C_BLANK;
-    else if (b == '\n')
-      c = C_LF;
-    else if (b == '\r')
-      c = C_CR;
-    else if (b > 0x20 && b < 0x7F)
-      c = C_PUNCT;
-    else if (b >= 0x80)
-      c = C_HIGH;
-    byte_class[b] = c;
-    byte_run[b] = c == C_UPPER ? C_LOWER : c == C_TAB ? C_BLANK : c;
+/* A transition, packed in 64 bits: the next state's row (state * 256) in the low half, the
+ * estimate's change in the high half, plus T_SLOW for the steps the table cannot take alone (a
+ * non-ASCII byte, a line break after 3 tabs or more). Eight transitions added up give the eight
+ * changes' sum in the high half (the rows' sum stays far below 2^32), and a sum at or past
+ * T_SLOW says one of them must be taken again slowly: one addition a byte. */
+#define T_SLOW (INT64_C(1) << 24)
+#define T_CHUNK 8
+
+_Static_assert(T_CHUNK * 4000 < T_SLOW / 2, "eight changes stay apart from T_SLOW");
+
+static int64_t trans[S_COUNT * 256];
+static int64_t trans_high[S_COUNT][3]; /* K_LETTER, K_CJK, K_HANGUL */
+static pthread_once_t trans_once = PTHREAD_ONCE_INIT;
+
+static bool is_blank_state(int st) {
+  return st >= S_BLANK;
+}
+
+/* What ends a run of blanks adds: they join a word after them (their last blank is the word's
+ * first character) and a punctuation mark after a space; blanks before a line break go with it
+ * (their tabs, counted one by one, are taken back by the scan). */
+static int32_t blank_end(int st, int k) {
+  bool spaced = (st - S_BLANK) & 8, last_tab = (st - S_BLANK) & 4;
+  bool joins_word = k == K_LOWER || k == K_UPPER || k >= K_LETTER;
+
+  if (k == K_LF)
+    return 0;
+  if (joins_word)
+    return (spaced ? W(SPACES) : 0) - (last_tab ? W(TABS) : 0);
+  if (k == K_PUNCT)
+    return spaced ? W(SPACES) : 0;
+  return spaced || !last_tab ? W(SPACES) : 0;
+}
+
+/* One step of the automaton: the next state after character class k in state st, and in
+ * *ret_delta what it adds. */
+static int step(int st, int k, int32_t *ret_delta) {
+  bool word = k == K_LOWER || k == K_UPPER || k == K_LETTER;
+  int32_t d = 0;
+  int next = S_NONE;
+
+  /* The run going on ends, or joins what comes. */
+  if (st >= S_PUNCT1 && st < S_BLANK && (word || k == K_CJK || k == K_HANGUL)) {
+    int len = st - S_PUNCT1 + 1;
+
+    d += W(JOIN) - (len == 1 ? W(PUNCT) : 0) - (len == 3 ? W(PCHARS) : 0);
+  } else if (is_blank_state(st) && k != K_SPACE && k != K_TAB) {
+    d += blank_end(st, k);
+  }
+  if (word) {
+    bool in_word = st >= S_LOWER1 && st < S_DIGIT1, last_upper = in_word && st >= S_UPPER1;
+    int len = in_word ? (st - S_LOWER1) % 6 + 1 : 0;
+
+    /* "fooBar" is two pieces: the pre-tokenizer splits before a capital after a lower-case
+     * letter. */
+    if (!in_word || (k == K_UPPER && !last_upper)) {
+      d += W(WORD);
+      len = 0;
+    }
+    d += len >= 6 ? W(LONG) : 0;
+    d += k == K_UPPER && last_upper && len >= 2 ? W(CAPS) : 0;
+    d += k == K_LETTER ? W(OTHER) : 0;
+    next = (k == K_UPPER && (len == 0 || last_upper) ? S_UPPER1 : S_LOWER1) + (len < 6 ? len : 5);
+  } else if (k == K_CJK || k == K_HANGUL) {
+    d += k == K_CJK ? W(CJK) : W(HANGUL);
+  } else if (k == K_DIGIT) {
+    bool in_digits = st >= S_DIGIT1 && st < S_PUNCT1;
+    int pos = in_digits ? (st - S_DIGIT1 + 1) % 3 : 0;
+
+    d += pos == 0 ? W(DIGITS) : 0;
+    next = S_DIGIT1 + pos;
+  } else if (k == K_PUNCT) {
+    bool in_punct = st >= S_PUNCT1 && st < S_BLANK;
+    int len = in_punct ? st - S_PUNCT1 + 1 : 0;
+
+    d += len == 0 ? W(PUNCT) : len >= 2 ? W(PCHARS) : 0;
+    next = S_PUNCT1 + (len < 3 ? len : 2);
+  } else if (k == K_SPACE || k == K_TAB) {
+    bool in_blank = is_blank_state(st);
+    int b = in_blank ? st - S_BLANK : 0;
+    bool spaced = in_blank && ((b & 8) || !(b & 4));
+    int tabs = (b & 3) + (k == K_TAB);
+
+    d += k == K_TAB ? W(TABS) : 0;
+    next = S_BLANK + (spaced ? 8 : 0) + (k == K_TAB ? 4 : 0) + (tabs < 3 ? tabs : 3);
+  } else if (k == K_LF) {
+    /* A line break joins the punctuation before it ("},\n"), and the blanks before it: their
+     * tabs are taken back (3 or more by the slow step, which counts them). */
+    d += st >= S_PUNCT1 && st < S_BLANK ? 0 : W(LINE);
+    if (is_blank_state(st) && ((st - S_BLANK) & 3) < 3)
+      d -= ((st - S_BLANK) & 3) * W(TABS);
+  }
+  *ret_delta = d;
+  return next;
+}
+
+static int byte_kind(int b) {
+  if (b >= 'a' && b <= 'z')
+    return K_LOWER;
+  if (b >= 'A' && b <= 'Z')
+    return K_UPPER;
+  if (b >= '0' && b <= '9')
+    return K_DIGIT;
+  if (b == '\t')
+    return K_TAB;
+  if (b == ' ' || b == '\f' || b == '\v')
+    return K_SPACE;
+  if (b == '\n')
+    return K_LF;
+  if (b > 0x20 && b < 0x7F)
+    return K_PUNCT;
+  return K_OTHER;
+}
+
+static int64_t pack(int next, int32_t delta, bool slow) {
+  return (int64_t)((uint64_t)(delta + (slow ? T_SLOW : 0)) << 32) | next * 256;
+}
+
+static void trans_init(void) {
+  for (int st = 0; st < S_COUNT; st++) {
+    int32_t d;
+    int next;
+
+    for (int b = 0; b < 256; b++) {
+      if (b >= 0x80) {
+        trans[st * 256 + b] = pack(st, 0, true);
+        continue;
+      }
+      next = step(st, byte_kind(b), &d);
+      trans[st * 256 + b] =
+          pack(next, d, b == '\n' && is_blank_state(st) && ((st - S_BLANK) & 3) == 3);
+    }
+    for (int k = K_LETTER; k <= K_HANGUL; k++) {
+      next = step(st, k, &d);
+      trans_high[st][k - K_LETTER] = pack(next, d, false);
+    }
   }
 }
 
@@ -81,224 +225,112 @@ static int is_cjk(uint32_t cp) {
          (cp >= 0x20000 && cp <= 0x3FFFF);
 }
 
-/* The scan's state is the counter's: kind is the class of the run being scanned (C_LOWER for
- * a word, C_DIGIT, C_PUNCT, C_BLANK, or C_OTHER for none), len its bytes, caps its capital
- * letters, tabs its tabs, last the class of its last byte. */
-typedef TokenCounter Scan;
+/* The tabs of the run of blanks that ends at p[i - 1], with `carried` from earlier pieces
+ * when it starts before p. */
+static int64_t blank_tabs(const unsigned char *p, size_t i, int64_t carried) {
+  int64_t tabs = 0;
 
-/* Counts the run that ends. */
-static inline __attribute__((always_inline)) void run_end(Scan *s) {
-  switch (s->kind) {
-  case C_LOWER:
-    s->f[TOKEN_F_WORD]++;
-    if (s->len > 6)
-      s->f[TOKEN_F_LONG] += (int64_t)(s->len - 6);
-    if (s->caps > 2)
-      s->f[TOKEN_F_CAPS] += (int64_t)(s->caps - 2);
-    break;
-  case C_DIGIT:
-    s->f[TOKEN_F_DIGITS] += (int64_t)((s->len + 2) / 3);
-    break;
-  case C_PUNCT:
-    s->f[TOKEN_F_PUNCT]++;
-    if (s->len > 2)
-      s->f[TOKEN_F_PCHARS] += (int64_t)(s->len - 2);
-    break;
-  case C_BLANK:
-    if (s->len > s->tabs)
-      s->f[TOKEN_F_SPACES]++;
-    s->f[TOKEN_F_TABS] += (int64_t)s->tabs;
-    break;
-  default:
-    break;
-  }
-  s->kind = C_OTHER;
-  s->len = 0;
-  s->caps = 0;
-  s->tabs = 0;
+  while (i > 0 && (p[i - 1] == ' ' || p[i - 1] == '\t' || p[i - 1] == '\f' || p[i - 1] == '\v'))
+    tabs += p[--i] == '\t';
+  return tabs + (i == 0 ? carried : 0);
 }
 
-/* As o200k's pre-tokenizer does, the last character of the run before a word joins it
- * (" foo", "(foo", "\tfoo"), and a space joins the punctuation after it (" //"); digits
- * take nothing (" 42" is two tokens). */
-static inline __attribute__((always_inline)) void run_join(Scan *s, int kind) {
-  bool joins = (kind == C_LOWER && (s->kind == C_PUNCT || s->kind == C_BLANK)) ||
-               (kind == C_PUNCT && s->kind == C_BLANK && s->last == C_BLANK);
+/* The step the table cannot take alone, at p[*i] in state `row`: a non-ASCII character
+ * (decoded for its script), or a line break after blanks with 3 tabs or more (which go with it).
+ * Moves *i past the character and returns the next row. */
+static uint32_t slow_step(const unsigned char *p, size_t n, size_t *i, uint32_t row,
+                          int64_t carried, int64_t *milli) {
+  int64_t e = trans[row + p[*i]];
+  uint32_t cp;
+  int k;
 
-  if (!joins)
-    return;
-  if (s->kind == C_PUNCT)
-    s->f[TOKEN_F_JOIN]++;
-  s->tabs -= s->last == C_TAB;
-  if (--s->len == 0)
-    s->kind = C_OTHER;
-}
-
-static inline __attribute__((always_inline)) void run_add(Scan *s, int kind, int cls) {
-  if (s->kind != kind)
-    run_join(s, kind);
-  if (s->kind != kind)
-    run_end(s);
-  /* "fooBar" is two pieces, as the pre-tokenizer splits before an upper-case letter that
-   * follows a lower-case one. */
-  else if (kind == C_LOWER && cls == C_UPPER && s->last == C_LOWER)
-    run_end(s);
-  s->kind = kind;
-  s->len++;
-  s->caps += cls == C_UPPER;
-  s->tabs += cls == C_TAB;
-  s->last = cls;
-}
-
-/* The run a byte class belongs to: C_LOWER for letters, C_BLANK for blanks and tabs. */
-static int run_kind(int cls) {
-  switch (cls) {
-  case C_UPPER:
-    return C_LOWER;
-  case C_TAB:
-    return C_BLANK;
-  default:
-    return cls;
-  }
-}
-
-/* Starts a run of `kind` unless one is going on (run_add's first step). */
-static inline __attribute__((always_inline)) void run_start(Scan *s, int kind) {
-  if (s->kind == kind)
-    return;
-  run_join(s, kind);
-  if (s->kind != kind)
-    run_end(s);
-  s->kind = kind;
-  s->last = C_OTHER;
-}
-
-/* Consumes the run of letters, digits, punctuation or blanks at p[i..n): a tight loop per run,
- * the same counts as run_add() byte by byte. The run's counters live in locals: p may alias
- * anything, so fields of *s would be stored and loaded again at every byte. Returns the index
- * past the run. */
-static inline __attribute__((always_inline)) size_t scan_run(Scan *s, const unsigned char *p,
-                                                             size_t i, size_t n, int kind) {
-  size_t len, caps = 0, tabs = 0;
-  int last;
-
-  run_start(s, kind);
-  len = s->len;
-  last = s->last;
-  if (kind == C_LOWER) {
-    caps = s->caps;
-    for (; i < n && byte_run[p[i]] == C_LOWER; i++) {
-      int cls = byte_class[p[i]];
-
-      /* "fooBar" is two pieces, as the pre-tokenizer splits before an upper-case letter
-       * that follows a lower-case one. */
-      if (cls == C_UPPER && last == C_LOWER) {
-        s->len = len;
-        s->caps = caps;
-        run_end(s);
-        s->kind = C_LOWER;
-        len = caps = 0;
-      }
-      len++;
-      caps += cls == C_UPPER;
-      last = cls;
-    }
-    s->caps = caps;
+  if ((e >> 32) < T_SLOW / 2) {
+    /* The table's own step, in a chunk taken slowly for another byte. */
+  } else if (p[*i] == '\n') {
+    *milli -= blank_tabs(p, *i, carried) * W(TABS);
   } else {
-    tabs = s->tabs;
-    size_t start = i;
-
-    for (; i < n && byte_run[p[i]] == kind; i++) {
-      len++;
-      tabs += p[i] == '\t';
-    }
-    if (i > start)
-      last = byte_class[p[i - 1]];
-    s->tabs = tabs;
+    *i += next_cp(p + *i, n - *i, &cp) - 1;
+    k = is_hangul(cp) ? K_HANGUL : is_cjk(cp) ? K_CJK : K_LETTER;
+    e = trans_high[row / 256][k - K_LETTER];
   }
-  s->len = len;
-  s->last = last;
-  return i;
+  (*i)++;
+  *milli += (e >> 32) >= T_SLOW / 2 ? (e >> 32) - T_SLOW : e >> 32;
+  return (uint32_t)e;
 }
 
-static void scan(Scan *sc, const unsigned char *p, size_t n) {
-  /* A local copy, which the compiler keeps in registers: p may alias *sc. */
-  Scan st = *sc, *s = &st;
-  size_t i = 0;
-
-  while (i < n) {
-    int cls = byte_class[p[i]];
-    uint32_t cp;
-
-    switch (cls) {
-    case C_LOWER:
-    case C_UPPER:
-    case C_DIGIT:
-    case C_PUNCT:
-    case C_BLANK:
-    case C_TAB:
-      i = scan_run(s, p, i, n, run_kind(cls));
-      continue;
-    case C_LF:
-      /* Blanks before a line break join it; a line break joins the punctuation before it
-       * ("},\n"). Nothing carries over to the next line: the estimate is additive over
-       * lines. */
-      if (s->kind == C_BLANK)
-        s->kind = C_OTHER;
-      if (s->kind != C_PUNCT)
-        s->f[TOKEN_F_LINE]++;
-      run_end(s);
-      break;
-    case C_HIGH:
-      i += next_cp(p + i, n - i, &cp);
-      if (is_hangul(cp) || is_cjk(cp)) {
-        /* Each one its own piece, and a blank or a punctuation mark before it joins it. */
-        run_join(s, C_LOWER);
-        run_end(s);
-        s->f[is_hangul(cp) ? TOKEN_F_HANGUL : TOKEN_F_CJK]++;
-      } else {
-        /* A letter of another script goes on the word ("café", "слово"), at a cost. */
-        run_add(s, C_LOWER, C_LOWER);
-        s->f[TOKEN_F_OTHER]++;
-      }
-      continue;
-    default:
-      run_end(s); /* '\r' and control characters join the line break or go unseen */
-      break;
-    }
-    i++;
-  }
-  *sc = st;
+/* Bytes p[*i..end) one at a time (end <= n; a character may run on past it). */
+static uint32_t scan_slowly(const unsigned char *p, size_t n, size_t *i, size_t end, uint32_t row,
+                            int64_t carried, int64_t *milli) {
+  while (*i < end)
+    row = slow_step(p, n, i, row, carried, milli);
+  return row;
 }
 
 void token_counter_init(TokenCounter *c) {
   memset(c, 0, sizeof *c);
-  c->kind = C_OTHER;
-  (void)pthread_once(&classes_once, classes_init);
+  pthread_once(&trans_once, trans_init);
 }
 
 void token_counter_feed(TokenCounter *c, const char *s, size_t n) {
-  scan(c, (const unsigned char *)s, n);
+  const unsigned char *p = (const unsigned char *)s;
+  int64_t milli = c->milli, carried = is_blank_state(c->row / 256) ? c->tabs : 0;
+  uint32_t row = (uint32_t)c->row;
+  size_t i = 0;
+  bool was_slow = false;
+
+  while (i + T_CHUNK <= n) {
+    uint32_t r = row;
+    int64_t sum = 0, delta;
+
+    /* In text of other scripts (CJK), a chunk after a slow one that starts with a non-ASCII
+     * character is taken slowly at once. */
+    if (was_slow && p[i] >= 0x80) {
+      row = scan_slowly(p, n, &i, i + T_CHUNK, row, carried, &milli);
+      continue;
+    }
+
+    /* Eight steps, each a lookup and an addition; then their changes at once. */
+#pragma GCC unroll 8
+    for (size_t k = 0; k < T_CHUNK; k++) {
+      int64_t e = trans[r + p[i + k]];
+
+      sum += e;
+      r = (uint32_t)e;
+    }
+    delta = sum >> 32; /* the rows' sum, below 2^32, falls off: the changes' sum is exact */
+    if (__builtin_expect(delta < T_SLOW / 2, 1)) {
+      milli += delta;
+      row = r;
+      i += T_CHUNK;
+      was_slow = false;
+    } else {
+      row = scan_slowly(p, n, &i, i + T_CHUNK, row, carried, &milli);
+      was_slow = true;
+    }
+  }
+  /* The last bytes, fewer than a chunk: one step each, the slow ones apart. */
+  while (i < n) {
+    int64_t e = trans[row + p[i]];
+
+    if (__builtin_expect((e >> 32) >= T_SLOW / 2, 0)) {
+      row = slow_step(p, n, &i, row, carried, &milli);
+      continue;
+    }
+    milli += e >> 32;
+    row = (uint32_t)e;
+    i++;
+  }
+  /* A run of blanks going on: its tabs, for a line break in the next piece. */
+  c->tabs = is_blank_state((int)(row / 256)) ? blank_tabs(p, n, carried) : 0;
+  c->milli = milli;
+  c->row = (int)row;
 }
 
 int64_t token_counter_milli(const TokenCounter *c) {
-  Scan s = *c;
-  int64_t milli = 0;
+  int st = c->row / 256;
 
-  run_end(&s);
-  for (int k = 0; k < TOKEN_F_COUNT; k++)
-    milli += s.f[k] * WEIGHT_MILLI[k];
-  return milli;
-}
-
-void tokens_features(const char *str, size_t n, int64_t f[TOKEN_F_COUNT]) {
-  TokenCounter c;
-
-  token_counter_init(&c);
-  token_counter_feed(&c, str, n);
-  run_end(&c);
-  for (int k = 0; k < TOKEN_F_COUNT; k++)
-    f[k] += c.f[k];
+  /* A run of blanks at the end counts as one before anything but a word or a line break. */
+  return c->milli + (is_blank_state(st) ? blank_end(st, K_OTHER) : 0);
 }
 
 int64_t tokens_text_milli(const char *s, size_t n) {

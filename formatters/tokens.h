@@ -1,24 +1,21 @@
 /* Token estimates: what a piece of text or a picture costs a model, without its tokenizer.
  *
- * Pure and fast (one pass over the bytes, no allocation). Text is estimated from character
- * classes (ASCII word pieces split where a BPE pre-tokenizer splits them, digit groups,
- * punctuation runs, whitespace runs, CJK characters, characters of other scripts), with
- * weights fitted to OpenAI's o200k_base BPE; tests/test-tokens.c checks them against the real
+ * Pure and fast (one pass over the bytes, one table lookup a byte, no allocation). Text is
+ * estimated from character classes (ASCII word pieces split where a BPE pre-tokenizer splits them,
+ * digit groups, punctuation runs, whitespace runs, CJK characters, characters of other scripts),
+ * with weights fitted to OpenAI's o200k_base BPE; tests/test-tokens.c checks them against the real
  * tokenizer on real files. Images use the providers' published formulas. */
 #pragma once
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* What tokens_features() counts (see tokens-internal.h); the fitted weights are tokens.c's. */
-#define TOKENS_N_FEATURES 13
-
 /* A running estimate over text fed in pieces (a line number, then its line, ...): the same
  * as the estimate of the pieces joined. Embed it; the fields are private. */
 typedef struct {
-  int64_t f[TOKENS_N_FEATURES];
-  int kind, last;
-  size_t len, caps, tabs;
+  int64_t milli; /* the estimate so far */
+  int64_t tabs;  /* of the run of blanks going on at the end */
+  int row;       /* the scan's state */
 } TokenCounter;
 
 /* Prepares c. */

@@ -716,6 +716,9 @@ START_TEST(lines_token_cap_holds) {
     o.max_tokens = caps[k];
     r = run_pieces(text, len, &o, 4096);
     ck_assert_int_le(tokens_text(r.content, r.content_len), caps[k]);
+    /* The engine's own estimate of what it shows, which the result takes instead of pricing
+     * the content again. */
+    ck_assert_int_eq(r.milli, tokens_text_milli(r.content, r.content_len));
     ck_assert(r.truncated);
     ck_assert_int_eq(r.lines, whole.lines);
     /* The lines shown are the whole read's first ones, byte for byte. */
@@ -739,6 +742,8 @@ START_TEST(lines_token_cap_holds) {
     r = run_pieces(text, len, &o, 0);
     ck_assert_str_eq(r.content, whole.content);
     ck_assert(!r.truncated);
+    ck_assert_int_eq(r.milli, tokens_text_milli(r.content, r.content_len));
+    ck_assert_int_eq(whole.milli, -1); /* no cap: nothing priced */
     g_free(r.content);
   }
   g_free(whole.content);

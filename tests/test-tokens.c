@@ -1,7 +1,9 @@
 /* formatters/tokens.c: the estimator's properties, the providers' image formulas, and its
  * calibration against the real o200k_base BPE (gpt-tokenizer, tests/tokens/count.mjs) on real
  * files: Go source, English prose, JSON and CJK text. The calibration is skipped (exit 77)
- * when node, tests/tokens/node_modules or every corpus of a class is missing. */
+ * when node, tests/tokens/node_modules or every corpus of a class is missing. The estimator
+ * must give exactly what its first implementation (tests/tokens-reference.c) gives, on real
+ * files and random bytes, whole and fed in pieces. */
 #include <check.h>
 #include <math.h>
 #include <stdbool.h>
@@ -14,6 +16,7 @@
 #include "formatters/tokens.h"
 #include "tests/lib/check-run.h"
 #include "tests/lib/skip.h"
+#include "tests/tokens-reference.h"
 
 #define GO_ROOT "/usr/share/go-1.19/src"
 #define MIN_BYTES 1024 /* the calibration's files are over 1 KiB */
@@ -113,6 +116,165 @@ START_TEST(tokens_image_formulas) {
   ck_assert_int_eq(tokens_image_openai(2048, 4096, 0), 1105);
   ck_assert_int_eq(tokens_image_openai(512, 512, 0), 255);
   ck_assert_int_eq(tokens_image_openai(4000, 3000, 1), 85);
+}
+END_TEST
+
+/* The estimator and the reference agree on s, whole and fed in pieces: at line ends, each line
+ * after a number as the budget feeds them, and at every `cut`-th byte whatever it splits.
+ * Returns the number of comparisons. */
+static int check_same(const char *s, size_t len, size_t cut, const char *what) {
+  TokenCounter c;
+  RefCounter r;
+  int checks = 1;
+
+  ck_assert_msg(tokens_text_milli(s, len) == ref_text_milli(s, len),
+                "%s: %" G_GINT64_FORMAT " against the reference's %" G_GINT64_FORMAT, what,
+                tokens_text_milli(s, len), ref_text_milli(s, len));
+  token_counter_init(&c);
+  ref_counter_init(&r);
+  for (size_t at = 0, line = 1; at < len; line++) {
+    const char *nl = memchr(s + at, '\n', len - at);
+    size_t n = nl != NULL ? (size_t)(nl - (s + at)) + 1 : len - at;
+    char prefix[24];
+    int plen = snprintf(prefix, sizeof prefix, "%6zu\t", line);
+
+    token_counter_feed(&c, prefix, (size_t)plen);
+    ref_counter_feed(&r, prefix, (size_t)plen);
+    ck_assert_int_eq(token_counter_milli(&c), ref_counter_milli(&r));
+    /* The body and its line break apart: a run of blanks goes on into the next piece. */
+    token_counter_feed(&c, s + at, n - (nl != NULL));
+    ref_counter_feed(&r, s + at, n - (nl != NULL));
+    if (nl != NULL) {
+      token_counter_feed(&c, "\n", 1);
+      ref_counter_feed(&r, "\n", 1);
+    }
+    ck_assert_msg(token_counter_milli(&c) == ref_counter_milli(&r), "%s: line %zu", what, line);
+    at += n;
+    checks += 2;
+  }
+  token_counter_init(&c);
+  ref_counter_init(&r);
+  for (size_t at = 0; at < len; at += cut) {
+    size_t n = MIN(cut, len - at);
+
+    token_counter_feed(&c, s + at, n);
+    ref_counter_feed(&r, s + at, n);
+    ck_assert_msg(token_counter_milli(&c) == ref_counter_milli(&r), "%s: byte %zu", what, at);
+    checks++;
+  }
+  return checks;
+}
+
+/* Every regular file under dir (not following links) with one of the suffixes (NULL: any),
+ * up to 4 MiB each, compared; returns the number of files. */
+static int same_under(const char *dir, const char *const *suffixes, guint every, guint *counter) {
+  g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+  const char *name;
+  int files = 0;
+
+  while (d != NULL && (name = g_dir_read_name(d)) != NULL) {
+    g_autofree char *path = g_build_filename(dir, name, NULL);
+    struct stat st;
+    bool match = suffixes == NULL;
+
+    if (lstat(path, &st) != 0)
+      continue;
+    if (S_ISDIR(st.st_mode)) {
+      files += same_under(path, suffixes, every, counter);
+      continue;
+    }
+    for (size_t i = 0; suffixes != NULL && suffixes[i] != NULL; i++)
+      match |= g_str_has_suffix(name, suffixes[i]);
+    if (S_ISREG(st.st_mode) && match && st.st_size <= 4 << 20 && (*counter)++ % every == 0) {
+      size_t len;
+      g_autofree char *s = read_file(path, &len);
+
+      if (s != NULL) {
+        check_same(s, len, 1 + len % 61, path);
+        files++;
+      }
+    }
+  }
+  return files;
+}
+
+/* Go source, every file of /usr/share/doc (compressed ones too: bytes of every value), JSON,
+ * and the CJK and Cyrillic texts of tests/encodings: the same estimate to the thousandth. */
+START_TEST(tokens_match_reference_on_corpora) {
+  const char *root = getenv("READERD_SOURCE_ROOT");
+  const char *go[] = {".go", NULL}, *json[] = {".json", NULL};
+  g_autofree char *encodings = NULL;
+  guint counter = 0;
+  int go_files, doc_files, json_files, text_files;
+
+  ck_assert_msg(root != NULL, "env READERD_SOURCE_ROOT is not set");
+  encodings = g_build_filename(root, "tests", "encodings", NULL);
+  go_files = same_under(GO_ROOT, go, 4, &counter);
+  doc_files = same_under("/usr/share/doc", NULL, 1, &counter);
+  json_files = same_under("/usr/share", json, 1, &counter);
+  text_files = same_under(encodings, NULL, 1, &counter);
+  printf("compared with the reference: %d Go, %d /usr/share/doc, %d JSON, %d encodings files\n",
+         go_files, doc_files, json_files, text_files);
+  ck_assert_int_ge(text_files, 5);
+  if (go_files == 0 || doc_files == 0 || json_files == 0)
+    skip_note("some corpora are missing: %d Go, %d doc, %d JSON files", go_files, doc_files,
+              json_files);
+}
+END_TEST
+
+/* Random bytes drawn to hit every transition: letters of both cases, digits, punctuation,
+ * blanks and tabs before line breaks, controls, CJK, Hangul and other UTF-8, and bytes that
+ * are no UTF-8 at all. */
+START_TEST(tokens_match_reference_on_random_bytes) {
+  static const char *pieces[] = {"a",
+                                 "Z",
+                                 "foo",
+                                 "BAR",
+                                 "x7",
+                                 "0",
+                                 "123",
+                                 "(",
+                                 ")",
+                                 "_",
+                                 "::",
+                                 " ",
+                                 "\t",
+                                 "\f",
+                                 "\v",
+                                 "\n",
+                                 "\r\n",
+                                 "\r",
+                                 "\x01",
+                                 "\x7f",
+                                 "\xe4\xbd\xa0",
+                                 "\xea\xb0\x80",
+                                 "\xc3\xa9",
+                                 "\xd0\xb6",
+                                 "\xf0\xa0\x80\x80",
+                                 "\xef\xbc\x81",
+                                 "\xff",
+                                 "\x80",
+                                 "\xe4\xbd",
+                                 "\xf8\x88\x80\x80"};
+  GRand *rand = g_rand_new_with_seed(20261123);
+  GString *s = g_string_new(NULL);
+  int checks = 0;
+
+  for (int round = 0; round < 3000; round++) {
+    guint n = (guint)g_rand_int_range(rand, 0, round < 2000 ? 40 : 400);
+
+    g_string_truncate(s, 0);
+    for (guint i = 0; i < n; i++) {
+      if (g_rand_int_range(rand, 0, 8) == 0)
+        g_string_append_c(s, (char)g_rand_int_range(rand, 0, 256));
+      else
+        g_string_append(s, pieces[g_rand_int_range(rand, 0, G_N_ELEMENTS(pieces))]);
+    }
+    checks += check_same(s->str, s->len, (size_t)g_rand_int_range(rand, 1, 9), "random bytes");
+  }
+  ck_assert_int_gt(checks, 3000);
+  g_string_free(s, TRUE);
+  g_rand_free(rand);
 }
 END_TEST
 
@@ -317,6 +479,8 @@ static Suite *tokens_suite(void) {
   tcase_add_test(tc, tokens_grow_with_text);
   tcase_add_test(tc, tokens_counter_joins_pieces);
   tcase_add_test(tc, tokens_image_formulas);
+  tcase_add_test(tc, tokens_match_reference_on_corpora);
+  tcase_add_test(tc, tokens_match_reference_on_random_bytes);
   tcase_add_test(tc, tokens_calibrated_against_o200k);
   suite_add_tcase(s, tc);
   return s;

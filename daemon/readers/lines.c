@@ -421,6 +421,7 @@ static void append_more_notice(Lines *l, int64_t total) {
 }
 
 void lines_finish(Lines *l, LinesResult *ret) {
+  size_t body_end;
   bool truncated;
 
   if (l->in_line) {
@@ -431,10 +432,12 @@ void lines_finish(Lines *l, LinesResult *ret) {
   /* Lines on trial stay only when nothing follows them: a notice would need their room. */
   if (l->tent && l->shown_last < l->lines)
     token_cap_reached(l);
+  body_end = l->len;
   if (l->lines == 0 && l->opt.offset == 1 && l->opt.column == 1) {
     truncated = false; /* an empty stream is shown whole, as nothing */
   } else if (l->opt.offset > l->lines) {
-    l->len = 0;
+    l->len = body_end = 0;
+    l->milli = 0;
     l->shown_first = l->shown_last = 0;
     append_printf(l,
                   "\u2026 offset %" G_GINT64_FORMAT
@@ -456,6 +459,11 @@ void lines_finish(Lines *l, LinesResult *ret) {
   ret->truncated = truncated;
   ret->shown_first = l->shown_first;
   ret->shown_last = l->shown_last;
+  /* Under a token cap the lines were priced one by one: the estimate is additive over lines,
+   * so only the notice after them is left to price. */
+  ret->milli = l->opt.max_tokens > 0
+                   ? l->milli + tokens_text_milli(l->buf + body_end, l->len - body_end)
+                   : -1;
   l->buf = NULL;
   l->len = l->cap = 0;
 }

@@ -42,6 +42,8 @@ typedef struct {
   bool truncated;      /* not everything is shown: offset > 1, lines after, or a line was cut */
   int64_t shown_first; /* first and last line shown, both 0 when none is */
   int64_t shown_last;
+  int64_t milli; /* the estimate of content in thousandths (formatters/tokens.h) when max_tokens
+                    priced its lines, -1 otherwise */
 } LinesResult;
 
 /* Engine state. Embed it (e.g. on the stack); the fields are private. */

@@ -612,6 +612,9 @@ static void fill_result(Decoder *d, FileResult *res) {
   res->truncated = lr.truncated;
   res->shown_first = lr.shown_first;
   res->shown_last = lr.shown_last;
+  res->priced = lr.milli >= 0 ? lr.content : NULL;
+  res->priced_len = lr.content_len;
+  res->priced_milli = lr.milli;
 }
 
 /* The tail's newline, when a newline in the file's encoding can be found from any point:

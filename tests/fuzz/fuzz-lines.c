@@ -138,6 +138,8 @@ static void check(const LinesOptions *o, const char *text, size_t n, const Lines
 
   if (o->max_tokens > 0 && r->shown_last > 0)
     fuzz_assert(tokens_text(r->content, r->content_len) <= o->max_tokens);
+  /* Under a token cap the engine's estimate of what it shows is the content's. */
+  fuzz_assert(r->milli == (o->max_tokens > 0 ? tokens_text_milli(r->content, r->content_len) : -1));
 
   if (o->max_content == 0 && o->max_tokens == 0) {
     g_autofree char *want = render(o, text, n, total);
