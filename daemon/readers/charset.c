@@ -74,7 +74,17 @@ static const struct {
 };
 
 bool charset_has_iso2022_escape(const uint8_t *p, size_t n) {
-  return p != NULL && memmem(p, n, "\x1b$", 2) != NULL;
+  const uint8_t *e, *esc;
+
+  if (p == NULL)
+    return false;
+  e = p + n;
+  /* memchr is vectorised and ESC is rare in text; glibc's memmem with a two-byte needle costs
+   * several instructions a byte, and every UTF-8 head is looked at. */
+  for (; p < e && (esc = memchr(p, 0x1b, (size_t)(e - p))) != NULL; p = esc + 1)
+    if (esc + 1 < e && esc[1] == '$')
+      return true;
+  return false;
 }
 
 static size_t count_high(const uint8_t *p, size_t n) {
