@@ -892,7 +892,9 @@ static gpointer read_many_thread(gpointer user) {
   for (int i = 0; i < 5; i++) {
     FileResult res;
 
-    ck_assert_int_eq(read_image(path, 700 + 100 * (i % 2), NULL, &res), 0);
+    int r = read_image(path, 700 + 100 * (i % 2), NULL, &res);
+
+    ck_assert_msg(r == 0, "read %d: %d, %s: %s", i, r, res.code, res.error);
     ck_assert_int_eq(MAX(res.images[0].width, res.images[0].height), 700 + 100 * (i % 2));
     file_result_clear(&res);
   }
