@@ -227,6 +227,26 @@ START_TEST(notebook_malformed_is_corrupted) {
 }
 END_TEST
 
+/* Outputs whose "data" is missing or not an object show nothing, and GLib is never handed a
+ * NULL object (its criticals are made fatal here). */
+START_TEST(notebook_output_without_data) {
+  static const char json[] =
+      "{\"nbformat\":4,\"metadata\":{},\"cells\":[{\"cell_type\":\"code\",\"source\":\"x\","
+      "\"outputs\":[{\"output_type\":\"execute_result\"},"
+      "{\"output_type\":\"display_data\",\"data\":7}]}]}";
+  GLogLevelFlags old = g_log_set_always_fatal(G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
+  FileResult f;
+
+  ck_assert_int_eq(parse(json, sizeof json - 1, 1, 2000, NULL, &f), 0);
+  ck_assert_uint_eq(f.n_section_out, 1);
+  ck_assert_str_eq(f.section_out[0].text, "x");
+  for (size_t i = 0; i < f.section_out[0].n_parts; i++)
+    ck_assert_int_eq(f.section_out[0].parts[i].image, -1);
+  file_result_clear(&f);
+  g_log_set_always_fatal(old);
+}
+END_TEST
+
 START_TEST(notebook_sniff_by_content) {
   static const char nb[] = "  {\"cells\": [], \"nbformat\": 4}";
   static const char json[] = "{\"cells\": []}";
@@ -248,6 +268,7 @@ static Suite *notebook_suite(void) {
   tcase_add_test(tc, notebook_offset_limit_pick_cells);
   tcase_add_test(tc, notebook_long_output_cut);
   tcase_add_test(tc, notebook_malformed_is_corrupted);
+  tcase_add_test(tc, notebook_output_without_data);
   tcase_add_test(tc, notebook_sniff_by_content);
   suite_add_tcase(s, tc);
   return s;

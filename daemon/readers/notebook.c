@@ -206,6 +206,9 @@ static void output_data(Parse *ps, JsonObject *data, int64_t cell, SectionPart *
   static const char *const texts[] = {"text/plain", "text/markdown", "text/latex",
                                       "application/json"};
 
+  /* An output without a "data" object (or with something else there) shows nothing. */
+  if (data == NULL)
+    return;
   for (size_t i = 0; i < G_N_ELEMENTS(pictures); i++) {
     g_autoptr(GString) b64 = g_string_new(NULL);
 
@@ -223,7 +226,7 @@ static void output_data(Parse *ps, JsonObject *data, int64_t cell, SectionPart *
     append_multiline(text, json_object_get_member(data, texts[i]));
     return;
   }
-  if (text->len == 0 && data != NULL && json_object_get_size(data) > 0) {
+  if (text->len == 0 && json_object_get_size(data) > 0) {
     GList *keys = json_object_get_members(data);
 
     g_string_append_printf(text, "[%s output]\n", (const char *)keys->data);
