@@ -85,6 +85,17 @@ static GString *format_file(const Request *req, size_t i, int64_t image_index) {
   return format_file_piece(req->fmt, &req->result.files[i], i, image_index, &req->fopt);
 }
 
+/* Pictures are priced by OpenAI's formula in the openai format, by Anthropic's otherwise. */
+static bool priced_as_openai(const Request *req) {
+  return strcmp(req->fmt->name, "openai") == 0;
+}
+
+/* f's tokens by the request's format and image detail. */
+static void count_tokens(const Request *req, FileResult *f) {
+  file_result_count_tokens(f, priced_as_openai(req),
+                           req->params.image_detail == READ_IMAGE_DETAIL_LOW);
+}
+
 /* File i was read: its piece is formatted now, in parallel with the others, while it is hot
  * in the cache. Only a file with images must wait: its image index depends on the files
  * before it. */
@@ -93,8 +104,7 @@ static void file_done(Request *req, size_t i) {
 
   if (req->expansion.items != NULL)
     expansion_apply(&req->expansion, i, f);
-  file_result_count_tokens(f, strcmp(req->fmt->name, "openai") == 0,
-                           req->params.image_detail == READ_IMAGE_DETAIL_LOW);
+  count_tokens(req, f);
   if (req->budget != NULL)
     budget_enforce(req->budget, i, f);
 
@@ -233,8 +243,7 @@ static void assemble(Request *req) {
 
     /* The image limits may have refused it since it was counted. */
     if (f->n_images > 0 || f->code != NULL)
-      file_result_count_tokens(f, strcmp(req->fmt->name, "openai") == 0,
-                               req->params.image_detail == READ_IMAGE_DETAIL_LOW);
+      count_tokens(req, f);
     if (budget_settle_answer(req->budget, f, &tokens) && req->frags[i] != NULL)
       g_string_free(g_steal_pointer(&req->frags[i]), TRUE);
     parts[k] = piece_within_cap(req, i, image_index, &used);
@@ -399,7 +408,7 @@ static void request_setup_files(Request *req) {
   req->result.budget = req->params.budget_tokens;
   req->result.plan = req->params.plan;
   /* After the expansion: the budget shares what it found. */
-  req->budget = budget_new(&req->params, strcmp(req->fmt->name, "openai") == 0,
+  req->budget = budget_new(&req->params, priced_as_openai(req),
                            req->params.image_detail == READ_IMAGE_DETAIL_LOW);
   req->frags = g_new0(GString *, req->result.n_files);
   req->blocking = g_new(size_t, req->result.n_files);
