@@ -640,6 +640,10 @@ async function main() {
   await startVisionServer();
   makeWorkspace(dirs.workspace);
   const workspaceFile = makeMultiRoot(dirs.multiRoot);
+  // readerd.path is machine-overridable: in a remote window (code-server is one) the extension
+  // host reads it from the machine's settings (the Remote tab) as well as the user's. Both hold it,
+  // so a window that has not yet loaded the user's settings still finds the binary.
+  writeJson(path.join(dirs.userData, 'Machine', 'settings.json'), { 'readerd.path': readerd });
   writeJson(path.join(dirs.userData, 'User', 'settings.json'), {
     'readerd.path': readerd,
     'chat.disableAIFeatures': false,
