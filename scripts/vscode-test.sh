@@ -6,6 +6,9 @@
 # outside the repository (~/.cache/readerd-vscode, or $READERD_VSCODE_CACHE), reused next time.
 #
 #   READERD=PATH   the readerd binary to test with (default: build/daemon/readerd, built here)
+#   READERD_E2E_DIR, READERD_SCREENSHOTS
+#                  the VS Code tests' scratch folder and screenshots (default: in the cache), so
+#                  two checkouts can run them at once
 #
 # Ends with a line "N passed, M failed"; exit status 0 only when every test passed.
 set -euo pipefail
@@ -114,7 +117,7 @@ if [ -f dist/readerd.vsix ] && [ -f out/test/suite/index.js ]; then
   step "tests in VS Code (code-server $CODE_SERVER_VERSION + $(/usr/bin/chromium --version 2>/dev/null | head -1))"
   set +e
   CODE_SERVER=$CODE_SERVER PLAYWRIGHT=$CACHE/playwright VSIX=$EXT/dist/readerd.vsix \
-    E2E_DIR=$CACHE/e2e SCREENSHOTS=$CACHE/screenshots CHROMIUM=/usr/bin/chromium \
+    E2E_DIR=${READERD_E2E_DIR:-$CACHE/e2e} SCREENSHOTS=${READERD_SCREENSHOTS:-$CACHE/screenshots} CHROMIUM=/usr/bin/chromium \
     timeout 600 node test/e2e/run.mjs 2>&1 | tee "$LOG/e2e.txt"
   e2e_status=${PIPESTATUS[0]}
   set -e
@@ -127,7 +130,7 @@ if [ -f dist/readerd.vsix ] && [ -f out/test/suite/index.js ]; then
     status=1
     [ -z "$e2e_line" ] && failed=$((failed + 1))
   fi
-  echo "screenshots: $CACHE/screenshots"
+  echo "screenshots: ${READERD_SCREENSHOTS:-$CACHE/screenshots}"
 fi
 
 [ "$failed" -gt 0 ] && status=1
