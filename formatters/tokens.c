@@ -69,6 +69,7 @@ _Static_assert(T_CHUNK * 4000 < T_SLOW / 2, "eight changes stay apart from T_SLO
 static int64_t trans[S_COUNT * 256];
 static int64_t trans_high[S_COUNT][3]; /* K_LETTER, K_CJK, K_HANGUL */
 static pthread_once_t trans_once = PTHREAD_ONCE_INIT;
+static bool lf_resets; /* every state goes to S_NONE on '\n': a piece after one starts there */
 
 static bool is_blank_state(int st) {
   return st >= S_BLANK;
@@ -193,6 +194,9 @@ static void trans_init(void) {
       trans_high[st][k - K_LETTER] = pack(next, d, false);
     }
   }
+  lf_resets = true;
+  for (int st = 0; st < S_COUNT; st++)
+    lf_resets = lf_resets && (uint32_t)trans[st * 256 + '\n'] == S_NONE * 256;
 }
 
 /* The code point of the (unchecked) UTF-8 sequence at p and its length: the estimator only
@@ -271,56 +275,156 @@ void token_counter_init(TokenCounter *c) {
   pthread_once(&trans_once, trans_init);
 }
 
-void token_counter_feed(TokenCounter *c, const char *s, size_t n) {
-  const unsigned char *p = (const unsigned char *)s;
-  int64_t milli = c->milli, carried = is_blank_state(c->row / 256) ? c->tabs : 0;
-  uint32_t row = (uint32_t)c->row;
-  size_t i = 0;
+/* Bytes p[*i..end) in state `row` (end <= n; a character may run on past it), the estimate's
+ * changes added to *milli: eight steps at a time, each a lookup and an addition, then their
+ * changes at once; a chunk holding a step the table cannot take alone is taken again slowly. */
+static uint32_t scan(const unsigned char *p, size_t n, size_t *i, size_t end, uint32_t row,
+                     int64_t carried, int64_t *milli) {
   bool was_slow = false;
 
-  while (i + T_CHUNK <= n) {
+  while (*i + T_CHUNK <= end) {
     uint32_t r = row;
     int64_t sum = 0, delta;
 
     /* In text of other scripts (CJK), a chunk after a slow one that starts with a non-ASCII
      * character is taken slowly at once. */
-    if (was_slow && p[i] >= 0x80) {
-      row = scan_slowly(p, n, &i, i + T_CHUNK, row, carried, &milli);
+    if (was_slow && p[*i] >= 0x80) {
+      row = scan_slowly(p, n, i, *i + T_CHUNK, row, carried, milli);
       continue;
     }
-
-    /* Eight steps, each a lookup and an addition; then their changes at once. */
 #pragma GCC unroll 8
     for (size_t k = 0; k < T_CHUNK; k++) {
-      int64_t e = trans[r + p[i + k]];
+      int64_t e = trans[r + p[*i + k]];
 
       sum += e;
       r = (uint32_t)e;
     }
     delta = sum >> 32; /* the rows' sum, below 2^32, falls off: the changes' sum is exact */
     if (__builtin_expect(delta < T_SLOW / 2, 1)) {
-      milli += delta;
+      *milli += delta;
       row = r;
-      i += T_CHUNK;
+      *i += T_CHUNK;
       was_slow = false;
     } else {
-      row = scan_slowly(p, n, &i, i + T_CHUNK, row, carried, &milli);
+      row = scan_slowly(p, n, i, *i + T_CHUNK, row, carried, milli);
       was_slow = true;
     }
   }
   /* The last bytes, fewer than a chunk: one step each, the slow ones apart. */
-  while (i < n) {
-    int64_t e = trans[row + p[i]];
+  while (*i < end) {
+    int64_t e = trans[row + p[*i]];
 
     if (__builtin_expect((e >> 32) >= T_SLOW / 2, 0)) {
-      row = slow_step(p, n, &i, row, carried, &milli);
+      row = slow_step(p, n, i, row, carried, milli);
       continue;
     }
-    milli += e >> 32;
+    *milli += e >> 32;
     row = (uint32_t)e;
-    i++;
+    (*i)++;
   }
-  /* A run of blanks going on: its tabs, for a line break in the next piece. */
+  return row;
+}
+
+/* Each lookup needs the state the one before gave, so one scan waits on a load a byte. A line
+ * break leaves the scan in the same state from every state (checked when the table is built), so
+ * a long text is cut after line breaks into T_LANES pieces that are scanned side by side, their
+ * lookups independent of each other: the estimate is the same, the core's loads overlap. */
+#define T_LANES 3
+#define T_LANES_MIN 2048 /* bytes under which one scan does */
+
+static uint32_t scan_lanes(const unsigned char *p, size_t n, uint32_t row0, int64_t carried0,
+                           int64_t *milli) {
+  size_t at[T_LANES], end[T_LANES], first[T_LANES];
+  uint32_t row[T_LANES];
+  int64_t sum_milli[T_LANES] = {0};
+  bool slow[T_LANES] = {false};
+
+  for (size_t j = 0; j < T_LANES; j++) {
+    const unsigned char *lf;
+    size_t from = j * (n / T_LANES);
+
+    if (j == 0) {
+      at[j] = 0;
+    } else if (from <= at[j - 1]) {
+      at[j] = at[j - 1];
+    } else {
+      lf = memchr(p + from, '\n', n - from);
+      at[j] = lf != NULL ? (size_t)(lf - p) + 1 : n;
+    }
+    if (j > 0)
+      end[j - 1] = at[j];
+    first[j] = at[j];
+    row[j] = j == 0 ? row0 : S_NONE * 256;
+  }
+  end[T_LANES - 1] = n;
+
+  for (;;) {
+    uint32_t r[T_LANES];
+    int64_t sum[T_LANES];
+    bool all = true;
+
+    /* In text of other scripts (CJK), a chunk after a slow one that starts with a non-ASCII
+     * character is taken slowly at once, as scan() does. */
+    for (size_t j = 0; j < T_LANES; j++)
+      while (slow[j] && at[j] + T_CHUNK <= end[j] && p[at[j]] >= 0x80)
+        row[j] = scan_slowly(p, n, &at[j], at[j] + T_CHUNK, row[j], j == 0 ? carried0 : 0,
+                             &sum_milli[j]);
+    for (size_t j = 0; j < T_LANES; j++)
+      all = all && at[j] + T_CHUNK <= end[j];
+    if (!all)
+      break;
+    for (size_t j = 0; j < T_LANES; j++) {
+      r[j] = row[j];
+      sum[j] = 0;
+    }
+#pragma GCC unroll 8
+    for (size_t k = 0; k < T_CHUNK; k++) {
+#pragma GCC unroll 4
+      for (size_t j = 0; j < T_LANES; j++) {
+        int64_t e = trans[r[j] + p[at[j] + k]];
+
+        sum[j] += e;
+        r[j] = (uint32_t)e;
+      }
+    }
+    for (size_t j = 0; j < T_LANES; j++) {
+      int64_t delta = sum[j] >> 32;
+
+      if (__builtin_expect(delta < T_SLOW / 2, 1)) {
+        sum_milli[j] += delta;
+        row[j] = r[j];
+        at[j] += T_CHUNK;
+        slow[j] = false;
+      } else {
+        row[j] = scan_slowly(p, n, &at[j], at[j] + T_CHUNK, row[j], j == 0 ? carried0 : 0,
+                             &sum_milli[j]);
+        slow[j] = true;
+      }
+    }
+  }
+  /* What each piece has left, alone. The text ends in the state of its last piece that holds
+   * anything (one may be empty for want of a line break to start it). */
+  for (size_t j = 0; j < T_LANES; j++) {
+    if (j > 0 && first[j] == n)
+      break;
+    row0 = scan(p, n, &at[j], end[j], row[j], j == 0 ? carried0 : 0, &sum_milli[j]);
+    *milli += sum_milli[j];
+  }
+  return row0;
+}
+
+void token_counter_feed(TokenCounter *c, const char *s, size_t n) {
+  const unsigned char *p = (const unsigned char *)s;
+  int64_t milli = c->milli, carried = is_blank_state(c->row / 256) ? c->tabs : 0;
+  uint32_t row = (uint32_t)c->row;
+  size_t i = 0;
+
+  if (n >= T_LANES_MIN && lf_resets)
+    row = scan_lanes(p, n, row, carried, &milli);
+  else
+    row = scan(p, n, &i, n, row, carried, &milli);
+  /* A run of blanks going on: its tabs, for a line break in the next piece (the run is in the
+   * last piece; it carries what came before only when that piece is all of it). */
   c->tabs = is_blank_state((int)(row / 256)) ? blank_tabs(p, n, carried) : 0;
   c->milli = milli;
   c->row = (int)row;
