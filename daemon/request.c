@@ -159,7 +159,7 @@ static void lane_work_cb(uv_work_t *w) {
   Request *req = lane->req;
   gint64 until = g_get_monotonic_time() + REQUEST_SLICE_US;
 
-  (void)thread_slice_set(request_is_small(req));
+  (void)thread_slice_set(request_is_small(req) ? THREAD_SLICE_LATENCY : THREAD_SLICE_BULK);
   for (size_t n = 0; n < REQUEST_SLICE_FILES && !atomic_load(&req->cancelled); n++) {
     size_t i = atomic_fetch_add(&req->next, 1);
     ReaderOptions o;
@@ -192,7 +192,7 @@ static void job_work_cb(uv_work_t *w) {
 
   ReaderOptions o = reader_options(req, job->index);
 
-  (void)thread_slice_set(request_is_small(req));
+  (void)thread_slice_set(request_is_small(req) ? THREAD_SLICE_LATENCY : THREAD_SLICE_BULK);
   reader_read(&o, req->ws, &req->cancelled, &req->result.files[job->index]);
   file_done(req, job->index);
   job->read = true;

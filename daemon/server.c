@@ -253,7 +253,7 @@ static void server_init(Server *s) {
 static int server_finish(Server *s) {
   int r;
 
-  if ((r = thread_slice_set(true)) < 0)
+  if ((r = thread_slice_set(THREAD_SLICE_LATENCY)) < 0)
     log_debug("no short time slice for the loop thread: %s", g_strerror(-r));
   uv_run(s->loop, UV_RUN_DEFAULT);
   r = uv_loop_close(s->loop);

@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -24,34 +23,39 @@ typedef struct {
 
 #define SCHED_FLAG_RESET_ON_FORK 0x01
 
-static uint32_t slice_us;
+static uint32_t slice_us[THREAD_SLICE_N];
 static pthread_once_t slice_once = PTHREAD_ONCE_INIT;
-/* The calling thread's slice: 1 short, 0 the default, -1 not known yet (the first call asks). */
+/* The calling thread's kind of slice; -1: not known yet (the first call asks). */
 static _Thread_local int state = -1;
 
-static void slice_init(void) {
-  const char *s = getenv("READERD_SLICE_US");
+/* A value in microseconds from the environment, 0 to 100000; else dflt. */
+static uint32_t env_us(const char *name, uint32_t dflt) {
+  const char *s = getenv(name);
   char *end;
   unsigned long v;
 
-  slice_us = THREAD_SLICE_US;
   if (s == NULL || *s == '\0')
-    return;
+    return dflt;
   errno = 0;
   v = strtoul(s, &end, 10);
-  if (errno == 0 && *end == '\0' && v <= 100000)
-    slice_us = (uint32_t)v;
+  return errno == 0 && *end == '\0' && v <= 100000 ? (uint32_t)v : dflt;
 }
 
-uint32_t thread_slice_us(void) {
+static void slice_init(void) {
+  slice_us[THREAD_SLICE_DEFAULT] = 0;
+  slice_us[THREAD_SLICE_LATENCY] = env_us("READERD_SLICE_US", THREAD_SLICE_LATENCY_US);
+  slice_us[THREAD_SLICE_BULK] = env_us("READERD_BULK_SLICE_US", THREAD_SLICE_BULK_US);
+}
+
+uint32_t thread_slice_us(ThreadSlice kind) {
   pthread_once(&slice_once, slice_init);
-  return slice_us;
+  return slice_us[kind];
 }
 
-int thread_slice_set(bool short_slice) {
+int thread_slice_set(ThreadSlice kind) {
   SchedAttr a;
 
-  if (state == (int)short_slice || thread_slice_us() == 0)
+  if (state == (int)kind || (state == -1 && thread_slice_us(kind) == 0))
     return 0;
   memset(&a, 0, sizeof a);
   a.size = sizeof a;
@@ -63,12 +67,12 @@ int thread_slice_set(bool short_slice) {
   a.sched_nice = getpriority(PRIO_PROCESS, 0);
   if (errno != 0)
     return -errno;
-  /* 0 gives the default slice back. */
-  a.sched_runtime = short_slice ? (uint64_t)thread_slice_us() * 1000 : 0;
+  /* 0 gives the kernel's default slice. */
+  a.sched_runtime = (uint64_t)thread_slice_us(kind) * 1000;
 #ifdef SYS_sched_setattr
   if (syscall(SYS_sched_setattr, 0, &a, 0) != 0)
     return -errno;
-  state = short_slice;
+  state = (int)kind;
   return 0;
 #else
   return -ENOSYS;

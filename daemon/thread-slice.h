@@ -14,12 +14,20 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* The short slice, in microseconds: READERD_SLICE_US in the environment (0: never ask),
- * else THREAD_SLICE_US. Read once. */
-#define THREAD_SLICE_US 100
-uint32_t thread_slice_us(void);
+typedef enum {
+  THREAD_SLICE_DEFAULT = 0, /* the kernel's */
+  THREAD_SLICE_LATENCY,     /* the loop thread, a small request's pool work */
+  THREAD_SLICE_BULK,        /* a large request's lanes */
+  THREAD_SLICE_N,
+} ThreadSlice;
 
-/* Gives the calling thread the short slice (short) or the kernel's default; a call that
- * changes nothing costs no system call. Returns 0, or a negative errno when the kernel
- * refused (the thread keeps the slice it had). */
-int thread_slice_set(bool short_slice);
+/* The slices, in microseconds (0: the kernel's default): READERD_SLICE_US and
+ * READERD_BULK_SLICE_US in the environment, else these. Read once. */
+#define THREAD_SLICE_LATENCY_US 100
+#define THREAD_SLICE_BULK_US 0
+uint32_t thread_slice_us(ThreadSlice kind);
+
+/* Gives the calling thread the slice of its kind; a call that changes nothing costs no system
+ * call. Returns 0, or a negative errno when the kernel refused (the thread keeps the slice it
+ * had). */
+int thread_slice_set(ThreadSlice kind);

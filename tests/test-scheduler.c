@@ -257,16 +257,16 @@ START_TEST(thread_slice_short_and_back) {
     printf("thread_slice_short_and_back: no se.slice in /proc/thread-self/sched (a kernel "
            "before EEVDF): only the calls are checked\n");
   }
-  ck_assert_int_eq(thread_slice_set(true), 0);
+  ck_assert_int_eq(thread_slice_set(THREAD_SLICE_LATENCY), 0);
   during = thread_slice_ns();
   if (before >= 0 && kernel_has_custom_slices())
-    ck_assert_int_eq(during, (long long)thread_slice_us() * 1000);
+    ck_assert_int_eq(during, (long long)thread_slice_us(THREAD_SLICE_LATENCY) * 1000);
   else
     ck_assert_int_eq(during, before);
   /* Asking again changes nothing; the default comes back. */
-  ck_assert_int_eq(thread_slice_set(true), 0);
+  ck_assert_int_eq(thread_slice_set(THREAD_SLICE_LATENCY), 0);
   ck_assert_int_eq(thread_slice_ns(), during);
-  ck_assert_int_eq(thread_slice_set(false), 0);
+  ck_assert_int_eq(thread_slice_set(THREAD_SLICE_DEFAULT), 0);
   ck_assert_int_eq(thread_slice_ns(), before);
 }
 END_TEST
