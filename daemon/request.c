@@ -108,7 +108,10 @@ static void file_done(Request *req, size_t i) {
   if (req->budget != NULL)
     budget_enforce(req->budget, i, f);
 
-  if (!req->keep && (f->code != NULL || f->n_images == 0)) {
+  /* A file the budget left out may end in its summary: it is formatted at assembly, when
+   * that is known. */
+  if (!req->keep && (f->code != NULL || f->n_images == 0) &&
+      g_strcmp0(f->omitted, OMITTED_BUDGET) != 0) {
     req->frags[i] = format_file(req, i, 0);
     /* The text now lives in the fragment. */
     g_clear_pointer(&f->content, g_free);
@@ -161,7 +164,7 @@ static void lane_work_cb(uv_work_t *w) {
     o = reader_options(req, i);
     if (req->budget != NULL && budget_measuring(req->budget)) {
       if (expansion_answer(&req->expansion, i, &req->result.files[i]))
-        budget_answered(req->budget, i);
+        budget_answered(req->budget, i, &req->result.files[i]);
       else
         budget_measure(req->budget, i, &o, req->ws, &req->cancelled, &req->result.files[i]);
       lane->read++;
@@ -229,22 +232,30 @@ static GString *piece_within_cap(Request *req, size_t i, int64_t image_index, si
  * copied again. */
 static void assemble(Request *req) {
   size_t n = req->result.n_files, k = 1, used = 0;
+  g_autofree bool *changed = NULL;
   GString **parts;
-  int64_t image_index = 0, tokens = 0;
+  int64_t image_index = 0;
   bool ok = true;
 
   /* The request's image limits need every file read; files with images are formatted below. */
   image_request_budget(&req->result, req->params.max_total_image_bytes, &req->cancelled);
   if (req->keep)
     return;
+  /* The image limits may have refused a file since it was counted. */
+  for (size_t i = 0; i < n; i++)
+    if (req->result.files[i].n_images > 0 || req->result.files[i].code != NULL)
+      count_tokens(req, &req->result.files[i]);
+  /* The whole answer within the budget, markup and all: what it leaves out is listed or
+   * summarized. */
+  if (req->budget != NULL) {
+    changed = g_new0(bool, n);
+    budget_settle(req->budget, &req->result, changed);
+  }
   parts = g_new0(GString *, n + 2);
   for (size_t i = 0; i < n; i++, k++) {
     FileResult *f = &req->result.files[i];
 
-    /* The image limits may have refused it since it was counted. */
-    if (f->n_images > 0 || f->code != NULL)
-      count_tokens(req, f);
-    if (budget_settle_answer(req->budget, f, &tokens) && req->frags[i] != NULL)
+    if (changed != NULL && changed[i] && req->frags[i] != NULL)
       g_string_free(g_steal_pointer(&req->frags[i]), TRUE);
     parts[k] = piece_within_cap(req, i, image_index, &used);
     if (parts[k] == NULL) {
@@ -401,8 +412,31 @@ static void job_after_cb(uv_work_t *w, int status) {
   maybe_finish(req);
 }
 
+/* params.skip: the first entries of paths[] (expanded) are not answered; the continuation of
+ * a budget's summary, which names this number. */
+static void skip_paths(Request *req) {
+  ReadParams *p = &req->params;
+  size_t k = MIN((size_t)p->skip, p->n_paths);
+
+  if (k == 0)
+    return;
+  for (size_t i = 0; i < k; i++) {
+    g_free(p->paths[i].path);
+    g_free(p->paths[i].pages);
+    g_free(p->paths[i].password);
+  }
+  memmove(p->paths, p->paths + k, (p->n_paths - k) * sizeof *p->paths);
+  p->n_paths -= k;
+  if (req->expansion.items != NULL)
+    expansion_drop_first(&req->expansion, k);
+}
+
+static void cancel_work_cb(uv_work_t *w);
+static void cancel_after_cb(uv_work_t *w, int status);
+
 /* The files' slots, once paths[] is final. */
 static void request_setup_files(Request *req) {
+  skip_paths(req);
   req->result.n_files = req->params.n_paths;
   req->result.files = g_new0(FileResult, req->result.n_files);
   req->result.budget = req->params.budget_tokens;
@@ -414,6 +448,14 @@ static void request_setup_files(Request *req) {
   req->blocking = g_new(size_t, req->result.n_files);
   atomic_init(&req->next, 0);
   atomic_init(&req->unread, req->result.n_files);
+  /* skip past the last entry: an answer with none, which no file's thread assembles. It is
+   * finished from the loop, as a request cancelled while waiting is. */
+  if (req->result.n_files == 0) {
+    budget_free(g_steal_pointer(&req->budget));
+    assemble(req);
+    req->in_flight++;
+    uv_queue_work(req->loop, &req->cancel_work, cancel_work_cb, cancel_after_cb);
+  }
 }
 
 static void expand_work_cb(uv_work_t *w) {

@@ -1,0 +1,238 @@
+/* Integration tests of a budget over the whole answer the model reads: 2,000 files of Go's
+ * source tree through the real readerd binary over its socket, its command line and its MCP
+ * face. The answer's XML is priced here, independently, with the estimator itself: content and
+ * markup together never pass the budget; every file left out is listed or summarized, and the
+ * summary's continuation (skip) reads exactly the next files. Skipped (77) without
+ * golang-1.19-src. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+
+#include "formatters/tokens.h"
+#include "tests/lib/rd.h"
+
+#define GO_SRC "/usr/share/go-1.19/src"
+
+static RdDaemon *dmn;
+
+static void setup(void) {
+  rd_fixture_setup(&dmn, NULL);
+}
+
+static void teardown(void) {
+  rd_fixture_teardown(&dmn, NULL);
+}
+
+/* A read of 2,000 files of the Go tree (expand, in their byte order) with a budget, from entry
+ * skip on. */
+static RdResult *read_go(RdConn *c, int64_t budget, int64_t skip) {
+  g_autofree char *params = g_strdup_printf(
+      "{\"paths\":[\"" GO_SRC "\"],\"expand\":{\"maxFiles\":2000},\"budget\":{\"tokens\":%" G_GINT64_FORMAT
+      "},\"skip\":%" G_GINT64_FORMAT "}",
+      budget, skip);
+
+  return rd_read(c, params);
+}
+
+static int64_t member_int(JsonObject *o, const char *name) {
+  ck_assert_msg(json_object_has_member(o, name), "no %s", name);
+  return json_object_get_int_member(o, name);
+}
+
+static int64_t prop_int(xmlNodePtr n, const char *name) {
+  xmlChar *v = xmlGetProp(n, (const xmlChar *)name);
+  int64_t x;
+
+  ck_assert_msg(v != NULL, "no %s on <%s>", name, (const char *)n->name);
+  x = g_ascii_strtoll((const char *)v, NULL, 10);
+  xmlFree(v);
+  return x;
+}
+
+/* The estimate of the whole XML, as the model reads it. */
+static int64_t xml_tokens(RdResult *r) {
+  const char *xml = json_object_get_string_member(r->result, "xml");
+
+  return tokens_text(xml, strlen(xml));
+}
+
+/* The estimate of one element as the XML has it (a <Content> with no children is written on
+ * one line; its text is found between its path and the next element). */
+static int64_t element_tokens(RdResult *r, guint i) {
+  const char *xml = json_object_get_string_member(r->result, "xml");
+  g_autofree char *q = g_markup_printf_escaped("<Content path='%s'", rd_file_str(r, i, "path"));
+  const char *at = strstr(xml, q), *end;
+
+  ck_assert_ptr_nonnull(at);
+  end = strchr(at, '\n');
+  return tokens_text(at, (size_t)(end - at + 1));
+}
+
+/* The answer's tokens, content and markup, never pass the budget; answerTokens says them (an
+ * upper bound, within 2% of the estimate of the XML); every file left out is listed in at most
+ * a tenth of the budget, or counted in the summary, whose numbers add up. Returns the index of
+ * the first summarized file (the count of files when none is). */
+static guint check_answer(RdResult *r, int64_t budget, int64_t skip) {
+  int64_t est = xml_tokens(r), answer = member_int(r->result, "answerTokens"), listed = 0;
+  guint n = json_array_get_length(r->files), shown = 0, omitted = 0;
+  g_autofree char *attr = rd_attr(r, -1, "answerTokens");
+
+  ck_assert_int_le(est, budget);
+  ck_assert_int_le(answer, budget);
+  ck_assert_int_eq(g_ascii_strtoll(attr, NULL, 10), answer);
+  ck_assert_int_ge(answer, est);
+  ck_assert_int_le(answer - est, est / 50 + 10);
+  ck_assert_int_le(member_int(r->result, "tokens"), answer);
+  for (guint i = 0; i < r->contents->len; i++) {
+    if (g_strcmp0(rd_file_str(r, i, "omitted"), "budget") == 0) {
+      listed += element_tokens(r, i);
+      omitted++;
+    } else if (rd_file_str(r, i, "omitted") == NULL && rd_file_str(r, i, "code") == NULL) {
+      shown++;
+    }
+  }
+  ck_assert_int_le(listed, budget / 10);
+  if (r->summary != NULL) {
+    JsonObject *o = json_object_get_object_member(r->result, "omitted");
+    guint cut = r->contents->len;
+    int64_t bytes = 0, total = 0;
+
+    /* Every entry from the cut: files left out (binary files listed as such, too). */
+    for (guint j = cut; j < n; j++) {
+      ck_assert_ptr_nonnull(rd_file_str(r, j, "omitted"));
+      ck_assert_int_eq(rd_file_int(r, j, "tokens"), 0);
+      bytes += rd_file_int(r, j, "bytes");
+      if (strcmp(rd_file_str(r, j, "omitted"), "budget") == 0)
+        total += rd_file_int(r, j, "tokensTotal");
+    }
+    ck_assert_int_eq(prop_int(r->summary, "files"), n - cut);
+    ck_assert_int_eq(prop_int(r->summary, "bytes"), bytes);
+    ck_assert_int_eq(prop_int(r->summary, "tokensTotal"), total);
+    ck_assert_int_eq(prop_int(r->summary, "skip"), skip + cut);
+    ck_assert_int_eq(member_int(o, "bytes"), bytes);
+    ck_assert_int_eq(member_int(o, "tokensTotal"), total);
+    ck_assert_int_eq(member_int(o, "skip"), skip + cut);
+    printf("budget %" G_GINT64_FORMAT ": %u shown, %u listed (%" G_GINT64_FORMAT
+           " tokens), %u summarized; answer %" G_GINT64_FORMAT " (estimate of the XML %" G_GINT64_FORMAT
+           "), content %" G_GINT64_FORMAT "\n",
+           budget, shown, omitted, listed, n - cut, answer, est,
+           member_int(r->result, "tokens"));
+    return cut;
+  }
+  return n;
+}
+
+/* 2,000 Go files under budgets from tight to roomy: the whole answer within each. */
+START_TEST(budget_answer_within_budget) {
+  const int64_t budgets[] = {1500, 5000, 25000, 50000, 200000};
+  RdConn *c = rd_conn_new(dmn->sock);
+
+  for (size_t b = 0; b < G_N_ELEMENTS(budgets); b++) {
+    RdResult *r = read_go(c, budgets[b], 0);
+
+    ck_assert_int_eq(json_array_get_length(r->files), 2000);
+    ck_assert_uint_lt(check_answer(r, budgets[b], 0), 2000);
+    rd_result_free(r);
+  }
+  rd_conn_free(c);
+}
+END_TEST
+
+/* The summary's skip reads the very next files: the same entries in the same order, the
+ * first of them now shown from its first line; and a skip past the end answers none. */
+START_TEST(budget_answer_continues_with_skip) {
+  RdConn *c = rd_conn_new(dmn->sock);
+  RdResult *r = read_go(c, 50000, 0), *next;
+  guint cut = check_answer(r, 50000, 0), n = json_array_get_length(r->files);
+  const char *first = rd_file_str(r, cut, "path");
+  g_auto(GStrv) lines = NULL;
+  size_t len;
+  g_autofree char *data = NULL;
+
+  next = read_go(c, 50000, cut);
+  ck_assert_uint_eq(json_array_get_length(next->files), n - cut);
+  for (guint j = cut; j < n; j++)
+    ck_assert_str_eq(rd_file_str(next, j - cut, "path"), rd_file_str(r, j, "path"));
+  ck_assert_str_eq(rd_file_str(next, 0, "path"), first);
+  ck_assert_ptr_null(rd_file_str(next, 0, "omitted"));
+  data = rd_read_file(first, &len);
+  lines = rd_text_lines(next, 0);
+  {
+    g_auto(GStrv) raw = rd_split_lines(data, len);
+    g_autofree char *want = g_strdup_printf("%6d\t%s", 1, raw[0]);
+
+    ck_assert_str_eq(lines[0], want);
+  }
+  check_answer(next, 50000, cut);
+  rd_result_free(next);
+  /* Past the last entry: an answer with none. */
+  next = read_go(c, 50000, 2000);
+  ck_assert_uint_eq(json_array_get_length(next->files), 0);
+  ck_assert_int_le(xml_tokens(next), 50000);
+  rd_result_free(next);
+  rd_result_free(r);
+  rd_conn_free(c);
+}
+END_TEST
+
+/* readerd read --budget N --skip K: the same answer as the socket's. */
+START_TEST(budget_answer_cli) {
+  const char *argv[] = {rd_readerd(), "read",     "--json", "--max-files", "2000", "--budget",
+                        "20000",      "--skip",   "40",     GO_SRC,        NULL};
+  RdRun run;
+  RdResult *r;
+
+  rd_run(dmn->dir, argv, NULL, 0, 60000, &run);
+  ck_assert_int_eq(run.code, 0);
+  r = rd_result_from_json(run.out, run.out_len);
+  ck_assert_uint_eq(json_array_get_length(r->files), 2000 - 40);
+  check_answer(r, 20000, 40);
+  rd_result_free(r);
+  rd_run_clear(&run);
+}
+END_TEST
+
+/* Bad skip values: -32602 naming the field. */
+START_TEST(budget_answer_bad_skip) {
+  const char *bad[] = {"-1", "\"3\"", "1.5", "10001"};
+  RdConn *c = rd_conn_new(dmn->sock);
+
+  for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+    g_autofree char *params = g_strdup_printf("{\"paths\":[\"a.txt\"],\"skip\":%s}", bad[i]);
+    JsonNode *m = rd_conn_call(c, "read", params);
+    JsonObject *err = json_object_get_object_member(json_node_get_object(m), "error");
+
+    ck_assert_int_eq(rd_error_code(m), -32602);
+    ck_assert_msg(g_str_has_prefix(json_object_get_string_member(err, "message"),
+                                   "skip must be an integer >= 0"),
+                  "%s: %s", bad[i], json_object_get_string_member(err, "message"));
+    json_node_unref(m);
+  }
+  rd_conn_free(c);
+}
+END_TEST
+
+static Suite *budget_answer_suite(void) {
+  Suite *s = suite_create("budget-answer");
+  TCase *tc = tcase_create("core");
+
+  tcase_set_timeout(tc, 120);
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_test(tc, budget_answer_within_budget);
+  tcase_add_test(tc, budget_answer_continues_with_skip);
+  tcase_add_test(tc, budget_answer_cli);
+  tcase_add_test(tc, budget_answer_bad_skip);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  if (!g_file_test(GO_SRC, G_FILE_TEST_IS_DIR)) {
+    printf("SKIP: %s is not installed (golang-1.19-src)\n", GO_SRC);
+    return 77;
+  }
+  rd_init();
+  return rd_run_suite(budget_answer_suite());
+}
