@@ -194,6 +194,78 @@ START_TEST(budget_answer_cli) {
 }
 END_TEST
 
+/* The text blocks of read_files' answer to call `id` in readerd mcp's output, joined: what the
+ * model reads. g_free. */
+static char *mcp_text(const char *out, int id) {
+  g_autofree char *key = g_strdup_printf("\"id\":%d,", id);
+  g_auto(GStrv) lines = g_strsplit(out, "\n", -1);
+  GString *text = g_string_new(NULL);
+
+  for (guint i = 0; lines[i] != NULL; i++) {
+    JsonNode *m;
+    JsonArray *content;
+
+    if (strstr(lines[i], key) == NULL || strstr(lines[i], "\"result\"") == NULL)
+      continue;
+    m = rd_json_parse(lines[i], strlen(lines[i]));
+    content = json_object_get_array_member(
+        json_object_get_object_member(json_node_get_object(m), "result"), "content");
+    for (guint k = 0; k < json_array_get_length(content); k++) {
+      JsonObject *block = json_array_get_object_element(content, k);
+
+      if (strcmp(json_object_get_string_member(block, "type"), "text") == 0)
+        g_string_append(text, json_object_get_string_member(block, "text"));
+    }
+    json_node_unref(m);
+    return g_string_free(text, FALSE);
+  }
+  ck_abort_msg("no answer to call %d: %.400s", id, out);
+  return NULL;
+}
+
+/* readerd mcp: read_files on 2,000 Go files keeps to its default budget (25,000 tokens),
+ * markup included, and its <Omitted> skip reads the next file in the next call. */
+START_TEST(budget_answer_mcp) {
+  static const char init[] =
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+      "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n"
+      "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n";
+  const char *argv[] = {rd_readerd(), "mcp", "--root", GO_SRC, NULL};
+  g_autofree char *in = g_strdup_printf(
+      "%s{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":"
+      "\"read_files\",\"arguments\":{\"paths\":[\".\"],\"expand\":{\"maxFiles\":2000}}}}\n",
+      init);
+  g_autofree char *text = NULL, *first = NULL, *in2 = NULL, *text2 = NULL, *want = NULL;
+  const char *at;
+  int64_t skip;
+  RdRun run;
+
+  rd_run(dmn->dir, argv, in, strlen(in), 60000, &run);
+  ck_assert_int_eq(run.code, 0);
+  text = mcp_text(run.out, 2);
+  ck_assert_int_le(tokens_text(text, strlen(text)), 25000);
+  at = strstr(text, "<Omitted ");
+  ck_assert_msg(at != NULL, "no summary: %.300s", text);
+  first = g_strndup(strstr(at, "first='") + 7, strcspn(strstr(at, "first='") + 7, "'"));
+  skip = g_ascii_strtoll(strstr(at, "skip='") + 6, NULL, 10);
+  ck_assert_int_gt(skip, 0);
+  rd_run_clear(&run);
+  in2 = g_strdup_printf(
+      "%s{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":"
+      "\"read_files\",\"arguments\":{\"paths\":[\".\"],\"expand\":{\"maxFiles\":2000},"
+      "\"skip\":%" G_GINT64_FORMAT "}}}\n",
+      init, skip);
+  rd_run(dmn->dir, argv, in2, strlen(in2), 60000, &run);
+  ck_assert_int_eq(run.code, 0);
+  text2 = mcp_text(run.out, 3);
+  ck_assert_int_le(tokens_text(text2, strlen(text2)), 25000);
+  want = g_strdup_printf("<Content path='%s' ", first);
+  ck_assert_msg(g_str_has_prefix(text2, want), "the next call starts with %.200s, not %s", text2,
+                want);
+  rd_run_clear(&run);
+}
+END_TEST
+
 /* Bad skip values: -32602 naming the field. */
 START_TEST(budget_answer_bad_skip) {
   const char *bad[] = {"-1", "\"3\"", "1.5", "10001"};
@@ -223,6 +295,7 @@ static Suite *budget_answer_suite(void) {
   tcase_add_test(tc, budget_answer_within_budget);
   tcase_add_test(tc, budget_answer_continues_with_skip);
   tcase_add_test(tc, budget_answer_cli);
+  tcase_add_test(tc, budget_answer_mcp);
   tcase_add_test(tc, budget_answer_bad_skip);
   suite_add_tcase(s, tc);
   return s;
