@@ -258,6 +258,11 @@ void budget_measure(Budget *b, size_t i, const ReaderOptions *o, const Workspace
   size_t sample = b->tokens == 0 ? READER_SAMPLE_SMALL : READER_SAMPLE_SIZE;
   ReaderSample s;
 
+  /* So many files that a floor each passes the budget: shares are about the floor, and a
+   * 16 KiB head (some 4,000 tokens of source) says enough of a file's. */
+  if (b->tokens > 0 && (int64_t)b->n * b->floor > b->tokens)
+    sample = READER_SAMPLE_SMALL;
+
   /* Past what the budget can admit (a plan lists every file). */
   if (!b->plan && b->tokens > 0 && atomic_load(&b->floor_sum) > b->tokens)
     sample = 0;
@@ -339,9 +344,11 @@ static int64_t admit(Budget *b, bool *admitted, int64_t avail) {
       else
         sum += c;
       /* Once one is refused, every file after it is: the order is the request's. */
-      if (!admitted[i] && b->items[i].kind != ITEM_REFUSED)
+      if (!admitted[i] && b->items[i].kind != ITEM_REFUSED) {
         for (size_t j = i + 1; j < b->n; j++)
           admitted[j] = false;
+        break;
+      }
     }
     level = water_level(b, admitted, avail);
   }

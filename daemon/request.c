@@ -280,6 +280,19 @@ static void assemble(Request *req) {
     pieces_free(parts, k);
     return;
   }
+  /* Files a budget's summary counts have empty pieces: none goes to the socket. */
+  if (req->budget != NULL) {
+    size_t kept = 1;
+
+    for (size_t j = 1; j + 1 < k; j++) {
+      if (parts[j]->len == 0)
+        g_string_free(parts[j], TRUE);
+      else
+        parts[kept++] = parts[j];
+    }
+    parts[kept++] = parts[k - 1];
+    k = kept;
+  }
   req->output = parts;
   req->output_n = k;
 }
