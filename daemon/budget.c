@@ -252,7 +252,7 @@ static void measure_image(Budget *b, const ReaderSample *s, Item *it, FileResult
   res->height = h;
 }
 
-void budget_measure(Budget *b, size_t i, const ReaderOptions *o, const Workspace *ws,
+bool budget_measure(Budget *b, size_t i, const ReaderOptions *o, const Workspace *ws,
                     const atomic_bool *cancelled, FileResult *res) {
   Item *it = &b->items[i];
   size_t sample = b->tokens == 0 ? READER_SAMPLE_SMALL : READER_SAMPLE_SIZE;
@@ -275,14 +275,14 @@ void budget_measure(Budget *b, size_t i, const ReaderOptions *o, const Workspace
   }
   if (!reader_measure(o, ws, cancelled, sample, res, &s)) {
     it->kind = ITEM_REFUSED;
-    return;
+    return sample > 0;
   }
   if (sample == 0) {
     /* Its size alone says what it would cost: about four bytes a token. */
     it->kind = ITEM_UNSAMPLED;
     it->total = res->bytes > 0 ? res->bytes / 4 + 1 : 0;
     res->lines = -1;
-    return;
+    return false;
   }
   if (res->type == FILE_TYPE_TEXT)
     measure_text(b, &s, o, it, res);
@@ -291,6 +291,7 @@ void budget_measure(Budget *b, size_t i, const ReaderOptions *o, const Workspace
   else
     it->kind = ITEM_OPAQUE;
   atomic_fetch_add(&b->floor_sum, it->kind == ITEM_OPAQUE ? b->floor : MIN(it->want, b->floor));
+  return true;
 }
 
 /* What file i costs at a water level: its estimate, capped by the level; what is known only

@@ -57,8 +57,10 @@ void budget_free(Budget *b);
 /* True until budget_decide(): the request's lanes measure instead of reading. */
 bool budget_measuring(const Budget *b);
 
-/* Measures file i (options o) into res, which must be zeroed. On a lane. */
-void budget_measure(Budget *b, size_t i, const ReaderOptions *o, const Workspace *ws,
+/* Measures file i (options o) into res, which must be zeroed. On a lane. Returns true when
+ * it read the file's head, false when a stat was all it took (a file past what the budget
+ * can admit, or one refused before it was opened). */
+bool budget_measure(Budget *b, size_t i, const ReaderOptions *o, const Workspace *ws,
                     const atomic_bool *cancelled, FileResult *res);
 
 /* File i was answered without a read (an expansion's binary file or empty pattern), as f: it

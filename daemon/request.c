@@ -155,7 +155,9 @@ static void lane_work_cb(uv_work_t *w) {
   Request *req = lane->req;
   gint64 until = g_get_monotonic_time() + REQUEST_SLICE_US;
 
-  for (size_t n = 0; n < REQUEST_SLICE_FILES && !atomic_load(&req->cancelled); n++) {
+  /* n counts the files this slice read; a file a budget settled, or measured by a stat alone,
+   * costs next to nothing and does not count (the time limit still holds). */
+  for (size_t n = 0; n < REQUEST_SLICE_FILES && !atomic_load(&req->cancelled);) {
     size_t i = atomic_fetch_add(&req->next, 1);
     ReaderOptions o;
 
@@ -165,16 +167,21 @@ static void lane_work_cb(uv_work_t *w) {
     if (req->budget != NULL && budget_measuring(req->budget)) {
       if (expansion_answer(&req->expansion, i, &req->result.files[i]))
         budget_answered(req->budget, i, &req->result.files[i]);
-      else
-        budget_measure(req->budget, i, &o, req->ws, &req->cancelled, &req->result.files[i]);
+      else if (budget_measure(req->budget, i, &o, req->ws, &req->cancelled,
+                              &req->result.files[i]))
+        n++;
       lane->read++;
-    } else if ((req->budget != NULL && budget_settled(req->budget, i)) ||
-               expansion_answer(&req->expansion, i, &req->result.files[i]) ||
+    } else if (req->budget != NULL && budget_settled(req->budget, i)) {
+      file_done(req, i);
+      lane->read++;
+    } else if (expansion_answer(&req->expansion, i, &req->result.files[i]) ||
                reader_read_text(&o, req->ws, &req->cancelled, &req->result.files[i])) {
       file_done(req, i);
       lane->read++;
+      n++;
     } else {
       lane->deferred[lane->n_deferred++] = i;
+      n++;
     }
     if (g_get_monotonic_time() >= until)
       break;
