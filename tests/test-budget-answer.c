@@ -12,6 +12,7 @@
 
 #include "formatters/tokens.h"
 #include "tests/lib/rd.h"
+#include "tests/lib/skip.h"
 
 #define GO_SRC "/usr/share/go-1.19/src"
 
@@ -266,6 +267,70 @@ START_TEST(budget_answer_mcp) {
 }
 END_TEST
 
+/* The o200k_base count (tests/tokens/count.mjs) of each file in paths, in counts. */
+static void bpe_counts(const char *root, const char *const *paths, size_t n, int64_t *counts) {
+  g_autofree char *script = g_build_filename(root, "tests", "tokens", "count.mjs", NULL);
+  g_autofree char *node = g_find_program_in_path("node");
+  g_autoptr(GPtrArray) argv = g_ptr_array_new();
+  g_auto(GStrv) lines = NULL;
+  RdRun run;
+
+  g_ptr_array_add(argv, node);
+  g_ptr_array_add(argv, script);
+  for (size_t i = 0; i < n; i++)
+    g_ptr_array_add(argv, (char *)paths[i]);
+  g_ptr_array_add(argv, NULL);
+  rd_run(NULL, (const char *const *)argv->pdata, NULL, 0, 60000, &run);
+  ck_assert_msg(run.code == 0, "node count.mjs failed: %s", run.err);
+  lines = g_strsplit(run.out, "\n", -1);
+  for (size_t i = 0; i < n; i++) {
+    ck_assert_ptr_nonnull(lines[i]);
+    counts[i] = g_ascii_strtoll(lines[i], NULL, 10);
+  }
+  rd_run_clear(&run);
+}
+
+/* The markup's estimate against the real BPE (o200k_base, gpt-tokenizer): the XML with every
+ * text left out of its CDATA (what the daemon prices as markup) within 10% of its o200k count,
+ * and the whole answer's o200k count within 10% of answerTokens (the content's own error is
+ * tests/test-tokens.c's). Prints the figures for docs/performance.md. */
+START_TEST(budget_answer_markup_against_o200k) {
+  const char *root = getenv("READERD_SOURCE_ROOT");
+  g_autofree char *modules = NULL, *node = NULL;
+  RdConn *c;
+  const int64_t budgets[] = {5000, 50000};
+
+  ck_assert_msg(root != NULL, "env READERD_SOURCE_ROOT is not set");
+  modules = g_build_filename(root, "tests", "tokens", "node_modules", "gpt-tokenizer", NULL);
+  node = g_find_program_in_path("node");
+  if (!g_file_test(modules, G_FILE_TEST_IS_DIR) || node == NULL)
+    SKIP_CASE("node or tests/tokens/node_modules is missing (scripts/deps.sh installs them)");
+  c = rd_conn_new(dmn->sock);
+  for (size_t b = 0; b < G_N_ELEMENTS(budgets); b++) {
+    RdResult *r = read_go(c, budgets[b], 0);
+    const char *xml = json_object_get_string_member(r->result, "xml");
+    g_autoptr(GRegex) cdata = g_regex_new("<!\\[CDATA\\[.*?\\]\\]>", G_REGEX_DOTALL, 0, NULL);
+    g_autofree char *skeleton = g_regex_replace_literal(cdata, xml, -1, 0, "<![CDATA[]]>", 0, NULL);
+    g_autofree char *whole_path = rd_write_str(dmn->dir, "answer.xml", xml);
+    g_autofree char *skel_path = rd_write_str(dmn->dir, "markup.xml", skeleton);
+    const char *paths[] = {whole_path, skel_path};
+    int64_t counts[2], answer = member_int(r->result, "answerTokens");
+    int64_t markup = tokens_text(skeleton, strlen(skeleton));
+
+    bpe_counts(root, paths, 2, counts);
+    printf("budget %" G_GINT64_FORMAT ": markup estimate %" G_GINT64_FORMAT ", o200k %" G_GINT64_FORMAT
+           " (%+.1f%%); answerTokens %" G_GINT64_FORMAT ", o200k of the XML %" G_GINT64_FORMAT
+           " (%+.1f%%)\n",
+           budgets[b], markup, counts[1], 100.0 * (double)(markup - counts[1]) / (double)counts[1],
+           answer, counts[0], 100.0 * (double)(answer - counts[0]) / (double)counts[0]);
+    ck_assert_int_le(labs(markup - counts[1]), counts[1] / 10);
+    ck_assert_int_le(labs(answer - counts[0]), counts[0] / 10);
+    rd_result_free(r);
+  }
+  rd_conn_free(c);
+}
+END_TEST
+
 /* Bad skip values: -32602 naming the field. */
 START_TEST(budget_answer_bad_skip) {
   const char *bad[] = {"-1", "\"3\"", "1.5", "10001"};
@@ -296,6 +361,7 @@ static Suite *budget_answer_suite(void) {
   tcase_add_test(tc, budget_answer_continues_with_skip);
   tcase_add_test(tc, budget_answer_cli);
   tcase_add_test(tc, budget_answer_mcp);
+  tcase_add_test(tc, budget_answer_markup_against_o200k);
   tcase_add_test(tc, budget_answer_bad_skip);
   suite_add_tcase(s, tc);
   return s;
@@ -307,5 +373,6 @@ int main(void) {
     return 77;
   }
   rd_init();
-  return rd_run_suite(budget_answer_suite());
+  skip_init();
+  return skip_status(rd_run_suite(budget_answer_suite()));
 }
