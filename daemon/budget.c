@@ -24,13 +24,13 @@ typedef enum {
 
 typedef struct {
   ItemKind kind;
-  int64_t want;  /* estimated tokens a read would show */
-  int64_t total; /* estimated tokens of the whole file */
-  int64_t grant; /* the share given: tokens at most */
+  int64_t want;    /* estimated tokens a read would show */
+  int64_t total;   /* estimated tokens of the whole file */
+  int64_t grant;   /* the share given: tokens at most */
   int64_t markup;  /* estimated tokens of its element's markup when it is shown */
   int64_t listing; /* estimated tokens of its element when it is listed omitted (or refused) */
-  bool guessed;  /* want was extrapolated from a head shorter than what a read shows */
-  bool settled;  /* the entry is final after the measure */
+  bool guessed;    /* want was extrapolated from a head shorter than what a read shows */
+  bool settled;    /* the entry is final after the measure */
 } Item;
 
 struct Budget {
@@ -55,8 +55,8 @@ struct Budget {
 static int64_t frame_tokens(int64_t budget) {
   ReadResult r = {.budget = budget, .answer_tokens = 999999999999};
   GString *s = g_string_new(NULL);
-  FileResult f = {.bytes = 999999999999, .type = FILE_TYPE_TEXT, .lines = 999999999999,
-                  .tokens = 999999999999};
+  FileResult f = {
+      .bytes = 999999999999, .type = FILE_TYPE_TEXT, .lines = 999999999999, .tokens = 999999999999};
   int64_t n;
 
   r.files = &f;
@@ -541,8 +541,10 @@ static bool shows(const FileResult *f) {
  * notices those entries carry (notices[j], summed from the end). */
 static int64_t summary_reserve(const Budget *b, const ReadResult *r, size_t j,
                                const int64_t *notices) {
-  ResultSummary sum = {.files = r->n_files - j, .bytes = 999999999999,
-                       .tokens_total = 999999999999, .skip = b->skip + (int64_t)j};
+  ResultSummary sum = {.files = r->n_files - j,
+                       .bytes = 999999999999,
+                       .tokens_total = 999999999999,
+                       .skip = b->skip + (int64_t)j};
   FileResult f = {.path = r->files[j].path, .summarized = true, .summary = &sum};
 
   return MAX(xml_content_tokens(&f, 0, false), 0) + notices[j];
@@ -557,8 +559,8 @@ static void notice_sums(const ReadResult *r, int64_t *notices) {
     int64_t t = 0;
 
     if (f->n_notices > 0) {
-      FileResult only = {.path = f->path, .summarized = true, .notices = f->notices,
-                         .n_notices = f->n_notices};
+      FileResult only = {
+          .path = f->path, .summarized = true, .notices = f->notices, .n_notices = f->n_notices};
 
       t = MAX(xml_content_tokens(&only, 0, false), 0);
     }

@@ -167,8 +167,7 @@ static void lane_work_cb(uv_work_t *w) {
     if (req->budget != NULL && budget_measuring(req->budget)) {
       if (expansion_answer(&req->expansion, i, &req->result.files[i]))
         budget_answered(req->budget, i, &req->result.files[i]);
-      else if (budget_measure(req->budget, i, &o, req->ws, &req->cancelled,
-                              &req->result.files[i]))
+      else if (budget_measure(req->budget, i, &o, req->ws, &req->cancelled, &req->result.files[i]))
         n++;
       lane->read++;
     } else if (req->budget != NULL && budget_settled(req->budget, i)) {

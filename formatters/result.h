@@ -195,10 +195,10 @@ typedef struct {
   FileResult *files;
   size_t n_files;
   int64_t budget; /* the request's budget.tokens, 0 when it has none */
+  bool plan;      /* the answer is a plan: entries without content */
   /* With a budget: the estimated tokens of the whole answer the model reads (content and
    * the XML markup around it); 0 otherwise. */
   int64_t answer_tokens;
-  bool plan;      /* the answer is a plan: entries without content */
 } ReadResult;
 
 /* Releases everything an ImageOut owns; the struct itself is not freed. NULL is fine. */

@@ -288,8 +288,7 @@ static int read_params_budget_plan(JsonObject *obj, ReadParams *ret, char **ret_
     return read_params_fail(ret_error, "plan must be a boolean");
   if ((node = read_params_member(obj, "skip")) &&
       !read_params_get_int(node, 0, READ_MAX_PATHS, &ret->skip))
-    return read_params_fail(ret_error, "skip must be an integer >= 0 (at most %d)",
-                            READ_MAX_PATHS);
+    return read_params_fail(ret_error, "skip must be an integer >= 0 (at most %d)", READ_MAX_PATHS);
   return 0;
 }
 

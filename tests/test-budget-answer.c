@@ -29,10 +29,11 @@ static void teardown(void) {
 /* A read of 2,000 files of the Go tree (expand, in their byte order) with a budget, from entry
  * skip on. */
 static RdResult *read_go(RdConn *c, int64_t budget, int64_t skip) {
-  g_autofree char *params = g_strdup_printf(
-      "{\"paths\":[\"" GO_SRC "\"],\"expand\":{\"maxFiles\":2000},\"budget\":{\"tokens\":%" G_GINT64_FORMAT
-      "},\"skip\":%" G_GINT64_FORMAT "}",
-      budget, skip);
+  g_autofree char *params =
+      g_strdup_printf("{\"paths\":[\"" GO_SRC
+                      "\"],\"expand\":{\"maxFiles\":2000},\"budget\":{\"tokens\":%" G_GINT64_FORMAT
+                      "},\"skip\":%" G_GINT64_FORMAT "}",
+                      budget, skip);
 
   return rd_read(c, params);
 }
@@ -116,10 +117,9 @@ static guint check_answer(RdResult *r, int64_t budget, int64_t skip) {
     ck_assert_int_eq(member_int(o, "tokensTotal"), total);
     ck_assert_int_eq(member_int(o, "skip"), skip + cut);
     printf("budget %" G_GINT64_FORMAT ": %u shown, %u listed (%" G_GINT64_FORMAT
-           " tokens), %u summarized; answer %" G_GINT64_FORMAT " (estimate of the XML %" G_GINT64_FORMAT
-           "), content %" G_GINT64_FORMAT "\n",
-           budget, shown, omitted, listed, n - cut, answer, est,
-           member_int(r->result, "tokens"));
+           " tokens), %u summarized; answer %" G_GINT64_FORMAT
+           " (estimate of the XML %" G_GINT64_FORMAT "), content %" G_GINT64_FORMAT "\n",
+           budget, shown, omitted, listed, n - cut, answer, est, member_int(r->result, "tokens"));
     return cut;
   }
   return n;
@@ -180,8 +180,8 @@ END_TEST
 
 /* readerd read --budget N --skip K: the same answer as the socket's. */
 START_TEST(budget_answer_cli) {
-  const char *argv[] = {rd_readerd(), "read",     "--json", "--max-files", "2000", "--budget",
-                        "20000",      "--skip",   "40",     GO_SRC,        NULL};
+  const char *argv[] = {rd_readerd(), "read",   "--json", "--max-files", "2000", "--budget",
+                        "20000",      "--skip", "40",     GO_SRC,        NULL};
   RdRun run;
   RdResult *r;
 
@@ -318,9 +318,9 @@ START_TEST(budget_answer_markup_against_o200k) {
     int64_t markup = tokens_text(skeleton, strlen(skeleton));
 
     bpe_counts(root, paths, 2, counts);
-    printf("budget %" G_GINT64_FORMAT ": markup estimate %" G_GINT64_FORMAT ", o200k %" G_GINT64_FORMAT
-           " (%+.1f%%); answerTokens %" G_GINT64_FORMAT ", o200k of the XML %" G_GINT64_FORMAT
-           " (%+.1f%%)\n",
+    printf("budget %" G_GINT64_FORMAT ": markup estimate %" G_GINT64_FORMAT
+           ", o200k %" G_GINT64_FORMAT " (%+.1f%%); answerTokens %" G_GINT64_FORMAT
+           ", o200k of the XML %" G_GINT64_FORMAT " (%+.1f%%)\n",
            budgets[b], markup, counts[1], 100.0 * (double)(markup - counts[1]) / (double)counts[1],
            answer, counts[0], 100.0 * (double)(answer - counts[0]) / (double)counts[0]);
     ck_assert_int_le(labs(markup - counts[1]), counts[1] / 10);

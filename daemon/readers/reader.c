@@ -298,8 +298,8 @@ static bool read_file(const ReaderOptions *o, const Workspace *ws, bool text_onl
       fail_errno(res, errno, "fstat");
     else if (check_mode(res, &st) && workspace_allows(ws, fd, o->path, res))
       stat_metadata(res, &st);
-    res->unchanged = res->code == NULL && o->client_etag != NULL &&
-                     strcmp(o->client_etag, res->etag) == 0;
+    res->unchanged =
+        res->code == NULL && o->client_etag != NULL && strcmp(o->client_etag, res->etag) == 0;
     goto finish;
   }
   fd = open(full, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
