@@ -193,6 +193,9 @@ START_TEST(budget_fair_shares_in_request_order) {
     guint shown = 0, cut = 0;
 
     ck_assert_int_le(result_int(r, "tokens"), budgets[b]);
+    /* The whole answer, markup included, within the budget too. */
+    ck_assert_int_le(result_int(r, "tokens"), result_int(r, "answerTokens"));
+    ck_assert_int_le(result_int(r, "answerTokens"), budgets[b]);
     ck_assert_int_eq(result_int(r, "tokens"), sum_tokens(r));
     ck_assert_int_eq(result_int(r, "budget"), budgets[b]);
     for (guint i = 0; paths[i] != NULL; i++) {
