@@ -230,7 +230,7 @@ static void text_file_body(GString *out, const FileResult *f, size_t index, int6
   if (f->summarized) {
     if (f->summary != NULL)
       g_string_append_printf(out,
-                             "%s[%zu more files left out by the budget, from %s on (%" PRId64
+                             "%s[%zu files left out by the budget, from %s on (%" PRId64
                              " bytes, about %" PRId64 " tokens); read them next with the "
                              "same request and skip=%" PRId64 "]\n",
                              index > 0 ? "\n" : "", f->summary->files, f->path, f->summary->bytes,

@@ -486,7 +486,7 @@ static void put_summary(XmlOut *x, const FileResult *f) {
   put_attr_int(x, "tokensTotal", s->tokens_total);
   put_attr(x, "first", f->path);
   put_attr_int(x, "skip", s->skip);
-  message = g_strdup_printf("%zu more files left out by the budget, from the one named first "
+  message = g_strdup_printf("%zu files left out by the budget, from the one named first "
                             "on; read them next with the same request and skip=%" PRId64,
                             s->files, s->skip);
   put_cdata(x, message, strlen(message));
