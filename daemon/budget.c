@@ -10,6 +10,9 @@
 #include "formatters/tokens.h"
 #include "formatters/xml.h"
 
+/* The head measured when the shares will be about the floor: 8 KiB. */
+#define BUDGET_FLOOR_SAMPLE 8192
+
 /* Tokens kept for the notice of a cut text: what the line engine keeps for it. */
 #define NOTICE_TOKENS LINES_NOTICE_TOKENS
 
@@ -258,10 +261,10 @@ bool budget_measure(Budget *b, size_t i, const ReaderOptions *o, const Workspace
   size_t sample = b->tokens == 0 ? READER_SAMPLE_SMALL : READER_SAMPLE_SIZE;
   ReaderSample s;
 
-  /* So many files that a floor each passes the budget: shares are about the floor, and a
-   * 16 KiB head (some 4,000 tokens of source) says enough of a file's. */
+  /* So many files that a floor each passes the budget: shares are about the floor (1,000
+   * tokens, some 3.5 KiB of source), and a head of twice that says enough of a file's. */
   if (b->tokens > 0 && (int64_t)b->n * b->floor > b->tokens)
-    sample = READER_SAMPLE_SMALL;
+    sample = BUDGET_FLOOR_SAMPLE;
 
   /* Past what the budget can admit (a plan lists every file). */
   if (!b->plan && b->tokens > 0 && atomic_load(&b->floor_sum) > b->tokens)
