@@ -540,17 +540,31 @@ static bool shows(const FileResult *f) {
   return f->code == NULL && f->omitted == NULL && !f->unchanged && !f->planned;
 }
 
-/* Tokens of the summary of the answer's entries from j on, at its widest numbers, and of the
- * notices those entries carry (notices[j], summed from the end). */
-static int64_t summary_reserve(const Budget *b, const ReadResult *r, size_t j,
-                               const int64_t *notices) {
+/* Tokens of the summary element of the entries from j on, at its widest numbers. */
+static int64_t summary_exact(const Budget *b, const ReadResult *r, size_t j) {
   ResultSummary sum = {.files = r->n_files - j,
                        .bytes = 999999999999,
                        .tokens_total = 999999999999,
                        .skip = b->skip + (int64_t)j};
   FileResult f = {.path = r->files[j].path, .summarized = true, .summary = &sum};
 
-  return MAX(xml_content_tokens(&f, 0, false), 0) + notices[j];
+  return MAX(xml_content_tokens(&f, 0, false), 0);
+}
+
+/* Tokens of the summary of the answer's entries from j on, at its widest numbers, and of the
+ * notices those entries carry (notices[j], summed from the end); 0 past the last entry. When
+ * `room` is surely enough (twice the summary's usual markup and a token a byte of its path),
+ * that bound is returned without writing the summary. */
+static int64_t summary_reserve(const Budget *b, const ReadResult *r, size_t j,
+                               const int64_t *notices, int64_t room) {
+  int64_t bound;
+
+  if (j >= r->n_files)
+    return 0;
+  bound = 2 * BUDGET_SUMMARY_TOKENS + (int64_t)strlen(r->files[j].path) + notices[j];
+  if (bound <= room)
+    return bound;
+  return summary_exact(b, r, j) + notices[j];
 }
 
 /* The tokens of the expansions' notices each entry carries, summed from j to the end, in
@@ -620,10 +634,11 @@ void budget_settle(const Budget *b, ReadResult *r, bool *changed) {
   notice_sums(r, notices);
   for (size_t i = 0; i < n && cut == n; i++) {
     FileResult *f = &r->files[i];
-    int64_t reserve = i + 1 < n ? summary_reserve(b, r, i + 1, notices) : 0, c;
+    int64_t reserve, c;
 
     if (shows(f)) {
       c = f->tokens + MAX(xml_content_tokens(f, image_index, true), 0);
+      reserve = summary_reserve(b, r, i + 1, notices, b->tokens - used - c);
       if (used + c + reserve <= b->tokens) {
         used += c;
         image_index += (int64_t)f->n_images;
@@ -634,6 +649,7 @@ void budget_settle(const Budget *b, ReadResult *r, bool *changed) {
     }
     /* Listed: a file left out while the listing's share lasts, a refusal, a binary file. */
     c = MAX(xml_content_tokens(f, image_index, false), 0);
+    reserve = summary_reserve(b, r, i + 1, notices, b->tokens - used - c);
     if (used + c + reserve <= b->tokens &&
         (g_strcmp0(f->omitted, OMITTED_BUDGET) != 0 || listed + c <= cap)) {
       used += c;
