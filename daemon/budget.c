@@ -627,8 +627,13 @@ void budget_settle(const Budget *b, ReadResult *r, bool *changed) {
   g_autofree int64_t *notices = NULL;
   int64_t used = b != NULL ? b->frame : 0, listed = 0, image_index = 0, cap;
 
-  if (b == NULL || b->tokens == 0 || b->plan || n == 0)
+  if (b == NULL || b->tokens == 0 || b->plan)
     return;
+  if (n == 0) {
+    /* The frame alone. */
+    answer_tokens(r, 0);
+    return;
+  }
   cap = b->tokens * BUDGET_LIST_SHARE / 100;
   notices = g_new(int64_t, n + 1);
   notice_sums(r, notices);

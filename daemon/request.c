@@ -470,8 +470,8 @@ static void request_setup_files(Request *req) {
   /* skip past the last entry: an answer with none, which no file's thread assembles. It is
    * finished from the loop, as a request cancelled while waiting is. */
   if (req->result.n_files == 0) {
-    budget_free(g_steal_pointer(&req->budget));
     assemble(req);
+    budget_free(g_steal_pointer(&req->budget));
     req->in_flight++;
     uv_queue_work(req->loop, &req->cancel_work, cancel_work_cb, cancel_after_cb);
   }
