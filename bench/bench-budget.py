@@ -10,6 +10,8 @@ four ways, one after another so that a busy machine weighs on all of them alike:
   budget  budget: {tokens: B} (the measure phase, then only the files admitted)
   shown   a plain read of only the files the budget showed, each with the limit the budget
           kept of it (what the budget must cost about as much as)
+  absent  a plain read of the same N paths with a suffix that no file has: N FILE_NOT_FOUND
+          entries, what naming N paths costs when nothing is read (the floor under `budget`)
 Prints a Markdown table of median wall times per request and the ratios, on stdout.
 """
 import argparse, json, os, statistics, sys, tempfile, time
@@ -40,6 +42,7 @@ def main():
                 'plan': {'paths': files, 'plan': True},
                 'budget': {'paths': files, 'budget': {'tokens': a.budget}},
                 'shown': {'paths': shown},
+                'absent': {'paths': [f + '.absent' for f in files]},
             }
             times = {k: [] for k in kinds}
             size = {}
@@ -54,16 +57,20 @@ def main():
             daemon.terminate()
             daemon.wait()
     med = {k: statistics.median(v) * 1000 for k, v in times.items()}
-    print('| request | files shown | tokens | answer bytes | median ms | vs read | vs shown |')
-    print('|---|---:|---:|---:|---:|---:|---:|')
+    print('| request | files shown | tokens | answerTokens | answer bytes | median ms | vs read '
+          '| vs shown | vs absent |')
+    print('|---|---:|---:|---:|---:|---:|---:|---:|---:|')
     for k in kinds:
         n = sum(1 for f in res[k]['files'] if 'omitted' not in f and 'code' not in f)
-        print('| %s | %d | %d | %d | %.1f | %.2f | %.2f |' % (
-            k, n, res[k]['tokens'], size[k], med[k], med[k] / med['read'], med[k] / med['shown']))
+        print('| %s | %d | %d | %s | %d | %.1f | %.2f | %.2f | %.2f |' % (
+            k, n, res[k]['tokens'], res[k].get('answerTokens', ''), size[k], med[k],
+            med[k] / med['read'], med[k] / med['shown'], med[k] / med['absent']))
     print()
     print('%d files, budget %d tokens, %d runs each, interleaved; plan/read = %.2f, '
-          'budget/shown = %.2f' % (len(files), a.budget, a.runs, med['plan'] / med['read'],
-                                   med['budget'] / med['shown']))
+          'budget/shown = %.2f, budget/absent = %.2f, (budget - absent)/shown = %.2f' % (
+              len(files), a.budget, a.runs, med['plan'] / med['read'],
+              med['budget'] / med['shown'], med['budget'] / med['absent'],
+              (med['budget'] - med['absent']) / med['shown']))
 
 
 if __name__ == '__main__':

@@ -8,6 +8,10 @@
 #include "daemon/readers/lines.h"
 #include "daemon/readers/text.h"
 #include "formatters/tokens.h"
+#include "formatters/xml.h"
+
+/* The head measured when the shares will be about the floor: 8 KiB. */
+#define BUDGET_FLOOR_SAMPLE 8192
 
 /* Tokens kept for the notice of a cut text: what the line engine keeps for it. */
 #define NOTICE_TOKENS LINES_NOTICE_TOKENS
@@ -23,11 +27,13 @@ typedef enum {
 
 typedef struct {
   ItemKind kind;
-  int64_t want;  /* estimated tokens a read would show */
-  int64_t total; /* estimated tokens of the whole file */
-  int64_t grant; /* the share given: tokens at most */
-  bool guessed;  /* want was extrapolated from a head shorter than what a read shows */
-  bool settled;  /* the entry is final after the measure */
+  int64_t want;    /* estimated tokens a read would show */
+  int64_t total;   /* estimated tokens of the whole file */
+  int64_t grant;   /* the share given: tokens at most */
+  int64_t markup;  /* estimated tokens of its element's markup when it is shown */
+  int64_t listing; /* estimated tokens of its element when it is listed omitted (or refused) */
+  bool guessed;    /* want was extrapolated from a head shorter than what a read shows */
+  bool settled;    /* the entry is final after the measure */
 } Item;
 
 struct Budget {
@@ -37,6 +43,8 @@ struct Budget {
    * the fair share of every file is below the floor: the files are admitted in request order
    * and none claimed after this point can be, so their heads are not read. */
   atomic_int_fast64_t floor_sum;
+  int64_t frame; /* tokens of <ReadResults …> and its end tag, at the widest numbers */
+  int64_t skip;  /* the request's skip: the answer's first entry is this one of its paths */
   bool plan;
   bool measuring;
   bool openai, low_detail;
@@ -44,6 +52,24 @@ struct Budget {
   Item *items;
   size_t n;
 };
+
+/* The answer's frame at its widest: <ReadResults> with every total at twelve digits, and
+ * </ReadResults>. */
+static int64_t frame_tokens(int64_t budget) {
+  ReadResult r = {.budget = budget, .answer_tokens = 999999999999};
+  GString *s = g_string_new(NULL);
+  FileResult f = {
+      .bytes = 999999999999, .type = FILE_TYPE_TEXT, .lines = 999999999999, .tokens = 999999999999};
+  int64_t n;
+
+  r.files = &f;
+  r.n_files = 1;
+  xml_format_open(s, &r);
+  g_string_append(s, XML_RESULTS_CLOSE);
+  n = tokens_text(s->str, s->len);
+  g_string_free(s, TRUE);
+  return n;
+}
 
 Budget *budget_new(const ReadParams *p, bool openai, bool low_detail) {
   Budget *b;
@@ -59,6 +85,8 @@ Budget *budget_new(const ReadParams *p, bool openai, bool low_detail) {
   b->openai = openai;
   b->low_detail = low_detail;
   b->max_dimension = p->max_dimension;
+  b->skip = p->skip;
+  b->frame = frame_tokens(b->tokens);
   b->n = p->n_paths;
   b->items = g_new0(Item, b->n);
   return b;
@@ -227,26 +255,37 @@ static void measure_image(Budget *b, const ReaderSample *s, Item *it, FileResult
   res->height = h;
 }
 
-void budget_measure(Budget *b, size_t i, const ReaderOptions *o, const Workspace *ws,
+bool budget_measure(Budget *b, size_t i, const ReaderOptions *o, const Workspace *ws,
                     const atomic_bool *cancelled, FileResult *res) {
   Item *it = &b->items[i];
   size_t sample = b->tokens == 0 ? READER_SAMPLE_SMALL : READER_SAMPLE_SIZE;
   ReaderSample s;
 
+  /* So many files that a floor each passes the budget: shares are about the floor (1,000
+   * tokens, some 3.5 KiB of source), and a head of twice that says enough of a file's. */
+  if (b->tokens > 0 && (int64_t)b->n * b->floor > b->tokens)
+    sample = BUDGET_FLOOR_SAMPLE;
+
   /* Past what the budget can admit (a plan lists every file). */
   if (!b->plan && b->tokens > 0 && atomic_load(&b->floor_sum) > b->tokens)
     sample = 0;
 
+  {
+    int64_t path = tokens_str(o->path);
+
+    it->markup = BUDGET_MARKUP_SHOWN + path;
+    it->listing = BUDGET_MARKUP_LISTED + path;
+  }
   if (!reader_measure(o, ws, cancelled, sample, res, &s)) {
     it->kind = ITEM_REFUSED;
-    return;
+    return sample > 0;
   }
   if (sample == 0) {
     /* Its size alone says what it would cost: about four bytes a token. */
     it->kind = ITEM_UNSAMPLED;
     it->total = res->bytes > 0 ? res->bytes / 4 + 1 : 0;
     res->lines = -1;
-    return;
+    return false;
   }
   if (res->type == FILE_TYPE_TEXT)
     measure_text(b, &s, o, it, res);
@@ -255,6 +294,7 @@ void budget_measure(Budget *b, size_t i, const ReaderOptions *o, const Workspace
   else
     it->kind = ITEM_OPAQUE;
   atomic_fetch_add(&b->floor_sum, it->kind == ITEM_OPAQUE ? b->floor : MIN(it->want, b->floor));
+  return true;
 }
 
 /* What file i costs at a water level: its estimate, capped by the level; what is known only
@@ -269,18 +309,18 @@ static int64_t grant_at(const Item *it, int64_t level) {
   return it->guessed ? level : cost_at(it, level);
 }
 
-/* The highest level at which the admitted files' costs fit the budget (max-min fairness:
- * every file gets min(its estimate, level)). */
-static int64_t water_level(const Budget *b, const bool *admitted) {
-  int64_t lo = 0, hi = b->tokens;
+/* The highest level at which the admitted files' costs and their markup fit in avail tokens
+ * (max-min fairness: every file gets min(its estimate, level)); 0 when none does. */
+static int64_t water_level(const Budget *b, const bool *admitted, int64_t avail) {
+  int64_t lo = 0, hi = MAX(avail, 0);
 
   while (lo < hi) {
     int64_t mid = lo + (hi - lo + 1) / 2, sum = 0;
 
-    for (size_t i = 0; i < b->n && sum <= b->tokens; i++)
+    for (size_t i = 0; i < b->n && sum <= avail; i++)
       if (admitted[i])
-        sum += cost_at(&b->items[i], mid);
-    if (sum <= b->tokens)
+        sum += cost_at(&b->items[i], mid) + b->items[i].markup;
+    if (sum <= avail)
       lo = mid;
     else
       hi = mid - 1;
@@ -288,30 +328,33 @@ static int64_t water_level(const Budget *b, const bool *admitted) {
   return lo;
 }
 
-/* Decides who is read, in request order, and the level of their shares. */
-static int64_t admit(Budget *b, bool *admitted) {
+/* Decides who is read, in request order, and the level of their shares, within avail tokens
+ * for their content and markup. */
+static int64_t admit(Budget *b, bool *admitted, int64_t avail) {
   int64_t floor = b->floor, level, sum = 0;
   bool changed = true;
 
   for (size_t i = 0; i < b->n; i++)
     admitted[i] = b->items[i].kind != ITEM_REFUSED;
-  level = water_level(b, admitted);
+  level = water_level(b, admitted, avail);
   /* Below the floor, shares would be too thin to be of use: the first files in request order
    * are admitted while each can have the floor at least. */
   if (level < floor) {
     for (size_t i = 0; i < b->n; i++) {
-      int64_t c = admitted[i] ? cost_at(&b->items[i], floor) : 0;
+      int64_t c = admitted[i] ? cost_at(&b->items[i], floor) + b->items[i].markup : 0;
 
-      if (sum + c > b->tokens)
+      if (sum + c > avail)
         admitted[i] = false;
       else
         sum += c;
       /* Once one is refused, every file after it is: the order is the request's. */
-      if (!admitted[i] && b->items[i].kind != ITEM_REFUSED)
+      if (!admitted[i] && b->items[i].kind != ITEM_REFUSED) {
         for (size_t j = i + 1; j < b->n; j++)
           admitted[j] = false;
+        break;
+      }
     }
-    level = water_level(b, admitted);
+    level = water_level(b, admitted, avail);
   }
   /* A picture cannot be cut: one over the level is omitted, and the others share what it
    * leaves. */
@@ -324,9 +367,38 @@ static int64_t admit(Budget *b, bool *admitted) {
       }
     }
     if (changed)
-      level = water_level(b, admitted);
+      level = water_level(b, admitted, avail);
   }
   return level;
+}
+
+/* What the answer needs besides the admitted files: the frame, the elements of refused files
+ * before the first file left out and, when one is, the listing of those after it (at most
+ * BUDGET_LIST_SHARE percent of the budget) and the summary of the rest. */
+static int64_t overhead(const Budget *b, const bool *admitted) {
+  int64_t n = b->frame, listing = 0;
+  bool cut = false;
+
+  for (size_t i = 0; i < b->n; i++) {
+    const Item *it = &b->items[i];
+
+    if (!cut && it->kind == ITEM_REFUSED) {
+      n += it->listing;
+    } else if (!cut && !admitted[i]) {
+      n += BUDGET_SUMMARY_TOKENS + (it->listing - BUDGET_MARKUP_LISTED);
+      cut = true;
+    }
+    if (cut)
+      listing += it->listing;
+  }
+  return n + MIN(listing, b->tokens * BUDGET_LIST_SHARE / 100);
+}
+
+/* Admits files in two rounds: the first with the frame set aside, the second also with the
+ * room the files it left out and the refusals will take. */
+static int64_t admit_within_budget(Budget *b, bool *admitted) {
+  admit(b, admitted, b->tokens - b->frame);
+  return admit(b, admitted, b->tokens - overhead(b, admitted));
 }
 
 /* f's content is left out: what the measure or the read learned of it stays. */
@@ -356,7 +428,7 @@ void budget_decide(Budget *b, ReadResult *r) {
   b->measuring = false;
   if (b->tokens > 0) {
     admitted = g_new0(bool, b->n);
-    level = admit(b, admitted);
+    level = admit_within_budget(b, admitted);
   }
   for (size_t i = 0; i < b->n; i++) {
     Item *it = &b->items[i];
@@ -386,8 +458,9 @@ void budget_decide(Budget *b, ReadResult *r) {
   }
 }
 
-void budget_answered(Budget *b, size_t i) {
+void budget_answered(Budget *b, size_t i, const FileResult *f) {
   b->items[i].kind = ITEM_REFUSED;
+  b->items[i].listing = BUDGET_MARKUP_LISTED + tokens_str(f->path);
 }
 
 bool budget_settled(const Budget *b, size_t i) {
@@ -462,13 +535,139 @@ void budget_enforce(Budget *b, size_t i, FileResult *f) {
     omit(f, MAX(it->total, f->tokens));
 }
 
-bool budget_settle_answer(const Budget *b, FileResult *f, int64_t *used) {
-  if (b == NULL || b->tokens == 0 || b->plan)
-    return false;
-  if (*used + f->tokens <= b->tokens) {
-    *used += f->tokens;
-    return false;
+/* True when f shows content (it was read, not omitted nor refused). */
+static bool shows(const FileResult *f) {
+  return f->code == NULL && f->omitted == NULL && !f->unchanged && !f->planned;
+}
+
+/* Tokens of the summary element of the entries from j on, at its widest numbers. */
+static int64_t summary_exact(const Budget *b, const ReadResult *r, size_t j) {
+  ResultSummary sum = {.files = r->n_files - j,
+                       .bytes = 999999999999,
+                       .tokens_total = 999999999999,
+                       .skip = b->skip + (int64_t)j};
+  FileResult f = {.path = r->files[j].path, .summarized = true, .summary = &sum};
+
+  return MAX(xml_content_tokens(&f, 0, false), 0);
+}
+
+/* Tokens of the summary of the answer's entries from j on, at its widest numbers, and of the
+ * notices those entries carry (notices[j], summed from the end); 0 past the last entry. When
+ * `room` is surely enough (twice the summary's usual markup and a token a byte of its path),
+ * that bound is returned without writing the summary. */
+static int64_t summary_reserve(const Budget *b, const ReadResult *r, size_t j,
+                               const int64_t *notices, int64_t room) {
+  int64_t bound;
+
+  if (j >= r->n_files)
+    return 0;
+  bound = 2 * BUDGET_SUMMARY_TOKENS + (int64_t)strlen(r->files[j].path) + notices[j];
+  if (bound <= room)
+    return bound;
+  return summary_exact(b, r, j) + notices[j];
+}
+
+/* The tokens of the expansions' notices each entry carries, summed from j to the end, in
+ * notices[j] (n + 1 of them). */
+static void notice_sums(const ReadResult *r, int64_t *notices) {
+  notices[r->n_files] = 0;
+  for (size_t j = r->n_files; j-- > 0;) {
+    const FileResult *f = &r->files[j];
+    int64_t t = 0;
+
+    if (f->n_notices > 0) {
+      FileResult only = {
+          .path = f->path, .summarized = true, .notices = f->notices, .n_notices = f->n_notices};
+
+      t = MAX(xml_content_tokens(&only, 0, false), 0);
+    }
+    notices[j] = notices[j + 1] + t;
   }
-  omit(f, f->tokens);
-  return true;
+}
+
+/* Entries from cut on go into one summary on the first of them. */
+static void summarize_from(const Budget *b, ReadResult *r, size_t cut, bool *changed) {
+  ResultSummary *sum = g_new0(ResultSummary, 1);
+
+  sum->files = r->n_files - cut;
+  sum->skip = b->skip + (int64_t)cut;
+  for (size_t j = cut; j < r->n_files; j++) {
+    FileResult *f = &r->files[j];
+
+    if (shows(f))
+      omit(f, f->tokens);
+    changed[j] = true;
+    f->summarized = true;
+    if (f->bytes > 0 && f->code == NULL)
+      sum->bytes += f->bytes;
+    if (f->code == NULL)
+      sum->tokens_total += f->tokens_total;
+  }
+  r->files[cut].summary = sum;
+}
+
+/* The answer's tokens once its body (every entry's element, content and markup) costs body:
+ * the frame as it will be written. */
+static void answer_tokens(ReadResult *r, int64_t body) {
+  GString *s = g_string_new(NULL);
+
+  /* Twice: the first count's digits may change the frame's own. */
+  r->answer_tokens = body;
+  for (int k = 0; k < 2; k++) {
+    g_string_truncate(s, 0);
+    xml_format_open(s, r);
+    g_string_append(s, XML_RESULTS_CLOSE);
+    r->answer_tokens = body + tokens_text(s->str, s->len);
+  }
+  g_string_free(s, TRUE);
+}
+
+void budget_settle(const Budget *b, ReadResult *r, bool *changed) {
+  size_t n = r->n_files, cut = n;
+  g_autofree int64_t *notices = NULL;
+  int64_t used = b != NULL ? b->frame : 0, listed = 0, image_index = 0, cap;
+
+  if (b == NULL || b->tokens == 0 || b->plan)
+    return;
+  if (n == 0) {
+    /* The frame alone. */
+    answer_tokens(r, 0);
+    return;
+  }
+  cap = b->tokens * BUDGET_LIST_SHARE / 100;
+  notices = g_new(int64_t, n + 1);
+  notice_sums(r, notices);
+  for (size_t i = 0; i < n && cut == n; i++) {
+    FileResult *f = &r->files[i];
+    int64_t reserve, c;
+
+    if (shows(f)) {
+      c = f->tokens + MAX(xml_content_tokens(f, image_index, true), 0);
+      reserve = summary_reserve(b, r, i + 1, notices, b->tokens - used - c);
+      if (used + c + reserve <= b->tokens) {
+        used += c;
+        image_index += (int64_t)f->n_images;
+        continue;
+      }
+      omit(f, f->tokens);
+      changed[i] = true;
+    }
+    /* Listed: a file left out while the listing's share lasts, a refusal, a binary file. */
+    c = MAX(xml_content_tokens(f, image_index, false), 0);
+    reserve = summary_reserve(b, r, i + 1, notices, b->tokens - used - c);
+    if (used + c + reserve <= b->tokens &&
+        (g_strcmp0(f->omitted, OMITTED_BUDGET) != 0 || listed + c <= cap)) {
+      used += c;
+      if (g_strcmp0(f->omitted, OMITTED_BUDGET) == 0)
+        listed += c;
+      continue;
+    }
+    cut = i;
+  }
+  if (cut < n) {
+    summarize_from(b, r, cut, changed);
+    used += MAX(xml_content_tokens(&r->files[cut], image_index, false), 0) +
+            notices[cut + 1 < n ? cut + 1 : n];
+  }
+  answer_tokens(r, used - b->frame);
 }

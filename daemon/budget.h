@@ -30,6 +30,20 @@
  * costs about 25. */
 #define BUDGET_MIN_CUT_TOKENS 64
 
+/* The markup of an entry, without its path (which is priced as it is), in estimated tokens:
+ * a <Content> start tag with the attributes of a text file read (type, bytes, lines,
+ * modified, etag, tokens, encoding, eol, truncated, shown), the CDATA wrapper and the end
+ * tag; an omitted file's or a refusal's empty element; the summary. Upper bounds measured on
+ * Go files (tests/test-budget.c checks them): the answer's last check prices the real
+ * elements, these only decide which files are read. */
+#define BUDGET_MARKUP_SHOWN 80
+#define BUDGET_MARKUP_LISTED 60
+#define BUDGET_SUMMARY_TOKENS 70
+
+/* Files the budget leaves out are listed one by one in at most this share of it (percent);
+ * the rest are summarized in one element. */
+#define BUDGET_LIST_SHARE 10
+
 typedef struct Budget Budget;
 
 /* The budget and plan of a request of p->n_paths files, or NULL when p asks for neither.
@@ -43,13 +57,15 @@ void budget_free(Budget *b);
 /* True until budget_decide(): the request's lanes measure instead of reading. */
 bool budget_measuring(const Budget *b);
 
-/* Measures file i (options o) into res, which must be zeroed. On a lane. */
-void budget_measure(Budget *b, size_t i, const ReaderOptions *o, const Workspace *ws,
+/* Measures file i (options o) into res, which must be zeroed. On a lane. Returns true when
+ * it read the file's head, false when a stat was all it took (a file past what the budget
+ * can admit, or one refused before it was opened). */
+bool budget_measure(Budget *b, size_t i, const ReaderOptions *o, const Workspace *ws,
                     const atomic_bool *cancelled, FileResult *res);
 
-/* File i was answered without a read (an expansion's binary file or empty pattern): it takes
- * no share and its entry stays as it is. On a lane, instead of budget_measure(). */
-void budget_answered(Budget *b, size_t i);
+/* File i was answered without a read (an expansion's binary file or empty pattern), as f: it
+ * takes no share and its entry stays as it is. On a lane, instead of budget_measure(). */
+void budget_answered(Budget *b, size_t i, const FileResult *f);
 
 /* Once every file is measured: decides what the read phase reads and each file's cap. Files
  * to read again get their res cleared; the others keep their final entry. */
@@ -66,7 +82,11 @@ int64_t budget_max_tokens(const Budget *b, size_t i);
  * end, anything else over it is omitted), or turns it into a plan entry. On its thread. */
 void budget_enforce(Budget *b, size_t i, FileResult *f);
 
-/* At assembly, file by file in request order: *used sums the tokens answered so far; a file
- * that would take the answer past the budget is omitted. Returns true when f changed (its
- * piece must be formatted again). */
-bool budget_settle_answer(const Budget *b, FileResult *f, int64_t *used);
+/* At assembly, once every file is read, in request order: keeps the whole answer the model
+ * reads (each entry's content and XML markup, the <ReadResults> frame) within the budget.
+ * A file that would pass it is omitted; files omitted are listed one by one while they fit
+ * in BUDGET_LIST_SHARE percent of the budget; the entries from the first that fits no more
+ * are summarized (FileResult.summarized, and .summary on the first). Sets r->answer_tokens.
+ * changed[i] (n_files of them, false on entry) is set for each file whose piece must be
+ * formatted again. Nothing for NULL b, a plan or no budget. */
+void budget_settle(const Budget *b, ReadResult *r, bool *changed);

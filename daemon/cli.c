@@ -25,7 +25,7 @@ static const char usage_text[] =
     "               [--max-dimension N] [--max-image-bytes N] [--image-detail auto|low|high]\n"
     "               [--image-tile auto|never|always] [--pages SPEC] [--render] [--password PW]\n"
     "               [--root DIR] [--exclude GLOB]... [--if-none-match PATH=ETAG]...\n"
-    "               [--no-expand] [--max-files N] [--budget TOKENS] [--plan] PATH...\n"
+    "               [--no-expand] [--max-files N] [--budget TOKENS] [--skip N] [--plan] PATH...\n"
     "      Read files once, without a daemon; print the <ReadResults> XML (or, with --json,\n"
     "      the whole result object). --format xml|anthropic|openai|toolresult|text prints\n"
     "      that shape instead (docs/formats.md). --pages, --render and --password apply to\n"
@@ -36,9 +36,10 @@ static const char usage_text[] =
     "      what .gitignore and .ignore files leave out, binary files listed; at most N files\n"
     "      each (--max-files, default 500). --no-expand answers IS_DIRECTORY for a folder.\n"
     "      --tail N shows the last N lines of each text file (not with --offset).\n"
-    "      --budget TOKENS fits the answer in that many estimated tokens, fairly (files it\n"
-    "      leaves out are listed omitted='budget'); --plan says what a read would cost\n"
-    "      without reading (docs/protocol.md).\n"
+    "      --budget TOKENS fits the whole answer (content and markup) in that many\n"
+    "      estimated tokens, fairly; files it leaves out are listed omitted='budget', the\n"
+    "      rest in one <Omitted> summary naming the --skip N that reads them next. --plan\n"
+    "      says what a read would cost without reading (docs/protocol.md).\n"
     "      Options may follow the paths; after -- every argument is a path. Exit 0 when\n"
     "      every file was read, 1 when any file has a per-file error, 2 on a usage error,\n"
     "      3 when the output could not be written.\n"
@@ -236,6 +237,11 @@ static int cli_read_option(int c, ReadParams *params, CliRun *run, CliPathOption
   case 'L':
     params->plan = true;
     return 0;
+  case 'K':
+    if (cli_parse_number(optarg, 0, READ_MAX_PATHS, &v) < 0)
+      return usage_error("--skip takes a number of entries from 0 to 10000", optarg);
+    params->skip = v;
+    return 0;
   case 'h':
     cli_usage(0);
     return 1;
@@ -286,6 +292,7 @@ int cli_read(int argc, char **argv) {
       {"max-files", required_argument, NULL, 'M'},
       {"budget", required_argument, NULL, 'B'},
       {"plan", no_argument, NULL, 'L'},
+      {"skip", required_argument, NULL, 'K'},
       {NULL, 0, NULL, 0},
   };
   ReadParams params;

@@ -376,6 +376,35 @@ void expansion_apply(Expansion *e, size_t i, FileResult *f) {
   item->n_notices = 0;
 }
 
+/* Releases what one item owns. */
+static void item_clear(ExpandItem *item) {
+  if (item->answer != NULL) {
+    file_result_clear(item->answer);
+    g_free(item->answer);
+  }
+  for (size_t k = 0; k < item->n_notices; k++) {
+    g_free(item->notices[k].path);
+    g_free(item->notices[k].message);
+  }
+  g_free(item->notices);
+}
+
+void expansion_drop_first(Expansion *e, size_t k) {
+  k = MIN(k, e->n_paths);
+  for (size_t i = 0; i < k; i++) {
+    if (e->paths != NULL) {
+      g_free(e->paths[i].path);
+      g_free(e->paths[i].pages);
+      g_free(e->paths[i].password);
+    }
+    item_clear(&e->items[i]);
+  }
+  if (e->paths != NULL)
+    memmove(e->paths, e->paths + k, (e->n_paths - k) * sizeof *e->paths);
+  memmove(e->items, e->items + k, (e->n_paths - k) * sizeof *e->items);
+  e->n_paths -= k;
+}
+
 void expansion_clear(Expansion *e) {
   if (e == NULL)
     return;
@@ -387,15 +416,7 @@ void expansion_clear(Expansion *e) {
       g_free(e->paths[i].pages);
       g_free(e->paths[i].password);
     }
-    if (item->answer != NULL) {
-      file_result_clear(item->answer);
-      g_free(item->answer);
-    }
-    for (size_t k = 0; k < item->n_notices; k++) {
-      g_free(item->notices[k].path);
-      g_free(item->notices[k].message);
-    }
-    g_free(item->notices);
+    item_clear(item);
   }
   g_free(e->paths);
   g_free(e->items);

@@ -59,5 +59,9 @@ bool expansion_answer(Expansion *e, size_t i, FileResult *f);
 /* Moves item i's metadata (from, notices) into f, a result the reader filled. */
 void expansion_apply(Expansion *e, size_t i, FileResult *f);
 
+/* Drops the first k items (at most all), with their paths when e still owns them: the
+ * request's `skip`. Their notices go too. */
+void expansion_drop_first(Expansion *e, size_t k);
+
 /* Releases what e owns and zeroes it. NULL is fine. */
 void expansion_clear(Expansion *e);

@@ -109,7 +109,10 @@ static void file_done(Request *req, size_t i) {
   if (req->budget != NULL)
     budget_enforce(req->budget, i, f);
 
-  if (!req->keep && (f->code != NULL || f->n_images == 0)) {
+  /* A file the budget left out may end in its summary: it is formatted at assembly, when
+   * that is known. */
+  if (!req->keep && (f->code != NULL || f->n_images == 0) &&
+      g_strcmp0(f->omitted, OMITTED_BUDGET) != 0) {
     req->frags[i] = format_file(req, i, 0);
     /* The text now lives in the fragment. */
     g_clear_pointer(&f->content, g_free);
@@ -160,7 +163,9 @@ static void lane_work_cb(uv_work_t *w) {
   gint64 until = g_get_monotonic_time() + REQUEST_SLICE_US;
 
   (void)thread_slice_set(request_is_small(req) ? THREAD_SLICE_LATENCY : THREAD_SLICE_BULK);
-  for (size_t n = 0; n < REQUEST_SLICE_FILES && !atomic_load(&req->cancelled); n++) {
+  /* n counts the files this slice read; a file a budget settled, or measured by a stat alone,
+   * costs next to nothing and does not count (the time limit still holds). */
+  for (size_t n = 0; n < REQUEST_SLICE_FILES && !atomic_load(&req->cancelled);) {
     size_t i = atomic_fetch_add(&req->next, 1);
     ReaderOptions o;
 
@@ -169,17 +174,21 @@ static void lane_work_cb(uv_work_t *w) {
     o = reader_options(req, i);
     if (req->budget != NULL && budget_measuring(req->budget)) {
       if (expansion_answer(&req->expansion, i, &req->result.files[i]))
-        budget_answered(req->budget, i);
-      else
-        budget_measure(req->budget, i, &o, req->ws, &req->cancelled, &req->result.files[i]);
+        budget_answered(req->budget, i, &req->result.files[i]);
+      else if (budget_measure(req->budget, i, &o, req->ws, &req->cancelled, &req->result.files[i]))
+        n++;
       lane->read++;
-    } else if ((req->budget != NULL && budget_settled(req->budget, i)) ||
-               expansion_answer(&req->expansion, i, &req->result.files[i]) ||
+    } else if (req->budget != NULL && budget_settled(req->budget, i)) {
+      file_done(req, i);
+      lane->read++;
+    } else if (expansion_answer(&req->expansion, i, &req->result.files[i]) ||
                reader_read_text(&o, req->ws, &req->cancelled, &req->result.files[i])) {
       file_done(req, i);
       lane->read++;
+      n++;
     } else {
       lane->deferred[lane->n_deferred++] = i;
+      n++;
     }
     if (g_get_monotonic_time() >= until)
       break;
@@ -238,22 +247,30 @@ static GString *piece_within_cap(Request *req, size_t i, int64_t image_index, si
  * copied again. */
 static void assemble(Request *req) {
   size_t n = req->result.n_files, k = 1, used = 0;
+  g_autofree bool *changed = NULL;
   GString **parts;
-  int64_t image_index = 0, tokens = 0;
+  int64_t image_index = 0;
   bool ok = true;
 
   /* The request's image limits need every file read; files with images are formatted below. */
   image_request_budget(&req->result, req->params.max_total_image_bytes, &req->cancelled);
   if (req->keep)
     return;
+  /* The image limits may have refused a file since it was counted. */
+  for (size_t i = 0; i < n; i++)
+    if (req->result.files[i].n_images > 0 || req->result.files[i].code != NULL)
+      count_tokens(req, &req->result.files[i]);
+  /* The whole answer within the budget, markup and all: what it leaves out is listed or
+   * summarized. */
+  if (req->budget != NULL) {
+    changed = g_new0(bool, n);
+    budget_settle(req->budget, &req->result, changed);
+  }
   parts = g_new0(GString *, n + 2);
   for (size_t i = 0; i < n; i++, k++) {
     FileResult *f = &req->result.files[i];
 
-    /* The image limits may have refused it since it was counted. */
-    if (f->n_images > 0 || f->code != NULL)
-      count_tokens(req, f);
-    if (budget_settle_answer(req->budget, f, &tokens) && req->frags[i] != NULL)
+    if (changed != NULL && changed[i] && req->frags[i] != NULL)
       g_string_free(g_steal_pointer(&req->frags[i]), TRUE);
     parts[k] = piece_within_cap(req, i, image_index, &used);
     if (parts[k] == NULL) {
@@ -277,6 +294,19 @@ static void assemble(Request *req) {
   if (!ok) {
     pieces_free(parts, k);
     return;
+  }
+  /* Files a budget's summary counts have empty pieces: none goes to the socket. */
+  if (req->budget != NULL) {
+    size_t kept = 1;
+
+    for (size_t j = 1; j + 1 < k; j++) {
+      if (parts[j]->len == 0)
+        g_string_free(parts[j], TRUE);
+      else
+        parts[kept++] = parts[j];
+    }
+    parts[kept++] = parts[k - 1];
+    k = kept;
   }
   req->output = parts;
   req->output_n = k;
@@ -410,8 +440,31 @@ static void job_after_cb(uv_work_t *w, int status) {
   maybe_finish(req);
 }
 
+/* params.skip: the first entries of paths[] (expanded) are not answered; the continuation of
+ * a budget's summary, which names this number. */
+static void skip_paths(Request *req) {
+  ReadParams *p = &req->params;
+  size_t k = MIN((size_t)p->skip, p->n_paths);
+
+  if (k == 0)
+    return;
+  for (size_t i = 0; i < k; i++) {
+    g_free(p->paths[i].path);
+    g_free(p->paths[i].pages);
+    g_free(p->paths[i].password);
+  }
+  memmove(p->paths, p->paths + k, (p->n_paths - k) * sizeof *p->paths);
+  p->n_paths -= k;
+  if (req->expansion.items != NULL)
+    expansion_drop_first(&req->expansion, k);
+}
+
+static void cancel_work_cb(uv_work_t *w);
+static void cancel_after_cb(uv_work_t *w, int status);
+
 /* The files' slots, once paths[] is final. */
 static void request_setup_files(Request *req) {
+  skip_paths(req);
   req->result.n_files = req->params.n_paths;
   req->result.files = g_new0(FileResult, req->result.n_files);
   req->result.budget = req->params.budget_tokens;
@@ -423,6 +476,14 @@ static void request_setup_files(Request *req) {
   req->blocking = g_new(size_t, req->result.n_files);
   atomic_init(&req->next, 0);
   atomic_init(&req->unread, req->result.n_files);
+  /* skip past the last entry: an answer with none, which no file's thread assembles. It is
+   * finished from the loop, as a request cancelled while waiting is. */
+  if (req->result.n_files == 0) {
+    assemble(req);
+    budget_free(g_steal_pointer(&req->budget));
+    req->in_flight++;
+    uv_queue_work(req->loop, &req->cancel_work, cancel_work_cb, cancel_after_cb);
+  }
 }
 
 static void expand_work_cb(uv_work_t *w) {

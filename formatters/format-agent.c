@@ -33,6 +33,9 @@ static void agent_head(GString *out, const char *name, const FormatOptions *o) {
 /* The text block of f, then its pictures (a failed file sends none). */
 static int agent_file(GString *out, const FileResult *f, size_t index, int64_t image_index,
                       const FormatOptions *o, AgentImageFn image) {
+  /* A file the budget summarized has no block of its own: the first carries the summary. */
+  if (f->summarized && f->summary == NULL && f->n_notices == 0)
+    return 0;
   if (index > 0)
     g_string_append_c(out, ',');
   g_string_append(out, "{\"type\":\"text\",\"text\":\"");

@@ -224,8 +224,19 @@ static void text_sections(GString *out, const FileResult *f, int64_t image_index
     text_put_block(out, f->notice, strlen(f->notice));
 }
 
-/* One file as the terminal shows it. */
+/* One file as the terminal shows it; a file the budget summarized shows nothing, and the
+ * first of them the summary. */
 static void text_file_body(GString *out, const FileResult *f, size_t index, int64_t image_index) {
+  if (f->summarized) {
+    if (f->summary != NULL)
+      g_string_append_printf(out,
+                             "%s[%zu files left out by the budget, from %s on (%" PRId64
+                             " bytes, about %" PRId64 " tokens); read them next with the "
+                             "same request and skip=%" PRId64 "]\n",
+                             index > 0 ? "\n" : "", f->summary->files, f->path, f->summary->bytes,
+                             f->summary->tokens_total, f->summary->skip);
+    return;
+  }
   if (index > 0)
     g_string_append_c(out, '\n');
   text_header(out, f);

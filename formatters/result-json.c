@@ -432,6 +432,25 @@ static void json_notices(GString *gs, const ReadResult *r) {
     json_close(gs, ']');
 }
 
+/* "omitted": the budget's summary of the files it left out past those it lists one by one,
+ * when there is one. */
+static void json_summary(GString *gs, const ReadResult *r) {
+  for (size_t i = 0; i < r->n_files; i++) {
+    const FileResult *f = &r->files[i];
+
+    if (f->summary == NULL)
+      continue;
+    g_string_append(gs, "\"omitted\":{");
+    json_int(gs, "files", (int64_t)f->summary->files);
+    json_int(gs, "bytes", f->summary->bytes);
+    json_int(gs, "tokensTotal", f->summary->tokens_total);
+    json_str(gs, "first", f->path);
+    json_int(gs, "skip", f->summary->skip);
+    json_close(gs, '}');
+    return;
+  }
+}
+
 /* The members after images; see result-json.h. */
 void result_json_format_files(GString *gs, const ReadResult *r) {
   static const ReadResult empty = {0};
@@ -449,11 +468,14 @@ void result_json_format_files(GString *gs, const ReadResult *r) {
   }
   json_close(gs, ']');
   json_notices(gs, r);
+  json_summary(gs, r);
   read_result_totals(r, &bytes, &lines);
   read_result_tokens(r, &tokens, &total);
   json_int(gs, "bytes", bytes);
   json_int(gs, "lines", lines);
   json_int(gs, "tokens", tokens);
+  if (r->budget > 0 && !r->plan)
+    json_int(gs, "answerTokens", r->answer_tokens);
   if (r->budget > 0)
     json_int(gs, "budget", r->budget);
   if (r->plan) {

@@ -74,6 +74,7 @@ void file_result_clear(FileResult *f) {
   for (size_t i = 0; i < f->n_section_out; i++)
     section_out_clear(&f->section_out[i]);
   g_free(f->section_out);
+  g_free(f->summary);
   memset(f, 0, sizeof(*f));
 }
 

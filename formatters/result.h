@@ -169,7 +169,23 @@ typedef struct {
   size_t priced_len;
   int64_t priced_milli;
   int width, height;    /* an image's size as sent, in an entry without images[] (plan) */
+
+  /* A budget's answer past what it lists one by one (ResultSummary): the file has no
+   * <Content> of its own in the answer the model reads (its files[] entry stays); the first
+   * such file carries the summary of them all. */
+  bool summarized;
+  struct ResultSummary *summary; /* owned; on the first summarized file only, else NULL */
 } FileResult;
+
+/* The files a budget leaves out past what it lists one by one: the answer's entries from
+ * `skip` on, in request order, written as one <Omitted> element in place of theirs. */
+typedef struct ResultSummary {
+  size_t files;         /* entries summarized: every one from this file to the last */
+  int64_t bytes;        /* their sizes summed (those known) */
+  int64_t tokens_total; /* their estimated tokens summed (tokensTotal) */
+  int64_t skip;         /* the request's `skip` that answers them next: this entry's index in
+                           the request's (expanded) paths */
+} ResultSummary;
 
 /* An entry that says what is known of a file and what it would cost, without its content: a
  * plan entry, or a file the budget left out. */
@@ -180,6 +196,9 @@ typedef struct {
   size_t n_files;
   int64_t budget; /* the request's budget.tokens, 0 when it has none */
   bool plan;      /* the answer is a plan: entries without content */
+  /* With a budget: the estimated tokens of the whole answer the model reads (content and
+   * the XML markup around it); 0 otherwise. */
+  int64_t answer_tokens;
 } ReadResult;
 
 /* Releases everything an ImageOut owns; the struct itself is not freed. NULL is fine. */

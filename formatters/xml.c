@@ -13,6 +13,7 @@
 #include <libxml/xmlwriter.h>
 
 #include "formatters/result-json.h"
+#include "formatters/tokens.h"
 
 /* U+FFFD REPLACEMENT CHARACTER, for whatever XML 1.0 cannot carry. */
 #define REPLACEMENT "\xEF\xBF\xBD"
@@ -31,6 +32,8 @@ typedef struct {
   Sink *sink;
   bool failed;
   bool in_cdata;
+  bool skeleton; /* the markup alone: each text the file shows is left out of its CDATA */
+  int64_t seams; /* texts the skeleton left out */
 } XmlOut;
 
 /* Every call hands over whole characters: the writer's own output (names, quotes, brackets) is
@@ -283,7 +286,9 @@ static void put_fields(XmlOut *x, const FileResult *f, int64_t image_index) {
     put_attr_int(x, "lines", f->lines);
   if (f->modified_ms != RESULT_TIME_UNKNOWN)
     put_attr_len(x, "modified", buf, xml_format_time(f->modified_ms, buf));
-  if (f->etag[0] != '\0' && !f->unchanged)
+  /* A file the budget left out shows nothing whose version the model would hold: its etag
+   * is in files[] only, and the listing stays short. */
+  if (f->etag[0] != '\0' && !f->unchanged && g_strcmp0(f->omitted, OMITTED_BUDGET) != 0)
     put_attr(x, "etag", f->etag);
   put_attr_int(x, "tokens", f->tokens);
   if (file_result_listed(f))
@@ -352,8 +357,16 @@ static void put_end_line(XmlOut *x) {
   out_raw(x, "\n", 1);
 }
 
-/* Text as CDATA, then a newline unless the text is empty or ends with one. */
+/* Text as CDATA, then a newline unless the text is empty or ends with one. A skeleton keeps
+ * the CDATA wrapper and the newline, and leaves the text out. */
 static void put_cdata_line(XmlOut *x, const char *text, size_t len) {
+  if (x->skeleton) {
+    if (len > 0) {
+      out_raw(x, "<![CDATA[]]>\n", 13);
+      x->seams++;
+    }
+    return;
+  }
   put_cdata(x, text, len);
   if (len > 0 && text[len - 1] != '\n')
     out_raw(x, "\n", 1);
@@ -362,7 +375,8 @@ static void put_cdata_line(XmlOut *x, const char *text, size_t len) {
 /* Text inside an element that has more after it: a newline before, and after unless the text
  * ends with one. Nothing for no text. */
 static void put_inner_text(XmlOut *x, const char *text, size_t len) {
-  if (text == NULL || len == 0)
+  /* A skeleton needs only the length: the text may already live in the file's piece. */
+  if ((text == NULL && !x->skeleton) || len == 0)
     return;
   out_raw(x, "\n", 1);
   put_cdata_line(x, text, len);
@@ -460,12 +474,37 @@ static void put_sections(XmlOut *x, const FileResult *f, int64_t image_index) {
   put_notice(x, f);
 }
 
-/* One <Content> element and the newline after it. */
+/* The budget's summary of the files it left out from f on: <Omitted files bytes tokensTotal
+ * first skip>, and what to do about them in words. */
+static void put_summary(XmlOut *x, const FileResult *f) {
+  const ResultSummary *s = f->summary;
+  g_autofree char *message = NULL;
+
+  out_check(x, xmlTextWriterStartElement(x->w, (const xmlChar *)"Omitted"));
+  put_attr_int(x, "files", (int64_t)s->files);
+  put_attr_int(x, "bytes", s->bytes);
+  put_attr_int(x, "tokensTotal", s->tokens_total);
+  put_attr(x, "first", f->path);
+  put_attr_int(x, "skip", s->skip);
+  message = g_strdup_printf("%zu files left out by the budget, from the one named first "
+                            "on; read them next with the same request and skip=%" PRId64,
+                            s->files, s->skip);
+  put_cdata(x, message, strlen(message));
+  put_end_line(x);
+}
+
+/* One <Content> element and the newline after it; for a file the budget summarized, its
+ * summary when it is the first of them, else nothing. */
 static void put_content(XmlOut *x, const FileResult *f, int64_t image_index) {
   const char *type = file_type_name(f->type);
 
   if (x->failed)
     return;
+  if (f->summarized) {
+    if (f->summary != NULL)
+      put_summary(x, f);
+    return;
+  }
   out_check(x, xmlTextWriterStartElement(x->w, (const xmlChar *)"Content"));
   put_attr(x, "path", f->path);
   if (f->unchanged) {
@@ -521,10 +560,16 @@ static int sink_close_cb(void *ctx) {
   return 0;
 }
 
-static int format_content(Sink *sink, const FileResult *f, int64_t image_index) {
+static int format_content(Sink *sink, const FileResult *f, int64_t image_index, bool skeleton,
+                          int64_t *ret_seams) {
   xmlOutputBufferPtr buf = xmlOutputBufferCreateIO(sink_write_cb, sink_close_cb, sink, NULL);
-  XmlOut x = {.sink = sink};
+  XmlOut x = {.sink = sink, .skeleton = skeleton};
 
+  if (f->summarized && f->summary == NULL && f->n_notices == 0) {
+    /* Nothing to write: a file the budget's summary counts. */
+    (void)xmlOutputBufferClose(buf);
+    return 0;
+  }
   if (buf == NULL)
     return -ENOMEM;
   /* On success the writer owns buf and closes it when freed. */
@@ -538,6 +583,8 @@ static int format_content(Sink *sink, const FileResult *f, int64_t image_index) 
   put_notices(&x, f);
   out_check(&x, xmlTextWriterFlush(x.w));
   xmlFreeTextWriter(x.w);
+  if (ret_seams != NULL)
+    *ret_seams = x.seams;
   return x.failed ? -ENOMEM : 0;
 }
 
@@ -545,14 +592,29 @@ static int format_content(Sink *sink, const FileResult *f, int64_t image_index) 
 int xml_format_content(GString *out, const FileResult *f, int64_t image_index) {
   Sink sink = {.out = out, .json = false};
 
-  return format_content(&sink, f, image_index);
+  return format_content(&sink, f, image_index, false, NULL);
+}
+
+/* The estimated tokens of f's piece of the XML; see xml.h. */
+int64_t xml_content_tokens(const FileResult *f, int64_t image_index, bool markup_only) {
+  GString *out = g_string_sized_new(512);
+  Sink sink = {.out = out, .json = false};
+  int64_t n = -ENOMEM, seams = 0;
+
+  /* Where a text meets its CDATA wrapper, the estimate of the two together is up to about
+   * XML_SEAM_TOKENS more than their estimates apart (a run of punctuation or blanks that
+   * spans the seam is priced once, not twice, and may be priced higher). */
+  if (format_content(&sink, f, image_index, markup_only, &seams) == 0)
+    n = tokens_text(out->str, out->len) + seams * XML_SEAM_TOKENS;
+  g_string_free(out, TRUE);
+  return n;
 }
 
 /* Appends one <Content> element as the inside of a JSON string; see xml.h. */
 int xml_format_content_json(GString *out, const FileResult *f, int64_t image_index) {
   Sink sink = {.out = out, .json = true};
 
-  return format_content(&sink, f, image_index);
+  return format_content(&sink, f, image_index, false, NULL);
 }
 
 /* Appends the document's start tag; see xml.h. Numbers need no escaping. */
@@ -564,6 +626,8 @@ void xml_format_open(GString *out, const ReadResult *r) {
   g_string_append_printf(
       out, "<ReadResults bytes='%" PRId64 "' lines='%" PRId64 "' tokens='%" PRId64 "'", bytes,
       lines, tokens);
+  if (r != NULL && r->budget > 0 && !r->plan)
+    g_string_append_printf(out, " answerTokens='%" PRId64 "'", r->answer_tokens);
   if (r != NULL && r->budget > 0)
     g_string_append_printf(out, " budget='%" PRId64 "'", r->budget);
   if (r != NULL && r->plan)

@@ -1,6 +1,7 @@
 /* The <ReadResults> XML of the wire contract, written with libxml2's xmlTextWriter. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,8 +24,9 @@ char *xml_format(const ReadResult *r, size_t *ret_len);
  * xml_format_content() for each file, then XML_RESULTS_CLOSE. */
 
 /* Appends "<ReadResults bytes='B' lines='L' tokens='T'>" and a newline to out: r's totals
- * (read_result_totals, read_result_tokens), plus budget='N' when r has a budget and
- * plan='true' tokensTotal='N' for a plan. r may be NULL (all zero). */
+ * (read_result_totals, read_result_tokens), plus answerTokens='A' (r->answer_tokens) and
+ * budget='N' when r has a budget (budget alone in a plan), and plan='true' tokensTotal='N'
+ * for a plan. r may be NULL (all zero). */
 void xml_format_open(GString *out, const ReadResult *r);
 
 /* Appends f's <Content> element and the newline after it to out, then one
@@ -36,6 +38,17 @@ int xml_format_content(GString *out, const FileResult *f, int64_t image_index);
 /* The same element escaped as the inside of a JSON string (result_json_escape), written in one
  * pass: what appending xml_format_content()'s output through result_json_escape() gives. */
 int xml_format_content_json(GString *out, const FileResult *f, int64_t image_index);
+
+/* The estimated tokens (formatters/tokens.h) of what xml_format_content() writes for f: the
+ * whole element when markup_only is false; with it, the markup alone (tags, attributes, the
+ * CDATA wrappers, notices of the expansion) with every text the file shows left out, which
+ * f->tokens prices. A file the budget summarized is its <Omitted> summary (the first) and its
+ * notices. Returns a negative errno when libxml2 fails to allocate. */
+int64_t xml_content_tokens(const FileResult *f, int64_t image_index, bool markup_only);
+
+/* What xml_content_tokens() adds for each text it leaves out, where the text meets its CDATA
+ * wrapper: an upper bound of what the estimate of the two together adds to theirs apart. */
+#define XML_SEAM_TOKENS 1
 
 #define XML_RESULTS_CLOSE "</ReadResults>"
 

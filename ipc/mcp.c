@@ -28,9 +28,11 @@ static const char *const versions[] = {MCP_PROTOCOL_LATEST, "2025-03-26", "2024-
   "says from='N' (its folder's index in paths), and a <Notice> follows when files were left out. " \
   "To read again a file you already have, pass ifNoneMatch {path: etag}: while it has not "        \
   "changed it comes back as unchanged='true', without its content. The answer fits a budget of "   \
-  "25,000 estimated tokens unless `budget` says otherwise: files come in order, each within a "    \
-  "fair share, and files past it are listed with omitted='budget', their size and tokensTotal, "   \
-  "to read in another call; `plan: true` says what reading would cost before reading. Relative "  \
+  "25,000 estimated tokens (content and markup) unless `budget` says otherwise: files come in "     \
+  "order, each within a fair share; files past it are listed with omitted='budget', their size "   \
+  "and tokensTotal, and the rest counted in one <Omitted> element whose skip='N' reads them in "   \
+  "the next call (the same arguments plus skip); `plan: true` says what reading would cost "      \
+  "before reading. Relative "                                                                      \
   "paths resolve "                                                                                 \
   "against the workspace root; files outside it, and secrets such as .env files and private "     \
   "keys, are refused."
@@ -89,10 +91,14 @@ static const char tools_list[] =
     "its <Content> had. A file still the same comes back as unchanged='true' without its "
     "content.\"},"
     "\"budget\":{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"tokens\"],"
-    "\"description\":\"Estimated tokens the whole answer may take (default 25000): files in order, "
-    "each within a fair share; files left out are listed with omitted='budget', their size and "
-    "tokensTotal, to read in another call.\",\"properties\":{"
+    "\"description\":\"Estimated tokens the whole answer may take, content and markup (default "
+    "25000): files in order, each within a fair share; files left out are listed with "
+    "omitted='budget', their size and tokensTotal, the rest counted in one <Omitted> element "
+    "that names the skip to read them with.\",\"properties\":{"
     "\"tokens\":{\"type\":\"integer\",\"minimum\":1}}},"
+    "\"skip\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":10000,\"description\":"
+    "\"Answer the entries (after folders and globs are expanded) from this index on: the skip "
+    "an <Omitted> element names, with the same other arguments.\"},"
     "\"plan\":{\"type\":\"boolean\",\"description\":\"Say what each file is and what reading it "
     "would cost (tokens, tokensTotal), without its content.\"}}},"
     "\"annotations\":{\"title\":\"Read files\",\"readOnlyHint\":true,\"destructiveHint\":false,"
@@ -269,9 +275,9 @@ int mcp_read_args_parse(JsonNode *arguments, int64_t default_budget, ReadParams 
                         char **ret_error) {
   static const char *const members[] = {"paths",  "offset", "limit",  "tail",        "pages",
                                         "render", "images", "expand", "ifNoneMatch", "budget",
-                                        "plan",   NULL};
-  static const char *const passed[] = {"offset", "limit",       "tail",   "images",
-                                       "expand", "ifNoneMatch", "budget", "plan"};
+                                        "plan",   "skip",   NULL};
+  static const char *const passed[] = {"offset", "limit",       "tail",   "images", "expand",
+                                       "ifNoneMatch", "budget", "plan",   "skip"};
   g_autoptr(JsonBuilder) b = json_builder_new();
   g_autoptr(JsonNode) params = NULL;
   JsonObject *o;

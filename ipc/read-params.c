@@ -270,7 +270,7 @@ static int read_params_expand(JsonNode *node, ReadExpand *ret, char **ret_error)
   return 0;
 }
 
-/* budget {tokens} and plan (absent: none). */
+/* budget {tokens}, plan and skip (absent: none). */
 static int read_params_budget_plan(JsonObject *obj, ReadParams *ret, char **ret_error) {
   JsonNode *node = read_params_member(obj, "budget"), *tokens;
 
@@ -286,6 +286,9 @@ static int read_params_budget_plan(JsonObject *obj, ReadParams *ret, char **ret_
   }
   if ((node = read_params_member(obj, "plan")) && !read_params_get_bool(node, &ret->plan))
     return read_params_fail(ret_error, "plan must be a boolean");
+  if ((node = read_params_member(obj, "skip")) &&
+      !read_params_get_int(node, 0, READ_MAX_PATHS, &ret->skip))
+    return read_params_fail(ret_error, "skip must be an integer >= 0 (at most %d)", READ_MAX_PATHS);
   return 0;
 }
 

@@ -77,6 +77,8 @@ typedef struct {
   ReadExpand expand;            /* expand: false, true or an object; default off */
   int64_t budget_tokens;        /* budget.tokens, 0 when there is no budget */
   bool plan;                    /* plan: answer what a read would show, without content */
+  int64_t skip;                 /* skip: the first entries (after expansion) are not answered,
+                                   the continuation a budget's summary names; default 0 */
 } ReadParams;
 
 /* Fills *ret with defaults. */

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <check.h>
 
@@ -57,12 +58,19 @@ static char *params_for(char **paths, const char *extra) {
   return g_string_free(s, FALSE);
 }
 
-/* The sum of files[].tokens, checked against each <Content tokens>. */
+/* The sum of files[].tokens, checked against each <Content tokens> (a file a budget's summary
+ * counts has no <Content>, and shows nothing). */
 static int64_t sum_tokens(RdResult *r) {
   int64_t sum = 0;
 
   for (guint i = 0; i < json_array_get_length(r->files); i++) {
-    g_autofree char *attr = rd_attr(r, (int)i, "tokens");
+    g_autofree char *attr = NULL;
+
+    if (i >= r->contents->len) {
+      ck_assert_int_eq(rd_file_int(r, i, "tokens"), 0);
+      continue;
+    }
+    attr = rd_attr(r, (int)i, "tokens");
 
     ck_assert_ptr_nonnull(attr);
     ck_assert_int_eq(g_ascii_strtoll(attr, NULL, 10), rd_file_int(r, i, "tokens"));
@@ -185,6 +193,9 @@ START_TEST(budget_fair_shares_in_request_order) {
     guint shown = 0, cut = 0;
 
     ck_assert_int_le(result_int(r, "tokens"), budgets[b]);
+    /* The whole answer, markup included, within the budget too. */
+    ck_assert_int_le(result_int(r, "tokens"), result_int(r, "answerTokens"));
+    ck_assert_int_le(result_int(r, "answerTokens"), budgets[b]);
     ck_assert_int_eq(result_int(r, "tokens"), sum_tokens(r));
     ck_assert_int_eq(result_int(r, "budget"), budgets[b]);
     for (guint i = 0; paths[i] != NULL; i++) {
@@ -408,6 +419,64 @@ START_TEST(budget_cancel_while_measuring) {
 }
 END_TEST
 
+/* Files past what the budget can admit are not read, yet the fence holds for them: an
+ * excluded name, a link out of the root and a path out of it are ACCESS_DENIED without their
+ * size, while the files around them are listed with theirs. */
+START_TEST(budget_fence_past_admission) {
+  g_autofree char *ws = g_build_filename(dmn->dir, "fence", NULL);
+  g_autofree char *out = g_build_filename(dmn->dir, "out", NULL);
+  g_autofree char *secret = NULL, *link = NULL, *qws = NULL, *init = NULL;
+  GString *big = g_string_new(NULL), *params = g_string_new("{\"paths\":[\"big.txt\"");
+  RdConn *c = rd_conn_new(dmn->sock);
+  const char *denied[] = {".env", "link.txt", "../out/secret.txt"};
+  RdResult *r;
+  JsonNode *m;
+  guint n;
+
+  ck_assert_int_eq(g_mkdir_with_parents(ws, 0700), 0);
+  ck_assert_int_eq(g_mkdir_with_parents(out, 0700), 0);
+  for (int i = 1; i <= 2000; i++)
+    g_string_append_printf(big, "line %d of a file longer than the whole budget\n", i);
+  g_free(rd_write_file(ws, "big.txt", big->str, big->len));
+  for (int i = 0; i < 40; i++) {
+    g_autofree char *name = g_strdup_printf("small%02d.txt", i);
+
+    g_free(rd_write_str(ws, name, "a few words in a small file\n"));
+    g_string_append_printf(params, ",\"%s\"", name);
+  }
+  g_free(rd_write_str(ws, ".env", "KEY=1\n"));
+  secret = rd_write_str(out, "secret.txt", "outside\n");
+  link = g_build_filename(ws, "link.txt", NULL);
+  ck_assert_int_eq(symlink(secret, link), 0);
+  for (size_t i = 0; i < G_N_ELEMENTS(denied); i++)
+    g_string_append_printf(params, ",\"%s\"", denied[i]);
+  g_string_append(params, "],\"budget\":{\"tokens\":300}}");
+  qws = rd_json_quote(ws);
+  init = g_strdup_printf("{\"rootPath\":%s,\"confineToRoot\":true,\"exclude\":[\".env\"]}", qws);
+  m = rd_conn_call(c, "initialize", init);
+  ck_assert_int_eq(rd_error_code(m), 0);
+  json_node_unref(m);
+  r = rd_read(c, params->str);
+  n = json_array_get_length(r->files);
+  ck_assert_uint_eq(n, 1 + 40 + G_N_ELEMENTS(denied));
+  /* The last small file is past what 300 tokens admit: left out, with its size. */
+  ck_assert_str_eq(rd_file_str(r, 40, "omitted"), "budget");
+  ck_assert_int_eq(rd_file_int(r, 40, "bytes"), strlen("a few words in a small file\n"));
+  for (size_t i = 0; i < G_N_ELEMENTS(denied); i++) {
+    JsonObject *f = rd_file(r, 41 + (guint)i);
+
+    ck_assert_msg(g_strcmp0(rd_file_str(r, 41 + (guint)i, "code"), "ACCESS_DENIED") == 0,
+                  "%s: code %s", denied[i], rd_file_str(r, 41 + (guint)i, "code"));
+    ck_assert_msg(!json_object_has_member(f, "bytes"), "%s: its size leaked", denied[i]);
+  }
+  ck_assert_int_le(json_object_get_int_member(r->result, "answerTokens"), 300);
+  rd_result_free(r);
+  g_string_free(big, TRUE);
+  g_string_free(params, TRUE);
+  rd_conn_free(c);
+}
+END_TEST
+
 /* readerd read --budget N and --plan. */
 START_TEST(budget_cli) {
   g_auto(GStrv) paths = sources("daemon");
@@ -455,6 +524,7 @@ static Suite *budget_suite(void) {
   tcase_add_test(tc, budget_plan_costs_without_content);
   tcase_add_test(tc, budget_plan_pdf_pages);
   tcase_add_test(tc, budget_cli);
+  tcase_add_test(tc, budget_fence_past_admission);
   tcase_add_test(tc, budget_cancel_while_measuring);
   suite_add_tcase(s, tc);
   return s;

@@ -318,6 +318,13 @@ START_TEST(mcp_budget_defaults) {
   ck_assert_int_eq(p.budget_tokens, 900);
   ck_assert(p.plan);
   read_params_clear(&p);
+  ck_assert_ptr_null(args("{\"paths\":[\"a\"],\"skip\":40}", &p));
+  ck_assert_int_eq(p.skip, 40);
+  read_params_clear(&p);
+  err = args("{\"paths\":[\"a\"],\"skip\":-1}", &p);
+  ck_assert_ptr_nonnull(err);
+  ck_assert(g_str_has_prefix(err, "skip must be an integer >= 0"));
+  g_free(err);
   err = args("{\"paths\":[\"a\"],\"budget\":{\"tokens\":0}}", &p);
   ck_assert_ptr_nonnull(err);
   ck_assert(g_str_has_prefix(err, "budget.tokens must be an integer >= 1"));

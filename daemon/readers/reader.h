@@ -68,8 +68,9 @@ typedef struct {
 
 /* Measures o->path: res gets what reader_read() would say of it without content (path, bytes,
  * modified, its type, or a per-file failure: not found, refused, binary), *ret its first
- * `sample` bytes (at most READER_SAMPLE_SIZE). With `sample` 0 the file is opened and checked
- * but nothing is read (res->type stays unknown). Returns true when the file could be opened
+ * `sample` bytes (at most READER_SAMPLE_SIZE). With `sample` 0 the file is opened as a path
+ * only (O_PATH), checked against the fence and described by fstat: res gets its size, time and
+ * etag, nothing is read (res->type stays unknown). Returns true when the file could be opened
  * (and sampled) with res->code NULL, false when res holds a failure. Never blocks on a decoder
  * or a worker process. */
 bool reader_measure(const ReaderOptions *o, const Workspace *ws, const atomic_bool *cancelled,

@@ -180,6 +180,10 @@ bool workspace_excludes(const Workspace *ws, const char *path) {
          (ws->real_roots != NULL && path_excluded(ws, below_root(ws, path)));
 }
 
+bool workspace_fenced(const Workspace *ws) {
+  return ws != NULL && (ws->confine || ws->name_pats->len > 0 || ws->path_pats->len > 0);
+}
+
 bool workspace_allows(const Workspace *ws, int fd, const char *path, FileResult *res) {
   char link[64], real[PATH_MAX];
   const char *rel = NULL;

@@ -44,6 +44,10 @@ bool workspace_allows_path(const Workspace *ws, const char *path, FileResult *re
  * files out; workspace_allows() on the descriptor stays the check that counts. ws may be NULL. */
 bool workspace_excludes(const Workspace *ws, const char *path);
 
+/* True when ws has anything for workspace_allows() to check: a root to confine to, or exclude
+ * patterns. Without, every file is allowed and none needs opening to be checked. */
+bool workspace_fenced(const Workspace *ws);
+
 /* Checks the file open at fd, given as `path`: true when it may be read; otherwise res gets
  * CODE_ACCESS_DENIED and a message. The check uses the descriptor's real path, so symlinks and
  * ".." cannot get around it, and nothing can be swapped in between. ws may be NULL (no fence).

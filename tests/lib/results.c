@@ -22,10 +22,15 @@ static RdResult *result_from_doc(xmlDocPtr doc) {
     if (n->type != XML_ELEMENT_NODE)
       continue;
     /* <Notice> elements (an expansion's) sit between the <Content> elements. */
-    if (strcmp((const char *)n->name, "Notice") == 0)
+    if (strcmp((const char *)n->name, "Notice") == 0) {
       g_ptr_array_add(r->notices, n);
-    else
+    } else if (strcmp((const char *)n->name, "Omitted") == 0) {
+      ck_assert_msg(r->summary == NULL, "more than one <Omitted> summary");
+      r->summary = n;
+    } else {
+      ck_assert_msg(r->summary == NULL, "a <Content> after the <Omitted> summary");
       g_ptr_array_add(r->contents, n);
+    }
   }
   return r;
 }
@@ -52,9 +57,30 @@ static RdResult *result_from_object(JsonNode *msg, JsonObject *result) {
   r->images = array_member(result, "images");
   ck_assert_msg(json_object_has_member(result, "bytes") && json_object_has_member(result, "lines"),
                 "the result lacks bytes or lines");
-  ck_assert_msg(json_array_get_length(r->files) == r->contents->len,
-                "files has %u entries but the xml %u Content elements",
-                json_array_get_length(r->files), r->contents->len);
+  if (r->summary != NULL) {
+    /* The summary counts every entry past the <Content> elements, and names the first. */
+    xmlChar *files = xmlGetProp(r->summary, (const xmlChar *)"files");
+    xmlChar *first = xmlGetProp(r->summary, (const xmlChar *)"first");
+    JsonObject *o = json_object_get_object_member(result, "omitted");
+    guint n = (guint)g_ascii_strtoull((const char *)files, NULL, 10);
+
+    ck_assert_msg(o != NULL, "an <Omitted> summary but no omitted member");
+    ck_assert_int_eq(json_object_get_int_member(o, "files"), n);
+    ck_assert_msg(json_array_get_length(r->files) == r->contents->len + n,
+                  "files has %u entries but the xml %u Content elements and %u summarized",
+                  json_array_get_length(r->files), r->contents->len, n);
+    ck_assert_str_eq(json_object_get_string_member(o, "first"), (const char *)first);
+    ck_assert_str_eq(json_object_get_string_member(
+                         json_array_get_object_element(r->files, r->contents->len), "path"),
+                     (const char *)first);
+    xmlFree(files);
+    xmlFree(first);
+  } else {
+    ck_assert_msg(json_array_get_length(r->files) == r->contents->len,
+                  "files has %u entries but the xml %u Content elements",
+                  json_array_get_length(r->files), r->contents->len);
+    ck_assert_msg(!json_object_has_member(result, "omitted"), "omitted but no <Omitted>");
+  }
   rd_result_check_mirror(r);
   return r;
 }

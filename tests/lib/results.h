@@ -23,10 +23,13 @@ typedef struct {
   xmlDocPtr doc;       /* result.xml, valid against the schema; owned */
   GPtrArray *contents; /* the <Content> elements (xmlNodePtr), in order */
   GPtrArray *notices;  /* the <Notice> elements (xmlNodePtr), in order */
+  xmlNodePtr summary;  /* a budget's <Omitted> summary: files[] past the <Content> elements;
+                          NULL when there is none */
 } RdResult;
 
 /* Takes a response; fails the test unless it is a read result with xml, files and images,
- * whose XML parses, validates against the schema and has one <Content> per file. Freed with
+ * whose XML parses, validates against the schema and has one <Content> per file (or, with a
+ * budget's <Omitted> summary, one per file before it, the summary counting the rest). Freed with
  * rd_result_free(). */
 RdResult *rd_result_new(JsonNode *msg);
 

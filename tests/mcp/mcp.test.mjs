@@ -351,19 +351,42 @@ describe('tools', () => {
     onlyContent(await read(s.client, { paths: ['hello.txt'] }));
   });
 
-  test('budget: 25,000 tokens by default, the rest named; a budget argument; _meta asks for room', async () => {
+  test('budget: 25,000 tokens by default, the rest named or summarized; skip; a budget argument; _meta asks for room', async () => {
     const files = goFiles(GO, 300);
+    // One block per file up to the <Omitted> summary, which counts the rest and names the
+    // first of them and the skip that reads it next.
+    const summaryOf = (r) => {
+      const texts = r.content.filter((b) => b.type === 'text').map((b) => b.text);
+      const at = texts.findIndex((t) => t.startsWith('<Omitted '));
+      return { texts: at < 0 ? texts : texts.slice(0, at), summary: at < 0 ? null : texts[at] };
+    };
     const tokensOf = (r) => {
       assert.equal(r.isError, false, JSON.stringify(r).slice(0, 300));
-      const cs = r.content.filter((b) => b.type === 'text').map((b) => contentOf(b.text));
-      assert.equal(cs.length, files.length);
+      const { texts, summary } = summaryOf(r);
+      const cs = texts.map((t) => contentOf(t));
       cs.forEach((c, i) => assert.equal(c.attrs.path, files[i]));
+      if (summary === null) {
+        assert.equal(cs.length, files.length);
+      } else {
+        const m = /<Omitted files='(\d+)'[^>]* first='([^']*)' skip='(\d+)'/.exec(summary);
+        assert.ok(m, summary);
+        assert.equal(cs.length + Number(m[1]), files.length);
+        assert.equal(m[2], files[cs.length]);
+        assert.equal(Number(m[3]), cs.length);
+      }
       return cs;
     };
     const r = await read(s.client, { paths: files });
     const cs = tokensOf(r);
     const sum = cs.reduce((n, c) => n + Number(c.attrs.tokens), 0);
-    assert.ok(sum <= 25000 && sum > 20000, `${sum} tokens`);
+    // The content's share: the markup, the listing and the summary take the rest.
+    assert.ok(sum <= 25000 && sum > 15000, `${sum} tokens`);
+    const { summary } = summaryOf(r);
+    assert.ok(summary !== null, 'the files past the listing are summarized');
+    const skip = Number(/skip='(\d+)'/.exec(summary)[1]);
+    const next = await read(s.client, { paths: files, skip });
+    assert.equal(contentOf(next.content[0].text).attrs.path, files[skip]);
+    assert.equal(contentOf(next.content[0].text).attrs.omitted, undefined);
     const omitted = cs.filter((c) => c.attrs.omitted === 'budget');
     assert.ok(omitted.length > 0, 'files left out are named');
     for (const c of omitted) {

@@ -78,10 +78,17 @@ export interface ReadParams {
   /** Folders and globs read as the files under them; default false (IS_DIRECTORY). */
   expand?: boolean | ExpandParams;
   /**
-   * Estimated tokens the answer's content may take: files in request order, each within a fair
-   * share; files left out come back with `omitted: 'budget'`. `tokens` >= 1.
+   * Estimated tokens the whole answer may take, content and XML markup: files in request order,
+   * each within a fair share; files left out come back with `omitted: 'budget'`, listed in the
+   * XML while they take at most a tenth of the budget, the rest in one `<Omitted>` summary
+   * (`omitted` in the result). `tokens` >= 1.
    */
   budget?: { tokens: number };
+  /**
+   * Answer the entries (after expansion) from this index on: the `skip` of a budget's summary,
+   * with the same other params. 0 to 10,000; default 0.
+   */
+  skip?: number;
   /** Answer what a read would show, per file and in total, without any content. */
   plan?: boolean;
 }
@@ -192,6 +199,22 @@ export interface ImageInfo {
   cell?: number;
 }
 
+/**
+ * A budget's summary of the entries it left out past those its XML lists one by one: every
+ * entry from `first` to the last (files[] still has them all).
+ */
+export interface BudgetSummary {
+  /** Entries summarized. */
+  files: number;
+  bytes: number;
+  /** Estimated tokens of the whole files. */
+  tokensTotal: number;
+  /** The path of the first. */
+  first: string;
+  /** The `skip` that reads them next, with the same other params. */
+  skip: number;
+}
+
 /** The result of `read`. */
 export interface ReadResult {
   xml: string;
@@ -203,6 +226,13 @@ export interface ReadResult {
   lines: number;
   /** Estimated tokens of what the answer shows: the sum of files[].tokens. */
   tokens?: number;
+  /**
+   * With a budget: estimated tokens of the whole answer the model reads (content and XML
+   * markup); never more than budget.
+   */
+  answerTokens?: number;
+  /** With a budget: the entries summarized in the XML's `<Omitted>` element. */
+  omitted?: BudgetSummary;
   /** The request's budget.tokens; tokens never exceeds it. */
   budget?: number;
   /** A plan: entries without content, and tokensTotal of the whole files. */
@@ -235,6 +265,8 @@ export interface FormattedReadResult {
   bytes: number;
   lines: number;
   tokens?: number;
+  answerTokens?: number;
+  omitted?: BudgetSummary;
   budget?: number;
   plan?: boolean;
   tokensTotal?: number;
