@@ -417,24 +417,24 @@ async function runUi(base, dirs, browserLog) {
     fs.mkdirSync(screenshots, { recursive: true });
     await page.screenshot({ path: shot });
     await page.keyboard.press('Escape');
-    // Light and high-contrast themes: the view follows (its colours are the theme's variables).
+    // Dark, light and high-contrast themes: the view follows (its colours are the theme's variables).
     const background = () => view.evaluate(() => getComputedStyle(document.body).backgroundColor);
-    const dark = await background();
     const themes = {};
-    for (const [file, theme] of [['results-light.png', 'Default Light Modern'], ['results-high-contrast.png', 'Default High Contrast']]) {
-      writeJson(path.join(dirs.userData, 'User', 'settings.json'), { ...userSettings(), 'workbench.colorTheme': theme });
+    let before = await background();
+    for (const [file, theme] of [['results-dark.png', 'Dark Modern'], ['results-light.png', 'Light Modern'], ['results-high-contrast.png', 'Dark High Contrast']]) {
+      await pickTheme(page, theme);
       const deadline = Date.now() + 20_000;
-      while (Date.now() < deadline && (await background()) === dark) {
+      while (Date.now() < deadline && (await background()) === before) {
         await sleep(250);
       }
-      themes[theme] = await background();
+      before = themes[theme] = await background();
       await sleep(500);
       await page.screenshot({ path: path.join(screenshots, file) });
     }
-    writeJson(path.join(dirs.userData, 'User', 'settings.json'), userSettings());
-    if (themes['Default Light Modern'] === dark || themes['Default High Contrast'] === themes['Default Light Modern']) {
-      throw new Error(`the results view did not follow the theme: dark ${dark}, ${JSON.stringify(themes)}`);
+    if (new Set(Object.values(themes)).size !== 3) {
+      throw new Error(`the results view did not follow the theme: ${JSON.stringify(themes)}`);
     }
+    await pickTheme(page, 'Light Modern');
     // The raw XML, by keyboard: focus its button, Enter.
     await view.locator('button[data-action=raw]').focus();
     await page.keyboard.press('Enter');
@@ -491,6 +491,19 @@ async function runUi(base, dirs, browserLog) {
   } finally {
     await context.close();
   }
+}
+
+/** Chooses a colour theme as a person does: "Preferences: Color Theme", its name, Enter. */
+async function pickTheme(page, theme) {
+  await runFromPalette(page, 'Preferences: Color Theme');
+  // The palette gives way to the theme picker: wait for its list before typing.
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Modern' }).first().waitFor({ state: 'visible', timeout: 15_000 });
+  await sleep(300);
+  const input = page.locator('.quick-input-widget input');
+  await input.fill(theme);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: theme }).first().waitFor({ state: 'visible', timeout: 10_000 });
+  await page.keyboard.press('Enter');
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => undefined);
 }
 
 /** The frame of the results view once it shows `text`. */

@@ -147,7 +147,7 @@ test('vscode_read_command_on_multi_selection', async () => {
   assert.ok(!vscode.window.visibleTextEditors.some((e) => e.document.uri.scheme === 'readerd'), 'no XML tab per read');
   const resultTabs = (): vscode.Tab[] => vscode.window.tabGroups.all.flatMap((g) => g.tabs)
     .filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('readerd.results'));
-  assert.deepEqual(resultTabs().map((t) => t.label), [`readerd: ${shown.title}`], 'one panel');
+  await waitFor('one results panel, titled for the read', () => resultTabs().length === 1 && resultTabs()[0]!.label === `readerd: ${shown.title}`);
   const rawUri = await vscode.commands.executeCommand<vscode.Uri>('readerd.showRawXml');
   const editor = await waitFor('the XML editor', () =>
     vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === rawUri.toString()));
@@ -162,7 +162,7 @@ test('vscode_read_command_on_multi_selection', async () => {
   assert.doesNotMatch(xml, /skip\.tmp/);
   // A second read reuses the panel.
   await vscode.commands.executeCommand('readerd.readFiles', uri('a.txt'), [uri('a.txt')]);
-  assert.deepEqual(resultTabs().map((t) => t.label), ['readerd: 1 file'], 'the same panel');
+  await waitFor('the same panel, titled for the new read', () => resultTabs().length === 1 && resultTabs()[0]!.label === 'readerd: 1 file');
   await vscode.commands.executeCommand('readerd.readFiles', selection[0], selection);
 });
 
