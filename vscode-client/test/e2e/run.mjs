@@ -416,17 +416,44 @@ async function runUi(base, dirs, browserLog) {
     await page.locator('.statusbar-item', { hasText: 'readerd' }).first().waitFor({ state: 'visible', timeout: 10_000 });
     fs.mkdirSync(screenshots, { recursive: true });
     await page.screenshot({ path: shot });
-    await page.keyboard.press('Escape');
+    report(name, true, `screenshots: ${shot}, ${path.join(screenshots, 'read-plan.png')}`);
+    await runRawXmlAndCopyUi(page);
+    await runThemesUi(page, dirs);
+    await runAddToChatUi(page);
+    await runReadMoreUi(page, dirs);
+    await runMentionUi(page);
+    await runChatUi(page);
+    await runMcpUi(page);
+    await runVisionUi(page);
+  } catch (error) {
+    try {
+      const page = context.pages()[0];
+      fs.mkdirSync(screenshots, { recursive: true });
+      await page?.screenshot({ path: path.join(screenshots, 'read-files-failure.png') });
+    } catch {
+      // no page to show
+    }
+    report(name, false, `${error.stack ?? error}\nscreenshot: ${path.join(screenshots, 'read-files-failure.png')}`);
+  } finally {
+    await context.close();
+  }
+}
+
+/**
+ * The results view in the Dark Modern, Light Modern and Dark High Contrast themes: its
+ * background follows each (screenshots), as its colours are the theme's variables.
+ */
+async function runThemesUi(page, dirs) {
+  const name = 'vscode_ui_results_view_themes_screenshots';
+  try {
+    await page.locator('.tabs-container .tab', { hasText: 'readerd: 3 files' }).first().click();
     // Dark, light and high-contrast themes: the view follows (its colours are the theme's variables).
+    const view = await resultsFrame(page, 'docs/notes.txt', 20_000);
     const background = () => view.evaluate(() => getComputedStyle(document.body).backgroundColor);
     const themes = {};
     let before = await background();
     for (const [file, theme] of [['results-dark.png', 'Dark Modern'], ['results-light.png', 'Light Modern'], ['results-high-contrast.png', 'Dark High Contrast']]) {
-      await pickTheme(page, theme);
-      const deadline = Date.now() + 20_000;
-      while (Date.now() < deadline && (await background()) === before) {
-        await sleep(250);
-      }
+      await pickTheme(page, dirs, theme, async () => (await background()) !== before);
       before = themes[theme] = await background();
       await sleep(500);
       await page.screenshot({ path: path.join(screenshots, file) });
@@ -434,7 +461,24 @@ async function runUi(base, dirs, browserLog) {
     if (new Set(Object.values(themes)).size !== 3) {
       throw new Error(`the results view did not follow the theme: ${JSON.stringify(themes)}`);
     }
-    await pickTheme(page, 'Light Modern');
+    report(name, true, `backgrounds: ${JSON.stringify(themes)}; screenshots: results-dark.png, results-light.png, results-high-contrast.png`);
+  } catch (error) {
+    await page.screenshot({ path: path.join(screenshots, 'results-theme-failure.png') }).catch(() => undefined);
+    report(name, false, `${error.stack ?? error}\nscreenshot: ${path.join(screenshots, 'results-theme-failure.png')}`);
+  } finally {
+    writeJson(path.join(dirs.workspace, '.vscode', 'settings.json'), workspaceSettings({ 'readerd.confirmAboveTokens': 20 }));
+    await pickTheme(page, dirs, 'Light Modern', async () => true).catch(() => undefined);
+  }
+}
+
+/**
+ * From the results view: the raw XML by keyboard (focus its button, Enter), then Copy as Prompt
+ * Context: asked past readerd.confirmAboveTokens, and the message names the image left out.
+ */
+async function runRawXmlAndCopyUi(page) {
+  const name = 'vscode_ui_results_raw_xml_and_copy';
+  try {
+    let view = await resultsFrame(page, 'docs/notes.txt', 20_000);
     // The raw XML, by keyboard: focus its button, Enter.
     await view.locator('button[data-action=raw]').focus();
     await page.keyboard.press('Enter');
@@ -472,38 +516,46 @@ async function runUi(base, dirs, browserLog) {
     if (!clip.startsWith('<ReadResults') || !clip.includes("<Content path='src/main.c'") || !clip.includes('<!-- 1 image not included (copied as text): logo.png -->')) {
       throw new Error(`the clipboard does not hold the XML after "Copy as Prompt Context": ${clip.slice(0, 300)}`);
     }
-    report(name, true, `screenshots: ${shot}, ${path.join(screenshots, 'read-plan.png')}, results-light.png, results-high-contrast.png, results-raw-xml.png, copy-confirm.png, copy-images-left-out.png`);
-    await runAddToChatUi(page);
-    await runReadMoreUi(page, dirs);
-    await runMentionUi(page);
-    await runChatUi(page);
-    await runMcpUi(page);
-    await runVisionUi(page);
+    report(name, true, 'screenshots: results-raw-xml.png, copy-confirm.png, copy-images-left-out.png');
   } catch (error) {
-    try {
-      const page = context.pages()[0];
-      fs.mkdirSync(screenshots, { recursive: true });
-      await page?.screenshot({ path: path.join(screenshots, 'read-files-failure.png') });
-    } catch {
-      // no page to show
-    }
-    report(name, false, `${error.stack ?? error}\nscreenshot: ${path.join(screenshots, 'read-files-failure.png')}`);
+    await page.screenshot({ path: path.join(screenshots, 'results-copy-failure.png') }).catch(() => undefined);
+    report(name, false, `${error.stack ?? error}\nscreenshot: ${path.join(screenshots, 'results-copy-failure.png')}`);
   } finally {
-    await context.close();
+    await page.keyboard.press('Escape');
   }
 }
 
-/** Chooses a colour theme as a person does: "Preferences: Color Theme", its name, Enter. */
-async function pickTheme(page, theme) {
-  await runFromPalette(page, 'Preferences: Color Theme');
-  // The palette gives way to the theme picker: wait for its list before typing.
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Modern' }).first().waitFor({ state: 'visible', timeout: 15_000 });
-  await sleep(300);
-  const input = page.locator('.quick-input-widget input');
-  await input.fill(theme);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: theme }).first().waitFor({ state: 'visible', timeout: 10_000 });
-  await page.keyboard.press('Enter');
-  await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => undefined);
+/**
+ * Chooses a colour theme as a person does: "Preferences: Color Theme", its name, Enter, with the
+ * focus first taken out of the webview (a quick pick closes when focus goes back into it). When
+ * `applied()` does not turn true within 10 s, the workspace's settings name the theme instead.
+ */
+async function pickTheme(page, dirs, theme, applied) {
+  await page.keyboard.press('Escape');
+  await page.locator('.part.sidebar').click({ position: { x: 150, y: 500 } }).catch(() => undefined);
+  try {
+    await runFromPalette(page, 'Preferences: Color Theme');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Modern' }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    await sleep(300);
+    await page.locator('.quick-input-widget input').fill(theme);
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: theme }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    await page.keyboard.press('Enter');
+  } catch {
+    await page.keyboard.press('Escape');
+  }
+  for (const how of ['picker', 'settings']) {
+    if (how === 'settings') {
+      writeJson(path.join(dirs.workspace, '.vscode', 'settings.json'), workspaceSettings({ 'readerd.confirmAboveTokens': 20, 'workbench.colorTheme': theme.startsWith('Dark High') ? 'Default High Contrast' : `Default ${theme}` }));
+    }
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline) {
+      if (await applied()) {
+        return how;
+      }
+      await sleep(250);
+    }
+  }
+  throw new Error(`the theme ${theme} was not applied, neither picked nor set in the workspace's settings`);
 }
 
 /** The frame of the results view once it shows `text`. */
