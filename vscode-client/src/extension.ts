@@ -23,6 +23,7 @@ import { PathSpec, ReadAnswer, ReadImagesParams, ReadImagesResult, ReadParams, V
 import { filesExcludeMatcher } from './filesExclude';
 import { readFilesCommand, filesInFolder } from './readCommand';
 import { ResultStore } from './results';
+import { registerResultsCommands } from './resultsCommands';
 import { locateInOneRoot, readInRoots } from './rootedRead';
 import { askAboutImagesCommand, ReadImagesTool, setVisionKeyCommand, VISION_SECRET, VISION_TOOL_NAME } from './visionCommand';
 import { WorkspaceRoots } from './roots';
@@ -306,6 +307,15 @@ export function activate(context: vscode.ExtensionContext): ReaderdApi {
   controller = ctl;
   const results = new ResultStore();
   context.subscriptions.push(log, ctl, results);
+  registerResultsCommands({
+    context,
+    results,
+    readMore: (item) => ctl.read<XmlReadParams>({ paths: [item], ...ctl.readDefaults() }),
+    locate: (written) => vscode.Uri.file(ctl.roots.locate(written).absolute),
+    confirmAboveTokens: () => ctl.currentSettings.confirmAboveTokens,
+    defaultFolder: () => vscode.workspace.workspaceFolders?.[0]?.uri,
+    log: (line) => log.info(line),
+  });
 
   const readFiles = (async (paths: PathSpec[], options: ReadFilesOptions = {}) => {
     const { token, timeoutMs, ...params } = options;
@@ -418,7 +428,6 @@ export function activate(context: vscode.ExtensionContext): ReaderdApi {
         selected,
       ),
     ),
-    vscode.commands.registerCommand('readerd.copyAsPromptContext', () => results.copyCurrent()),
     vscode.commands.registerCommand('readerd.askAboutImages', (clicked?: unknown, selected?: unknown) =>
       askAboutImagesCommand(
         {

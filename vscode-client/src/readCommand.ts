@@ -143,7 +143,7 @@ export async function readFilesCommand(
     void vscode.window.showErrorMessage(`readerd: ${message}`);
     return undefined;
   }
-  const shown = await deps.results.show(result, `${result.files.length} files`);
+  const shown = await deps.results.show(result, `${result.files.length} file${result.files.length === 1 ? '' : 's'}`);
   const summary = readSummary(result, planned);
   deps.log(summary);
   void vscode.window.showInformationMessage(summary, 'Copy as prompt context').then((choice) => {

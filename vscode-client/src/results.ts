@@ -1,10 +1,12 @@
-// Shows read results: the XML as a read-only document (`readerd:` scheme) beside the editor, the
-// images in a webview panel with their path and sizes, and "Copy as prompt context".
+// Keeps read results: a read is shown in the results view (resultsPanel.ts), its XML served as a
+// read-only document (`readerd:` scheme) a click away; an expanded prompt opens as a document
+// with its images in a webview panel.
 
 import * as vscode from 'vscode';
 import { ReadResult } from './protocol';
 import { formatBytes } from './format';
 import { RecentMap } from './recent';
+import type { ResultsPanel } from './resultsPanel';
 
 export { formatBytes };
 
@@ -35,6 +37,7 @@ export class ResultStore implements vscode.TextDocumentContentProvider, vscode.D
   private readonly changeEmitter = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changeEmitter.event;
   private readonly registration: vscode.Disposable;
+  private view: ResultsPanel | undefined;
 
   constructor() {
     this.registration = vscode.workspace.registerTextDocumentContentProvider(RESULT_SCHEME, this);
@@ -57,12 +60,46 @@ export class ResultStore implements vscode.TextDocumentContentProvider, vscode.D
     return this.last;
   }
 
+  /** Shows read results in `view` from now on instead of opening their XML. */
+  useView(view: ResultsPanel): void {
+    this.view = view;
+  }
+
+  /** Keeps a result without showing it (one the results view restored after a reload). */
+  keep(result: ReadResult, title: string): ShownResult {
+    this.counter++;
+    const uri = vscode.Uri.from({ scheme: RESULT_SCHEME, path: `/ReadResults-${this.counter}.xml` });
+    const shown: ShownResult = { uri, result, title };
+    this.results.set(uri.toString(), shown);
+    this.last = shown;
+    void vscode.commands.executeCommand('setContext', 'readerd.hasImages', result.images.length > 0);
+    return shown;
+  }
+
+  /** Opens the XML of a result (the last one by default) in a read-only XML editor. */
+  async openRaw(shown: ShownResult | undefined = this.last): Promise<vscode.TextEditor | undefined> {
+    if (!shown) {
+      return undefined;
+    }
+    const doc = await vscode.workspace.openTextDocument(shown.uri);
+    if (doc.languageId !== 'xml') {
+      await vscode.languages.setTextDocumentLanguage(doc, 'xml').then(undefined, () => undefined);
+    }
+    return vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preview: false });
+  }
+
   /**
    * Stores a result, opens its XML beside the editor and its images in the preview panel. With
    * `as`, the document is named `NAME-N.EXT` and has that language (an expanded prompt: the
    * result's `xml` is then the prompt).
    */
-  async show(result: ReadResult, title: string, as: { name: string; ext: string; language: string } = { name: 'ReadResults', ext: 'xml', language: 'xml' }): Promise<ShownResult> {
+  async show(result: ReadResult, title: string, as?: { name: string; ext: string; language: string }): Promise<ShownResult> {
+    if (!as && this.view) {
+      const shown = this.keep(result, title);
+      this.view.show({ result, title });
+      return shown;
+    }
+    as ??= { name: 'ReadResults', ext: 'xml', language: 'xml' };
     this.counter++;
     const uri = vscode.Uri.from({ scheme: RESULT_SCHEME, path: `/${as.name}-${this.counter}.${as.ext}` });
     const shown: ShownResult = { uri, result, title };
@@ -108,18 +145,6 @@ export class ResultStore implements vscode.TextDocumentContentProvider, vscode.D
     }
     this.panel.title = `readerd: ${shown.result.images.length} image${shown.result.images.length === 1 ? '' : 's'}`;
     this.panel.webview.html = imagesHtml(shown, this.panel.webview.cspSource);
-  }
-
-  /** Copies the XML of the current result to the clipboard; returns it. */
-  async copyCurrent(): Promise<string | undefined> {
-    const shown = this.current();
-    if (!shown) {
-      void vscode.window.showInformationMessage('readerd: nothing has been read yet; run "readerd: Read Files..." first.');
-      return undefined;
-    }
-    await vscode.env.clipboard.writeText(shown.result.xml);
-    vscode.window.setStatusBarMessage(`readerd: copied ${shown.result.xml.length} characters of prompt context`, 4000);
-    return shown.result.xml;
   }
 
   dispose(): void {

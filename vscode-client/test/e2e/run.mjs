@@ -89,6 +89,25 @@ const vision = { dir: '', port: 0, child: undefined };
 /** The key the suite stores in SecretStorage: it must reach the endpoint, and no log. */
 const VISION_KEY = 'sk-e2e-vision-key-4f1c9a';
 
+/** The user's settings.json of the runs. */
+function userSettings() {
+  return {
+    'readerd.path': readerd,
+    'chat.disableAIFeatures': false,
+    'workbench.startupEditor': 'none',
+    'workbench.tips.enabled': false,
+    'workbench.enableExperiments': false,
+    'telemetry.telemetryLevel': 'off',
+    'update.mode': 'none',
+    'extensions.ignoreRecommendations': true,
+    'security.workspace.trust.enabled': false,
+    'window.commandCenter': false,
+    'workbench.secondarySideBar.defaultVisibility': 'hidden',
+    'extensions.autoCheckUpdates': false,
+    'extensions.autoUpdate': false,
+  };
+}
+
 /** The workspace's .vscode/settings.json, with `extra` settings. */
 function workspaceSettings(extra = {}) {
   return {
@@ -374,42 +393,34 @@ async function runUi(base, dirs, browserLog) {
     fs.mkdirSync(screenshots, { recursive: true });
     await page.screenshot({ path: path.join(screenshots, 'read-plan.png') });
     await dialog.locator('.monaco-button', { hasText: 'Read' }).first().click();
-    // The XML opens beside, the image preview next to it.
-    const tab = page.locator('.tabs-container .tab', { hasText: 'ReadResults-1.xml' });
-    await tab.waitFor({ state: 'visible', timeout: 20_000 });
-    await page.locator('.tabs-container .tab', { hasText: 'readerd: 1 image' }).waitFor({ state: 'visible', timeout: 20_000 });
-    const lines = page.locator('.monaco-editor .view-lines').filter({ hasText: 'ReadResults' }).first();
-    await lines.waitFor({ state: 'visible', timeout: 20_000 });
-    const text = await lines.innerText();
-    // The image preview is a webview: an iframe holding an iframe; find the image in it.
+    // One results view opens beside: the files, the picture inline, the totals.
+    await page.locator('.tabs-container .tab', { hasText: 'readerd: 3 files' }).waitFor({ state: 'visible', timeout: 20_000 });
     const imageSize = await waitForImage(page, 'logo.png', 20_000);
     if (imageSize !== 48) {
-      throw new Error(`the image preview shows logo.png ${imageSize} px wide, not 48`);
+      throw new Error(`the results view shows logo.png ${imageSize} px wide, not 48`);
     }
-    // The notification that sums up the read, with its "Copy as prompt context" button.
+    let view = await resultsFrame(page, 'docs/notes.txt', 20_000);
+    const viewText = await view.evaluate(() => document.body.innerText);
+    for (const want of ['src/main.c', 'logo.png', 'docs/notes.txt', '3 files: 3 read', 'Copy as Prompt Context', 'Show Raw XML']) {
+      if (!viewText.includes(want)) {
+        throw new Error(`the results view does not show "${want}":\n${viewText.slice(0, 800)}`);
+      }
+    }
+    if (await page.locator('.tabs-container .tab', { hasText: 'ReadResults-' }).count() !== 0) {
+      throw new Error('a read still opens an XML tab');
+    }
+    // The notification that sums up the read.
     await page.locator('.notification-toast', { hasText: 'readerd: read 3 of 3 files' }).first()
       .waitFor({ state: 'visible', timeout: 10_000 });
     // The status bar item, there since the command activated the extension, shows the daemon.
     await page.locator('.statusbar-item', { hasText: 'readerd' }).first().waitFor({ state: 'visible', timeout: 10_000 });
     fs.mkdirSync(screenshots, { recursive: true });
     await page.screenshot({ path: shot });
-    const want = ["path='src/main.c'", "path='logo.png'", "path='docs/notes.txt'"];
-    const missing = want.filter((w) => !text.replace(/\u00a0/g, ' ').includes(w));
-    if (missing.length > 0) {
-      throw new Error(`the XML editor does not show ${missing.join(', ')}:\n${text.slice(0, 800)}`);
-    }
-    // "Copy as prompt context" in the notification puts the XML on the clipboard.
-    await page.locator('.notification-toast', { hasText: 'readerd: read 3 of 3 files' })
-      .locator('a.monaco-button, .monaco-button', { hasText: 'Copy as prompt context' }).first().click();
-    let clip = '';
-    for (let i = 0; i < 40 && !clip.startsWith('<ReadResults'); i++) {
-      await sleep(100);
-      clip = await page.evaluate(() => navigator.clipboard.readText()).catch(() => '');
-    }
-    if (!clip.startsWith('<ReadResults') || !clip.includes("<Content path='src/main.c'")) {
-      throw new Error(`the clipboard does not hold the XML after "Copy as prompt context": ${clip.slice(0, 200)}`);
-    }
     report(name, true, `screenshots: ${shot}, ${path.join(screenshots, 'read-plan.png')}`);
+    await runRawXmlAndCopyUi(page);
+    await runThemesUi(page, dirs);
+    await runAddToChatUi(page);
+    await runReadMoreUi(page, dirs);
     await runMentionUi(page);
     await runChatUi(page);
     await runMcpUi(page);
@@ -425,6 +436,222 @@ async function runUi(base, dirs, browserLog) {
     report(name, false, `${error.stack ?? error}\nscreenshot: ${path.join(screenshots, 'read-files-failure.png')}`);
   } finally {
     await context.close();
+  }
+}
+
+/**
+ * The results view in the Dark Modern, Light Modern and Dark High Contrast themes: its
+ * background follows each (screenshots), as its colours are the theme's variables.
+ */
+async function runThemesUi(page, dirs) {
+  const name = 'vscode_ui_results_view_themes_screenshots';
+  try {
+    await page.locator('.tabs-container .tab', { hasText: 'readerd: 3 files' }).first().click();
+    // Dark, light and high-contrast themes: the view follows (its colours are the theme's variables).
+    const view = await resultsFrame(page, 'docs/notes.txt', 20_000);
+    const background = () => view.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    const themes = {};
+    let before = await background();
+    for (const [file, theme] of [['results-dark.png', 'Dark Modern'], ['results-light.png', 'Light Modern'], ['results-high-contrast.png', 'Dark High Contrast']]) {
+      await pickTheme(page, dirs, theme, async () => (await background()) !== before);
+      before = themes[theme] = await background();
+      await sleep(500);
+      await page.screenshot({ path: path.join(screenshots, file) });
+    }
+    if (new Set(Object.values(themes)).size !== 3) {
+      throw new Error(`the results view did not follow the theme: ${JSON.stringify(themes)}`);
+    }
+    report(name, true, `backgrounds: ${JSON.stringify(themes)}; screenshots: results-dark.png, results-light.png, results-high-contrast.png`);
+  } catch (error) {
+    await page.screenshot({ path: path.join(screenshots, 'results-theme-failure.png') }).catch(() => undefined);
+    report(name, false, `${error.stack ?? error}\nscreenshot: ${path.join(screenshots, 'results-theme-failure.png')}`);
+  } finally {
+    writeJson(path.join(dirs.workspace, '.vscode', 'settings.json'), workspaceSettings({ 'readerd.confirmAboveTokens': 20 }));
+    await pickTheme(page, dirs, 'Light Modern', async () => true).catch(() => undefined);
+  }
+}
+
+/**
+ * From the results view: the raw XML by keyboard (focus its button, Enter), then Copy as Prompt
+ * Context: asked past readerd.confirmAboveTokens, and the message names the image left out.
+ */
+async function runRawXmlAndCopyUi(page) {
+  const name = 'vscode_ui_results_raw_xml_and_copy';
+  try {
+    let view = await resultsFrame(page, 'docs/notes.txt', 20_000);
+    // The raw XML, by keyboard: focus its button, Enter.
+    await view.locator('button[data-action=raw]').focus();
+    await page.keyboard.press('Enter');
+    await page.locator('.tabs-container .tab', { hasText: /ReadResults-\d+\.xml/ }).waitFor({ state: 'visible', timeout: 20_000 });
+    const lines = page.locator('.monaco-editor .view-lines').filter({ hasText: 'ReadResults' }).first();
+    await lines.waitFor({ state: 'visible', timeout: 20_000 });
+    const text = (await lines.innerText()).replace(/\u00a0/g, ' ');
+    const want = ["path='src/main.c'", "path='logo.png'", "path='docs/notes.txt'"];
+    const missing = want.filter((w) => !text.includes(w));
+    if (missing.length > 0) {
+      throw new Error(`the XML editor does not show ${missing.join(', ')}:\n${text.slice(0, 800)}`);
+    }
+    await page.screenshot({ path: path.join(screenshots, 'results-raw-xml.png') });
+    // "Copy as Prompt Context" in the view: past readerd.confirmAboveTokens (20) it asks, then
+    // says the image is not on the clipboard.
+    await page.locator('.tabs-container .tab', { hasText: 'readerd: 3 files' }).click();
+    view = await resultsFrame(page, 'docs/notes.txt', 20_000);
+    await view.locator('button[data-action=copy]').click();
+    const ask = page.locator('.monaco-dialog-box');
+    await ask.waitFor({ state: 'visible', timeout: 20_000 });
+    const askText = (await ask.innerText()).replace(/\u00a0/g, ' ');
+    if (!/readerd: copy about [0-9,]+ tokens of prompt context\?/.test(askText)) {
+      throw new Error(`the copy's question says: ${askText}`);
+    }
+    await page.screenshot({ path: path.join(screenshots, 'copy-confirm.png') });
+    await ask.locator('.monaco-button', { hasText: 'Copy' }).first().click();
+    await page.locator('.notification-toast', { hasText: '1 image not copied: the clipboard holds text' }).first()
+      .waitFor({ state: 'visible', timeout: 10_000 });
+    await page.screenshot({ path: path.join(screenshots, 'copy-images-left-out.png') });
+    let clip = '';
+    for (let i = 0; i < 40 && !clip.startsWith('<ReadResults'); i++) {
+      await sleep(100);
+      clip = await page.evaluate(() => navigator.clipboard.readText()).catch(() => '');
+    }
+    if (!clip.startsWith('<ReadResults') || !clip.includes("<Content path='src/main.c'") || !clip.includes('<!-- 1 image not included (copied as text): logo.png -->')) {
+      throw new Error(`the clipboard does not hold the XML after "Copy as Prompt Context": ${clip.slice(0, 300)}`);
+    }
+    report(name, true, 'screenshots: results-raw-xml.png, copy-confirm.png, copy-images-left-out.png');
+  } catch (error) {
+    await page.screenshot({ path: path.join(screenshots, 'results-copy-failure.png') }).catch(() => undefined);
+    report(name, false, `${error.stack ?? error}\nscreenshot: ${path.join(screenshots, 'results-copy-failure.png')}`);
+  } finally {
+    await page.keyboard.press('Escape');
+  }
+}
+
+/**
+ * Chooses a colour theme as a person does: "Preferences: Color Theme", its name, Enter, with the
+ * focus first taken out of the webview (a quick pick closes when focus goes back into it). When
+ * `applied()` does not turn true within 10 s, the workspace's settings name the theme instead.
+ */
+async function pickTheme(page, dirs, theme, applied) {
+  await page.keyboard.press('Escape');
+  await page.locator('.part.sidebar').click({ position: { x: 150, y: 500 } }).catch(() => undefined);
+  try {
+    await runFromPalette(page, 'Preferences: Color Theme');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Modern' }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    await sleep(300);
+    await page.locator('.quick-input-widget input').fill(theme);
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: theme }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    await page.keyboard.press('Enter');
+  } catch {
+    await page.keyboard.press('Escape');
+  }
+  for (const how of ['picker', 'settings']) {
+    if (how === 'settings') {
+      writeJson(path.join(dirs.workspace, '.vscode', 'settings.json'), workspaceSettings({ 'readerd.confirmAboveTokens': 20, 'workbench.colorTheme': theme.startsWith('Dark High') ? 'Default High Contrast' : `Default ${theme}` }));
+    }
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline) {
+      if (await applied()) {
+        return how;
+      }
+      await sleep(250);
+    }
+  }
+  throw new Error(`the theme ${theme} was not applied, neither picked nor set in the workspace's settings`);
+}
+
+/** The frame of the results view once it shows `text`. */
+async function resultsFrame(page, text, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    for (const frame of page.frames()) {
+      try {
+        if (await frame.evaluate((t) => !!document.querySelector('section.file') && document.body.innerText.includes(t), text)) {
+          return frame;
+        }
+      } catch {
+        // a frame that went away or is not ready
+      }
+    }
+    await sleep(250);
+  }
+  throw new Error(`no results view shows "${text}"`);
+}
+
+/**
+ * "Add to Chat" in the results view: VS Code's chat opens with the files read attached, the
+ * picture as an image (screenshot).
+ */
+async function runAddToChatUi(page) {
+  const name = 'vscode_ui_results_add_to_chat_screenshot';
+  const shot = path.join(screenshots, 'add-to-chat.png');
+  try {
+    const view = await resultsFrame(page, 'docs/notes.txt', 20_000);
+    await view.locator('button[data-action=chat]').click();
+    const chips = page.locator('.chat-attached-context .chat-attached-context-attachment, .chat-attached-context-attachment');
+    const deadline = Date.now() + 20_000;
+    let labels = [];
+    while (Date.now() < deadline) {
+      labels = (await chips.allInnerTexts().catch(() => [])).map((t) => t.replace(/\s+/g, ' ').trim());
+      if (labels.some((l) => l.includes('logo.png')) && labels.some((l) => l.includes('main.c'))) {
+        break;
+      }
+      await sleep(250);
+    }
+    await sleep(500);
+    await page.screenshot({ path: shot });
+    if (!labels.some((l) => l.includes('logo.png')) || !labels.some((l) => l.includes('main.c'))) {
+      throw new Error(`the chat's attachments are: ${labels.join(' | ') || 'none'}`);
+    }
+    report(name, true, `attached: ${labels.join(' | ')}\nscreenshot: ${shot}`);
+  } catch (error) {
+    await page.screenshot({ path: shot }).catch(() => undefined);
+    report(name, false, `${error.stack ?? error}\nscreenshot: ${shot}`);
+  } finally {
+    await page.keyboard.press('Escape');
+  }
+}
+
+/**
+ * A read that cuts a file: the view says where and "Read more" reads on from the line the
+ * daemon named (screenshot); after a reload of the window the view is back (screenshot).
+ */
+async function runReadMoreUi(page, dirs) {
+  const name = 'vscode_ui_results_read_more_and_reload';
+  const shot = path.join(screenshots, 'results-read-more.png');
+  const restoredShot = path.join(screenshots, 'results-restored.png');
+  try {
+    fs.writeFileSync(path.join(dirs.workspace, 'big.log'), Array.from({ length: 2500 }, (_, i) => `row ${i + 1}`).join('\n') + '\n');
+    await runFromPalette(page, 'readerd: Read Files...');
+    await checkItem(page, 'big.log', 'big.log');
+    await page.locator('.quick-input-widget input').fill('');
+    await page.keyboard.press('Enter');
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ state: 'visible', timeout: 20_000 });
+    await dialog.locator('.monaco-button', { hasText: 'Read' }).first().click();
+    let view = await resultsFrame(page, 'Read more: from line 2,001', 20_000);
+    const cut = await view.evaluate(() => document.body.innerText);
+    if (!cut.includes('Cut: lines 1-2,000 of 2,500 shown')) {
+      throw new Error(`the view does not say where big.log was cut:\n${cut.slice(0, 600)}`);
+    }
+    await view.locator('button[data-action=more]').click();
+    await page.locator('.tabs-container .tab', { hasText: 'big.log, from line 2001' }).waitFor({ state: 'visible', timeout: 20_000 });
+    view = await resultsFrame(page, 'row 2500', 20_000);
+    const more = await view.evaluate(() => [...document.querySelectorAll('.row .ln')].map((n) => n.textContent));
+    if (more[0] !== '2001' || more[more.length - 1] !== '2500') {
+      throw new Error(`"Read more" shows lines ${more[0]} to ${more[more.length - 1]}, not 2001 to 2500`);
+    }
+    await page.screenshot({ path: shot });
+    // A reload of the window restores the view, with the same result.
+    await page.reload();
+    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
+    await page.locator('.tabs-container .tab', { hasText: 'big.log, from line 2001' }).waitFor({ state: 'visible', timeout: 30_000 });
+    await page.locator('.tabs-container .tab', { hasText: 'big.log, from line 2001' }).click();
+    await resultsFrame(page, 'row 2500', 30_000);
+    await sleep(500);
+    await page.screenshot({ path: restoredShot });
+    report(name, true, `screenshots: ${shot}, ${restoredShot}`);
+  } catch (error) {
+    await page.screenshot({ path: path.join(screenshots, 'results-read-more-failure.png') }).catch(() => undefined);
+    report(name, false, `${error.stack ?? error}\nscreenshot: ${path.join(screenshots, 'results-read-more-failure.png')}`);
   }
 }
 
@@ -644,21 +871,7 @@ async function main() {
   // host reads it from the machine's settings (the Remote tab) as well as the user's. Both hold it,
   // so a window that has not yet loaded the user's settings still finds the binary.
   writeJson(path.join(dirs.userData, 'Machine', 'settings.json'), { 'readerd.path': readerd });
-  writeJson(path.join(dirs.userData, 'User', 'settings.json'), {
-    'readerd.path': readerd,
-    'chat.disableAIFeatures': false,
-    'workbench.startupEditor': 'none',
-    'workbench.tips.enabled': false,
-    'workbench.enableExperiments': false,
-    'telemetry.telemetryLevel': 'off',
-    'update.mode': 'none',
-    'extensions.ignoreRecommendations': true,
-    'security.workspace.trust.enabled': false,
-    'window.commandCenter': false,
-    'workbench.secondarySideBar.defaultVisibility': 'hidden',
-    'extensions.autoCheckUpdates': false,
-    'extensions.autoUpdate': false,
-  });
+  writeJson(path.join(dirs.userData, 'User', 'settings.json'), userSettings());
   const serverLog = path.join(scratch, 'code-server.log');
   const browserLog = path.join(scratch, 'browser.log');
   const started = Date.now();

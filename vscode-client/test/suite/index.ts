@@ -17,6 +17,15 @@ import type { ReaderdApi } from '../../src/api';
 import { readSettings } from '../../src/config';
 import type { ReadCommandOutcome } from '../../src/readCommand';
 import type { ShownResult } from '../../src/results';
+import type { ChatAttachment } from '../../src/sendCommands';
+
+/** What the `readerd.resultsView` command answers. */
+interface ResultsViewState {
+  title: string;
+  files: string[];
+  html: string;
+  visible: boolean;
+}
 import type { VisionOutcome } from '../../src/visionAnswer';
 import { EXTENSION_ID, readerdChildren, resultsFile, runTests, test, waitFor } from './harness';
 import { mentionTests } from './mentions';
@@ -127,8 +136,21 @@ test('vscode_read_command_on_multi_selection', async () => {
   assert.ok(shown.planned.tokens > 0);
   assert.equal(shown.planned.tokens, shown.result.tokens);
   assert.match(shown.summary, new RegExp(`^readerd: read 5 of 5 files \\(\\d+ lines, [0-9.]+ KB, ${shown.result.tokens} tokens, 1 image\\); left out: 1 hidden by files.exclude$`));
+  // One results view, in a webview panel, lists the files; the XML is a click away.
+  const view = await waitFor('the results view', async () => {
+    const v = await vscode.commands.executeCommand<ResultsViewState | undefined>('readerd.resultsView');
+    return v?.title === shown.title ? v : undefined;
+  });
+  assert.deepEqual(view.files, files);
+  assert.match(view.html, /<img src="data:image\/png;base64,[^"]+" alt="logo\.png"/);
+  assert.match(view.html, /<span class="ln">1<\/span><span class="tx">alpha<\/span>/);
+  assert.ok(!vscode.window.visibleTextEditors.some((e) => e.document.uri.scheme === 'readerd'), 'no XML tab per read');
+  const resultTabs = (): vscode.Tab[] => vscode.window.tabGroups.all.flatMap((g) => g.tabs)
+    .filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('readerd.results'));
+  await waitFor('one results panel, titled for the read', () => resultTabs().length === 1 && resultTabs()[0]!.label === `readerd: ${shown.title}`);
+  const rawUri = await vscode.commands.executeCommand<vscode.Uri>('readerd.showRawXml');
   const editor = await waitFor('the XML editor', () =>
-    vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === shown.uri.toString()));
+    vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === rawUri.toString()));
   const xml = editor.document.getText();
   assert.equal(xml, shown.result.xml);
   assert.equal(editor.document.languageId, 'xml');
@@ -138,17 +160,32 @@ test('vscode_read_command_on_multi_selection', async () => {
   assert.match(xml, /<Content path='a.txt' type='text'[^>]*>\s*<!\[CDATA\[\s+1\talpha\n/);
   assert.match(xml, /<Content path='logo.png' type='image'[^>]*mediaType='image\/png'/);
   assert.doesNotMatch(xml, /skip\.tmp/);
-  // The XML is beside the editor group that was active, and the images are in a webview panel.
-  const webviewTab = await waitFor('the images panel', () =>
-    vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputWebview && /readerd: 1 image/.test(t.label)));
-  assert.ok(webviewTab);
+  // A second read reuses the panel.
+  await vscode.commands.executeCommand('readerd.readFiles', uri('a.txt'), [uri('a.txt')]);
+  await waitFor('the same panel, titled for the new read', () => resultTabs().length === 1 && resultTabs()[0]!.label === 'readerd: 1 file');
+  await vscode.commands.executeCommand('readerd.readFiles', selection[0], selection);
 });
 
 test('vscode_copy_as_prompt_context', async () => {
   const xml = (await vscode.commands.executeCommand('readerd.copyAsPromptContext')) as string | undefined;
   assert.ok(xml?.startsWith('<ReadResults'), 'the command returns the XML it copied');
+  // The last read has logo.png: the text copied says it is not there.
+  assert.match(xml!, /^<ReadResults [^>]*>\n<!-- 1 image not included \(copied as text\): logo\.png -->\n/);
   const clip = await vscode.env.clipboard.readText();
   assert.equal(clip, xml);
+});
+
+test('vscode_save_images_and_add_to_chat', async () => {
+  const folder = uri('saved-images');
+  const written = (await vscode.commands.executeCommand('readerd.saveImages', folder)) as vscode.Uri[];
+  assert.deepEqual(written.map((u) => path.basename(u.fsPath)), ['logo.png']);
+  assert.equal(fs.readFileSync(written[0]!.fsPath).subarray(1, 4).toString(), 'PNG');
+  fs.rmSync(folder.fsPath, { recursive: true, force: true });
+  const attached = (await vscode.commands.executeCommand('readerd.addToChat')) as ChatAttachment;
+  assert.deepEqual(attached.files, ['a.txt', 'docs/deeper/hidden.txt', 'docs/my file.md', 'docs/notes.txt']);
+  assert.deepEqual(attached.images, ['logo.png']);
+  assert.deepEqual(attached.skipped, []);
+  assert.equal(attached.opened, true, 'workbench.action.chat.open took the attachments');
 });
 
 test('vscode_expand_mentions_text_image_folder', async () => {

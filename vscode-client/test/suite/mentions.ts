@@ -146,11 +146,15 @@ export function mentionTests(): void {
     assert.equal(shown.result.images.length, 1, 'the page without text is rendered');
     assert.equal(shown.result.images[0]!.page, 1);
     assert.match(shown.result.xml, /<Page number='1' image='0'\/>/);
-    await waitFor('the images panel', () =>
-      vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputWebview && /readerd: 1 image/.test(t.label)));
-    // What the panel shows for it (the same function renders the panel).
+    // The results view shows the page inline, labelled.
+    const view = await waitFor('the results view', async () => {
+      const v = await vscode.commands.executeCommand<{ title: string; html: string } | undefined>('readerd.resultsView');
+      return v?.title === shown.title ? v : undefined;
+    });
+    assert.match(view.html, /<h4 class="part">page 1<\/h4>|alt="scan\.pdf, page 1"/);
+    assert.match(view.html, /<img src="data:image\/png;base64,[^"]+" alt="scan\.pdf, page 1"/);
+    // The image panel of an expanded prompt labels the page the same way.
     const html = imagesHtml(shown, 'vscode-resource:');
-    assert.match(html, /alt="scan\.pdf, page 1"/);
     assert.match(html, /<div class="path">scan\.pdf, page 1<\/div>/);
   });
 
