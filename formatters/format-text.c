@@ -85,7 +85,8 @@ static void text_image(GString *out, const ImageOut *img, int64_t index) {
 
 /* The metadata of a file read, after its type: "71 lines, 1841 bytes, utf-8, lf, …". */
 static void text_meta(GString *out, const FileResult *f) {
-  if (f->type == FILE_TYPE_TEXT)
+  /* A file the budget left out has a line count only when its head was the whole file. */
+  if (f->type == FILE_TYPE_TEXT && f->lines >= 0)
     g_string_append_printf(out, ", %" PRId64 " %s", f->lines, f->lines == 1 ? "line" : "lines");
   if (f->type == FILE_TYPE_PDF)
     g_string_append_printf(out, ", %" PRId64 " %s", f->pages, f->pages == 1 ? "page" : "pages");
