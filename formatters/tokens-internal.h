@@ -21,6 +21,8 @@ typedef enum {
   TOKEN_F_CJK,    /* Han, kana, CJK punctuation and fullwidth forms */
   TOKEN_F_HANGUL, /* Hangul syllables and letters */
   TOKEN_F_OTHER,  /* other non-ASCII characters (Latin accents, Cyrillic, Greek, symbols) */
+  TOKEN_F_CAPLOW, /* a small letter after two capitals or more in a word piece ("GVsb", "IHRlc"
+                   * of base64, "HTTPServer"): the BPE splits there */
   TOKEN_F_COUNT,
 } TokenFeature;
 

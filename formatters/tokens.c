@@ -9,10 +9,10 @@
 /* What each feature costs, in thousandths of a token: fitted to o200k_base on Go source,
  * English prose, JSON and CJK text (docs/performance.md gives the fit's error per file). */
 const int64_t tokens_weight_milli[TOKEN_F_COUNT] = {
-    [TOKEN_F_WORD] = 850,   [TOKEN_F_LONG] = 136, [TOKEN_F_DIGITS] = 1046, [TOKEN_F_PUNCT] = 978,
-    [TOKEN_F_PCHARS] = 371, [TOKEN_F_JOIN] = 880, [TOKEN_F_SPACES] = 1344, [TOKEN_F_TABS] = 604,
-    [TOKEN_F_LINE] = 1220,  [TOKEN_F_CAPS] = 185, [TOKEN_F_CJK] = 669,     [TOKEN_F_HANGUL] = 611,
-    [TOKEN_F_OTHER] = 111,
+    [TOKEN_F_WORD] = 933,   [TOKEN_F_LONG] = 49,  [TOKEN_F_DIGITS] = 981,  [TOKEN_F_PUNCT] = 999,
+    [TOKEN_F_PCHARS] = 171, [TOKEN_F_JOIN] = 625, [TOKEN_F_SPACES] = 1586, [TOKEN_F_TABS] = 631,
+    [TOKEN_F_LINE] = 1165,  [TOKEN_F_CAPS] = 104, [TOKEN_F_CJK] = 730,     [TOKEN_F_HANGUL] = 628,
+    [TOKEN_F_OTHER] = 111,  [TOKEN_F_CAPLOW] = 3126,
 };
 
 #define W(f) ((int32_t)tokens_weight_milli[TOKEN_F_##f])
@@ -118,6 +118,7 @@ static int step(int st, int k, int32_t *ret_delta) {
     d += len >= 6 ? W(LONG) : 0;
     d += k == K_UPPER && last_upper && len >= 2 ? W(CAPS) : 0;
     d += k == K_LETTER ? W(OTHER) : 0;
+    d += k != K_UPPER && last_upper && len >= 2 ? W(CAPLOW) : 0;
     next = (k == K_UPPER && (len == 0 || last_upper) ? S_UPPER1 : S_LOWER1) + (len < 6 ? len : 5);
   } else if (k == K_CJK || k == K_HANGUL) {
     d += k == K_CJK ? W(CJK) : W(HANGUL);

@@ -134,6 +134,9 @@ static inline __attribute__((always_inline)) void run_add(Scan *s, int kind, int
    * follows a lower-case one. */
   else if (kind == C_LOWER && cls == C_UPPER && s->last == C_LOWER)
     run_end(s);
+  /* A small letter after two capitals or more: the BPE splits there ("GVsb"). */
+  if (s->kind == C_LOWER && cls != C_UPPER && s->last == C_UPPER && s->caps >= 2)
+    s->f[TOKEN_F_CAPLOW]++;
   s->kind = kind;
   s->len++;
   s->caps += cls == C_UPPER;
@@ -190,6 +193,8 @@ static inline __attribute__((always_inline)) size_t scan_run(Scan *s, const unsi
         s->kind = C_LOWER;
         len = caps = 0;
       }
+      if (cls != C_UPPER && last == C_UPPER && caps >= 2)
+        s->f[TOKEN_F_CAPLOW]++;
       len++;
       caps += cls == C_UPPER;
       last = cls;
