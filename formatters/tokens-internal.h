@@ -23,6 +23,11 @@ typedef enum {
   TOKEN_F_OTHER,  /* other non-ASCII characters (Latin accents, Cyrillic, Greek, symbols) */
   TOKEN_F_CAPLOW, /* a small letter after two capitals or more in a word piece ("GVsb", "IHRlc"
                    * of base64, "HTTPServer"): the BPE splits there */
+  TOKEN_F_CONS,   /* ASCII consonants that follow two others in a word ("dkvr" of base64, "VCLZB"
+                   * of an assembler's mnemonics): the BPE splits letters without vowels finely */
+  TOKEN_F_REPEAT, /* punctuation characters past the first two of a run that repeat the one
+                   * before them, of the rule characters "-=*#_~+./" ("-----", "/////"): the BPE
+                   * takes 32 or 64 of them in one token */
   TOKEN_F_COUNT,
 } TokenFeature;
 

@@ -9,10 +9,10 @@
 /* What each feature costs, in thousandths of a token: fitted to o200k_base on Go source,
  * English prose, JSON and CJK text (docs/performance.md gives the fit's error per file). */
 const int64_t tokens_weight_milli[TOKEN_F_COUNT] = {
-    [TOKEN_F_WORD] = 933,   [TOKEN_F_LONG] = 49,  [TOKEN_F_DIGITS] = 981,  [TOKEN_F_PUNCT] = 999,
-    [TOKEN_F_PCHARS] = 171, [TOKEN_F_JOIN] = 625, [TOKEN_F_SPACES] = 1586, [TOKEN_F_TABS] = 631,
-    [TOKEN_F_LINE] = 1165,  [TOKEN_F_CAPS] = 104, [TOKEN_F_CJK] = 730,     [TOKEN_F_HANGUL] = 628,
-    [TOKEN_F_OTHER] = 111,  [TOKEN_F_CAPLOW] = 3126,
+    [TOKEN_F_WORD] = 876,  [TOKEN_F_LONG] = 60,     [TOKEN_F_DIGITS] = 963,  [TOKEN_F_PUNCT] = 975,
+    [TOKEN_F_PCHARS] = 95, [TOKEN_F_JOIN] = 588,    [TOKEN_F_SPACES] = 1628, [TOKEN_F_TABS] = 618,
+    [TOKEN_F_LINE] = 1262, [TOKEN_F_CAPS] = 66,     [TOKEN_F_CJK] = 776,     [TOKEN_F_HANGUL] = 682,
+    [TOKEN_F_OTHER] = 111, [TOKEN_F_CAPLOW] = 2137, [TOKEN_F_CONS] = 471,    [TOKEN_F_REPEAT] = 31,
 };
 
 #define W(f) ((int32_t)tokens_weight_milli[TOKEN_F_##f])
@@ -39,19 +39,25 @@ enum {
   K_HANGUL,
 };
 
-/* The states: in a word piece (its last letter lower or upper case, its length up to 6: past
- * that each letter costs TOKEN_F_LONG; a piece whose last letter is upper case is all capitals,
- * so its length is its capitals), in a digit group (its length modulo 3), in a run of
- * punctuation (1, 2, 3 or more), in a run of blanks (whether a space came before its last
- * blank, whether that is a tab, and its tabs up to 3: a line break takes back the tabs before
- * it, and only a run of 3 or more needs them counted), or in none. */
+/* The states: in a word (its piece's last letter lower or upper case, the piece's length up to
+ * 6: past that each letter costs TOKEN_F_LONG; a piece whose last letter is upper case is all
+ * capitals, so its length is its capitals; and the consonants that end the word, up to 2: from
+ * the third on each costs TOKEN_F_CONS), in a digit group (its length modulo 3), in a run of
+ * punctuation (1, 2, 3 or more; its last character if it is one of the rule characters
+ * RULE_CHARS; from 3 on, whether that last one repeated the one before it), in a run of blanks
+ * (whether a space came before its last blank, whether that is a tab, and its tabs up to 3: a
+ * line break takes back the tabs before it, and only a run of 3 or more needs them counted),
+ * or in none. */
+#define RULE_CHARS "-=*#_~+./"
+#define RULE_OTHER 9 /* a punctuation character that is not one of them */
+
 enum {
   S_NONE,
-  S_LOWER1,
-  S_UPPER1 = S_LOWER1 + 6,
-  S_DIGIT1 = S_UPPER1 + 6,
-  S_PUNCT1 = S_DIGIT1 + 3,
-  S_BLANK = S_PUNCT1 + 3, /* + 8 if a space came before the last blank, + 4 if that is a tab,
+  S_WORD, /* + (upper * 6 + length - 1) * 3 + consonants */
+  S_DIGIT1 = S_WORD + 36,
+  S_PUNCT = S_DIGIT1 + 3, /* length 1: + c; 2: + 10 + c; 3 or more: + 20 + c * 2 + repeated,
+                           * c the rule character's index (RULE_OTHER: none) */
+  S_BLANK = S_PUNCT + 40, /* + 8 if a space came before the last blank, + 4 if that is a tab,
                            * + its tabs up to 3 */
   S_COUNT = S_BLANK + 16,
 };
@@ -74,6 +80,30 @@ static bool is_blank_state(int st) {
   return st >= S_BLANK;
 }
 
+static bool is_punct_state(int st) {
+  return st >= S_PUNCT && st < S_BLANK;
+}
+
+/* A run of punctuation's state: its length (1, 2, 3 for 3 or more), its last character's rule
+ * index, and whether that one repeated the one before it. */
+static int punct_len(int st) {
+  return st - S_PUNCT < 10 ? 1 : st - S_PUNCT < 20 ? 2 : 3;
+}
+
+static int punct_rule(int st) {
+  int i = st - S_PUNCT;
+
+  return i < 20 ? i % 10 : (i - 20) / 2;
+}
+
+static bool punct_repeated(int st) {
+  return st - S_PUNCT >= 20 && (st - S_PUNCT) % 2 == 1;
+}
+
+static int punct_state(int len, int rule, bool repeated) {
+  return S_PUNCT + (len == 1 ? rule : len == 2 ? 10 + rule : 20 + rule * 2 + repeated);
+}
+
 /* What ends a run of blanks adds: they join a word after them (their last blank is the word's
  * first character) and a punctuation mark after a space; blanks before a line break go with it
  * (their tabs, counted one by one, are taken back by the scan). */
@@ -91,26 +121,30 @@ static int32_t blank_end(int st, int k) {
 }
 
 /* One step of the automaton: the next state after character class k in state st, and in
- * *ret_delta what it adds. */
-static int step(int st, int k, int32_t *ret_delta) {
+ * *ret_delta what it adds. `rule` is the character's index in RULE_CHARS (RULE_OTHER when it is
+ * none), `consonant` whether it is an ASCII consonant. */
+static int step(int st, int k, int rule, bool consonant, int32_t *ret_delta) {
   bool word = k == K_LOWER || k == K_UPPER || k == K_LETTER;
   int32_t d = 0;
   int next = S_NONE;
 
   /* The run going on ends, or joins what comes. */
-  if (st >= S_PUNCT1 && st < S_BLANK && (word || k == K_CJK || k == K_HANGUL)) {
-    int len = st - S_PUNCT1 + 1;
+  if (is_punct_state(st) && (word || k == K_CJK || k == K_HANGUL)) {
+    int len = punct_len(st);
 
-    d += W(JOIN) - (len == 1 ? W(PUNCT) : 0) - (len == 3 ? W(PCHARS) : 0);
+    d += W(JOIN) - (len == 1 ? W(PUNCT) : 0) -
+         (len == 3 ? (punct_repeated(st) ? W(REPEAT) : W(PCHARS)) : 0);
   } else if (is_blank_state(st) && k != K_SPACE && k != K_TAB) {
     d += blank_end(st, k);
   }
   if (word) {
-    bool in_word = st >= S_LOWER1 && st < S_DIGIT1, last_upper = in_word && st >= S_UPPER1;
-    int len = in_word ? (st - S_LOWER1) % 6 + 1 : 0;
+    bool in_word = st >= S_WORD && st < S_DIGIT1;
+    int w = st - S_WORD, cons = in_word ? w % 3 : 0;
+    bool last_upper = in_word && w / 18 == 1;
+    int len = in_word ? w / 3 % 6 + 1 : 0;
 
     /* "fooBar" is two pieces: the pre-tokenizer splits before a capital after a lower-case
-     * letter. */
+     * letter. A run of consonants goes on over the split ("HTTPServer"). */
     if (!in_word || (k == K_UPPER && !last_upper)) {
       d += W(WORD);
       len = 0;
@@ -119,21 +153,25 @@ static int step(int st, int k, int32_t *ret_delta) {
     d += k == K_UPPER && last_upper && len >= 2 ? W(CAPS) : 0;
     d += k == K_LETTER ? W(OTHER) : 0;
     d += k != K_UPPER && last_upper && len >= 2 ? W(CAPLOW) : 0;
-    next = (k == K_UPPER && (len == 0 || last_upper) ? S_UPPER1 : S_LOWER1) + (len < 6 ? len : 5);
+    d += consonant && cons >= 2 ? W(CONS) : 0;
+    cons = consonant ? (cons < 2 ? cons + 1 : 2) : 0;
+    next = S_WORD + ((k == K_UPPER && (len == 0 || last_upper) ? 6 : 0) + (len < 6 ? len : 5)) * 3 +
+           cons;
   } else if (k == K_CJK || k == K_HANGUL) {
     d += k == K_CJK ? W(CJK) : W(HANGUL);
   } else if (k == K_DIGIT) {
-    bool in_digits = st >= S_DIGIT1 && st < S_PUNCT1;
+    bool in_digits = st >= S_DIGIT1 && st < S_PUNCT;
     int pos = in_digits ? (st - S_DIGIT1 + 1) % 3 : 0;
 
     d += pos == 0 ? W(DIGITS) : 0;
     next = S_DIGIT1 + pos;
   } else if (k == K_PUNCT) {
-    bool in_punct = st >= S_PUNCT1 && st < S_BLANK;
-    int len = in_punct ? st - S_PUNCT1 + 1 : 0;
+    int len = is_punct_state(st) ? punct_len(st) : 0;
+    bool repeated = len >= 2 && rule != RULE_OTHER && rule == punct_rule(st);
 
-    d += len == 0 ? W(PUNCT) : len >= 2 ? W(PCHARS) : 0;
-    next = S_PUNCT1 + (len < 3 ? len : 2);
+    /* The third character on: a rule character repeating the one before it costs less. */
+    d += len == 0 ? W(PUNCT) : len >= 2 ? (repeated ? W(REPEAT) : W(PCHARS)) : 0;
+    next = punct_state(len < 3 ? len + 1 : 3, rule, len >= 2 && repeated);
   } else if (k == K_SPACE || k == K_TAB) {
     bool in_blank = is_blank_state(st);
     int b = in_blank ? st - S_BLANK : 0;
@@ -145,7 +183,7 @@ static int step(int st, int k, int32_t *ret_delta) {
   } else if (k == K_LF) {
     /* A line break joins the punctuation before it ("},\n"), and the blanks before it: their
      * tabs are taken back (3 or more by the slow step, which counts them). */
-    d += st >= S_PUNCT1 && st < S_BLANK ? 0 : W(LINE);
+    d += is_punct_state(st) ? 0 : W(LINE);
     if (is_blank_state(st) && ((st - S_BLANK) & 3) < 3)
       d -= ((st - S_BLANK) & 3) * W(TABS);
   }
@@ -185,12 +223,16 @@ static void trans_init(void) {
         trans[st * 256 + b] = pack(st, 0, true);
         continue;
       }
-      next = step(st, byte_kind(b), &d);
+      const char *r = b != 0 ? strchr(RULE_CHARS, b) : NULL;
+      bool consonant =
+          ((b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z')) && strchr("aeiouyAEIOUY", b) == NULL;
+
+      next = step(st, byte_kind(b), r != NULL ? (int)(r - RULE_CHARS) : RULE_OTHER, consonant, &d);
       trans[st * 256 + b] =
           pack(next, d, b == '\n' && is_blank_state(st) && ((st - S_BLANK) & 3) == 3);
     }
     for (int k = K_LETTER; k <= K_HANGUL; k++) {
-      next = step(st, k, &d);
+      next = step(st, k, RULE_OTHER, false, &d);
       trans_high[st][k - K_LETTER] = pack(next, d, false);
     }
   }

@@ -42,6 +42,11 @@ static void classes_init(void) {
   __atomic_store_n(&classes_ready, 1, __ATOMIC_RELEASE);
 }
 
+/* An ASCII consonant of either case ('y' counts as a vowel). */
+static bool is_consonant(int b) {
+  return ((b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z')) && strchr("aeiouyAEIOUY", b) == NULL;
+}
+
 /* The code point of the (unchecked) UTF-8 sequence at p and its length: the estimator only
  * needs the script, so a bad sequence is one character of another script. */
 static size_t next_cp(const unsigned char *p, size_t n, uint32_t *ret_cp) {
@@ -92,8 +97,10 @@ static inline __attribute__((always_inline)) void run_end(Scan *s) {
     break;
   case C_PUNCT:
     s->f[TOKEN_F_PUNCT]++;
-    if (s->len > 2)
-      s->f[TOKEN_F_PCHARS] += (int64_t)(s->len - 2);
+    if (s->len > 2) {
+      s->f[TOKEN_F_PCHARS] += (int64_t)(s->len - 2 - s->reps);
+      s->f[TOKEN_F_REPEAT] += (int64_t)s->reps;
+    }
     break;
   case C_BLANK:
     if (s->len > s->tabs)
@@ -107,6 +114,10 @@ static inline __attribute__((always_inline)) void run_end(Scan *s) {
   s->len = 0;
   s->caps = 0;
   s->tabs = 0;
+  s->cons = 0;
+  s->reps = 0;
+  s->last_rep = 0;
+  s->prev = 0;
 }
 
 /* As o200k's pre-tokenizer does, the last character of the run before a word joins it
@@ -118,8 +129,10 @@ static inline __attribute__((always_inline)) void run_join(Scan *s, int kind) {
 
   if (!joins)
     return;
-  if (s->kind == C_PUNCT)
+  if (s->kind == C_PUNCT) {
     s->f[TOKEN_F_JOIN]++;
+    s->reps -= s->last_rep != 0; /* its last character leaves it */
+  }
   s->tabs -= s->last == C_TAB;
   if (--s->len == 0)
     s->kind = C_OTHER;
@@ -138,6 +151,7 @@ static inline __attribute__((always_inline)) void run_add(Scan *s, int kind, int
   if (s->kind == C_LOWER && cls != C_UPPER && s->last == C_UPPER && s->caps >= 2)
     s->f[TOKEN_F_CAPLOW]++;
   s->kind = kind;
+  s->cons = 0; /* a letter of another script ends a run of consonants */
   s->len++;
   s->caps += cls == C_UPPER;
   s->tabs += cls == C_TAB;
@@ -180,9 +194,20 @@ static inline __attribute__((always_inline)) size_t scan_run(Scan *s, const unsi
   len = s->len;
   last = s->last;
   if (kind == C_LOWER) {
+    int cons = s->cons;
+
     caps = s->caps;
     for (; i < n && byte_run[p[i]] == C_LOWER; i++) {
       int cls = byte_class[p[i]];
+
+      /* The third consonant in a row and each after it (the piece split below does not end
+       * the row: "HTTPServer"). */
+      if (is_consonant(p[i])) {
+        s->f[TOKEN_F_CONS] += cons >= 2;
+        cons += cons < 2;
+      } else {
+        cons = 0;
+      }
 
       /* "fooBar" is two pieces, as the pre-tokenizer splits before an upper-case letter
        * that follows a lower-case one. */
@@ -200,6 +225,23 @@ static inline __attribute__((always_inline)) size_t scan_run(Scan *s, const unsi
       last = cls;
     }
     s->caps = caps;
+    s->cons = cons;
+  } else if (kind == C_PUNCT) {
+    size_t reps = s->reps, start = i;
+    int prev = s->prev, last_rep = s->last_rep;
+
+    /* A rule character repeating the one before it, past the run's first two. */
+    for (; i < n && byte_run[p[i]] == C_PUNCT; i++) {
+      len++;
+      last_rep = len >= 3 && p[i] == prev && strchr("-=*#_~+./", p[i]) != NULL;
+      reps += (size_t)last_rep;
+      prev = p[i];
+    }
+    if (i > start)
+      last = byte_class[p[i - 1]];
+    s->reps = reps;
+    s->prev = prev;
+    s->last_rep = last_rep;
   } else {
     tabs = s->tabs;
     size_t start = i;

@@ -12,6 +12,10 @@ typedef struct {
   int64_t f[TOKEN_F_COUNT];
   int kind, last;
   size_t len, caps, tabs;
+  int cons;     /* of a word: the consonants that end it, up to 2 */
+  size_t reps;  /* of a punctuation run: its characters counted as TOKEN_F_REPEAT */
+  int last_rep; /* its last character is one of them */
+  int prev;     /* its last character */
 } RefCounter;
 
 /* Prepares c. */
