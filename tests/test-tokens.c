@@ -230,9 +230,9 @@ START_TEST(tokens_match_reference_on_corpora) {
 }
 END_TEST
 
-/* Random bytes drawn to hit every transition: letters of both cases, digits, punctuation,
- * blanks and tabs before line breaks, controls, CJK, Hangul and other UTF-8, and bytes that
- * are no UTF-8 at all. */
+/* Random bytes drawn to hit every transition: letters of both cases, vowels and consonants,
+ * digits, punctuation and runs of rule characters, blanks and tabs before line breaks,
+ * controls, CJK, Hangul and other UTF-8, and bytes that are no UTF-8 at all. */
 START_TEST(tokens_match_reference_on_random_bytes) {
   static const char *pieces[] = {"a",
                                  "Z",
@@ -245,6 +245,12 @@ START_TEST(tokens_match_reference_on_random_bytes) {
                                  ")",
                                  "_",
                                  "::",
+                                 "---",
+                                 "==",
+                                 "\\",
+                                 "strength",
+                                 "aGVsbG8gd29",
+                                 "VCLZB",
                                  " ",
                                  "\t",
                                  "\f",
@@ -269,7 +275,8 @@ START_TEST(tokens_match_reference_on_random_bytes) {
   int checks = 0;
 
   for (int round = 0; round < 3000; round++) {
-    guint n = (guint)g_rand_int_range(rand, 0, round < 2000 ? 40 : 400);
+    /* The last rounds are long enough for the estimator to scan two halves at once. */
+    guint n = (guint)g_rand_int_range(rand, 0, round < 2000 ? 40 : round < 2950 ? 400 : 6000);
 
     g_string_truncate(s, 0);
     for (guint i = 0; i < n; i++) {
