@@ -14,10 +14,11 @@ typedef enum {
   TOKEN_F_PUNCT,  /* runs of ASCII punctuation */
   TOKEN_F_PCHARS, /* punctuation characters past the first two of a run */
   TOKEN_F_JOIN,   /* punctuation characters that join the word after them ("(x", "_y") */
-  TOKEN_F_SPACES, /* runs of spaces that join nothing */
+  TOKEN_F_SPACES, /* runs of spaces that join nothing, before punctuation or anything else */
   TOKEN_F_TABS,   /* tabs that join nothing */
   TOKEN_F_LINE,   /* line breaks that do not join the punctuation before them */
-  TOKEN_F_CAPS,   /* capital letters of a word piece past its first two ("ADDPD", base64) */
+  TOKEN_F_CAPS,   /* capital letters of a word piece past its first two ("ADDPD", base64), but
+                   * see TOKEN_F_CAPS_SPACED */
   TOKEN_F_CJK,    /* Han, kana, CJK punctuation and fullwidth forms */
   TOKEN_F_HANGUL, /* Hangul syllables and letters */
   TOKEN_F_OTHER,  /* other non-ASCII characters (Latin accents, Cyrillic, Greek, symbols) */
@@ -28,6 +29,11 @@ typedef enum {
   TOKEN_F_REPEAT, /* punctuation characters past the first two of a run that repeat the one
                    * before them, of the rule characters "-=*#_~+./" ("-----", "/////"): the BPE
                    * takes 32 or 64 of them in one token */
+  TOKEN_F_SPACES_WORD,    /* the same before a word ("a  b": its last space joins the word) */
+  TOKEN_F_SPACES_DIGIT,   /* the same before digits (" 42") */
+  TOKEN_F_JOIN_BACKSLASH, /* a backslash that joins the word after it ("\x", "\n") */
+  TOKEN_F_CAPS_SPACED,    /* TOKEN_F_CAPS of a piece that a space joins (" SOFTWARE", English in
+                           * capitals) */
   TOKEN_F_COUNT,
 } TokenFeature;
 

@@ -9,10 +9,13 @@
 /* What each feature costs, in thousandths of a token: fitted to o200k_base on Go source,
  * English prose, JSON and CJK text (docs/performance.md gives the fit's error per file). */
 const int64_t tokens_weight_milli[TOKEN_F_COUNT] = {
-    [TOKEN_F_WORD] = 876,  [TOKEN_F_LONG] = 60,     [TOKEN_F_DIGITS] = 963,  [TOKEN_F_PUNCT] = 975,
-    [TOKEN_F_PCHARS] = 95, [TOKEN_F_JOIN] = 588,    [TOKEN_F_SPACES] = 1628, [TOKEN_F_TABS] = 618,
-    [TOKEN_F_LINE] = 1262, [TOKEN_F_CAPS] = 66,     [TOKEN_F_CJK] = 776,     [TOKEN_F_HANGUL] = 682,
-    [TOKEN_F_OTHER] = 111, [TOKEN_F_CAPLOW] = 2137, [TOKEN_F_CONS] = 471,    [TOKEN_F_REPEAT] = 31,
+    [TOKEN_F_WORD] = 916,         [TOKEN_F_LONG] = 59,          [TOKEN_F_DIGITS] = 1191,
+    [TOKEN_F_PUNCT] = 920,        [TOKEN_F_PCHARS] = 175,       [TOKEN_F_JOIN] = 535,
+    [TOKEN_F_SPACES] = 1705,      [TOKEN_F_TABS] = 686,         [TOKEN_F_LINE] = 1239,
+    [TOKEN_F_CAPS] = 170,         [TOKEN_F_CJK] = 801,          [TOKEN_F_HANGUL] = 724,
+    [TOKEN_F_OTHER] = 111,        [TOKEN_F_CAPLOW] = 1456,      [TOKEN_F_CONS] = 425,
+    [TOKEN_F_REPEAT] = 31,        [TOKEN_F_SPACES_WORD] = 1266, [TOKEN_F_SPACES_DIGIT] = 760,
+    [TOKEN_F_JOIN_BACKSLASH] = 0, [TOKEN_F_CAPS_SPACED] = 0,
 };
 
 #define W(f) ((int32_t)tokens_weight_milli[TOKEN_F_##f])
@@ -41,23 +44,26 @@ enum {
 
 /* The states: in a word (its piece's last letter lower or upper case, the piece's length up to
  * 6: past that each letter costs TOKEN_F_LONG; a piece whose last letter is upper case is all
- * capitals, so its length is its capitals; and the consonants that end the word, up to 2: from
- * the third on each costs TOKEN_F_CONS), in a digit group (its length modulo 3), in a run of
- * punctuation (1, 2, 3 or more; its last character if it is one of the rule characters
- * RULE_CHARS; from 3 on, whether that last one repeated the one before it), in a run of blanks
- * (whether a space came before its last blank, whether that is a tab, and its tabs up to 3: a
- * line break takes back the tabs before it, and only a run of 3 or more needs them counted),
- * or in none. */
+ * capitals, so its length is its capitals, and whether a space joins it: its capitals past the
+ * second cost TOKEN_F_CAPS_SPACED instead of TOKEN_F_CAPS; and the consonants that end the
+ * word, up to 2: from the third on each costs TOKEN_F_CONS), in a digit group (its length modulo
+ * 3), in a run of punctuation (1, 2, 3 or more; its last character if it is one of the rule
+ * characters RULE_CHARS; from 3 on, whether that last one repeated the one before it), in a run of
+ * blanks (whether a space came before its last blank, whether that is a tab, and its tabs up to 3:
+ * a line break takes back the tabs before it, and only a run of 3 or more needs them counted), or
+ * in none. */
 #define RULE_CHARS "-=*#_~+./"
-#define RULE_OTHER 9 /* a punctuation character that is not one of them */
+#define RULE_BACKSLASH 9 /* also kept: a backslash joins the word after it at its own cost */
+#define RULE_OTHER 10    /* another punctuation character */
 
 enum {
   S_NONE,
-  S_WORD, /* + (upper * 6 + length - 1) * 3 + consonants */
-  S_DIGIT1 = S_WORD + 36,
-  S_PUNCT = S_DIGIT1 + 3, /* length 1: + c; 2: + 10 + c; 3 or more: + 20 + c * 2 + repeated,
-                           * c the rule character's index (RULE_OTHER: none) */
-  S_BLANK = S_PUNCT + 40, /* + 8 if a space came before the last blank, + 4 if that is a tab,
+  S_WORD, /* + (shape * 6 + length - 1) * 3 + consonants; shape 0: its last letter lower
+           * case, 1: upper case, 2: upper case and joined by a space */
+  S_DIGIT1 = S_WORD + 54,
+  S_PUNCT = S_DIGIT1 + 3, /* length 1: + c; 2: + 11 + c; 3 or more: + 22 + c * 2 + repeated,
+                           * c the last character's index (RULE_BACKSLASH, RULE_OTHER) */
+  S_BLANK = S_PUNCT + 44, /* + 8 if a space came before the last blank, + 4 if that is a tab,
                            * + its tabs up to 3 */
   S_COUNT = S_BLANK + 16,
 };
@@ -90,21 +96,21 @@ static bool is_punct_state(int st) {
 /* A run of punctuation's state: its length (1, 2, 3 for 3 or more), its last character's rule
  * index, and whether that one repeated the one before it. */
 static int punct_len(int st) {
-  return st - S_PUNCT < 10 ? 1 : st - S_PUNCT < 20 ? 2 : 3;
+  return st - S_PUNCT < 11 ? 1 : st - S_PUNCT < 22 ? 2 : 3;
 }
 
 static int punct_rule(int st) {
   int i = st - S_PUNCT;
 
-  return i < 20 ? i % 10 : (i - 20) / 2;
+  return i < 22 ? i % 11 : (i - 22) / 2;
 }
 
 static bool punct_repeated(int st) {
-  return st - S_PUNCT >= 20 && (st - S_PUNCT) % 2 == 1;
+  return st - S_PUNCT >= 22 && (st - S_PUNCT) % 2 == 1;
 }
 
 static int punct_state(int len, int rule, bool repeated) {
-  return S_PUNCT + (len == 1 ? rule : len == 2 ? 10 + rule : 20 + rule * 2 + repeated);
+  return S_PUNCT + (len == 1 ? rule : len == 2 ? 11 + rule : 22 + rule * 2 + repeated);
 }
 
 /* What ends a run of blanks adds: they join a word after them (their last blank is the word's
@@ -117,10 +123,12 @@ static int32_t blank_end(int st, int k) {
   if (k == K_LF)
     return 0;
   if (joins_word)
-    return (spaced ? W(SPACES) : 0) - (last_tab ? W(TABS) : 0);
+    return (spaced ? W(SPACES_WORD) : 0) - (last_tab ? W(TABS) : 0);
   if (k == K_PUNCT)
     return spaced ? W(SPACES) : 0;
-  return spaced || !last_tab ? W(SPACES) : 0;
+  if (spaced || !last_tab)
+    return k == K_DIGIT ? W(SPACES_DIGIT) : W(SPACES);
+  return 0;
 }
 
 /* One step of the automaton: the next state after character class k in state st, and in
@@ -135,31 +143,32 @@ static int step(int st, int k, int rule, bool consonant, int32_t *ret_delta) {
   if (is_punct_state(st) && (word || k == K_CJK || k == K_HANGUL)) {
     int len = punct_len(st);
 
-    d += W(JOIN) - (len == 1 ? W(PUNCT) : 0) -
-         (len == 3 ? (punct_repeated(st) ? W(REPEAT) : W(PCHARS)) : 0);
+    d += (punct_rule(st) == RULE_BACKSLASH ? W(JOIN_BACKSLASH) : W(JOIN)) -
+         (len == 1 ? W(PUNCT) : 0) - (len == 3 ? (punct_repeated(st) ? W(REPEAT) : W(PCHARS)) : 0);
   } else if (is_blank_state(st) && k != K_SPACE && k != K_TAB) {
     d += blank_end(st, k);
   }
   if (word) {
     bool in_word = st >= S_WORD && st < S_DIGIT1;
-    int w = st - S_WORD, cons = in_word ? w % 3 : 0;
-    bool last_upper = in_word && w / 18 == 1;
+    int w = st - S_WORD, cons = in_word ? w % 3 : 0, shape = in_word ? w / 18 : 0;
+    bool last_upper = shape >= 1;
     int len = in_word ? w / 3 % 6 + 1 : 0;
 
     /* "fooBar" is two pieces: the pre-tokenizer splits before a capital after a lower-case
-     * letter. A run of consonants goes on over the split ("HTTPServer"). */
+     * letter. A run of consonants goes on over the split ("HTTPServer"). A piece that starts
+     * after a space is joined by it (blank_end). */
     if (!in_word || (k == K_UPPER && !last_upper)) {
       d += W(WORD);
       len = 0;
+      shape = k == K_UPPER && is_blank_state(st) && !((st - S_BLANK) & 4) ? 2 : 1;
     }
     d += len >= 6 ? W(LONG) : 0;
-    d += k == K_UPPER && last_upper && len >= 2 ? W(CAPS) : 0;
+    d += k == K_UPPER && last_upper && len >= 2 ? (shape == 2 ? W(CAPS_SPACED) : W(CAPS)) : 0;
     d += k == K_LETTER ? W(OTHER) : 0;
     d += k != K_UPPER && last_upper && len >= 2 ? W(CAPLOW) : 0;
     d += consonant && cons >= 2 ? W(CONS) : 0;
     cons = consonant ? (cons < 2 ? cons + 1 : 2) : 0;
-    next = S_WORD + ((k == K_UPPER && (len == 0 || last_upper) ? 6 : 0) + (len < 6 ? len : 5)) * 3 +
-           cons;
+    next = S_WORD + ((k == K_UPPER ? shape * 6 : 0) + (len < 6 ? len : 5)) * 3 + cons;
   } else if (k == K_CJK || k == K_HANGUL) {
     d += k == K_CJK ? W(CJK) : W(HANGUL);
   } else if (k == K_DIGIT) {
@@ -170,7 +179,7 @@ static int step(int st, int k, int rule, bool consonant, int32_t *ret_delta) {
     next = S_DIGIT1 + pos;
   } else if (k == K_PUNCT) {
     int len = is_punct_state(st) ? punct_len(st) : 0;
-    bool repeated = len >= 2 && rule != RULE_OTHER && rule == punct_rule(st);
+    bool repeated = len >= 2 && rule < RULE_BACKSLASH && rule == punct_rule(st);
 
     /* The third character on: a rule character repeating the one before it costs less. */
     d += len == 0 ? W(PUNCT) : len >= 2 ? (repeated ? W(REPEAT) : W(PCHARS)) : 0;
@@ -212,6 +221,18 @@ static int byte_kind(int b) {
   return K_OTHER;
 }
 
+/* The byte's index in RULE_CHARS, RULE_BACKSLASH or RULE_OTHER. */
+static int rule_index(int b) {
+  const char *r = b != 0 ? strchr(RULE_CHARS, b) : NULL;
+
+  return r != NULL ? (int)(r - RULE_CHARS) : b == '\\' ? RULE_BACKSLASH : RULE_OTHER;
+}
+
+/* An ASCII consonant of either case ('y' counts as a vowel). */
+static bool is_consonant(int b) {
+  return ((b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z')) && strchr("aeiouyAEIOUY", b) == NULL;
+}
+
 static int64_t pack(int next, int32_t delta, bool slow) {
   return (int64_t)((uint64_t)(delta + (slow ? T_SLOW : 0)) << 32) | next * 256;
 }
@@ -241,11 +262,7 @@ static void trans_init(void) {
         trans[st * 256 + b] = pack(st, 0, true);
         continue;
       }
-      const char *r = b != 0 ? strchr(RULE_CHARS, b) : NULL;
-      bool consonant =
-          ((b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z')) && strchr("aeiouyAEIOUY", b) == NULL;
-
-      next = step(st, byte_kind(b), r != NULL ? (int)(r - RULE_CHARS) : RULE_OTHER, consonant, &d);
+      next = step(st, byte_kind(b), rule_index(b), is_consonant(b), &d);
       trans[st * 256 + b] =
           pack(next, d, b == '\n' && is_blank_state(st) && ((st - S_BLANK) & 3) == 3);
     }

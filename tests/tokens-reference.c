@@ -82,15 +82,16 @@ static int is_cjk(uint32_t cp) {
  * letters, tabs its tabs, last the class of its last byte. */
 typedef RefCounter Scan;
 
-/* Counts the run that ends. */
-static inline __attribute__((always_inline)) void run_end(Scan *s) {
+/* Counts the run that ends; `next` is the class of what comes after it (a letter: C_LOWER; C_OTHER
+ * at the end). */
+static inline __attribute__((always_inline)) void run_end(Scan *s, int next) {
   switch (s->kind) {
   case C_LOWER:
     s->f[TOKEN_F_WORD]++;
     if (s->len > 6)
       s->f[TOKEN_F_LONG] += (int64_t)(s->len - 6);
     if (s->caps > 2)
-      s->f[TOKEN_F_CAPS] += (int64_t)(s->caps - 2);
+      s->f[s->spaced ? TOKEN_F_CAPS_SPACED : TOKEN_F_CAPS] += (int64_t)(s->caps - 2);
     break;
   case C_DIGIT:
     s->f[TOKEN_F_DIGITS] += (int64_t)((s->len + 2) / 3);
@@ -104,7 +105,9 @@ static inline __attribute__((always_inline)) void run_end(Scan *s) {
     break;
   case C_BLANK:
     if (s->len > s->tabs)
-      s->f[TOKEN_F_SPACES]++;
+      s->f[next == C_LOWER   ? TOKEN_F_SPACES_WORD
+           : next == C_DIGIT ? TOKEN_F_SPACES_DIGIT
+                             : TOKEN_F_SPACES]++;
     s->f[TOKEN_F_TABS] += (int64_t)s->tabs;
     break;
   default:
@@ -115,6 +118,7 @@ static inline __attribute__((always_inline)) void run_end(Scan *s) {
   s->caps = 0;
   s->tabs = 0;
   s->cons = 0;
+  s->spaced = 0;
   s->reps = 0;
   s->last_rep = 0;
   s->prev = 0;
@@ -122,31 +126,33 @@ static inline __attribute__((always_inline)) void run_end(Scan *s) {
 
 /* As o200k's pre-tokenizer does, the last character of the run before a word joins it
  * (" foo", "(foo", "\tfoo"), and a space joins the punctuation after it (" //"); digits
- * take nothing (" 42" is two tokens). */
-static inline __attribute__((always_inline)) void run_join(Scan *s, int kind) {
+ * take nothing (" 42" is two tokens). Returns true when a space joins a word. */
+static inline __attribute__((always_inline)) bool run_join(Scan *s, int kind) {
   bool joins = (kind == C_LOWER && (s->kind == C_PUNCT || s->kind == C_BLANK)) ||
                (kind == C_PUNCT && s->kind == C_BLANK && s->last == C_BLANK);
+  bool spaced = kind == C_LOWER && s->kind == C_BLANK && s->last == C_BLANK;
 
   if (!joins)
-    return;
+    return false;
   if (s->kind == C_PUNCT) {
-    s->f[TOKEN_F_JOIN]++;
+    s->f[s->prev == '\\' ? TOKEN_F_JOIN_BACKSLASH : TOKEN_F_JOIN]++;
     s->reps -= s->last_rep != 0; /* its last character leaves it */
   }
   s->tabs -= s->last == C_TAB;
   if (--s->len == 0)
     s->kind = C_OTHER;
+  return spaced;
 }
 
 static inline __attribute__((always_inline)) void run_add(Scan *s, int kind, int cls) {
   if (s->kind != kind)
-    run_join(s, kind);
+    (void)run_join(s, kind);
   if (s->kind != kind)
-    run_end(s);
+    run_end(s, kind);
   /* "fooBar" is two pieces, as the pre-tokenizer splits before an upper-case letter that
    * follows a lower-case one. */
   else if (kind == C_LOWER && cls == C_UPPER && s->last == C_LOWER)
-    run_end(s);
+    run_end(s, kind);
   /* A small letter after two capitals or more: the BPE splits there ("GVsb"). */
   if (s->kind == C_LOWER && cls != C_UPPER && s->last == C_UPPER && s->caps >= 2)
     s->f[TOKEN_F_CAPLOW]++;
@@ -172,11 +178,14 @@ static int run_kind(int cls) {
 
 /* Starts a run of `kind` unless one is going on (run_add's first step). */
 static inline __attribute__((always_inline)) void run_start(Scan *s, int kind) {
+  bool spaced;
+
   if (s->kind == kind)
     return;
-  run_join(s, kind);
+  spaced = run_join(s, kind);
   if (s->kind != kind)
-    run_end(s);
+    run_end(s, kind);
+  s->spaced = spaced;
   s->kind = kind;
   s->last = C_OTHER;
 }
@@ -214,7 +223,7 @@ static inline __attribute__((always_inline)) size_t scan_run(Scan *s, const unsi
       if (cls == C_UPPER && last == C_LOWER) {
         s->len = len;
         s->caps = caps;
-        run_end(s);
+        run_end(s, C_LOWER);
         s->kind = C_LOWER;
         len = caps = 0;
       }
@@ -285,14 +294,14 @@ static void scan(Scan *sc, const unsigned char *p, size_t n) {
         s->kind = C_OTHER;
       if (s->kind != C_PUNCT)
         s->f[TOKEN_F_LINE]++;
-      run_end(s);
+      run_end(s, C_LF);
       break;
     case C_HIGH:
       i += next_cp(p + i, n - i, &cp);
       if (is_hangul(cp) || is_cjk(cp)) {
         /* Each one its own piece, and a blank or a punctuation mark before it joins it. */
-        run_join(s, C_LOWER);
-        run_end(s);
+        (void)run_join(s, C_LOWER);
+        run_end(s, C_LOWER);
         s->f[is_hangul(cp) ? TOKEN_F_HANGUL : TOKEN_F_CJK]++;
       } else {
         /* A letter of another script goes on the word ("café", "слово"), at a cost. */
@@ -301,7 +310,7 @@ static void scan(Scan *sc, const unsigned char *p, size_t n) {
       }
       continue;
     default:
-      run_end(s); /* '\r' and control characters join the line break or go unseen */
+      run_end(s, C_OTHER); /* '\r' and control characters join the line break or go unseen */
       break;
     }
     i++;
@@ -324,7 +333,7 @@ int64_t ref_counter_milli(const RefCounter *c) {
   Scan s = *c;
   int64_t milli = 0;
 
-  run_end(&s);
+  run_end(&s, C_OTHER);
   for (int k = 0; k < TOKEN_F_COUNT; k++)
     milli += s.f[k] * tokens_weight_milli[k];
   return milli;
@@ -335,7 +344,7 @@ void ref_features(const char *str, size_t n, int64_t f[TOKEN_F_COUNT]) {
 
   ref_counter_init(&c);
   ref_counter_feed(&c, str, n);
-  run_end(&c);
+  run_end(&c, C_OTHER);
   for (int k = 0; k < TOKEN_F_COUNT; k++)
     f[k] += c.f[k];
 }

@@ -13,6 +13,7 @@ typedef struct {
   int kind, last;
   size_t len, caps, tabs;
   int cons;     /* of a word: the consonants that end it, up to 2 */
+  int spaced;   /* of a word piece: a space joins it */
   size_t reps;  /* of a punctuation run: its characters counted as TOKEN_F_REPEAT */
   int last_rep; /* its last character is one of them */
   int prev;     /* its last character */
