@@ -34,6 +34,8 @@ typedef enum {
   TOKEN_F_JOIN_BACKSLASH, /* a backslash that joins the word after it ("\x", "\n") */
   TOKEN_F_CAPS_SPACED,    /* TOKEN_F_CAPS of a piece that a space joins (" SOFTWARE", English in
                            * capitals) */
+  TOKEN_F_SPACES_DIGIT2,  /* a run of blanks before digits that ends with a space after another
+                           * (" 1   2": the BPE takes its last space alone) */
   TOKEN_F_COUNT,
 } TokenFeature;
 

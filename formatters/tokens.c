@@ -9,13 +9,13 @@
 /* What each feature costs, in thousandths of a token: fitted to o200k_base on Go source,
  * English prose, JSON and CJK text (docs/performance.md gives the fit's error per file). */
 const int64_t tokens_weight_milli[TOKEN_F_COUNT] = {
-    [TOKEN_F_WORD] = 916,         [TOKEN_F_LONG] = 59,          [TOKEN_F_DIGITS] = 1191,
-    [TOKEN_F_PUNCT] = 920,        [TOKEN_F_PCHARS] = 175,       [TOKEN_F_JOIN] = 535,
-    [TOKEN_F_SPACES] = 1705,      [TOKEN_F_TABS] = 686,         [TOKEN_F_LINE] = 1239,
-    [TOKEN_F_CAPS] = 170,         [TOKEN_F_CJK] = 801,          [TOKEN_F_HANGUL] = 724,
-    [TOKEN_F_OTHER] = 111,        [TOKEN_F_CAPLOW] = 1456,      [TOKEN_F_CONS] = 425,
-    [TOKEN_F_REPEAT] = 31,        [TOKEN_F_SPACES_WORD] = 1266, [TOKEN_F_SPACES_DIGIT] = 760,
-    [TOKEN_F_JOIN_BACKSLASH] = 0, [TOKEN_F_CAPS_SPACED] = 0,
+    [TOKEN_F_WORD] = 915,         [TOKEN_F_LONG] = 60,          [TOKEN_F_DIGITS] = 1191,
+    [TOKEN_F_PUNCT] = 923,        [TOKEN_F_PCHARS] = 173,       [TOKEN_F_JOIN] = 538,
+    [TOKEN_F_SPACES] = 1695,      [TOKEN_F_TABS] = 684,         [TOKEN_F_LINE] = 1225,
+    [TOKEN_F_CAPS] = 174,         [TOKEN_F_CJK] = 783,          [TOKEN_F_HANGUL] = 703,
+    [TOKEN_F_OTHER] = 111,        [TOKEN_F_CAPLOW] = 1454,      [TOKEN_F_CONS] = 427,
+    [TOKEN_F_REPEAT] = 31,        [TOKEN_F_SPACES_WORD] = 1262, [TOKEN_F_SPACES_DIGIT] = 729,
+    [TOKEN_F_JOIN_BACKSLASH] = 0, [TOKEN_F_CAPS_SPACED] = 0,    [TOKEN_F_SPACES_DIGIT2] = 1000,
 };
 
 #define W(f) ((int32_t)tokens_weight_milli[TOKEN_F_##f])
@@ -126,8 +126,11 @@ static int32_t blank_end(int st, int k) {
     return (spaced ? W(SPACES_WORD) : 0) - (last_tab ? W(TABS) : 0);
   if (k == K_PUNCT)
     return spaced ? W(SPACES) : 0;
+  if (k == K_DIGIT)
+    return (spaced || !last_tab ? W(SPACES_DIGIT) : 0) +
+           (spaced && !last_tab ? W(SPACES_DIGIT2) : 0);
   if (spaced || !last_tab)
-    return k == K_DIGIT ? W(SPACES_DIGIT) : W(SPACES);
+    return W(SPACES);
   return 0;
 }
 

@@ -108,6 +108,7 @@ static inline __attribute__((always_inline)) void run_end(Scan *s, int next) {
       s->f[next == C_LOWER   ? TOKEN_F_SPACES_WORD
            : next == C_DIGIT ? TOKEN_F_SPACES_DIGIT
                              : TOKEN_F_SPACES]++;
+    s->f[TOKEN_F_SPACES_DIGIT2] += next == C_DIGIT && s->spaced && s->last == C_BLANK;
     s->f[TOKEN_F_TABS] += (int64_t)s->tabs;
     break;
   default:
@@ -254,11 +255,15 @@ static inline __attribute__((always_inline)) size_t scan_run(Scan *s, const unsi
   } else {
     tabs = s->tabs;
     size_t start = i;
+    int spaced = s->spaced;
 
     for (; i < n && byte_run[p[i]] == kind; i++) {
+      spaced |= len > 0 && last == C_BLANK;
+      last = byte_class[p[i]];
       len++;
       tabs += p[i] == '\t';
     }
+    s->spaced = spaced;
     if (i > start)
       last = byte_class[p[i - 1]];
     s->tabs = tabs;

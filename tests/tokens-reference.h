@@ -13,7 +13,8 @@ typedef struct {
   int kind, last;
   size_t len, caps, tabs;
   int cons;     /* of a word: the consonants that end it, up to 2 */
-  int spaced;   /* of a word piece: a space joins it */
+  int spaced;   /* of a word piece: a space joins it; of a run of blanks: a space came before its
+                 last blank */
   size_t reps;  /* of a punctuation run: its characters counted as TOKEN_F_REPEAT */
   int last_rep; /* its last character is one of them */
   int prev;     /* its last character */
