@@ -9,7 +9,6 @@
 
 typedef enum {
   TOKEN_F_WORD,   /* ASCII word pieces ("fooBar" is two) */
-  TOKEN_F_LONG,   /* letters of word pieces past their sixth */
   TOKEN_F_DIGITS, /* groups of up to three digits */
   TOKEN_F_PUNCT,  /* runs of ASCII punctuation */
   TOKEN_F_PCHARS, /* punctuation characters past the first two of a run */
@@ -29,13 +28,16 @@ typedef enum {
   TOKEN_F_REPEAT, /* punctuation characters past the first two of a run that repeat the one
                    * before them, of the rule characters "-=*#_~+./" ("-----", "/////"): the BPE
                    * takes 32 or 64 of them in one token */
-  TOKEN_F_SPACES_WORD,    /* the same before a word ("a  b": its last space joins the word) */
-  TOKEN_F_SPACES_DIGIT,   /* the same before digits (" 42") */
+  TOKEN_F_SPACES_WORD,    /* runs of spaces before a word, less the last space that joins it
+                           * ("a  b") */
+  TOKEN_F_SPACES_DIGIT,   /* runs of spaces before digits (" 42") */
   TOKEN_F_JOIN_BACKSLASH, /* a backslash that joins the word after it ("\x", "\n") */
   TOKEN_F_CAPS_SPACED,    /* TOKEN_F_CAPS of a piece that a space joins (" SOFTWARE", English in
                            * capitals) */
   TOKEN_F_SPACES_DIGIT2,  /* a run of blanks before digits that ends with a space after another
                            * (" 1   2": the BPE takes its last space alone) */
+  TOKEN_F_LONG, /* small letters of a word piece past its sixth ("archrelocvariant": the BPE
+                 * splits long compounds) */
   TOKEN_F_COUNT,
 } TokenFeature;
 

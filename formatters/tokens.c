@@ -9,13 +9,13 @@
 /* What each feature costs, in thousandths of a token: fitted to o200k_base on Go source,
  * English prose, JSON and CJK text (docs/performance.md gives the fit's error per file). */
 const int64_t tokens_weight_milli[TOKEN_F_COUNT] = {
-    [TOKEN_F_WORD] = 915,         [TOKEN_F_LONG] = 60,          [TOKEN_F_DIGITS] = 1191,
-    [TOKEN_F_PUNCT] = 923,        [TOKEN_F_PCHARS] = 173,       [TOKEN_F_JOIN] = 538,
-    [TOKEN_F_SPACES] = 1695,      [TOKEN_F_TABS] = 684,         [TOKEN_F_LINE] = 1225,
-    [TOKEN_F_CAPS] = 174,         [TOKEN_F_CJK] = 783,          [TOKEN_F_HANGUL] = 703,
-    [TOKEN_F_OTHER] = 111,        [TOKEN_F_CAPLOW] = 1454,      [TOKEN_F_CONS] = 427,
-    [TOKEN_F_REPEAT] = 31,        [TOKEN_F_SPACES_WORD] = 1262, [TOKEN_F_SPACES_DIGIT] = 729,
-    [TOKEN_F_JOIN_BACKSLASH] = 0, [TOKEN_F_CAPS_SPACED] = 0,    [TOKEN_F_SPACES_DIGIT2] = 1000,
+    [TOKEN_F_WORD] = 915,         [TOKEN_F_DIGITS] = 1185,        [TOKEN_F_PUNCT] = 937,
+    [TOKEN_F_PCHARS] = 130,       [TOKEN_F_JOIN] = 528,           [TOKEN_F_SPACES] = 1703,
+    [TOKEN_F_TABS] = 681,         [TOKEN_F_LINE] = 1209,          [TOKEN_F_CAPS] = 196,
+    [TOKEN_F_CJK] = 784,          [TOKEN_F_HANGUL] = 702,         [TOKEN_F_OTHER] = 111,
+    [TOKEN_F_CAPLOW] = 1450,      [TOKEN_F_CONS] = 425,           [TOKEN_F_REPEAT] = 31,
+    [TOKEN_F_SPACES_WORD] = 1278, [TOKEN_F_SPACES_DIGIT] = 720,   [TOKEN_F_JOIN_BACKSLASH] = 0,
+    [TOKEN_F_CAPS_SPACED] = 0,    [TOKEN_F_SPACES_DIGIT2] = 1000, [TOKEN_F_LONG] = 66,
 };
 
 #define W(f) ((int32_t)tokens_weight_milli[TOKEN_F_##f])
@@ -42,25 +42,37 @@ enum {
   K_HANGUL,
 };
 
-/* The states: in a word (its piece's last letter lower or upper case, the piece's length up to
- * 6: past that each letter costs TOKEN_F_LONG; a piece whose last letter is upper case is all
- * capitals, so its length is its capitals, and whether a space joins it: its capitals past the
- * second cost TOKEN_F_CAPS_SPACED instead of TOKEN_F_CAPS; and the consonants that end the
- * word, up to 2: from the third on each costs TOKEN_F_CONS), in a digit group (its length modulo
- * 3), in a run of punctuation (1, 2, 3 or more; its last character if it is one of the rule
- * characters RULE_CHARS; from 3 on, whether that last one repeated the one before it), in a run of
- * blanks (whether a space came before its last blank, whether that is a tab, and its tabs up to 3:
- * a line break takes back the tabs before it, and only a run of 3 or more needs them counted), or
- * in none. */
+/* The states: in a word (its piece's last letter lower or upper case: a piece whose last letter
+ * is lower case has its small letters counted up to 6, past which each costs TOKEN_F_LONG; one
+ * whose last letter is upper case is all capitals: its capitals, 1 or 2 and more, and whether a
+ * space joins it: its capitals past the second cost TOKEN_F_CAPS_SPACED instead of
+ * TOKEN_F_CAPS; and the consonants that end the word, up to 2: from the third on each costs
+ * TOKEN_F_CONS), in a digit
+ * group (its length modulo 3), in a run of punctuation (1, 2, 3 or more; its last character if it
+ * is one of the rule characters RULE_CHARS; from 3 on, whether that last one repeated the one
+ * before it), in a run of blanks (whether a space came before its last blank, whether that is a
+ * tab, and its tabs up to 3: a line break takes back the tabs before it, and only a run of 3 or
+ * more needs them counted), or in none. */
+/* A word's shape: its piece's last letter lower case, and its small letters (1 to 6, 6 for 6 and
+ * more); or its piece all capitals so far (1, or 2 and more), joined by a space or not. */
+enum {
+  W_LOWER1,
+  W_LOWER6 = W_LOWER1 + 5,
+  W_UPPER1,
+  W_UPPER2,
+  W_SPACED_UPPER1,
+  W_SPACED_UPPER2,
+  W_SHAPES,
+};
+
 #define RULE_CHARS "-=*#_~+./"
 #define RULE_BACKSLASH 9 /* also kept: a backslash joins the word after it at its own cost */
 #define RULE_OTHER 10    /* another punctuation character */
 
 enum {
   S_NONE,
-  S_WORD, /* + (shape * 6 + length - 1) * 3 + consonants; shape 0: its last letter lower
-           * case, 1: upper case, 2: upper case and joined by a space */
-  S_DIGIT1 = S_WORD + 54,
+  S_WORD, /* + shape * 3 + consonants (W_LOWER1 ...) */
+  S_DIGIT1 = S_WORD + W_SHAPES * 3,
   S_PUNCT = S_DIGIT1 + 3, /* length 1: + c; 2: + 11 + c; 3 or more: + 22 + c * 2 + repeated,
                            * c the last character's index (RULE_BACKSLASH, RULE_OTHER) */
   S_BLANK = S_PUNCT + 44, /* + 8 if a space came before the last blank, + 4 if that is a tab,
@@ -153,25 +165,29 @@ static int step(int st, int k, int rule, bool consonant, int32_t *ret_delta) {
   }
   if (word) {
     bool in_word = st >= S_WORD && st < S_DIGIT1;
-    int w = st - S_WORD, cons = in_word ? w % 3 : 0, shape = in_word ? w / 18 : 0;
-    bool last_upper = shape >= 1;
-    int len = in_word ? w / 3 % 6 + 1 : 0;
+    int w = st - S_WORD, cons = in_word ? w % 3 : 0, shape = in_word ? w / 3 : 0;
+    bool last_upper = in_word && shape >= W_UPPER1, spaced = shape >= W_SPACED_UPPER1;
+    int caps = !last_upper ? 0 : shape == W_UPPER1 || shape == W_SPACED_UPPER1 ? 1 : 2;
+    int small = in_word && !last_upper ? shape - W_LOWER1 + 1 : 0;
 
     /* "fooBar" is two pieces: the pre-tokenizer splits before a capital after a lower-case
      * letter. A run of consonants goes on over the split ("HTTPServer"). A piece that starts
      * after a space is joined by it (blank_end). */
     if (!in_word || (k == K_UPPER && !last_upper)) {
       d += W(WORD);
-      len = 0;
-      shape = k == K_UPPER && is_blank_state(st) && !((st - S_BLANK) & 4) ? 2 : 1;
+      caps = 0;
+      spaced = is_blank_state(st) && !((st - S_BLANK) & 4);
     }
-    d += len >= 6 ? W(LONG) : 0;
-    d += k == K_UPPER && last_upper && len >= 2 ? (shape == 2 ? W(CAPS_SPACED) : W(CAPS)) : 0;
+    d += k == K_UPPER && caps >= 2 ? (spaced ? W(CAPS_SPACED) : W(CAPS)) : 0;
+    d += k != K_UPPER && small >= 6 ? W(LONG) : 0;
     d += k == K_LETTER ? W(OTHER) : 0;
-    d += k != K_UPPER && last_upper && len >= 2 ? W(CAPLOW) : 0;
+    d += k != K_UPPER && caps >= 2 ? W(CAPLOW) : 0;
     d += consonant && cons >= 2 ? W(CONS) : 0;
     cons = consonant ? (cons < 2 ? cons + 1 : 2) : 0;
-    next = S_WORD + ((k == K_UPPER ? shape * 6 : 0) + (len < 6 ? len : 5)) * 3 + cons;
+    shape = k != K_UPPER ? W_LOWER1 + (small < 6 ? small : 5)
+            : caps == 0  ? (spaced ? W_SPACED_UPPER1 : W_UPPER1)
+                         : (spaced ? W_SPACED_UPPER2 : W_UPPER2);
+    next = S_WORD + shape * 3 + cons;
   } else if (k == K_CJK || k == K_HANGUL) {
     d += k == K_CJK ? W(CJK) : W(HANGUL);
   } else if (k == K_DIGIT) {
@@ -406,21 +422,57 @@ static inline __attribute__((always_inline)) void scan_chunk(const unsigned char
   }
 }
 
-/* The rest of a scan: whole chunks, then the last bytes one step each, the slow ones apart. */
-static void scan_finish(const unsigned char *p, size_t n, Scan *sc) {
-  while (sc->i + T_CHUNK <= sc->end)
-    scan_chunk(p, n, sc);
-  while (sc->i < sc->end) {
-    int64_t e = trans[sc->row + p[sc->i]];
+/* The rest of a scan: whole chunks, then the last bytes one step each, the slow ones apart.
+ * scan_chunk's steps on locals: p may alias *sc, whose fields would be stored and loaded again
+ * at every chunk (short pieces, a line at a time, spend their time here). */
+static inline __attribute__((always_inline)) void scan_finish(const unsigned char *p, size_t n,
+                                                              Scan *sc) {
+  size_t i = sc->i, end = sc->end;
+  uint32_t row = sc->row;
+  int64_t milli = sc->milli, carried = sc->carried;
+  bool was_slow = sc->was_slow;
 
-    if (__builtin_expect((e >> 32) >= T_SLOW / 2, 0)) {
-      sc->row = slow_step(p, n, &sc->i, sc->row, sc->carried, &sc->milli);
+  while (i + T_CHUNK <= end) {
+    uint32_t r = row;
+    int64_t sum = 0, delta;
+
+    if (was_slow && p[i] >= 0x80) {
+      row = scan_high(p, n, &i, end, row, carried, &milli);
       continue;
     }
-    sc->milli += e >> 32;
-    sc->row = (uint32_t)e;
-    sc->i++;
+#pragma GCC unroll 8
+    for (size_t k = 0; k < T_CHUNK; k++) {
+      int64_t e = trans[r + p[i + k]];
+
+      sum += e;
+      r = (uint32_t)e;
+    }
+    delta = sum >> 32;
+    if (__builtin_expect(delta < T_SLOW / 2, 1)) {
+      milli += delta;
+      row = r;
+      i += T_CHUNK;
+      was_slow = false;
+    } else {
+      row = scan_slowly(p, n, &i, i + T_CHUNK, row, carried, &milli);
+      was_slow = true;
+    }
   }
+  while (i < end) {
+    int64_t e = trans[row + p[i]];
+
+    if (__builtin_expect((e >> 32) >= T_SLOW / 2, 0)) {
+      row = slow_step(p, n, &i, row, carried, &milli);
+      continue;
+    }
+    milli += e >> 32;
+    row = (uint32_t)e;
+    i++;
+  }
+  sc->i = i;
+  sc->row = row;
+  sc->milli = milli;
+  sc->was_slow = was_slow;
 }
 
 /* A piece this long is scanned as two halves at once, cut after a line break. */

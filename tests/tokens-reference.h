@@ -1,5 +1,6 @@
 /* The reference token estimator (tests/tokens-reference.c): formatters/tokens.c's first
- * implementation, which the estimator must match exactly on every input. */
+ * implementation, a scan of runs, with every feature since; the estimator must match it
+ * exactly on every input. */
 #pragma once
 
 #include <stddef.h>
