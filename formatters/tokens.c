@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "formatters/tokens-internal.h"
@@ -80,7 +81,12 @@ enum {
   S_COUNT = S_BLANK + 16,
 };
 
-/* A transition, packed in 64 bits: the next state's row (state * 256) in the low half, the
+/* The table has a column per way a byte can act on the scan (its class, its rule index, whether
+ * it is a consonant; every non-ASCII byte is one column, the slow one), 21 of them: a row of a
+ * state is 32 transitions, 256 bytes, and the whole table fits in a core's first-level cache.
+ * The column of a byte is a lookup of its own, which does not wait for the state.
+ *
+ * A transition, packed in 64 bits: the next state's row (state * T_COLS) in the low half, the
  * estimate's change in the high half, plus T_SLOW for the steps the table cannot take alone (a
  * non-ASCII byte, a line break after 3 tabs or more). Eight transitions added up give the eight
  * changes' sum in the high half (the rows' sum stays far below 2^32), and a sum at or past
@@ -90,7 +96,10 @@ enum {
 
 _Static_assert(T_CHUNK * 4000 < T_SLOW / 2, "eight changes stay apart from T_SLOW");
 
-static int64_t trans[S_COUNT * 256];
+#define T_COLS 32
+
+static unsigned char column[256];
+static int64_t trans[S_COUNT * T_COLS];
 static int64_t trans_high[S_COUNT][3]; /* K_LETTER, K_CJK, K_HANGUL */
 /* The class (K_LETTER, K_CJK or K_HANGUL) of the code points below U+10000, by 16: the scripts'
  * ranges (is_cjk, is_hangul) start and end on multiples of 16. */
@@ -253,7 +262,7 @@ static bool is_consonant(int b) {
 }
 
 static int64_t pack(int next, int32_t delta, bool slow) {
-  return (int64_t)((uint64_t)(delta + (slow ? T_SLOW : 0)) << 32) | next * 256;
+  return (int64_t)((uint64_t)(delta + (slow ? T_SLOW : 0)) << 32) | next * T_COLS;
 }
 
 static int is_hangul(uint32_t cp) {
@@ -272,17 +281,31 @@ static void trans_init(void) {
     script_by16[cp / 16] = (unsigned char)(is_hangul(cp) ? K_HANGUL
                                            : is_cjk(cp)  ? K_CJK
                                                          : K_LETTER);
+  int key_of[T_COLS], first[T_COLS], cols = 1; /* column 0: the non-ASCII bytes */
+
+  for (int b = 0; b < 0x80; b++) {
+    int key = (byte_kind(b) * 16 + rule_index(b)) * 2 + is_consonant(b), c = 1;
+
+    while (c < cols && key_of[c] != key)
+      c++;
+    if (c == cols) {
+      if (cols == T_COLS)
+        abort(); /* more ways for a byte to act than columns */
+      key_of[cols] = key;
+      first[cols++] = b;
+    }
+    column[b] = (unsigned char)c;
+  }
   for (int st = 0; st < S_COUNT; st++) {
     int32_t d;
     int next;
 
-    for (int b = 0; b < 256; b++) {
-      if (b >= 0x80) {
-        trans[st * 256 + b] = pack(st, 0, true);
-        continue;
-      }
+    trans[st * T_COLS] = pack(st, 0, true);
+    for (int c = 1; c < cols; c++) {
+      int b = first[c];
+
       next = step(st, byte_kind(b), rule_index(b), is_consonant(b), &d);
-      trans[st * 256 + b] =
+      trans[st * T_COLS + c] =
           pack(next, d, b == '\n' && is_blank_state(st) && ((st - S_BLANK) & 3) == 3);
     }
     for (int k = K_LETTER; k <= K_HANGUL; k++) {
@@ -326,7 +349,7 @@ static int64_t blank_tabs(const unsigned char *p, size_t i, int64_t carried) {
  * Moves *i past the character and returns the next row. */
 static uint32_t slow_step(const unsigned char *p, size_t n, size_t *i, uint32_t row,
                           int64_t carried, int64_t *milli) {
-  int64_t e = trans[row + p[*i]];
+  int64_t e = trans[row + column[p[*i]]];
   uint32_t cp;
   int k;
 
@@ -337,7 +360,7 @@ static uint32_t slow_step(const unsigned char *p, size_t n, size_t *i, uint32_t 
   } else {
     *i += next_cp(p + *i, n - *i, &cp) - 1;
     k = is_hangul(cp) ? K_HANGUL : is_cjk(cp) ? K_CJK : K_LETTER;
-    e = trans_high[row / 256][k - K_LETTER];
+    e = trans_high[row / T_COLS][k - K_LETTER];
   }
   (*i)++;
   *milli += (e >> 32) >= T_SLOW / 2 ? (e >> 32) - T_SLOW : e >> 32;
@@ -360,7 +383,7 @@ static uint32_t scan_high(const unsigned char *p, size_t n, size_t *i, size_t en
       continue;
     }
     cp = (b & 0x0F) << 12 | (uint32_t)(p[j + 1] & 0x3F) << 6 | (p[j + 2] & 0x3F);
-    e = trans_high[row / 256][script_by16[cp / 16] - K_LETTER];
+    e = trans_high[row / T_COLS][script_by16[cp / 16] - K_LETTER];
     *milli += e >> 32;
     row = (uint32_t)e;
     *i = j + 3;
@@ -405,7 +428,7 @@ static inline __attribute__((always_inline)) void scan_chunk(const unsigned char
   /* Eight steps, each a lookup and an addition; then their changes at once. */
 #pragma GCC unroll 8
   for (size_t k = 0; k < T_CHUNK; k++) {
-    int64_t e = trans[r + p[sc->i + k]];
+    int64_t e = trans[r + column[p[sc->i + k]]];
 
     sum += e;
     r = (uint32_t)e;
@@ -442,7 +465,7 @@ static inline __attribute__((always_inline)) void scan_finish(const unsigned cha
     }
 #pragma GCC unroll 8
     for (size_t k = 0; k < T_CHUNK; k++) {
-      int64_t e = trans[r + p[i + k]];
+      int64_t e = trans[r + column[p[i + k]]];
 
       sum += e;
       r = (uint32_t)e;
@@ -459,7 +482,7 @@ static inline __attribute__((always_inline)) void scan_finish(const unsigned cha
     }
   }
   while (i < end) {
-    int64_t e = trans[row + p[i]];
+    int64_t e = trans[row + column[p[i]]];
 
     if (__builtin_expect((e >> 32) >= T_SLOW / 2, 0)) {
       row = slow_step(p, n, &i, row, carried, &milli);
@@ -480,7 +503,7 @@ static inline __attribute__((always_inline)) void scan_finish(const unsigned cha
 
 void token_counter_feed(TokenCounter *c, const char *s, size_t n) {
   const unsigned char *p = (const unsigned char *)s;
-  int64_t carried = is_blank_state(c->row / 256) ? c->tabs : 0;
+  int64_t carried = is_blank_state(c->row / T_COLS) ? c->tabs : 0;
   Scan a = {.i = 0, .end = n, .row = (uint32_t)c->row, .milli = c->milli, .carried = carried};
   const unsigned char *nl = n >= TWO_SCANS_MIN ? memchr(p + n / 2, '\n', n - n / 2) : NULL;
 
@@ -489,7 +512,7 @@ void token_counter_feed(TokenCounter *c, const char *s, size_t n) {
    * before (the estimate is additive over lines), so the second half starts there; its first
    * character cannot be part of one in the first half. */
   if (nl != NULL && (size_t)(nl - p) + 1 < n) {
-    Scan b = {.i = (size_t)(nl - p) + 1, .end = n, .row = S_NONE * 256};
+    Scan b = {.i = (size_t)(nl - p) + 1, .end = n, .row = S_NONE * T_COLS};
 
     a.end = b.i;
     while (a.i + T_CHUNK <= a.end && b.i + T_CHUNK <= b.end) {
@@ -504,13 +527,13 @@ void token_counter_feed(TokenCounter *c, const char *s, size_t n) {
     scan_finish(p, n, &a);
   }
   /* A run of blanks going on: its tabs, for a line break in the next piece. */
-  c->tabs = is_blank_state((int)(a.row / 256)) ? blank_tabs(p, n, carried) : 0;
+  c->tabs = is_blank_state((int)(a.row / T_COLS)) ? blank_tabs(p, n, carried) : 0;
   c->milli = a.milli;
   c->row = (int)a.row;
 }
 
 int64_t token_counter_milli(const TokenCounter *c) {
-  int st = c->row / 256;
+  int st = c->row / T_COLS;
 
   /* A run of blanks at the end counts as one before anything but a word or a line break. */
   return c->milli + (is_blank_state(st) ? blank_end(st, K_OTHER) : 0);
