@@ -4,6 +4,7 @@
 
 #include <glib.h>
 
+#include "daemon/pdf/worker/image-tiles.h"
 #include "daemon/readers/image-header.h"
 #include "daemon/readers/lines.h"
 #include "daemon/readers/text.h"
@@ -49,6 +50,7 @@ struct Budget {
   bool measuring;
   bool openai, low_detail;
   int max_dimension;
+  ImageTileMode tile; /* images.tile: a tall picture is priced as the tiles it is sent as */
   Item *items;
   size_t n;
 };
@@ -87,6 +89,9 @@ Budget *budget_new(const ReadParams *p, bool openai, bool low_detail) {
   b->max_dimension = p->max_dimension;
   b->skip = p->skip;
   b->frame = frame_tokens(b->tokens);
+  b->tile = p->image_tile == READ_IMAGE_TILE_NEVER    ? IMAGE_TILE_NEVER
+            : p->image_tile == READ_IMAGE_TILE_ALWAYS ? IMAGE_TILE_ALWAYS
+                                                      : IMAGE_TILE_AUTO;
   b->n = p->n_paths;
   b->items = g_new0(Item, b->n);
   return b;
@@ -238,11 +243,25 @@ static void measure_text(Budget *b, const ReaderSample *s, const ReaderOptions *
 /* A picture: its size from the header, scaled as it would be sent, priced by the formula. */
 static void measure_image(Budget *b, const ReaderSample *s, Item *it, FileResult *res) {
   int w = 0, h = 0, longest;
+  ImageTilePlan tiles;
 
   it->kind = ITEM_OPAQUE;
   if (s->svg_render || !detect_is_web_image(s->kind) ||
       image_header_size(s->kind, s->head, s->head_len, &w, &h) < 0 || w <= 0 || h <= 0)
     return;
+  if (image_tiles_plan(w, h, b->max_dimension,
+                       b->openai ? IMAGE_TILE_FOR_OPENAI : IMAGE_TILE_FOR_ANTHROPIC, b->tile,
+                       &tiles)) {
+    /* Sent as tiles, each priced as sent; the first tile's size is the file's. */
+    it->kind = ITEM_IMAGE;
+    it->want = it->total =
+        (int64_t)tiles.n *
+        (b->openai ? tokens_image_openai(tiles.out_width, tiles.out_height, b->low_detail)
+                   : tokens_image_anthropic(tiles.out_width, tiles.out_height));
+    res->width = tiles.out_width;
+    res->height = tiles.out_height;
+    return;
+  }
   longest = MAX(w, h);
   if (longest > b->max_dimension) {
     w = MAX(1, (int)((double)w * b->max_dimension / longest + 0.5));

@@ -147,6 +147,7 @@ static ReaderOptions reader_options(const Request *req, size_t i) {
       .tile = p->image_tile == READ_IMAGE_TILE_NEVER    ? IMAGE_TILE_NEVER
               : p->image_tile == READ_IMAGE_TILE_ALWAYS ? IMAGE_TILE_ALWAYS
                                                         : IMAGE_TILE_AUTO,
+      .tile_target = priced_as_openai(req) ? IMAGE_TILE_FOR_OPENAI : IMAGE_TILE_FOR_ANTHROPIC,
       .max_tokens = budget_max_tokens(req->budget, i),
   };
 }

@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "formatters/tokens-internal.h"
@@ -9,10 +10,13 @@
 /* What each feature costs, in thousandths of a token: fitted to o200k_base on Go source,
  * English prose, JSON and CJK text (docs/performance.md gives the fit's error per file). */
 const int64_t tokens_weight_milli[TOKEN_F_COUNT] = {
-    [TOKEN_F_WORD] = 850,   [TOKEN_F_LONG] = 136, [TOKEN_F_DIGITS] = 1046, [TOKEN_F_PUNCT] = 978,
-    [TOKEN_F_PCHARS] = 371, [TOKEN_F_JOIN] = 880, [TOKEN_F_SPACES] = 1344, [TOKEN_F_TABS] = 604,
-    [TOKEN_F_LINE] = 1220,  [TOKEN_F_CAPS] = 185, [TOKEN_F_CJK] = 669,     [TOKEN_F_HANGUL] = 611,
-    [TOKEN_F_OTHER] = 111,
+    [TOKEN_F_WORD] = 915,         [TOKEN_F_DIGITS] = 1185,        [TOKEN_F_PUNCT] = 937,
+    [TOKEN_F_PCHARS] = 130,       [TOKEN_F_JOIN] = 528,           [TOKEN_F_SPACES] = 1703,
+    [TOKEN_F_TABS] = 681,         [TOKEN_F_LINE] = 1209,          [TOKEN_F_CAPS] = 196,
+    [TOKEN_F_CJK] = 784,          [TOKEN_F_HANGUL] = 702,         [TOKEN_F_OTHER] = 111,
+    [TOKEN_F_CAPLOW] = 1450,      [TOKEN_F_CONS] = 425,           [TOKEN_F_REPEAT] = 31,
+    [TOKEN_F_SPACES_WORD] = 1278, [TOKEN_F_SPACES_DIGIT] = 720,   [TOKEN_F_JOIN_BACKSLASH] = 0,
+    [TOKEN_F_CAPS_SPACED] = 0,    [TOKEN_F_SPACES_DIGIT2] = 1000, [TOKEN_F_LONG] = 66,
 };
 
 #define W(f) ((int32_t)tokens_weight_milli[TOKEN_F_##f])
@@ -39,24 +43,50 @@ enum {
   K_HANGUL,
 };
 
-/* The states: in a word piece (its last letter lower or upper case, its length up to 6: past
- * that each letter costs TOKEN_F_LONG; a piece whose last letter is upper case is all capitals,
- * so its length is its capitals), in a digit group (its length modulo 3), in a run of
- * punctuation (1, 2, 3 or more), in a run of blanks (whether a space came before its last
- * blank, whether that is a tab, and its tabs up to 3: a line break takes back the tabs before
- * it, and only a run of 3 or more needs them counted), or in none. */
+/* The states: in a word (its piece's last letter lower or upper case: a piece whose last letter
+ * is lower case has its small letters counted up to 6, past which each costs TOKEN_F_LONG; one
+ * whose last letter is upper case is all capitals: its capitals, 1 or 2 and more, and whether a
+ * space joins it: its capitals past the second cost TOKEN_F_CAPS_SPACED instead of
+ * TOKEN_F_CAPS; and the consonants that end the word, up to 2: from the third on each costs
+ * TOKEN_F_CONS), in a digit
+ * group (its length modulo 3), in a run of punctuation (1, 2, 3 or more; its last character if it
+ * is one of the rule characters RULE_CHARS; from 3 on, whether that last one repeated the one
+ * before it), in a run of blanks (whether a space came before its last blank, whether that is a
+ * tab, and its tabs up to 3: a line break takes back the tabs before it, and only a run of 3 or
+ * more needs them counted), or in none. */
+/* A word's shape: its piece's last letter lower case, and its small letters (1 to 6, 6 for 6 and
+ * more); or its piece all capitals so far (1, or 2 and more), joined by a space or not. */
+enum {
+  W_LOWER1,
+  W_LOWER6 = W_LOWER1 + 5,
+  W_UPPER1,
+  W_UPPER2,
+  W_SPACED_UPPER1,
+  W_SPACED_UPPER2,
+  W_SHAPES,
+};
+
+#define RULE_CHARS "-=*#_~+./"
+#define RULE_BACKSLASH 9 /* also kept: a backslash joins the word after it at its own cost */
+#define RULE_OTHER 10    /* another punctuation character */
+
 enum {
   S_NONE,
-  S_LOWER1,
-  S_UPPER1 = S_LOWER1 + 6,
-  S_DIGIT1 = S_UPPER1 + 6,
-  S_PUNCT1 = S_DIGIT1 + 3,
-  S_BLANK = S_PUNCT1 + 3, /* + 8 if a space came before the last blank, + 4 if that is a tab,
+  S_WORD, /* + shape * 3 + consonants (W_LOWER1 ...) */
+  S_DIGIT1 = S_WORD + W_SHAPES * 3,
+  S_PUNCT = S_DIGIT1 + 3, /* length 1: + c; 2: + 11 + c; 3 or more: + 22 + c * 2 + repeated,
+                           * c the last character's index (RULE_BACKSLASH, RULE_OTHER) */
+  S_BLANK = S_PUNCT + 44, /* + 8 if a space came before the last blank, + 4 if that is a tab,
                            * + its tabs up to 3 */
   S_COUNT = S_BLANK + 16,
 };
 
-/* A transition, packed in 64 bits: the next state's row (state * 256) in the low half, the
+/* The table has a column per way a byte can act on the scan (its class, its rule index, whether
+ * it is a consonant; every non-ASCII byte is one column, the slow one), 21 of them: a row of a
+ * state is 32 transitions, 256 bytes, and the whole table fits in a core's first-level cache.
+ * The column of a byte is a lookup of its own, which does not wait for the state.
+ *
+ * A transition, packed in 64 bits: the next state's row (state * T_COLS) in the low half, the
  * estimate's change in the high half, plus T_SLOW for the steps the table cannot take alone (a
  * non-ASCII byte, a line break after 3 tabs or more). Eight transitions added up give the eight
  * changes' sum in the high half (the rows' sum stays far below 2^32), and a sum at or past
@@ -66,13 +96,42 @@ enum {
 
 _Static_assert(T_CHUNK * 4000 < T_SLOW / 2, "eight changes stay apart from T_SLOW");
 
-static int64_t trans[S_COUNT * 256];
+#define T_COLS 32
+
+static unsigned char column[256];
+static int64_t trans[S_COUNT * T_COLS];
 static int64_t trans_high[S_COUNT][3]; /* K_LETTER, K_CJK, K_HANGUL */
+/* The class (K_LETTER, K_CJK or K_HANGUL) of the code points below U+10000, by 16: the scripts'
+ * ranges (is_cjk, is_hangul) start and end on multiples of 16. */
+static unsigned char script_by16[0x10000 / 16];
 static pthread_once_t trans_once = PTHREAD_ONCE_INIT;
-static bool lf_resets; /* every state goes to S_NONE on '\n': a piece after one starts there */
 
 static bool is_blank_state(int st) {
   return st >= S_BLANK;
+}
+
+static bool is_punct_state(int st) {
+  return st >= S_PUNCT && st < S_BLANK;
+}
+
+/* A run of punctuation's state: its length (1, 2, 3 for 3 or more), its last character's rule
+ * index, and whether that one repeated the one before it. */
+static int punct_len(int st) {
+  return st - S_PUNCT < 11 ? 1 : st - S_PUNCT < 22 ? 2 : 3;
+}
+
+static int punct_rule(int st) {
+  int i = st - S_PUNCT;
+
+  return i < 22 ? i % 11 : (i - 22) / 2;
+}
+
+static bool punct_repeated(int st) {
+  return st - S_PUNCT >= 22 && (st - S_PUNCT) % 2 == 1;
+}
+
+static int punct_state(int len, int rule, bool repeated) {
+  return S_PUNCT + (len == 1 ? rule : len == 2 ? 11 + rule : 22 + rule * 2 + repeated);
 }
 
 /* What ends a run of blanks adds: they join a word after them (their last blank is the word's
@@ -85,55 +144,74 @@ static int32_t blank_end(int st, int k) {
   if (k == K_LF)
     return 0;
   if (joins_word)
-    return (spaced ? W(SPACES) : 0) - (last_tab ? W(TABS) : 0);
+    return (spaced ? W(SPACES_WORD) : 0) - (last_tab ? W(TABS) : 0);
   if (k == K_PUNCT)
     return spaced ? W(SPACES) : 0;
-  return spaced || !last_tab ? W(SPACES) : 0;
+  if (k == K_DIGIT)
+    return (spaced || !last_tab ? W(SPACES_DIGIT) : 0) +
+           (spaced && !last_tab ? W(SPACES_DIGIT2) : 0);
+  if (spaced || !last_tab)
+    return W(SPACES);
+  return 0;
 }
 
 /* One step of the automaton: the next state after character class k in state st, and in
- * *ret_delta what it adds. */
-static int step(int st, int k, int32_t *ret_delta) {
+ * *ret_delta what it adds. `rule` is the character's index in RULE_CHARS (RULE_OTHER when it is
+ * none), `consonant` whether it is an ASCII consonant. */
+static int step(int st, int k, int rule, bool consonant, int32_t *ret_delta) {
   bool word = k == K_LOWER || k == K_UPPER || k == K_LETTER;
   int32_t d = 0;
   int next = S_NONE;
 
   /* The run going on ends, or joins what comes. */
-  if (st >= S_PUNCT1 && st < S_BLANK && (word || k == K_CJK || k == K_HANGUL)) {
-    int len = st - S_PUNCT1 + 1;
+  if (is_punct_state(st) && (word || k == K_CJK || k == K_HANGUL)) {
+    int len = punct_len(st);
 
-    d += W(JOIN) - (len == 1 ? W(PUNCT) : 0) - (len == 3 ? W(PCHARS) : 0);
+    d += (punct_rule(st) == RULE_BACKSLASH ? W(JOIN_BACKSLASH) : W(JOIN)) -
+         (len == 1 ? W(PUNCT) : 0) - (len == 3 ? (punct_repeated(st) ? W(REPEAT) : W(PCHARS)) : 0);
   } else if (is_blank_state(st) && k != K_SPACE && k != K_TAB) {
     d += blank_end(st, k);
   }
   if (word) {
-    bool in_word = st >= S_LOWER1 && st < S_DIGIT1, last_upper = in_word && st >= S_UPPER1;
-    int len = in_word ? (st - S_LOWER1) % 6 + 1 : 0;
+    bool in_word = st >= S_WORD && st < S_DIGIT1;
+    int w = st - S_WORD, cons = in_word ? w % 3 : 0, shape = in_word ? w / 3 : 0;
+    bool last_upper = in_word && shape >= W_UPPER1, spaced = shape >= W_SPACED_UPPER1;
+    int caps = !last_upper ? 0 : shape == W_UPPER1 || shape == W_SPACED_UPPER1 ? 1 : 2;
+    int small = in_word && !last_upper ? shape - W_LOWER1 + 1 : 0;
 
     /* "fooBar" is two pieces: the pre-tokenizer splits before a capital after a lower-case
-     * letter. */
+     * letter. A run of consonants goes on over the split ("HTTPServer"). A piece that starts
+     * after a space is joined by it (blank_end). */
     if (!in_word || (k == K_UPPER && !last_upper)) {
       d += W(WORD);
-      len = 0;
+      caps = 0;
+      spaced = is_blank_state(st) && !((st - S_BLANK) & 4);
     }
-    d += len >= 6 ? W(LONG) : 0;
-    d += k == K_UPPER && last_upper && len >= 2 ? W(CAPS) : 0;
+    d += k == K_UPPER && caps >= 2 ? (spaced ? W(CAPS_SPACED) : W(CAPS)) : 0;
+    d += k != K_UPPER && small >= 6 ? W(LONG) : 0;
     d += k == K_LETTER ? W(OTHER) : 0;
-    next = (k == K_UPPER && (len == 0 || last_upper) ? S_UPPER1 : S_LOWER1) + (len < 6 ? len : 5);
+    d += k != K_UPPER && caps >= 2 ? W(CAPLOW) : 0;
+    d += consonant && cons >= 2 ? W(CONS) : 0;
+    cons = consonant ? (cons < 2 ? cons + 1 : 2) : 0;
+    shape = k != K_UPPER ? W_LOWER1 + (small < 6 ? small : 5)
+            : caps == 0  ? (spaced ? W_SPACED_UPPER1 : W_UPPER1)
+                         : (spaced ? W_SPACED_UPPER2 : W_UPPER2);
+    next = S_WORD + shape * 3 + cons;
   } else if (k == K_CJK || k == K_HANGUL) {
     d += k == K_CJK ? W(CJK) : W(HANGUL);
   } else if (k == K_DIGIT) {
-    bool in_digits = st >= S_DIGIT1 && st < S_PUNCT1;
+    bool in_digits = st >= S_DIGIT1 && st < S_PUNCT;
     int pos = in_digits ? (st - S_DIGIT1 + 1) % 3 : 0;
 
     d += pos == 0 ? W(DIGITS) : 0;
     next = S_DIGIT1 + pos;
   } else if (k == K_PUNCT) {
-    bool in_punct = st >= S_PUNCT1 && st < S_BLANK;
-    int len = in_punct ? st - S_PUNCT1 + 1 : 0;
+    int len = is_punct_state(st) ? punct_len(st) : 0;
+    bool repeated = len >= 2 && rule < RULE_BACKSLASH && rule == punct_rule(st);
 
-    d += len == 0 ? W(PUNCT) : len >= 2 ? W(PCHARS) : 0;
-    next = S_PUNCT1 + (len < 3 ? len : 2);
+    /* The third character on: a rule character repeating the one before it costs less. */
+    d += len == 0 ? W(PUNCT) : len >= 2 ? (repeated ? W(REPEAT) : W(PCHARS)) : 0;
+    next = punct_state(len < 3 ? len + 1 : 3, rule, len >= 2 && repeated);
   } else if (k == K_SPACE || k == K_TAB) {
     bool in_blank = is_blank_state(st);
     int b = in_blank ? st - S_BLANK : 0;
@@ -145,7 +223,7 @@ static int step(int st, int k, int32_t *ret_delta) {
   } else if (k == K_LF) {
     /* A line break joins the punctuation before it ("},\n"), and the blanks before it: their
      * tabs are taken back (3 or more by the slow step, which counts them). */
-    d += st >= S_PUNCT1 && st < S_BLANK ? 0 : W(LINE);
+    d += is_punct_state(st) ? 0 : W(LINE);
     if (is_blank_state(st) && ((st - S_BLANK) & 3) < 3)
       d -= ((st - S_BLANK) & 3) * W(TABS);
   }
@@ -171,32 +249,70 @@ static int byte_kind(int b) {
   return K_OTHER;
 }
 
+/* The byte's index in RULE_CHARS, RULE_BACKSLASH or RULE_OTHER. */
+static int rule_index(int b) {
+  const char *r = b != 0 ? strchr(RULE_CHARS, b) : NULL;
+
+  return r != NULL ? (int)(r - RULE_CHARS) : b == '\\' ? RULE_BACKSLASH : RULE_OTHER;
+}
+
+/* An ASCII consonant of either case ('y' counts as a vowel). */
+static bool is_consonant(int b) {
+  return ((b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z')) && strchr("aeiouyAEIOUY", b) == NULL;
+}
+
 static int64_t pack(int next, int32_t delta, bool slow) {
-  return (int64_t)((uint64_t)(delta + (slow ? T_SLOW : 0)) << 32) | next * 256;
+  return (int64_t)((uint64_t)(delta + (slow ? T_SLOW : 0)) << 32) | next * T_COLS;
+}
+
+static int is_hangul(uint32_t cp) {
+  return (cp >= 0x1100 && cp <= 0x11FF) || (cp >= 0x3130 && cp <= 0x318F) ||
+         (cp >= 0xA960 && cp <= 0xA97F) || (cp >= 0xAC00 && cp <= 0xD7FF);
+}
+
+static int is_cjk(uint32_t cp) {
+  return (cp >= 0x2E80 && cp <= 0x9FFF) || (cp >= 0xF900 && cp <= 0xFAFF) ||
+         (cp >= 0xFE30 && cp <= 0xFE4F) || (cp >= 0xFF00 && cp <= 0xFFEF) ||
+         (cp >= 0x20000 && cp <= 0x3FFFF);
 }
 
 static void trans_init(void) {
+  for (uint32_t cp = 0; cp < 0x10000; cp += 16)
+    script_by16[cp / 16] = (unsigned char)(is_hangul(cp) ? K_HANGUL
+                                           : is_cjk(cp)  ? K_CJK
+                                                         : K_LETTER);
+  int key_of[T_COLS], first[T_COLS], cols = 1; /* column 0: the non-ASCII bytes */
+
+  for (int b = 0; b < 0x80; b++) {
+    int key = (byte_kind(b) * 16 + rule_index(b)) * 2 + is_consonant(b), c = 1;
+
+    while (c < cols && key_of[c] != key)
+      c++;
+    if (c == cols) {
+      if (cols == T_COLS)
+        abort(); /* more ways for a byte to act than columns */
+      key_of[cols] = key;
+      first[cols++] = b;
+    }
+    column[b] = (unsigned char)c;
+  }
   for (int st = 0; st < S_COUNT; st++) {
     int32_t d;
     int next;
 
-    for (int b = 0; b < 256; b++) {
-      if (b >= 0x80) {
-        trans[st * 256 + b] = pack(st, 0, true);
-        continue;
-      }
-      next = step(st, byte_kind(b), &d);
-      trans[st * 256 + b] =
+    trans[st * T_COLS] = pack(st, 0, true);
+    for (int c = 1; c < cols; c++) {
+      int b = first[c];
+
+      next = step(st, byte_kind(b), rule_index(b), is_consonant(b), &d);
+      trans[st * T_COLS + c] =
           pack(next, d, b == '\n' && is_blank_state(st) && ((st - S_BLANK) & 3) == 3);
     }
     for (int k = K_LETTER; k <= K_HANGUL; k++) {
-      next = step(st, k, &d);
+      next = step(st, k, RULE_OTHER, false, &d);
       trans_high[st][k - K_LETTER] = pack(next, d, false);
     }
   }
-  lf_resets = true;
-  for (int st = 0; st < S_COUNT; st++)
-    lf_resets = lf_resets && (uint32_t)trans[st * 256 + '\n'] == S_NONE * 256;
 }
 
 /* The code point of the (unchecked) UTF-8 sequence at p and its length: the estimator only
@@ -218,17 +334,6 @@ static size_t next_cp(const unsigned char *p, size_t n, uint32_t *ret_cp) {
   return len;
 }
 
-static int is_hangul(uint32_t cp) {
-  return (cp >= 0x1100 && cp <= 0x11FF) || (cp >= 0x3130 && cp <= 0x318F) ||
-         (cp >= 0xA960 && cp <= 0xA97F) || (cp >= 0xAC00 && cp <= 0xD7FF);
-}
-
-static int is_cjk(uint32_t cp) {
-  return (cp >= 0x2E80 && cp <= 0x9FFF) || (cp >= 0xF900 && cp <= 0xFAFF) ||
-         (cp >= 0xFE30 && cp <= 0xFE4F) || (cp >= 0xFF00 && cp <= 0xFFEF) ||
-         (cp >= 0x20000 && cp <= 0x3FFFF);
-}
-
 /* The tabs of the run of blanks that ends at p[i - 1], with `carried` from earlier pieces
  * when it starts before p. */
 static int64_t blank_tabs(const unsigned char *p, size_t i, int64_t carried) {
@@ -244,7 +349,7 @@ static int64_t blank_tabs(const unsigned char *p, size_t i, int64_t carried) {
  * Moves *i past the character and returns the next row. */
 static uint32_t slow_step(const unsigned char *p, size_t n, size_t *i, uint32_t row,
                           int64_t carried, int64_t *milli) {
-  int64_t e = trans[row + p[*i]];
+  int64_t e = trans[row + column[p[*i]]];
   uint32_t cp;
   int k;
 
@@ -255,11 +360,35 @@ static uint32_t slow_step(const unsigned char *p, size_t n, size_t *i, uint32_t 
   } else {
     *i += next_cp(p + *i, n - *i, &cp) - 1;
     k = is_hangul(cp) ? K_HANGUL : is_cjk(cp) ? K_CJK : K_LETTER;
-    e = trans_high[row / 256][k - K_LETTER];
+    e = trans_high[row / T_COLS][k - K_LETTER];
   }
   (*i)++;
   *milli += (e >> 32) >= T_SLOW / 2 ? (e >> 32) - T_SLOW : e >> 32;
   return (uint32_t)e;
+}
+
+/* Non-ASCII characters from p[*i] on, up to end or the first ASCII byte (a character may run on
+ * past end): the three-byte ones (CJK, Hangul) decoded and classed at once, the others by
+ * slow_step. */
+static uint32_t scan_high(const unsigned char *p, size_t n, size_t *i, size_t end, uint32_t row,
+                          int64_t carried, int64_t *milli) {
+  while (*i < end && p[*i] >= 0x80) {
+    size_t j = *i;
+    uint32_t b = p[j], cp;
+    int64_t e;
+
+    if ((b & 0xF0) != 0xE0 || j + 2 >= n || (p[j + 1] & 0xC0) != 0x80 ||
+        (p[j + 2] & 0xC0) != 0x80) {
+      row = slow_step(p, n, i, row, carried, milli);
+      continue;
+    }
+    cp = (b & 0x0F) << 12 | (uint32_t)(p[j + 1] & 0x3F) << 6 | (p[j + 2] & 0x3F);
+    e = trans_high[row / T_COLS][script_by16[cp / 16] - K_LETTER];
+    *milli += e >> 32;
+    row = (uint32_t)e;
+    *i = j + 3;
+  }
+  return row;
 }
 
 /* Bytes p[*i..end) one at a time (end <= n; a character may run on past it). */
@@ -275,163 +404,136 @@ void token_counter_init(TokenCounter *c) {
   pthread_once(&trans_once, trans_init);
 }
 
-/* Bytes p[*i..end) in state `row` (end <= n; a character may run on past it), the estimate's
- * changes added to *milli: eight steps at a time, each a lookup and an addition, then their
- * changes at once; a chunk holding a step the table cannot take alone is taken again slowly. */
-static uint32_t scan(const unsigned char *p, size_t n, size_t *i, size_t end, uint32_t row,
-                     int64_t carried, int64_t *milli) {
-  bool was_slow = false;
+/* A scan over p[i..end): its state, its estimate so far, and the tabs carried into it from an
+ * earlier piece (see blank_tabs). */
+typedef struct {
+  size_t i, end;
+  uint32_t row;
+  int64_t milli, carried;
+  bool was_slow;
+} Scan;
 
-  while (*i + T_CHUNK <= end) {
+/* One chunk of T_CHUNK bytes at sc->i (sc->i + T_CHUNK <= sc->end). */
+static inline __attribute__((always_inline)) void scan_chunk(const unsigned char *p, size_t n,
+                                                             Scan *sc) {
+  uint32_t r = sc->row;
+  int64_t sum = 0, delta;
+
+  /* In text of other scripts (CJK), after a slow chunk, a run of non-ASCII characters is
+   * taken at once, character by character. */
+  if (sc->was_slow && p[sc->i] >= 0x80) {
+    sc->row = scan_high(p, n, &sc->i, sc->end, sc->row, sc->carried, &sc->milli);
+    return;
+  }
+  /* Eight steps, each a lookup and an addition; then their changes at once. */
+#pragma GCC unroll 8
+  for (size_t k = 0; k < T_CHUNK; k++) {
+    int64_t e = trans[r + column[p[sc->i + k]]];
+
+    sum += e;
+    r = (uint32_t)e;
+  }
+  delta = sum >> 32; /* the rows' sum, below 2^32, falls off: the changes' sum is exact */
+  if (__builtin_expect(delta < T_SLOW / 2, 1)) {
+    sc->milli += delta;
+    sc->row = r;
+    sc->i += T_CHUNK;
+    sc->was_slow = false;
+  } else {
+    sc->row = scan_slowly(p, n, &sc->i, sc->i + T_CHUNK, sc->row, sc->carried, &sc->milli);
+    sc->was_slow = true;
+  }
+}
+
+/* The rest of a scan: whole chunks, then the last bytes one step each, the slow ones apart.
+ * scan_chunk's steps on locals: p may alias *sc, whose fields would be stored and loaded again
+ * at every chunk (short pieces, a line at a time, spend their time here). */
+static inline __attribute__((always_inline)) void scan_finish(const unsigned char *p, size_t n,
+                                                              Scan *sc) {
+  size_t i = sc->i, end = sc->end;
+  uint32_t row = sc->row;
+  int64_t milli = sc->milli, carried = sc->carried;
+  bool was_slow = sc->was_slow;
+
+  while (i + T_CHUNK <= end) {
     uint32_t r = row;
     int64_t sum = 0, delta;
 
-    /* In text of other scripts (CJK), a chunk after a slow one that starts with a non-ASCII
-     * character is taken slowly at once. */
-    if (was_slow && p[*i] >= 0x80) {
-      row = scan_slowly(p, n, i, *i + T_CHUNK, row, carried, milli);
+    if (was_slow && p[i] >= 0x80) {
+      row = scan_high(p, n, &i, end, row, carried, &milli);
       continue;
     }
 #pragma GCC unroll 8
     for (size_t k = 0; k < T_CHUNK; k++) {
-      int64_t e = trans[r + p[*i + k]];
+      int64_t e = trans[r + column[p[i + k]]];
 
       sum += e;
       r = (uint32_t)e;
     }
-    delta = sum >> 32; /* the rows' sum, below 2^32, falls off: the changes' sum is exact */
+    delta = sum >> 32;
     if (__builtin_expect(delta < T_SLOW / 2, 1)) {
-      *milli += delta;
+      milli += delta;
       row = r;
-      *i += T_CHUNK;
+      i += T_CHUNK;
       was_slow = false;
     } else {
-      row = scan_slowly(p, n, i, *i + T_CHUNK, row, carried, milli);
+      row = scan_slowly(p, n, &i, i + T_CHUNK, row, carried, &milli);
       was_slow = true;
     }
   }
-  /* The last bytes, fewer than a chunk: one step each, the slow ones apart. */
-  while (*i < end) {
-    int64_t e = trans[row + p[*i]];
+  while (i < end) {
+    int64_t e = trans[row + column[p[i]]];
 
     if (__builtin_expect((e >> 32) >= T_SLOW / 2, 0)) {
-      row = slow_step(p, n, i, row, carried, milli);
+      row = slow_step(p, n, &i, row, carried, &milli);
       continue;
     }
-    *milli += e >> 32;
+    milli += e >> 32;
     row = (uint32_t)e;
-    (*i)++;
+    i++;
   }
-  return row;
+  sc->i = i;
+  sc->row = row;
+  sc->milli = milli;
+  sc->was_slow = was_slow;
 }
 
-/* Each lookup needs the state the one before gave, so one scan waits on a load a byte. A line
- * break leaves the scan in the same state from every state (checked when the table is built), so
- * a long text is cut after line breaks into T_LANES pieces that are scanned side by side, their
- * lookups independent of each other: the estimate is the same, the core's loads overlap. */
-#define T_LANES 3
-#define T_LANES_MIN 2048 /* bytes under which one scan does */
-
-static uint32_t scan_lanes(const unsigned char *p, size_t n, uint32_t row0, int64_t carried0,
-                           int64_t *milli) {
-  size_t at[T_LANES], end[T_LANES], first[T_LANES];
-  uint32_t row[T_LANES];
-  int64_t sum_milli[T_LANES] = {0};
-  bool slow[T_LANES] = {false};
-
-  for (size_t j = 0; j < T_LANES; j++) {
-    const unsigned char *lf;
-    size_t from = j * (n / T_LANES);
-
-    if (j == 0) {
-      at[j] = 0;
-    } else if (from <= at[j - 1]) {
-      at[j] = at[j - 1];
-    } else {
-      lf = memchr(p + from, '\n', n - from);
-      at[j] = lf != NULL ? (size_t)(lf - p) + 1 : n;
-    }
-    if (j > 0)
-      end[j - 1] = at[j];
-    first[j] = at[j];
-    row[j] = j == 0 ? row0 : S_NONE * 256;
-  }
-  end[T_LANES - 1] = n;
-
-  for (;;) {
-    uint32_t r[T_LANES];
-    int64_t sum[T_LANES];
-    bool all = true;
-
-    /* In text of other scripts (CJK), a chunk after a slow one that starts with a non-ASCII
-     * character is taken slowly at once, as scan() does. */
-    for (size_t j = 0; j < T_LANES; j++)
-      while (slow[j] && at[j] + T_CHUNK <= end[j] && p[at[j]] >= 0x80)
-        row[j] = scan_slowly(p, n, &at[j], at[j] + T_CHUNK, row[j], j == 0 ? carried0 : 0,
-                             &sum_milli[j]);
-    for (size_t j = 0; j < T_LANES; j++)
-      all = all && at[j] + T_CHUNK <= end[j];
-    if (!all)
-      break;
-    for (size_t j = 0; j < T_LANES; j++) {
-      r[j] = row[j];
-      sum[j] = 0;
-    }
-#pragma GCC unroll 8
-    for (size_t k = 0; k < T_CHUNK; k++) {
-#pragma GCC unroll 4
-      for (size_t j = 0; j < T_LANES; j++) {
-        int64_t e = trans[r[j] + p[at[j] + k]];
-
-        sum[j] += e;
-        r[j] = (uint32_t)e;
-      }
-    }
-    for (size_t j = 0; j < T_LANES; j++) {
-      int64_t delta = sum[j] >> 32;
-
-      if (__builtin_expect(delta < T_SLOW / 2, 1)) {
-        sum_milli[j] += delta;
-        row[j] = r[j];
-        at[j] += T_CHUNK;
-        slow[j] = false;
-      } else {
-        row[j] = scan_slowly(p, n, &at[j], at[j] + T_CHUNK, row[j], j == 0 ? carried0 : 0,
-                             &sum_milli[j]);
-        slow[j] = true;
-      }
-    }
-  }
-  /* What each piece has left, alone. The text ends in the state of its last piece that holds
-   * anything (one may be empty for want of a line break to start it). */
-  for (size_t j = 0; j < T_LANES; j++) {
-    if (j > 0 && first[j] == n)
-      break;
-    row0 = scan(p, n, &at[j], end[j], row[j], j == 0 ? carried0 : 0, &sum_milli[j]);
-    *milli += sum_milli[j];
-  }
-  return row0;
-}
+/* A piece this long is scanned as two halves at once, cut after a line break. */
+#define TWO_SCANS_MIN 4096
 
 void token_counter_feed(TokenCounter *c, const char *s, size_t n) {
   const unsigned char *p = (const unsigned char *)s;
-  int64_t milli = c->milli, carried = is_blank_state(c->row / 256) ? c->tabs : 0;
-  uint32_t row = (uint32_t)c->row;
-  size_t i = 0;
+  int64_t carried = is_blank_state(c->row / T_COLS) ? c->tabs : 0;
+  Scan a = {.i = 0, .end = n, .row = (uint32_t)c->row, .milli = c->milli, .carried = carried};
+  const unsigned char *nl = n >= TWO_SCANS_MIN ? memchr(p + n / 2, '\n', n - n / 2) : NULL;
 
-  if (n >= T_LANES_MIN && lf_resets)
-    row = scan_lanes(p, n, row, carried, &milli);
-  else
-    row = scan(p, n, &i, n, row, carried, &milli);
-  /* A run of blanks going on: its tabs, for a line break in the next piece (the run is in the
-   * last piece; it carries what came before only when that piece is all of it). */
-  c->tabs = is_blank_state((int)(row / 256)) ? blank_tabs(p, n, carried) : 0;
-  c->milli = milli;
-  c->row = (int)row;
+  /* Each lookup waits for the state the one before gave: two scans, each its own chain of
+   * lookups, go nearly twice as fast. After a line break the state is S_NONE whatever came
+   * before (the estimate is additive over lines), so the second half starts there; its first
+   * character cannot be part of one in the first half. */
+  if (nl != NULL && (size_t)(nl - p) + 1 < n) {
+    Scan b = {.i = (size_t)(nl - p) + 1, .end = n, .row = S_NONE * T_COLS};
+
+    a.end = b.i;
+    while (a.i + T_CHUNK <= a.end && b.i + T_CHUNK <= b.end) {
+      scan_chunk(p, n, &a);
+      scan_chunk(p, n, &b);
+    }
+    scan_finish(p, n, &a);
+    scan_finish(p, n, &b);
+    a.milli += b.milli;
+    a.row = b.row;
+  } else {
+    scan_finish(p, n, &a);
+  }
+  /* A run of blanks going on: its tabs, for a line break in the next piece. */
+  c->tabs = is_blank_state((int)(a.row / T_COLS)) ? blank_tabs(p, n, carried) : 0;
+  c->milli = a.milli;
+  c->row = (int)a.row;
 }
 
 int64_t token_counter_milli(const TokenCounter *c) {
-  int st = c->row / 256;
+  int st = c->row / T_COLS;
 
   /* A run of blanks at the end counts as one before anything but a word or a line break. */
   return c->milli + (is_blank_state(st) ? blank_end(st, K_OTHER) : 0);

@@ -2,8 +2,9 @@
  *
  * Pure and fast (one pass over the bytes, one table lookup a byte, no allocation). Text is
  * estimated from character classes (ASCII word pieces split where a BPE pre-tokenizer splits them,
- * digit groups, punctuation runs, whitespace runs, CJK characters, characters of other scripts),
- * with weights fitted to OpenAI's o200k_base BPE; tests/test-tokens.c checks them against the real
+ * digit groups, punctuation runs, whitespace runs, CJK characters, characters of other scripts)
+ * and the shapes a BPE splits finely or merges (letters without vowels, capitals before small
+ * letters, long rules of one character), with weights fitted to OpenAI's o200k_base BPE; tests/test-tokens.c checks them against the real
  * tokenizer on real files. Images use the providers' published formulas. */
 #pragma once
 

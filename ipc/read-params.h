@@ -43,7 +43,8 @@ typedef enum {
 typedef enum {
   READ_IMAGE_TILE_AUTO = 0, /* when fitting would shrink a picture beyond 2.5:1 below half */
   READ_IMAGE_TILE_NEVER,
-  READ_IMAGE_TILE_ALWAYS, /* whenever a picture is larger than maxDimension */
+  READ_IMAGE_TILE_ALWAYS, /* whenever a picture is larger than maxDimension or than its
+                           * provider takes unscaled (image-tiles.h) */
 } ReadImageTile;
 
 typedef struct {

@@ -345,6 +345,37 @@ START_TEST(budget_plan_costs_without_content) {
 END_TEST
 
 /* A PDF in a plan: its page count, and what its default window would cost. */
+/* A tall picture (1000x5000) is sent as tiles: its plan prices them as a read does (4 tiles of
+ * 922x1247, within 1.15 megapixels, 1,533 tokens each), not the 314x1568 strip that fitting it
+ * whole would make, and a budget that holds the tiles gets the picture. */
+START_TEST(budget_plan_prices_tiles) {
+  size_t len = 0;
+  g_autofree unsigned char *bytes = rd_make_png(1000, 5000, &len);
+  g_autofree char *png = rd_write_file(dmn->dir, "scrolled.png", bytes, len);
+  char *paths[] = {png, NULL};
+  g_autofree char *plan = params_for(paths, "\"plan\":true");
+  g_autofree char *read = params_for(paths, NULL);
+  g_autofree char *budget = params_for(paths, "\"budget\":{\"tokens\":7000}");
+  RdConn *c = rd_conn_new(dmn->sock);
+  RdResult *p = rd_read(c, plan), *r = rd_read(c, read), *b = rd_read(c, budget);
+
+  ck_assert_int_eq(rd_file_int(r, 0, "tiles"), 4);
+  ck_assert_int_le(rd_file_int(r, 0, "width") * rd_file_int(r, 0, "height"), 1150000);
+  ck_assert_int_eq(rd_file_int(r, 0, "tokens"),
+                   4 * ((rd_file_int(r, 0, "width") * rd_file_int(r, 0, "height") + 749) / 750));
+  ck_assert_int_eq(rd_file_int(p, 0, "tokens"), rd_file_int(r, 0, "tokens"));
+  ck_assert_int_eq(rd_file_int(p, 0, "width"), rd_file_int(r, 0, "width"));
+  ck_assert_int_eq(rd_file_int(p, 0, "height"), rd_file_int(r, 0, "height"));
+  ck_assert_ptr_null(rd_file_str(b, 0, "omitted"));
+  ck_assert_int_eq(rd_file_int(b, 0, "tiles"), 4);
+  ck_assert_int_le(result_int(b, "tokens"), 7000);
+  rd_result_free(p);
+  rd_result_free(r);
+  rd_result_free(b);
+  rd_conn_free(c);
+}
+END_TEST
+
 START_TEST(budget_plan_pdf_pages) {
   const char *pdf = "/usr/share/doc/python-reportlab-doc/reportlab-userguide.pdf";
   g_autofree char *q = NULL, *plan = NULL;
@@ -522,6 +553,7 @@ static Suite *budget_suite(void) {
   tcase_add_test(tc, budget_fair_shares_in_request_order);
   tcase_add_test(tc, budget_large_enough_changes_nothing);
   tcase_add_test(tc, budget_plan_costs_without_content);
+  tcase_add_test(tc, budget_plan_prices_tiles);
   tcase_add_test(tc, budget_plan_pdf_pages);
   tcase_add_test(tc, budget_cli);
   tcase_add_test(tc, budget_fence_past_admission);

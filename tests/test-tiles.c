@@ -11,6 +11,7 @@
 #include <check.h>
 #include <gdk-pixbuf/gdk-pixbuf.h>
 
+#include "daemon/pdf/worker/image-tiles.h"
 #include "tests/lib/rd.h"
 #include "tests/lib/sanitizer.h"
 #include "tests/lib/skip.h"
@@ -154,8 +155,9 @@ static int tile_attr(xmlNodePtr t, const char *name) {
 }
 
 /* Every tile of files[0] against the upright source: the JSON box and the <Tile> agree, the
- * tiles cover the long side with overlap, each within max_dim, and each decoded tile is the
- * source's box scaled (and not the box next to it). Returns the count. */
+ * tiles cover the long side with overlap, each within max_dim and within the pixels Anthropic
+ * takes unscaled (IMAGE_TILE_ANTHROPIC_PIXELS), and each decoded tile is the source's box
+ * scaled (and not the box next to it). Returns the count. */
 static int check_tiles(RdResult *r, GdkPixbuf *src, int max_dim, double min_scale) {
   int sw = gdk_pixbuf_get_width(src), sh = gdk_pixbuf_get_height(src);
   int first = (int)rd_file_int(r, 0, "image"), n = (int)rd_file_int(r, 0, "tiles"), end = 0;
@@ -186,6 +188,8 @@ static int check_tiles(RdResult *r, GdkPixbuf *src, int max_dim, double min_scal
     ck_assert(b.x >= 0 && b.y >= 0 && b.x + b.width <= sw && b.y + b.height <= sh);
     ck_assert_int_eq(tall ? b.width : b.height, tall ? sw : sh);
     ck_assert_msg(MAX(w, h) <= max_dim, "tile %d is %dx%d", i, w, h);
+    ck_assert_msg((int64_t)w * h <= IMAGE_TILE_ANTHROPIC_PIXELS, "tile %d is %dx%d: %d pixels", i,
+                  w, h, w * h);
     ck_assert_msg((double)w / b.width >= min_scale, "tile %d at scale %f", i, (double)w / b.width);
     ck_assert(gdk_pixbuf_get_width(got) == w && gdk_pixbuf_get_height(got) == h);
     /* No gap, and (but for the first) an overlap of about a tenth with the tile before. */
@@ -218,17 +222,17 @@ START_TEST(tiles_tall_screenshot_readable) {
   path = save_png(src, "scrolled.png");
   r = read1(path, NULL);
   assert_no_code(r, 0);
-  ck_assert_int_eq(rd_file_int(r, 0, "tiles"), 7);
-  ck_assert_int_eq(json_array_get_length(r->images), 7);
-  ck_assert_int_eq(check_tiles(r, src, 1568, 0.9), 7);
+  ck_assert_int_eq(rd_file_int(r, 0, "tiles"), 10);
+  ck_assert_int_eq(json_array_get_length(r->images), 10);
+  ck_assert_int_eq(check_tiles(r, src, 1568, 0.9), 10);
   ck_assert(!rd_file_true(r, 0, "truncated"));
-  /* Never one strip: the first tile is 1568 high. */
-  ck_assert_int_eq(rd_file_int(r, 0, "height"), 1568);
+  /* Never one strip: each tile at least 0.9 of the width, 1.15 megapixels at most. */
+  ck_assert_int_ge(rd_file_int(r, 0, "width"), 972);
   rd_result_free(r);
 
   /* The same picture again comes from the cache, the same. */
   r = read1(path, NULL);
-  ck_assert_int_eq(check_tiles(r, src, 1568, 0.9), 7);
+  ck_assert_int_eq(check_tiles(r, src, 1568, 0.9), 10);
   rd_result_free(r);
 }
 END_TEST
@@ -291,11 +295,11 @@ START_TEST(tiles_image_budget) {
   params = g_strdup_printf("\"images\":{\"maxTotalBytes\":%" G_GINT64_FORMAT "}", three + 10);
   r = read1(path, params);
   assert_no_code(r, 0);
-  ck_assert_int_eq(rd_file_int(r, 0, "tiles"), 7);
+  ck_assert_int_eq(rd_file_int(r, 0, "tiles"), 10);
   ck_assert_int_eq(json_array_get_length(r->images), 3);
   ck_assert(rd_file_true(r, 0, "truncated"));
   text = rd_text(r, 0);
-  ck_assert_msg(strstr(text, "tiles 4 to 7 of 7") != NULL && strstr(text, "maxTotalBytes"),
+  ck_assert_msg(strstr(text, "tiles 4 to 10 of 10") != NULL && strstr(text, "maxTotalBytes"),
                 "notice: %s", text);
   for (int i = 0; i < 3; i++)
     (void)tile_element(r, i);
@@ -314,20 +318,25 @@ END_TEST
 /* More than 20 pictures in a request: each is sent at most 2000 px long, tiles too, and a tile
  * scaled down keeps its box. */
 START_TEST(tiles_many_images_keep_boxes) {
-  g_autoptr(GdkPixbuf) src = tall_picture();
+  g_autoptr(GdkPixbuf) shot = tall_picture();
+  g_autoptr(GdkPixbuf) strip = NULL, src = NULL;
   g_autofree char *path = NULL;
   const char *paths[18];
   RdResult *r;
 
-  if (src == NULL)
+  if (shot == NULL)
     SKIP_CASE("tiles_many_images_keep_boxes: no photo (lomiri-wallpapers or gdk-pixbuf-tests)");
+  /* A strip 400 px wide: its tiles are long enough for the 2000 px limit to matter. */
+  strip = gdk_pixbuf_new_subpixbuf(shot, 300, 0, 400, SHOT_H);
+  src = gdk_pixbuf_copy(strip);
   if (access(PIXBUF_DIR "/test-image.png", R_OK) != 0)
     SKIP_CASE("tiles_many_images_keep_boxes: " PIXBUF_DIR "/test-image.png is missing");
   path = save_png(src, "scrolled.png");
   paths[0] = path;
   for (size_t i = 1; i < G_N_ELEMENTS(paths); i++)
     paths[i] = PIXBUF_DIR "/test-image.png";
-  /* At 3000 px: 4 tiles of 1080x2919 at full scale, and 17 more pictures. */
+  /* At 3000 px: 4 tiles of 400x2919 (each 397x2897, within 1.15 megapixels), and 17 more
+   * pictures. */
   r = rd_read_paths(conn, paths, G_N_ELEMENTS(paths), "\"images\":{\"maxDimension\":3000}");
   assert_no_code(r, 0);
   ck_assert_int_eq(rd_file_int(r, 0, "tiles"), 4);
@@ -373,7 +382,7 @@ START_TEST(tiles_exif_rotated_jpeg) {
   /* Stored 10800x1080, shown 1080x10800: tiled top to bottom, as it is seen. */
   ck_assert_int_eq(rd_file_int(r, 0, "originalWidth"), SHOT_W);
   ck_assert_int_eq(rd_file_int(r, 0, "originalHeight"), SHOT_H);
-  ck_assert_int_eq(check_tiles(r, src, 1568, 0.9), 7);
+  ck_assert_int_eq(check_tiles(r, src, 1568, 0.9), 10);
   ck_assert_str_eq(rd_file_str(r, 0, "mediaType"), "image/jpeg");
   rd_result_free(r);
 }
@@ -399,10 +408,42 @@ START_TEST(tiles_animated_gif_first_frame) {
 }
 END_TEST
 
-/* The text block before each tile in the agent formats, and the labels elsewhere. */
+/* The size of a picture in an agent format's image block: Anthropic's and MCP's base64 `data`,
+ * or OpenAI's data URL. */
+static void block_image_size(JsonObject *block, int *ret_w, int *ret_h) {
+  const char *data = NULL;
+  g_autofree guchar *bytes = NULL;
+  gsize len = 0;
+  g_autoptr(GdkPixbuf) pb = NULL;
+
+  if (json_object_has_member(block, "image_url"))
+    data = strstr(json_object_get_string_member(json_object_get_object_member(block, "image_url"),
+                                                "url"),
+                  "base64,") +
+           7;
+  else if (json_object_has_member(block, "source"))
+    data = json_object_get_string_member(json_object_get_object_member(block, "source"), "data");
+  else
+    data = json_object_get_string_member(block, "data");
+  bytes = g_base64_decode(data, &len);
+  {
+    g_autoptr(GBytes) b = g_bytes_new(bytes, len);
+
+    pb = decode(b);
+  }
+  *ret_w = gdk_pixbuf_get_width(pb);
+  *ret_h = gdk_pixbuf_get_height(pb);
+}
+
+/* The text block before each tile in the agent formats, and the labels elsewhere. Each format's
+ * tiles are sent at a size its provider takes as it is: within 1.15 megapixels for Anthropic
+ * (and MCP), within 2048 px and 768 px on the short side for OpenAI. */
 START_TEST(tiles_labels_in_every_format) {
   g_autoptr(GdkPixbuf) src = tall_picture();
-  static const char *const agents[] = {"anthropic", "openai", "mcp"};
+  static const struct {
+    const char *name;
+    int tiles, height; /* of each tile's box */
+  } agents[] = {{"anthropic", 10, 1187}, {"openai", 14, 851}, {"mcp", 10, 1187}};
   g_autofree char *path = NULL, *quoted = NULL;
 
   if (src == NULL)
@@ -411,31 +452,40 @@ START_TEST(tiles_labels_in_every_format) {
   quoted = rd_json_quote(path);
   for (size_t f = 0; f < G_N_ELEMENTS(agents); f++) {
     g_autofree char *params =
-        g_strdup_printf("{\"paths\":[%s],\"format\":\"%s\"}", quoted, agents[f]);
+        g_strdup_printf("{\"paths\":[%s],\"format\":\"%s\"}", quoted, agents[f].name);
     JsonNode *msg = rd_conn_call(conn, "read", params);
     JsonObject *res = rd_result_of(msg);
-    JsonArray *blocks = json_object_get_array_member(res, agents[f]);
-    int labels = 0;
+    JsonArray *blocks = json_object_get_array_member(res, agents[f].name);
+    int labels = 0, n = agents[f].tiles;
 
-    ck_assert_int_eq(json_array_get_length(blocks), 1 + 2 * 7);
+    ck_assert_int_eq(json_array_get_length(blocks), 1 + 2 * n);
     for (guint b = 1; b < json_array_get_length(blocks); b += 2) {
       JsonObject *label = json_array_get_object_element(blocks, b);
       JsonObject *image = json_array_get_object_element(blocks, b + 1);
       g_autofree char *want = NULL;
-      int k = (int)(b - 1) / 2, step;
+      int k = (int)(b - 1) / 2, step, count, w, h;
 
       ck_assert_str_eq(json_object_get_string_member(label, "type"), "text");
       ck_assert_str_ne(json_object_get_string_member(image, "type"), "text");
       /* "tile 2 of 7: x 0-1080, y 1519-3207 of 1080x10800" */
       ck_assert_int_eq(sscanf(json_object_get_string_member(label, "text"),
-                              "tile %*d of 7: x 0-1080, y %d-", &step),
-                       1);
-      want = g_strdup_printf("tile %d of 7: x 0-1080, y %d-%d of 1080x10800", k + 1, step,
-                             step + 1688);
+                              "tile %*d of %d: x 0-1080, y %d-", &count, &step),
+                       2);
+      ck_assert_int_eq(count, n);
+      want = g_strdup_printf("tile %d of %d: x 0-1080, y %d-%d of 1080x10800", k + 1, n, step,
+                             step + agents[f].height);
       ck_assert_str_eq(json_object_get_string_member(label, "text"), want);
+      block_image_size(image, &w, &h);
+      ck_assert_msg(w >= 972, "%s: tile %d is %dx%d", agents[f].name, k + 1, w, h);
+      if (strcmp(agents[f].name, "openai") == 0)
+        ck_assert_msg(MAX(w, h) <= IMAGE_TILE_OPENAI_LONG && MIN(w, h) <= IMAGE_TILE_OPENAI_SHORT,
+                      "openai: tile %d is %dx%d", k + 1, w, h);
+      else
+        ck_assert_msg((int64_t)w * h <= IMAGE_TILE_ANTHROPIC_PIXELS, "%s: tile %d is %dx%d",
+                      agents[f].name, k + 1, w, h);
       labels++;
     }
-    ck_assert_int_eq(labels, 7);
+    ck_assert_int_eq(labels, n);
     json_node_unref(msg);
   }
   {
@@ -445,10 +495,10 @@ START_TEST(tiles_labels_in_every_format) {
     JsonArray *imgs =
         json_object_get_array_member(json_object_get_object_member(res, "toolresult"), "images");
 
-    ck_assert_int_eq(json_array_get_length(imgs), 7);
+    ck_assert_int_eq(json_array_get_length(imgs), 10);
     ck_assert(g_str_has_prefix(
-        json_object_get_string_member(json_array_get_object_element(imgs, 6), "label"),
-        "tile 7 of 7: x 0-1080, y 9112-10800"));
+        json_object_get_string_member(json_array_get_object_element(imgs, 9), "label"),
+        "tile 10 of 10: x 0-1080, y 9613-10800"));
     json_node_unref(msg);
   }
   {
@@ -457,8 +507,8 @@ START_TEST(tiles_labels_in_every_format) {
     JsonObject *res = rd_result_of(msg);
     const char *text = json_object_get_string_member(res, "text");
 
-    ck_assert_msg(strstr(text, "tile 1 of 7: x 0-1080, y 0-1688 of 1080x10800") != NULL &&
-                      strstr(text, "[image 6: ") != NULL,
+    ck_assert_msg(strstr(text, "tile 1 of 10: x 0-1080, y 0-1187 of 1080x10800") != NULL &&
+                      strstr(text, "[image 9: ") != NULL,
                   "%s", text);
     json_node_unref(msg);
   }

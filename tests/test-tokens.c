@@ -230,9 +230,9 @@ START_TEST(tokens_match_reference_on_corpora) {
 }
 END_TEST
 
-/* Random bytes drawn to hit every transition: letters of both cases, digits, punctuation,
- * blanks and tabs before line breaks, controls, CJK, Hangul and other UTF-8, and bytes that
- * are no UTF-8 at all. */
+/* Random bytes drawn to hit every transition: letters of both cases, vowels and consonants,
+ * digits, punctuation and runs of rule characters, blanks and tabs before line breaks,
+ * controls, CJK, Hangul and other UTF-8, and bytes that are no UTF-8 at all. */
 START_TEST(tokens_match_reference_on_random_bytes) {
   static const char *pieces[] = {"a",
                                  "Z",
@@ -245,6 +245,12 @@ START_TEST(tokens_match_reference_on_random_bytes) {
                                  ")",
                                  "_",
                                  "::",
+                                 "---",
+                                 "==",
+                                 "\\",
+                                 "strength",
+                                 "aGVsbG8gd29",
+                                 "VCLZB",
                                  " ",
                                  "\t",
                                  "\f",
@@ -269,7 +275,8 @@ START_TEST(tokens_match_reference_on_random_bytes) {
   int checks = 0;
 
   for (int round = 0; round < 3000; round++) {
-    guint n = (guint)g_rand_int_range(rand, 0, round < 2000 ? 40 : 400);
+    /* The last rounds are long enough for the estimator to scan two halves at once. */
+    guint n = (guint)g_rand_int_range(rand, 0, round < 2000 ? 40 : round < 2950 ? 400 : 6000);
 
     g_string_truncate(s, 0);
     for (guint i = 0; i < n; i++) {
@@ -408,13 +415,13 @@ static bool bpe_counts(const char *root, GPtrArray *paths, int64_t *counts) {
   return true;
 }
 
-/* Each class: the mean error stays within 5% (CJK, with fewer and mixed files: 8%), at least
- * 90% of the files are within 10%, none is off by more than 35% (generated tables of
- * capital mnemonics and base64 blobs, which the BPE splits finely, are the worst). The table is
- * printed for docs/performance.md. */
+/* Each class: every file is within 10% (the issue's target), and the mean error stays within
+ * 3.5% for Go, 4.5% for prose, 2% for JSON and 7% for CJK (fewer and mixed files). Each file
+ * past 10% is printed, and the table for docs/protocol.md and docs/performance.md. */
 START_TEST(tokens_calibrated_against_o200k) {
   const char *root = getenv("READERD_SOURCE_ROOT");
   g_autofree char *modules = NULL, *node = NULL;
+  static const double max_mean[4] = {0.035, 0.045, 0.02, 0.07};
   Class cls[4];
   int checked = 0;
 
@@ -465,11 +472,11 @@ START_TEST(tokens_calibrated_against_o200k) {
            cls[k].name, paths->len, sum_bpe, sum_est, 100 * sum_err / paths->len, 100 * max_err,
            100.0 * within / paths->len);
     fflush(stdout);
-    ck_assert_msg(max_err <= 0.35, "%s is off by %.0f%%", worst, 100 * max_err);
-    ck_assert_msg(sum_err / paths->len <= (k == 3 ? 0.08 : 0.05), "%s: mean error %.3f",
-                  cls[k].name, sum_err / paths->len);
-    ck_assert_msg(within * 10 >= paths->len * 9, "%s: %u of %u files within 10%%", cls[k].name,
-                  within, paths->len);
+    ck_assert_msg(max_err <= 0.10, "%s: %s is off by %.1f%%", cls[k].name, worst, 100 * max_err);
+    ck_assert_msg(within == paths->len, "%s: %u of %u files within 10%%", cls[k].name, within,
+                  paths->len);
+    ck_assert_msg(sum_err / paths->len <= max_mean[k], "%s: mean error %.3f", cls[k].name,
+                  sum_err / paths->len);
     g_ptr_array_unref(paths);
     checked++;
   }

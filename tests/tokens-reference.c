@@ -1,6 +1,9 @@
 /* The token estimator as it was first written (formatters/tokens.c before its scan became a
  * table-driven automaton), kept as the reference the tests compare the estimator with: a
- * byte-at-a-time scan of runs and their features, summed with the estimator's own weights. */
+ * byte-at-a-time scan of runs and their features, summed with the estimator's own weights.
+ * Each feature priced since (a small letter after capitals, runs of consonants, repeated rule
+ * characters, spaces by what follows them, capitals after a space, a backslash joining a word)
+ * is counted here first, in the plainest way, and the automaton must agree with it. */
 #include "tests/tokens-reference.h"
 
 #include <stdbool.h>
@@ -42,6 +45,11 @@ static void classes_init(void) {
   __atomic_store_n(&classes_ready, 1, __ATOMIC_RELEASE);
 }
 
+/* An ASCII consonant of either case ('y' counts as a vowel). */
+static bool is_consonant(int b) {
+  return ((b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z')) && strchr("aeiouyAEIOUY", b) == NULL;
+}
+
 /* The code point of the (unchecked) UTF-8 sequence at p and its length: the estimator only
  * needs the script, so a bad sequence is one character of another script. */
 static size_t next_cp(const unsigned char *p, size_t n, uint32_t *ret_cp) {
@@ -77,27 +85,33 @@ static int is_cjk(uint32_t cp) {
  * letters, tabs its tabs, last the class of its last byte. */
 typedef RefCounter Scan;
 
-/* Counts the run that ends. */
-static inline __attribute__((always_inline)) void run_end(Scan *s) {
+/* Counts the run that ends; `next` is the class of what comes after it (a letter: C_LOWER; C_OTHER
+ * at the end). */
+static inline __attribute__((always_inline)) void run_end(Scan *s, int next) {
   switch (s->kind) {
   case C_LOWER:
     s->f[TOKEN_F_WORD]++;
-    if (s->len > 6)
-      s->f[TOKEN_F_LONG] += (int64_t)(s->len - 6);
+    if (s->len - s->caps > 6)
+      s->f[TOKEN_F_LONG] += (int64_t)(s->len - s->caps - 6);
     if (s->caps > 2)
-      s->f[TOKEN_F_CAPS] += (int64_t)(s->caps - 2);
+      s->f[s->spaced ? TOKEN_F_CAPS_SPACED : TOKEN_F_CAPS] += (int64_t)(s->caps - 2);
     break;
   case C_DIGIT:
     s->f[TOKEN_F_DIGITS] += (int64_t)((s->len + 2) / 3);
     break;
   case C_PUNCT:
     s->f[TOKEN_F_PUNCT]++;
-    if (s->len > 2)
-      s->f[TOKEN_F_PCHARS] += (int64_t)(s->len - 2);
+    if (s->len > 2) {
+      s->f[TOKEN_F_PCHARS] += (int64_t)(s->len - 2 - s->reps);
+      s->f[TOKEN_F_REPEAT] += (int64_t)s->reps;
+    }
     break;
   case C_BLANK:
     if (s->len > s->tabs)
-      s->f[TOKEN_F_SPACES]++;
+      s->f[next == C_LOWER   ? TOKEN_F_SPACES_WORD
+           : next == C_DIGIT ? TOKEN_F_SPACES_DIGIT
+                             : TOKEN_F_SPACES]++;
+    s->f[TOKEN_F_SPACES_DIGIT2] += next == C_DIGIT && s->spaced && s->last == C_BLANK;
     s->f[TOKEN_F_TABS] += (int64_t)s->tabs;
     break;
   default:
@@ -107,34 +121,47 @@ static inline __attribute__((always_inline)) void run_end(Scan *s) {
   s->len = 0;
   s->caps = 0;
   s->tabs = 0;
+  s->cons = 0;
+  s->spaced = 0;
+  s->reps = 0;
+  s->last_rep = 0;
+  s->prev = 0;
 }
 
 /* As o200k's pre-tokenizer does, the last character of the run before a word joins it
  * (" foo", "(foo", "\tfoo"), and a space joins the punctuation after it (" //"); digits
- * take nothing (" 42" is two tokens). */
-static inline __attribute__((always_inline)) void run_join(Scan *s, int kind) {
+ * take nothing (" 42" is two tokens). Returns true when a space joins a word. */
+static inline __attribute__((always_inline)) bool run_join(Scan *s, int kind) {
   bool joins = (kind == C_LOWER && (s->kind == C_PUNCT || s->kind == C_BLANK)) ||
                (kind == C_PUNCT && s->kind == C_BLANK && s->last == C_BLANK);
+  bool spaced = kind == C_LOWER && s->kind == C_BLANK && s->last == C_BLANK;
 
   if (!joins)
-    return;
-  if (s->kind == C_PUNCT)
-    s->f[TOKEN_F_JOIN]++;
+    return false;
+  if (s->kind == C_PUNCT) {
+    s->f[s->prev == '\\' ? TOKEN_F_JOIN_BACKSLASH : TOKEN_F_JOIN]++;
+    s->reps -= s->last_rep != 0; /* its last character leaves it */
+  }
   s->tabs -= s->last == C_TAB;
   if (--s->len == 0)
     s->kind = C_OTHER;
+  return spaced;
 }
 
 static inline __attribute__((always_inline)) void run_add(Scan *s, int kind, int cls) {
   if (s->kind != kind)
-    run_join(s, kind);
+    (void)run_join(s, kind);
   if (s->kind != kind)
-    run_end(s);
+    run_end(s, kind);
   /* "fooBar" is two pieces, as the pre-tokenizer splits before an upper-case letter that
    * follows a lower-case one. */
   else if (kind == C_LOWER && cls == C_UPPER && s->last == C_LOWER)
-    run_end(s);
+    run_end(s, kind);
+  /* A small letter after two capitals or more: the BPE splits there ("GVsb"). */
+  if (s->kind == C_LOWER && cls != C_UPPER && s->last == C_UPPER && s->caps >= 2)
+    s->f[TOKEN_F_CAPLOW]++;
   s->kind = kind;
+  s->cons = 0; /* a letter of another script ends a run of consonants */
   s->len++;
   s->caps += cls == C_UPPER;
   s->tabs += cls == C_TAB;
@@ -155,11 +182,14 @@ static int run_kind(int cls) {
 
 /* Starts a run of `kind` unless one is going on (run_add's first step). */
 static inline __attribute__((always_inline)) void run_start(Scan *s, int kind) {
+  bool spaced;
+
   if (s->kind == kind)
     return;
-  run_join(s, kind);
+  spaced = run_join(s, kind);
   if (s->kind != kind)
-    run_end(s);
+    run_end(s, kind);
+  s->spaced = spaced;
   s->kind = kind;
   s->last = C_OTHER;
 }
@@ -177,32 +207,66 @@ static inline __attribute__((always_inline)) size_t scan_run(Scan *s, const unsi
   len = s->len;
   last = s->last;
   if (kind == C_LOWER) {
+    int cons = s->cons;
+
     caps = s->caps;
     for (; i < n && byte_run[p[i]] == C_LOWER; i++) {
       int cls = byte_class[p[i]];
+
+      /* The third consonant in a row and each after it (the piece split below does not end
+       * the row: "HTTPServer"). */
+      if (is_consonant(p[i])) {
+        s->f[TOKEN_F_CONS] += cons >= 2;
+        cons += cons < 2;
+      } else {
+        cons = 0;
+      }
 
       /* "fooBar" is two pieces, as the pre-tokenizer splits before an upper-case letter
        * that follows a lower-case one. */
       if (cls == C_UPPER && last == C_LOWER) {
         s->len = len;
         s->caps = caps;
-        run_end(s);
+        run_end(s, C_LOWER);
         s->kind = C_LOWER;
         len = caps = 0;
       }
+      if (cls != C_UPPER && last == C_UPPER && caps >= 2)
+        s->f[TOKEN_F_CAPLOW]++;
       len++;
       caps += cls == C_UPPER;
       last = cls;
     }
     s->caps = caps;
+    s->cons = cons;
+  } else if (kind == C_PUNCT) {
+    size_t reps = s->reps, start = i;
+    int prev = s->prev, last_rep = s->last_rep;
+
+    /* A rule character repeating the one before it, past the run's first two. */
+    for (; i < n && byte_run[p[i]] == C_PUNCT; i++) {
+      len++;
+      last_rep = len >= 3 && p[i] == prev && strchr("-=*#_~+./", p[i]) != NULL;
+      reps += (size_t)last_rep;
+      prev = p[i];
+    }
+    if (i > start)
+      last = byte_class[p[i - 1]];
+    s->reps = reps;
+    s->prev = prev;
+    s->last_rep = last_rep;
   } else {
     tabs = s->tabs;
     size_t start = i;
+    int spaced = s->spaced;
 
     for (; i < n && byte_run[p[i]] == kind; i++) {
+      spaced |= len > 0 && last == C_BLANK;
+      last = byte_class[p[i]];
       len++;
       tabs += p[i] == '\t';
     }
+    s->spaced = spaced;
     if (i > start)
       last = byte_class[p[i - 1]];
     s->tabs = tabs;
@@ -238,14 +302,14 @@ static void scan(Scan *sc, const unsigned char *p, size_t n) {
         s->kind = C_OTHER;
       if (s->kind != C_PUNCT)
         s->f[TOKEN_F_LINE]++;
-      run_end(s);
+      run_end(s, C_LF);
       break;
     case C_HIGH:
       i += next_cp(p + i, n - i, &cp);
       if (is_hangul(cp) || is_cjk(cp)) {
         /* Each one its own piece, and a blank or a punctuation mark before it joins it. */
-        run_join(s, C_LOWER);
-        run_end(s);
+        (void)run_join(s, C_LOWER);
+        run_end(s, C_LOWER);
         s->f[is_hangul(cp) ? TOKEN_F_HANGUL : TOKEN_F_CJK]++;
       } else {
         /* A letter of another script goes on the word ("café", "слово"), at a cost. */
@@ -254,7 +318,7 @@ static void scan(Scan *sc, const unsigned char *p, size_t n) {
       }
       continue;
     default:
-      run_end(s); /* '\r' and control characters join the line break or go unseen */
+      run_end(s, C_OTHER); /* '\r' and control characters join the line break or go unseen */
       break;
     }
     i++;
@@ -277,7 +341,7 @@ int64_t ref_counter_milli(const RefCounter *c) {
   Scan s = *c;
   int64_t milli = 0;
 
-  run_end(&s);
+  run_end(&s, C_OTHER);
   for (int k = 0; k < TOKEN_F_COUNT; k++)
     milli += s.f[k] * tokens_weight_milli[k];
   return milli;
@@ -288,7 +352,7 @@ void ref_features(const char *str, size_t n, int64_t f[TOKEN_F_COUNT]) {
 
   ref_counter_init(&c);
   ref_counter_feed(&c, str, n);
-  run_end(&c);
+  run_end(&c, C_OTHER);
   for (int k = 0; k < TOKEN_F_COUNT; k++)
     f[k] += c.f[k];
 }

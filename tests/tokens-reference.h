@@ -1,5 +1,6 @@
 /* The reference token estimator (tests/tokens-reference.c): formatters/tokens.c's first
- * implementation, which the estimator must match exactly on every input. */
+ * implementation, a scan of runs, with every feature since; the estimator must match it
+ * exactly on every input. */
 #pragma once
 
 #include <stddef.h>
@@ -12,6 +13,12 @@ typedef struct {
   int64_t f[TOKEN_F_COUNT];
   int kind, last;
   size_t len, caps, tabs;
+  int cons;     /* of a word: the consonants that end it, up to 2 */
+  int spaced;   /* of a word piece: a space joins it; of a run of blanks: a space came before its
+                 last blank */
+  size_t reps;  /* of a punctuation run: its characters counted as TOKEN_F_REPEAT */
+  int last_rep; /* its last character is one of them */
+  int prev;     /* its last character */
 } RefCounter;
 
 /* Prepares c. */

@@ -257,7 +257,8 @@ int image_remote_convert(const uint8_t *data, size_t len, const ImageConvertOpti
   uint32_t flags = (opt->photo ? IMAGE_WORKER_PHOTO : 0) | (opt->vector ? IMAGE_WORKER_VECTOR : 0) |
                    (opt->check_rows ? IMAGE_WORKER_CHECK_ROWS : 0) |
                    (opt->tile == IMAGE_TILE_AUTO ? IMAGE_WORKER_TILE_AUTO : 0) |
-                   (opt->tile == IMAGE_TILE_ALWAYS ? IMAGE_WORKER_TILE_ALWAYS : 0);
+                   (opt->tile == IMAGE_TILE_ALWAYS ? IMAGE_WORKER_TILE_ALWAYS : 0) |
+                   (opt->tile_target == IMAGE_TILE_FOR_OPENAI ? IMAGE_WORKER_TILE_OPENAI : 0);
   Answer a = {0};
   int r;
 

@@ -15,6 +15,7 @@
 #define SVG_SNIFF ((size_t)4096) /* the <svg> root element must start within this much */
 #define VARIANT_SVG 100          /* cache variant of rendered SVGs (others: the DetectKind) */
 #define VARIANT_TILE 1000        /* plus this times the ImageTileMode */
+#define VARIANT_TARGET 10000     /* plus this times the ImageTileTarget (tiles are sized for it) */
 
 /* Reads the rest of the file after `head` into one buffer of at most `cap` bytes: *ret
  * (g_malloc'd) and *ret_len. Returns 0, -EFBIG when the file holds more, or the negative errno
@@ -237,6 +238,10 @@ static bool web_image(DetectKind k, const uint8_t *data, size_t len, const Image
   if ((info->frames > 1 && k != DETECT_PNG) || info->orientation > 1 ||
       MAX(info->width, info->height) > opt->max_dimension || base64_len(len) > IMAGE_MAX_BASE64)
     return false;
+  /* As one tile, it must be one the provider takes at its size. */
+  if (opt->tile == IMAGE_TILE_ALWAYS &&
+      !image_tiles_fits(info->width, info->height, opt->max_dimension, opt->tile_target))
+    return false;
   /* What is sent must decode whole, or a model API refuses it (and the conversation breaks):
    * a PNG's data inflates to its full size; GIF and WebP hold no checksum: decode them once
    * (unchecked when no decoder is installed: they are sent as before). */
@@ -284,7 +289,8 @@ int image_read(int fd, const struct stat *st, DetectKind k, const uint8_t *head,
                               .photo = k == DETECT_JPEG,
                               .cancelled = opt->cancelled,
                               .check_rows = k == DETECT_BMP || k == DETECT_ICO,
-                              .tile = opt->tile};
+                              .tile = opt->tile,
+                              .tile_target = opt->tile_target};
   ImageHeaderInfo info = {0};
   ImageCacheKey key;
   g_autofree uint8_t *data = NULL;
@@ -302,7 +308,9 @@ int image_read(int fd, const struct stat *st, DetectKind k, const uint8_t *head,
     return r;
   if (detect_is_web_image(k) && web_image(k, data, len, opt, &info, res))
     return res->code != NULL ? -EINVAL : 0;
-  image_cache_key_init(&key, st, opt->max_dimension, (int)k + VARIANT_TILE * (int)opt->tile);
+  image_cache_key_init(&key, st, opt->max_dimension,
+                       (int)k + VARIANT_TILE * (int)opt->tile +
+                           VARIANT_TARGET * (int)opt->tile_target);
   if (image_cache_get(&key, res)) {
     tiles_notice(res, "their base64 passed the limit of one picture's tiles; read the picture "
                       "with a smaller images.maxDimension");

@@ -25,6 +25,7 @@
 typedef struct {
   int max_dimension;            /* long edge in pixels */
   ImageTileMode tile;           /* tall or wide pictures as tiles (image-tiles.h) */
+  ImageTileTarget tile_target;  /* the provider the tiles are sized for (image-tiles.h) */
   const atomic_bool *cancelled; /* may be NULL; watched every 50 ms while a worker decodes */
 } ImageOptions;
 

@@ -206,8 +206,10 @@ static bool read_open_file(const ReaderOptions *o, int fd, const struct stat *st
 
     (void)pdf_read(fd, st, &popt, res);
   } else {
-    ImageOptions iopt = {
-        .max_dimension = o->max_dimension, .tile = o->tile, .cancelled = cancelled};
+    ImageOptions iopt = {.max_dimension = o->max_dimension,
+                         .tile = o->tile,
+                         .tile_target = o->tile_target,
+                         .cancelled = cancelled};
 
     (void)image_read(fd, st, kind, head_buf, (size_t)n, &iopt, res);
   }

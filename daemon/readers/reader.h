@@ -13,23 +13,24 @@
 /* What to read of one file and how, built by the request from its params: the readers know
  * nothing of the protocol. Strings are borrowed for the call. */
 typedef struct {
-  const char *path;        /* as the client gave it */
-  const char *base;        /* folder of a relative path; NULL: the workspace's root, else the
-                              process's working directory */
-  int64_t offset;          /* text: 1-based first line shown */
-  int64_t limit;           /* text: lines shown */
-  bool line_numbers;       /* text: cat -n numbering */
-  int64_t column;          /* text: first character shown of line `offset` (1-based) */
-  int64_t tail;            /* text: > 0, the last `tail` lines instead of offset and limit */
-  const char *pages;       /* PDF page selection, NULL for the default window */
-  const char *password;    /* PDF password, or NULL */
-  bool render;             /* PDF pages as pictures; an SVG rendered instead of read as text */
-  int max_dimension;       /* long edge of pictures sent */
-  int64_t max_image_bytes; /* base64 of a PDF's pictures at most (the request's image budget) */
-  const char *client_etag; /* ifNoneMatch's etag of this path, or NULL: when the opened file
-                              still has it, res->unchanged is set and nothing is read */
-  ImageTileMode tile;      /* tall or wide pictures as tiles */
-  int64_t max_tokens;      /* text: estimated tokens shown at most (budget); 0: no cap */
+  const char *path;            /* as the client gave it */
+  const char *base;            /* folder of a relative path; NULL: the workspace's root, else the
+                                  process's working directory */
+  int64_t offset;              /* text: 1-based first line shown */
+  int64_t limit;               /* text: lines shown */
+  bool line_numbers;           /* text: cat -n numbering */
+  int64_t column;              /* text: first character shown of line `offset` (1-based) */
+  int64_t tail;                /* text: > 0, the last `tail` lines instead of offset and limit */
+  const char *pages;           /* PDF page selection, NULL for the default window */
+  const char *password;        /* PDF password, or NULL */
+  bool render;                 /* PDF pages as pictures; an SVG rendered instead of read as text */
+  int max_dimension;           /* long edge of pictures sent */
+  int64_t max_image_bytes;     /* base64 of a PDF's pictures at most (the request's image budget) */
+  const char *client_etag;     /* ifNoneMatch's etag of this path, or NULL: when the opened file
+                                  still has it, res->unchanged is set and nothing is read */
+  ImageTileMode tile;          /* tall or wide pictures as tiles */
+  ImageTileTarget tile_target; /* the provider the tiles are sized for */
+  int64_t max_tokens;          /* text: estimated tokens shown at most (budget); 0: no cap */
 } ReaderOptions;
 
 /* Reads o->path into res (which must be zeroed): resolved against o->base, else the

@@ -39,7 +39,8 @@ export interface ImageParams {
   /**
    * Tall or wide pictures as overlapping tiles, each labelled with its box; default `auto` (when
    * fitting would shrink a picture beyond 2.5:1 below half), `always` (whenever a picture is
-   * larger than maxDimension; one that fits is one tile), `never`.
+   * larger than maxDimension or than the provider takes unscaled; one that fits is one tile),
+   * `never`.
    */
   tile?: 'auto' | 'never' | 'always';
 }

@@ -135,7 +135,7 @@ typedef struct {
 static bool tiled(const ImageConvertOptions *opt, int w, int h) {
   ImageTilePlan plan;
 
-  return !opt->vector && image_tiles_plan(w, h, opt->max_dimension, opt->tile, &plan);
+  return !opt->vector && image_tiles_plan(w, h, opt->max_dimension, opt->tile_target, opt->tile, &plan);
 }
 
 static void size_prepared_cb(GdkPixbufLoader *loader, int w, int h, gpointer user) {
@@ -583,7 +583,7 @@ int image_convert(const uint8_t *data, size_t len, const ImageConvertOptions *op
   }
   if (!opt->vector &&
       image_tiles_plan(gdk_pixbuf_get_width(upright), gdk_pixbuf_get_height(upright),
-                       opt->max_dimension, opt->tile, &plan))
+                       opt->max_dimension, opt->tile_target, opt->tile, &plan))
     r = encode_tiles(&job, upright, &plan, ret, ret_n);
   else
     r = encode_whole(&job, upright, ow, oh, ret, ret_n);

@@ -26,6 +26,7 @@ typedef struct {
   const atomic_bool *cancelled; /* may be NULL; checked between chunks and encoder steps */
   int64_t cpu_budget_ms;        /* CPU time of the conversion; 0: IMAGE_CPU_BUDGET_NS */
   ImageTileMode tile;           /* tall or wide pictures as tiles (image-tiles.h); never: 0 */
+  ImageTileTarget tile_target;  /* the provider the tiles are sized for (image-tiles.h) */
 } ImageConvertOptions;
 
 /* Decodes the picture in data[0, len) (its first frame when animated) with the named loader,

@@ -110,6 +110,8 @@ static void convert(const uint8_t *req, size_t req_len, const uint8_t *data, siz
   opt.tile = (flags & IMAGE_WORKER_TILE_ALWAYS) ? IMAGE_TILE_ALWAYS
              : (flags & IMAGE_WORKER_TILE_AUTO) ? IMAGE_TILE_AUTO
                                                 : IMAGE_TILE_NEVER;
+  opt.tile_target =
+      (flags & IMAGE_WORKER_TILE_OPENAI) ? IMAGE_TILE_FOR_OPENAI : IMAGE_TILE_FOR_ANTHROPIC;
   if (flags & IMAGE_WORKER_CHECK_ONLY)
     r = image_convert_check(data, len, loader, NULL, &error);
   else

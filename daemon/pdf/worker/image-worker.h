@@ -21,6 +21,7 @@ typedef enum {
   IMAGE_WORKER_CHECK_ONLY = 1 << 3, /* decode and drop: image_convert_check() */
   IMAGE_WORKER_TILE_AUTO = 1 << 4,  /* ImageConvertOptions.tile: IMAGE_TILE_AUTO */
   IMAGE_WORKER_TILE_ALWAYS = 1 << 5, /* IMAGE_TILE_ALWAYS (neither bit: never) */
+  IMAGE_WORKER_TILE_OPENAI = 1 << 6, /* .tile_target: IMAGE_TILE_FOR_OPENAI */
 } ImageWorkerFlag;
 
 /* Serves one image request in the worker: `req` is PDF_REQ_IMAGE's payload, data_fd the
