@@ -9,6 +9,8 @@ import type { ExpandMentionsOptions, ReadFilesOptions, ReaderdApi } from './api'
 import { ReaderdError } from './client';
 import { DaemonInfo, DaemonManager } from './daemon';
 import { findReaderd } from './findBinary';
+import { whyNotExecutable } from './binaryCheck';
+import { locateReaderd, notFoundMessage, openPathSettings, showStartProblem } from './firstRun';
 import { registerChatParticipant } from './chatParticipant';
 import { expandPromptCommand } from './expandCommand';
 import { ReadFilesTool, TOOL_NAME } from './lmTool';
@@ -41,11 +43,15 @@ const VISION_TIMEOUT_MS = 180_000;
 class Controller implements vscode.Disposable {
   private manager: DaemonManager | undefined;
   private managerSub: { dispose(): unknown } | undefined;
+  /** The binary the manager runs (undefined in socket mode). */
+  private managerBinary: string | undefined;
   private starting: Promise<DaemonManager | undefined> | undefined;
   private readonly stateEmitter = new vscode.EventEmitter<DaemonInfo>();
   private readonly status: vscode.StatusBarItem;
   private notFound: string | undefined;
   private notFoundShown = false;
+  /** The failure last shown in a notification: each one is shown once. */
+  private failureShown: string | undefined;
   private settings: Settings = readSettings();
   private visionKey: string | undefined;
   private visionKeyLoaded: Promise<void> | undefined;
@@ -155,6 +161,17 @@ class Controller implements vscode.Disposable {
 
   /** The daemon, started on first use. Undefined when readerd cannot be found. */
   private ensureStarted(): Promise<DaemonManager | undefined> {
+    if (this.manager?.state === 'failed' && !this.starting) {
+      // The settings may have arrived or changed without an event reaching us yet (seen right
+      // after activation in a remote window): a binary other than the failed one is tried now.
+      this.settings = readSettings();
+      const binary = this.settings.socket.trim() ? undefined : this.findBinary()?.path;
+      if (binary !== this.managerBinary) {
+        this.log.info(`readerd.path now gives ${binary ?? 'nothing'}: starting again`);
+        this.starting = this.restart().then(() => this.manager).finally(() => (this.starting = undefined));
+        return this.starting;
+      }
+    }
     if (this.manager) {
       return Promise.resolve(this.manager);
     }
@@ -177,23 +194,24 @@ class Controller implements vscode.Disposable {
 
   /** Builds a DaemonManager from the settings and starts it. */
   async start(): Promise<DaemonManager | undefined> {
+    // Read again: the settings may be visible only now (a remote window loads them late).
+    this.settings = readSettings();
     const settings = this.settings;
     const socket = settings.socket.trim();
     const root = this.root();
     let binary: string | undefined;
     if (!socket) {
       const found = this.findBinary();
-      if (!found) {
-        this.notFound = 'readerd was not found: set "readerd.path", build it in the repository (build/daemon/readerd), or put it on PATH';
-        this.log.error(this.notFound);
+      const problem = !found ? notFoundMessage()
+        : found.how === 'setting' ? await whyNotExecutable(found.path).then((why) => why && `readerd: "readerd.path" is set to ${found.path}, but ${why}.`)
+          : undefined;
+      if (problem || !found) {
+        this.notFound = problem;
+        this.log.error(problem ?? '');
         this.updateStatus(this.info());
         if (!this.notFoundShown) {
           this.notFoundShown = true;
-          void vscode.window.showErrorMessage(`readerd: ${this.notFound}`, 'Open Settings').then((choice) => {
-            if (choice) {
-              void vscode.commands.executeCommand('workbench.action.openSettings', 'readerd.path');
-            }
-          });
+          void showStartProblem(problem ?? '', this.log);
         }
         return undefined;
       }
@@ -213,21 +231,22 @@ class Controller implements vscode.Disposable {
       clientInfo: { name: 'vscode-readerd', version: String(this.context.extension.packageJSON.version ?? '') },
       requestTimeoutMs: settings.requestTimeout,
       maxRestartDelayMs: settings.maxRestartDelay,
-      log: (line) => this.log.info(line),
+      log: (line, level) => (level === 'error' ? this.log.error(line) : this.log.info(line)),
     });
     this.manager = manager;
+    this.managerBinary = binary;
     this.managerSub = manager.onDidChangeState((info) => {
       this.updateStatus(info);
       this.stateEmitter.fire(info);
-    });
-    try {
-      await manager.start();
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      if (manager.state === 'failed') {
-        void vscode.window.showErrorMessage(`readerd: ${message}`);
+      if (info.state === 'failed' && info.lastError && info.lastError !== this.failureShown) {
+        // Once per failure: the reason, and what can be done about it.
+        this.failureShown = info.lastError;
+        void showStartProblem(`readerd: ${info.lastError}`, this.log);
+      } else if (info.state === 'running') {
+        this.failureShown = undefined;
       }
-    }
+    });
+    await manager.start().catch(() => undefined);
     return manager;
   }
 
@@ -237,6 +256,7 @@ class Controller implements vscode.Disposable {
     this.manager = undefined;
     this.managerSub?.dispose();
     this.managerSub = undefined;
+    this.managerBinary = undefined;
     if (manager) {
       await manager.stop();
       manager.dispose();
@@ -443,6 +463,8 @@ export function activate(context: vscode.ExtensionContext): ReaderdApi {
     vscode.commands.registerCommand('readerd.showImages', () => results.showImages()),
     vscode.commands.registerCommand('readerd.restart', () => ctl.restart()),
     vscode.commands.registerCommand('readerd.showLog', () => log.show()),
+    vscode.commands.registerCommand('readerd.locate', () => locateReaderd(log)),
+    vscode.commands.registerCommand('readerd.openPathSettings', () => openPathSettings()),
     onDidChangeSettings((changed) => {
       ctl.settingsChanged(changed);
       if (changed.includes('mentionLanguages') || changed.includes('mentionFiles')) {
