@@ -23,7 +23,8 @@ import { ResultLinks } from './resultLinks';
 import { DAEMON_SETTINGS, filesExclude, onDidChangeSettings, readSettings, Settings } from './config';
 import { PathSpec, ReadAnswer, ReadImagesParams, ReadImagesResult, ReadParams, VisionSettings, XmlReadParams } from './protocol';
 import { filesExcludeMatcher } from './filesExclude';
-import { readFilesCommand, filesInFolder } from './readCommand';
+import { readFilesCommand, filesInFolder, ReadCommandDeps } from './readCommand';
+import { IgnoreRules } from './ignore';
 import { ResultStore } from './results';
 import { locateInOneRoot, readInRoots } from './rootedRead';
 import { askAboutImagesCommand, ReadImagesTool, setVisionKeyCommand, VISION_SECRET, VISION_TOOL_NAME } from './visionCommand';
@@ -416,28 +417,32 @@ export function activate(context: vscode.ExtensionContext): ReaderdApi {
     log: (line: string) => log.info(line),
   };
 
+  const readDeps: ReadCommandDeps = {
+    display: (fsPath) => ctl.roots.display(fsPath),
+    read: (params, token) => ctl.read<XmlReadParams>({ ...params, ...ctl.readDefaults() }, { token }),
+    hidden: (displayed) => {
+      const where = ctl.roots.locate(displayed);
+      const folder = ctl.roots.folderOf(where.absolute);
+      if (!folder) {
+        return false;
+      }
+      return filesExcludeMatcher(filesExclude(vscode.Uri.file(folder.path)))(path.relative(folder.path, where.absolute).split(path.sep).join('/'));
+    },
+    excluded: (fsPath) => {
+      const folder = ctl.roots.folderOf(fsPath);
+      return !!folder && new IgnoreRules().addExcludes(ctl.currentSettings.exclude).ignores(path.relative(folder.path, fsPath).split(path.sep).join('/'));
+    },
+    locate: (displayed) => vscode.Uri.file(ctl.roots.locate(displayed).absolute),
+    confirmAboveTokens: () => ctl.currentSettings.confirmAboveTokens,
+    results,
+    log: (line) => log.info(line),
+  };
+
   context.subscriptions.push(
-    vscode.commands.registerCommand('readerd.readFiles', (clicked?: unknown, selected?: unknown) =>
-      readFilesCommand(
-        {
-          display: (fsPath) => ctl.roots.display(fsPath),
-          read: (params, token) => ctl.read<XmlReadParams>({ ...params, ...ctl.readDefaults() }, { token }),
-          hidden: (displayed) => {
-            const where = ctl.roots.locate(displayed);
-            const folder = ctl.roots.folderOf(where.absolute);
-            if (!folder) {
-              return false;
-            }
-            return filesExcludeMatcher(filesExclude(vscode.Uri.file(folder.path)))(path.relative(folder.path, where.absolute).split(path.sep).join('/'));
-          },
-          confirmAboveTokens: () => ctl.currentSettings.confirmAboveTokens,
-          results,
-          log: (line) => log.info(line),
-        },
-        clicked,
-        selected,
-      ),
-    ),
+    vscode.commands.registerCommand('readerd.readFiles', (clicked?: unknown, selected?: unknown) => readFilesCommand(readDeps, clicked, selected)),
+    // A thin wrapper: the read command, then what "Copy as Prompt Context" does with its result.
+    vscode.commands.registerCommand('readerd.addToPromptContext', (clicked?: unknown, selected?: unknown) =>
+      readFilesCommand(readDeps, clicked, selected, { copy: () => vscode.commands.executeCommand('readerd.copyAsPromptContext') })),
     vscode.commands.registerCommand('readerd.copyAsPromptContext', () => results.copyCurrent()),
     vscode.commands.registerCommand('readerd.askAboutImages', (clicked?: unknown, selected?: unknown) =>
       askAboutImagesCommand(
