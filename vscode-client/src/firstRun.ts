@@ -7,7 +7,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { checkReaderdBinary, INSTALL_LINE } from './binaryCheck';
-import { SECTION } from './config';
+import { inspectPath, SECTION, writePath } from './config';
 import { placeWords, settingPlace, settingsCommand } from './settingScope';
 
 export const LOCATE = 'Locate readerd...';
@@ -22,7 +22,7 @@ export function notFoundMessage(): string {
 
 /** Opens the Settings editor on `readerd.path`, in the tab where it is (or would be) written. */
 export async function openPathSettings(): Promise<void> {
-  const place = settingPlace(vscode.workspace.getConfiguration(SECTION).inspect('path'));
+  const place = settingPlace(inspectPath());
   const { command, args } = settingsCommand(`${SECTION}.path`, place, vscode.env.remoteName);
   await vscode.commands.executeCommand(command, ...args);
 }
@@ -51,11 +51,10 @@ export async function locateReaderd(log: vscode.LogOutputChannel): Promise<strin
     const again = await vscode.window.showErrorMessage(`readerd: not used: ${check.reason}.`, LOCATE);
     return again ? locateReaderd(log) : undefined;
   }
-  const config = vscode.workspace.getConfiguration(SECTION);
-  const place = settingPlace(config.inspect('path'));
+  const place = settingPlace(inspectPath());
   const target = place === 'workspaceFolder' ? vscode.ConfigurationTarget.WorkspaceFolder
     : place === 'workspace' ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
-  await config.update('path', file, target);
+  await writePath(file, target);
   const where = placeWords(place, vscode.env.remoteName);
   log.info(`readerd.path set to ${file} (readerd ${check.version}) in ${where}`);
   void vscode.window.showInformationMessage(`readerd: using ${path.basename(file)} ${check.version} at ${file} (saved in ${where}).`);
