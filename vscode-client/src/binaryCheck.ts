@@ -12,24 +12,27 @@ export const INSTALL_LINE = 'sudo apt install ./readerd_*.deb';
 
 const VERSION_LINE = /^readerd (\d+\.\d+\.\d+)\b/;
 
-/** Why `file` cannot be run at all, in words; undefined when it is an executable regular file. */
+/**
+ * Why `file` cannot be run at all, in words that follow its path ("there is no file there");
+ * undefined when it is an executable regular file.
+ */
 export async function whyNotExecutable(file: string): Promise<string | undefined> {
   let st;
   try {
     st = await fs.stat(file);
   } catch {
-    return `there is no file at ${file}`;
+    return 'there is no file there';
   }
   if (st.isDirectory()) {
-    return `${file} is a folder, not the readerd program`;
+    return 'it is a folder, not the readerd program';
   }
   if (!st.isFile()) {
-    return `${file} is not a regular file`;
+    return 'it is not a regular file';
   }
   try {
     await fs.access(file, fs.constants.X_OK);
   } catch {
-    return `${file} is not executable (chmod +x it, or pick the readerd program)`;
+    return 'it is not executable (chmod +x it, or pick the readerd program)';
   }
   return undefined;
 }
@@ -38,7 +41,7 @@ export async function whyNotExecutable(file: string): Promise<string | undefined
 export async function checkReaderdBinary(file: string, timeoutMs = 5000): Promise<BinaryCheck> {
   const why = await whyNotExecutable(file);
   if (why) {
-    return { ok: false, reason: why };
+    return { ok: false, reason: `${file}: ${why}` };
   }
   return new Promise<BinaryCheck>((resolve) => {
     execFile(file, ['--version'], { timeout: timeoutMs, maxBuffer: 64 * 1024, windowsHide: true }, (error, stdout) => {

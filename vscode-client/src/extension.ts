@@ -47,6 +47,7 @@ class Controller implements vscode.Disposable {
   /** The binary the manager runs (undefined in socket mode). */
   private managerBinary: string | undefined;
   private starting: Promise<DaemonManager | undefined> | undefined;
+  private restarting: Promise<void> | undefined;
   private readonly stateEmitter = new vscode.EventEmitter<DaemonInfo>();
   private readonly status: vscode.StatusBarItem;
   private notFound: string | undefined;
@@ -162,6 +163,15 @@ class Controller implements vscode.Disposable {
 
   /** The daemon, started on first use. Undefined when readerd cannot be found. */
   private ensureStarted(): Promise<DaemonManager | undefined> {
+    if (this.restarting) {
+      // A read during a restart (a setting changed) goes to the new daemon.
+      return this.restarting.then(() => this.ensureStarted());
+    }
+    return this.startOnce();
+  }
+
+  /** ensureStarted without waiting for a restart (which itself starts through this). */
+  private startOnce(): Promise<DaemonManager | undefined> {
     if (this.manager?.state === 'failed' && !this.starting) {
       // The settings may have arrived or changed without an event reaching us yet (seen right
       // after activation in a remote window): a binary other than the failed one is tried now.
@@ -169,8 +179,8 @@ class Controller implements vscode.Disposable {
       const binary = this.settings.socket.trim() ? undefined : this.findBinary()?.path;
       if (binary !== this.managerBinary) {
         this.log.info(`readerd.path now gives ${binary ?? 'nothing'}: starting again`);
-        this.starting = this.restart().then(() => this.manager).finally(() => (this.starting = undefined));
-        return this.starting;
+        // Not through `starting`: stop() waits for that.
+        return this.restart().then(() => this.manager);
       }
     }
     if (this.manager) {
@@ -266,9 +276,13 @@ class Controller implements vscode.Disposable {
     this.stateEmitter.fire(this.info());
   }
 
-  async restart(): Promise<void> {
-    await this.stop();
-    await this.ensureStarted();
+  /** Stops and starts again; calls made meanwhile (a settings change and a read) share one restart. */
+  restart(): Promise<void> {
+    this.restarting ??= (async () => {
+      await this.stop();
+      await this.startOnce();
+    })().finally(() => (this.restarting = undefined));
+    return this.restarting;
   }
 
   private updateStatus(info: DaemonInfo): void {

@@ -30,12 +30,11 @@ test('binaryCheck_missing_folder_and_not_executable', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'readerd-check-'));
   const plain = path.join(dir, 'readerd');
   fs.writeFileSync(plain, 'not a program\n');
-  assert.equal(await whyNotExecutable(path.join(dir, 'gone')), `there is no file at ${path.join(dir, 'gone')}`);
+  assert.equal(await whyNotExecutable(path.join(dir, 'gone')), 'there is no file there');
   assert.match((await whyNotExecutable(dir)) ?? '', /is a folder/);
   assert.match((await whyNotExecutable(plain)) ?? '', /is not executable/);
   assert.equal(await whyNotExecutable(readerdBinary()), undefined);
-  const check = await checkReaderdBinary(plain);
-  assert.equal(check.ok, false);
+  assert.deepEqual(await checkReaderdBinary(plain), { ok: false, reason: `${plain}: it is not executable (chmod +x it, or pick the readerd program)` });
   const silent = path.join(dir, 'silent');
   fs.writeFileSync(silent, '#!/bin/sh\nexit 0\n');
   fs.chmodSync(silent, 0o755);
