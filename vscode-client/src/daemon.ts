@@ -382,7 +382,7 @@ export class DaemonManager {
   private scheduleRestart(): void {
     const most = this.options.maxQuickFailures ?? 3;
     if (!this.options.socket && ++this.quickFailures >= most) {
-      const reason = `readerd stopped restarting after ${this.quickFailures} failures in a row (last: ${this.lastError ?? 'unknown'})`;
+      const reason = `stopped restarting after ${this.quickFailures} failures in a row (last: ${this.lastError ?? 'unknown'})`;
       this.log(reason, 'error');
       this.fail(reason);
       return;
