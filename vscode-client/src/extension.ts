@@ -431,6 +431,7 @@ export function activate(context: vscode.ExtensionContext): ReaderdApi {
     log: (line: string) => log.info(line),
   };
 
+  let excludeRules: { of: readonly string[]; rules: IgnoreRules } | undefined;
   const readDeps: ReadCommandDeps = {
     display: (fsPath) => ctl.roots.display(fsPath),
     read: (params, token) => ctl.read<XmlReadParams>({ ...params, ...ctl.readDefaults() }, { token }),
@@ -443,8 +444,13 @@ export function activate(context: vscode.ExtensionContext): ReaderdApi {
       return filesExcludeMatcher(filesExclude(vscode.Uri.file(folder.path)))(path.relative(folder.path, where.absolute).split(path.sep).join('/'));
     },
     excluded: (fsPath) => {
+      // Asked once per file of the quick pick: the patterns are compiled once per settings.
+      const patterns = ctl.currentSettings.exclude;
+      if (excludeRules?.of !== patterns) {
+        excludeRules = { of: patterns, rules: new IgnoreRules().addExcludes(patterns) };
+      }
       const folder = ctl.roots.folderOf(fsPath);
-      return !!folder && new IgnoreRules().addExcludes(ctl.currentSettings.exclude).ignores(path.relative(folder.path, fsPath).split(path.sep).join('/'));
+      return !!folder && excludeRules.rules.ignores(path.relative(folder.path, fsPath).split(path.sep).join('/'));
     },
     locate: (displayed) => vscode.Uri.file(ctl.roots.locate(displayed).absolute),
     confirmAboveTokens: () => ctl.currentSettings.confirmAboveTokens,
