@@ -478,47 +478,11 @@ async function runFirstRunUi(page, dirs) {
     await page.locator('.settings-editor .setting-item-contents', { hasText: 'Path' }).first().waitFor({ state: 'visible', timeout: 20_000 });
     await page.screenshot({ path: settingsShot });
     report(name, true, `screenshots: ${pickShot}, ${failShot}, ${settingsShot}`);
-    await page.keyboard.press('Escape');
-    await runLocateUi(page, machine);
   } catch (error) {
     await page.screenshot({ path: path.join(screenshots, 'first-run-ui-failure.png') }).catch(() => undefined);
     report(name, false, `${error.stack ?? error}\nscreenshot: ${path.join(screenshots, 'first-run-ui-failure.png')}`);
   } finally {
     fs.writeFileSync(machine, saved);
-  }
-}
-
-/**
- * "readerd: Locate readerd..." with readerd.path on /bin/true: the file dialog (VS Code's simple
- * dialog in a remote window) takes the real binary, which answers `--version`, and the setting
- * lands in the remote machine's settings, where this window reads it (screenshot).
- */
-async function runLocateUi(page, machine) {
-  const name = 'vscode_ui_locate_readerd_writes_the_remote_setting';
-  const shot = path.join(screenshots, 'locate-readerd.png');
-  try {
-    await runFromPalette(page, 'readerd: Locate readerd...');
-    const input = page.locator('.quick-input-widget input');
-    await input.waitFor({ state: 'visible', timeout: 10_000 });
-    await input.fill(readerd);
-    await sleep(500);
-    await page.keyboard.press('Enter');
-    const toast = page.locator('.notification-toast', { hasText: 'readerd: using readerd' }).first();
-    await toast.waitFor({ state: 'visible', timeout: 20_000 });
-    const said = (await toast.innerText()).replace(/\u00a0/g, ' ');
-    if (!said.includes(readerd) || !/saved in the remote settings/.test(said)) {
-      throw new Error(`the message says: ${said}`);
-    }
-    const written = JSON.parse(fs.readFileSync(machine, 'utf8'))['readerd.path'];
-    if (written !== readerd) {
-      throw new Error(`the remote settings hold readerd.path ${written}, not ${readerd}`);
-    }
-    fs.mkdirSync(screenshots, { recursive: true });
-    await page.screenshot({ path: shot });
-    report(name, true, `screenshot: ${shot}`);
-  } catch (error) {
-    await page.screenshot({ path: path.join(screenshots, 'locate-failure.png') }).catch(() => undefined);
-    report(name, false, `${error.stack ?? error}\nscreenshot: ${path.join(screenshots, 'locate-failure.png')}`);
   }
 }
 
