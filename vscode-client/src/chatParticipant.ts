@@ -6,6 +6,7 @@
 // chat view (`vscode.chat`); elsewhere nothing is registered and nothing fails.
 
 import * as vscode from 'vscode';
+import { failureVerb, reasonInWords } from './summary';
 import { expansionSummary } from './expandCommand';
 import type { ExpandedMessage } from './mentions';
 
@@ -71,7 +72,7 @@ export async function handleChatRequest(
   const summary = out.paths.length ? expansionSummary(out) : 'nothing mentioned';
   deps.log(`chat: ${summary}`);
   if (request.command === 'read') {
-    const lines = files.map((f) => `- \`${f.path}\`: ${f.code ? `**${f.code}** ${f.error ?? ''}` : `${f.type}, ${f.lines ?? 0} lines, ${f.bytes ?? 0} bytes`}`);
+    const lines = files.map((f) => `- \`${f.path}\`: ${f.code ? `**${failureVerb(f)}**: ${reasonInWords(f)}` : `${f.type}, ${f.lines ?? 0} lines, ${f.bytes ?? 0} bytes`}`);
     stream.markdown(`readerd ${summary}.\n\n${lines.join('\n')}\n`);
     return { metadata: { command: 'read', paths: out.paths } };
   }
@@ -82,6 +83,13 @@ export async function handleChatRequest(
     stream.markdown('None of the mentioned files gave a picture (images, PDF pages, SVG).');
     return { metadata: { command: 'images', paths: out.paths } };
   }
+  // A #file reference that was not read says so where it was, as a mention does.
+  files.forEach((f) => {
+    const why = reasonInWords(f);
+    if (why && extraPaths.includes(f.path)) {
+      out.text = out.text.split(`'${f.path}' (see below for file content)`).join(`'${f.path}' (not read: ${why})`);
+    }
+  });
   const question = images ? `${promptWithoutReferences(request, deps.display)}\n\n(${out.images.length} picture${out.images.length === 1 ? '' : 's'} attached: ${out.images.map((i) => (i.page !== undefined ? `${i.path} page ${i.page}` : i.path)).join(', ')})` : out.text;
   const parts: Array<vscode.LanguageModelTextPart | vscode.LanguageModelDataPart> = [new vscode.LanguageModelTextPart(question)];
   const DataPart = (vscode as { LanguageModelDataPart?: typeof vscode.LanguageModelDataPart }).LanguageModelDataPart;

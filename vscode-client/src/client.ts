@@ -76,6 +76,22 @@ export interface CloseInfo {
 
 const DEFAULT_CANCEL_GRACE_MS = 2_000;
 
+/** Why a program could not be started, in words rather than `spawn X ENOENT`. */
+export function spawnErrorWords(error: NodeJS.ErrnoException): string {
+  switch (error.code) {
+    case 'ENOENT':
+      return 'there is no such file (or a program it needs is missing)';
+    case 'EACCES':
+      return 'it is not executable (permission denied)';
+    case 'ENOEXEC':
+      return 'it is not a program this machine can run';
+    case 'EISDIR':
+      return 'it is a folder';
+    default:
+      return error.message;
+  }
+}
+
 /** One connection to readerd. */
 export class ReaderdClient {
   private readonly connection: MessageConnection;
@@ -120,7 +136,7 @@ export class ReaderdClient {
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', resolve);
       child.once('error', (error: NodeJS.ErrnoException) => {
-        reject(new ReaderdError('start', `cannot start ${binary}: ${error.message}`, undefined, error.code));
+        reject(new ReaderdError('start', `cannot start ${binary}: ${spawnErrorWords(error)}`, undefined, error.code));
       });
     });
     if (options.log) {

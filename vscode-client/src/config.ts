@@ -76,3 +76,13 @@ export function onDidChangeSettings(listener: (changed: Array<keyof Settings>) =
 export function filesExclude(folder: vscode.Uri): Record<string, unknown> | undefined {
   return vscode.workspace.getConfiguration('files', folder).get<Record<string, unknown>>('exclude');
 }
+
+/** Where `readerd.path` is set: its workspace and folder values (see settingScope.ts). */
+export function inspectPath(): { workspaceValue?: unknown; workspaceFolderValue?: unknown } | undefined {
+  return vscode.workspace.getConfiguration(SECTION).inspect('path');
+}
+
+/** Writes `readerd.path` at `target` (Global: in a remote window, the remote machine's settings). */
+export async function writePath(value: string, target: vscode.ConfigurationTarget): Promise<void> {
+  await vscode.workspace.getConfiguration(SECTION).update('path', value, target);
+}

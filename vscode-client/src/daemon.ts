@@ -8,6 +8,9 @@ import { InitializeParams, InitializeResult, ReadAnswer, ReadImagesParams, ReadI
 
 export type DaemonState = 'stopped' | 'starting' | 'running' | 'restarting' | 'failed';
 
+/** `ReaderdError.data` of a start whose program answered `initialize` as something else than readerd. */
+export const NOT_READERD = 'NOT_READERD';
+
 export interface DaemonOptions {
   /** The readerd binary (stdio mode). */
   binary?: string;
@@ -37,8 +40,15 @@ export interface DaemonOptions {
   maxRestartDelayMs: number;
   /** A daemon that ran this long before dying is restarted after the shortest wait again. */
   stableAfterMs?: number;
+  /**
+   * Stdio mode: after this many failures in a row, each a start that failed or a daemon that died
+   * before `stableAfterMs`, restarts stop and the state is `failed` (default 3). A socket daemon
+   * is waited for without end: something else (systemd, a person) starts it.
+   */
+  maxQuickFailures?: number;
   env?: NodeJS.ProcessEnv;
-  log?: (line: string) => void;
+  /** Client notes and the daemon's stderr at `info`; failures to start or stay up at `error`. */
+  log?: (line: string, level?: 'info' | 'error') => void;
 }
 
 export interface DaemonReadOptions extends RequestOptions {
@@ -69,6 +79,8 @@ export class DaemonManager {
   private launching: Promise<ReaderdClient> | undefined;
   private restartTimer: NodeJS.Timeout | undefined;
   private attempt = 0;
+  /** Failures in a row (stdio mode): a start that failed, or a death before stableAfterMs. */
+  private quickFailures = 0;
   private restarts = 0;
   private lastRestartDelayMs: number | undefined;
   private startedAt = 0;
@@ -114,6 +126,11 @@ export class DaemonManager {
   /** Starts the daemon (or connects) if it is not running; resolves once it is initialized. */
   start(): Promise<ReaderdClient> {
     this.stopping = false;
+    if (this.stateValue === 'failed') {
+      // Asked again (the settings changed, or a person restarts it): a new series of tries.
+      this.attempt = 0;
+      this.quickFailures = 0;
+    }
     if (this.client && !this.client.isClosed) {
       return Promise.resolve(this.client);
     }
@@ -126,13 +143,17 @@ export class DaemonManager {
 
   /**
    * The running client: waits while the daemon starts or restarts (up to `waitMs`), starts it if
-   * it is stopped or failed.
+   * it is stopped. When it failed (a binary that cannot run, or that kept dying), rejects at once
+   * with the reason: only start() or restart() try again.
    */
   async getClient(waitMs = this.options.requestTimeoutMs): Promise<ReaderdClient> {
     if (this.client && !this.client.isClosed) {
       return this.client;
     }
-    if (this.stateValue === 'stopped' || this.stateValue === 'failed') {
+    if (this.stateValue === 'failed') {
+      throw new ReaderdError('start', this.lastError ?? 'readerd failed to start');
+    }
+    if (this.stateValue === 'stopped') {
       return this.start();
     }
     if (this.launching) {
@@ -218,6 +239,7 @@ export class DaemonManager {
   async restart(): Promise<ReaderdClient> {
     await this.stop();
     this.attempt = 0;
+    this.quickFailures = 0;
     return this.start();
   }
 
@@ -276,12 +298,16 @@ export class DaemonManager {
         this.launching = undefined;
         const message = error instanceof Error ? error.message : String(error);
         this.lastError = message;
-        this.log(`start failed: ${message}`);
-        const fatal = error instanceof ReaderdError && error.kind === 'start' && !this.options.socket &&
-          (error.data === 'ENOENT' || error.data === 'EACCES');
-        if (fatal || this.stopping) {
+        if (this.stopping) {
           this.rejectWaiters(error instanceof Error ? error : new Error(message));
-          this.setState(this.stopping ? 'stopped' : 'failed');
+          this.setState('stopped');
+          throw error;
+        }
+        this.log(`start failed: ${message}`, 'error');
+        const fatal = error instanceof ReaderdError && error.kind === 'start' && !this.options.socket &&
+          (error.data === 'ENOENT' || error.data === 'EACCES' || error.data === NOT_READERD);
+        if (fatal) {
+          this.fail(message);
         } else {
           this.scheduleRestart();
         }
@@ -305,11 +331,23 @@ export class DaemonManager {
     try {
       const generation = this.visionGeneration;
       const result = await client.initialize(this.initializeParams(this.options.rootPath ?? null), { timeoutMs: 10_000 });
+      const name = result?.serverInfo?.name;
+      if (name !== 'readerd') {
+        throw new ReaderdError('start', `${client.description} is not readerd: it answered initialize ` +
+          `${name === undefined ? 'without serverInfo.name' : `as "${String(name).slice(0, 60)}"`}`, undefined, NOT_READERD);
+      }
       this.fencedTo = generation === this.visionGeneration ? this.options.rootPath ?? null : undefined;
       this.serverInfo = result.serverInfo;
       this.log(`initialized: ${result.serverInfo.name} ${result.serverInfo.version}, root ${this.options.rootPath ?? '(none)'}`);
       return client;
     } catch (error) {
+      if (error instanceof ReaderdError && error.kind === 'closed' && !this.options.socket) {
+        // A program that exits at once (/bin/true) is no daemon: say what it did, in words. The
+        // connection's end is known by now: that is what rejected the request.
+        const info = await client.closed;
+        client.dispose();
+        throw new ReaderdError('start', `${this.options.binary} ${info.reason} before answering initialize: is it readerd?`, undefined, 'EXITED');
+      }
       client.dispose();
       throw error;
     }
@@ -326,14 +364,29 @@ export class DaemonManager {
       return;
     }
     this.lastError = `readerd ${info.reason}`;
-    this.log(`readerd ${info.reason} unexpectedly`);
+    this.log(`readerd ${info.reason} unexpectedly`, 'error');
     if (Date.now() - this.startedAt >= (this.options.stableAfterMs ?? 10_000)) {
       this.attempt = 0;
+      this.quickFailures = 0;
     }
     this.scheduleRestart();
   }
 
+  /** Stops retrying: the state is `failed`, every waiting read gets `reason` at once. */
+  private fail(reason: string): void {
+    this.lastError = reason;
+    this.rejectWaiters(new ReaderdError('start', reason));
+    this.setState('failed');
+  }
+
   private scheduleRestart(): void {
+    const most = this.options.maxQuickFailures ?? 3;
+    if (!this.options.socket && ++this.quickFailures >= most) {
+      const reason = `stopped restarting after ${this.quickFailures} failures in a row (last: ${this.lastError ?? 'unknown'})`;
+      this.log(reason, 'error');
+      this.fail(reason);
+      return;
+    }
     const min = this.options.minRestartDelayMs ?? 250;
     const max = this.options.maxRestartDelayMs;
     const wait = Math.min(max, min * 2 ** this.attempt);
@@ -364,7 +417,7 @@ export class DaemonManager {
     this.stateEmitter.fire(this.info());
   }
 
-  private log(line: string): void {
-    this.options.log?.(line);
+  private log(line: string, level: 'info' | 'error' = 'info'): void {
+    this.options.log?.(line, level);
   }
 }

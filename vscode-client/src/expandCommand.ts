@@ -3,6 +3,7 @@
 // prompt with the <Content> blocks appended copied or opened, and a message saying what was read.
 
 import * as vscode from 'vscode';
+import { failureVerb, listSome, reasonInWords } from './summary';
 import type { ExpandedMessage } from './mentions';
 import { formatBytes, ResultStore, ShownResult } from './results';
 
@@ -18,14 +19,14 @@ export interface ExpandedPrompt extends ExpandedMessage {
   shown?: ShownResult;
 }
 
-/** "expanded 3 mentions: 4 files, 120 lines, 3.2 KB, 1 image; failed: x.c (FILE_NOT_FOUND)" */
+/** "expanded 3 mentions: 4 files, 120 lines, 3.2 KB, 1 image; x.c not read: no such file" */
 export function expansionSummary(out: ExpandedMessage): string {
   const files = out.result?.files ?? [];
   const failed = files.filter((f) => f.code !== undefined);
   const n = (count: number, what: string): string => `${count} ${what}${count === 1 ? '' : 's'}`;
   return `expanded ${n(out.mentions.length, 'mention')}: ${n(files.length - failed.length, 'file')}, ` +
     `${n(out.result?.lines ?? 0, 'line')}, ${formatBytes(out.result?.bytes ?? 0)}, ${n(out.images.length, 'image')}` +
-    (failed.length ? `; failed: ${failed.slice(0, 5).map((f) => `${f.path} (${f.code})`).join(', ')}${failed.length > 5 ? ', …' : ''}` : '');
+    (failed.length ? `; ${listSome(failed.map((f) => `${f.path} ${failureVerb(f)}: ${reasonInWords(f)}`), 5)}` : '');
 }
 
 /** Runs one of the two commands on the active editor. */
@@ -54,13 +55,15 @@ export async function expandPromptCommand(deps: ExpandCommandDeps, target: 'copy
   }
   const summary = expansionSummary(out);
   deps.log(summary);
+  // A mention that was not read is a warning: the prompt says so where it was mentioned.
+  const show = out.result?.files.some((f) => f.code !== undefined) ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
   let shown: ShownResult | undefined;
   if (target === 'copy') {
     await vscode.env.clipboard.writeText(out.text);
     const images = out.images.length
       ? ` The clipboard takes text only: ${out.images.length} image${out.images.length === 1 ? ' is' : 's are'} left out (Open Expanded Prompt shows them).`
       : '';
-    void vscode.window.showInformationMessage(`readerd: copied the prompt, ${summary}.${images}`);
+    void show(`readerd: copied the prompt, ${summary}.${images}`);
   } else {
     const result = out.result ?? { xml: '', images: [], files: [], bytes: 0, lines: 0 };
     shown = await deps.results.show({ ...result, xml: out.text, images: out.images }, 'expanded prompt', {
@@ -68,7 +71,7 @@ export async function expandPromptCommand(deps: ExpandCommandDeps, target: 'copy
       ext: 'md',
       language: 'markdown',
     });
-    void vscode.window.showInformationMessage(`readerd: ${summary}.`, 'Copy as prompt context').then((choice) => {
+    void show(`readerd: ${summary}.`, 'Copy as prompt context').then((choice) => {
       if (choice) {
         void vscode.commands.executeCommand('readerd.copyAsPromptContext');
       }

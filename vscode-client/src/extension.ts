@@ -9,6 +9,8 @@ import type { ExpandMentionsOptions, ReadFilesOptions, ReaderdApi } from './api'
 import { ReaderdError } from './client';
 import { DaemonInfo, DaemonManager } from './daemon';
 import { findReaderd } from './findBinary';
+import { whyNotExecutable } from './binaryCheck';
+import { locateReaderd, notFoundMessage, openPathSettings, showStartProblem } from './firstRun';
 import { registerChatParticipant } from './chatParticipant';
 import { expandPromptCommand } from './expandCommand';
 import { ReadFilesTool, TOOL_NAME } from './lmTool';
@@ -21,7 +23,8 @@ import { ResultLinks } from './resultLinks';
 import { DAEMON_SETTINGS, filesExclude, onDidChangeSettings, readSettings, Settings } from './config';
 import { PathSpec, ReadAnswer, ReadImagesParams, ReadImagesResult, ReadParams, VisionSettings, XmlReadParams } from './protocol';
 import { filesExcludeMatcher } from './filesExclude';
-import { readFilesCommand, filesInFolder } from './readCommand';
+import { readFilesCommand, filesInFolder, ReadCommandDeps } from './readCommand';
+import { IgnoreRules } from './ignore';
 import { ResultStore } from './results';
 import { registerResultsCommands } from './resultsCommands';
 import { locateInOneRoot, readInRoots } from './rootedRead';
@@ -42,11 +45,16 @@ const VISION_TIMEOUT_MS = 180_000;
 class Controller implements vscode.Disposable {
   private manager: DaemonManager | undefined;
   private managerSub: { dispose(): unknown } | undefined;
+  /** The binary the manager runs (undefined in socket mode). */
+  private managerBinary: string | undefined;
   private starting: Promise<DaemonManager | undefined> | undefined;
+  private restarting: Promise<void> | undefined;
   private readonly stateEmitter = new vscode.EventEmitter<DaemonInfo>();
   private readonly status: vscode.StatusBarItem;
   private notFound: string | undefined;
   private notFoundShown = false;
+  /** The failure last shown in a notification: each one is shown once. */
+  private failureShown: string | undefined;
   private settings: Settings = readSettings();
   private visionKey: string | undefined;
   private visionKeyLoaded: Promise<void> | undefined;
@@ -156,6 +164,26 @@ class Controller implements vscode.Disposable {
 
   /** The daemon, started on first use. Undefined when readerd cannot be found. */
   private ensureStarted(): Promise<DaemonManager | undefined> {
+    if (this.restarting) {
+      // A read during a restart (a setting changed) goes to the new daemon.
+      return this.restarting.then(() => this.ensureStarted());
+    }
+    return this.startOnce();
+  }
+
+  /** ensureStarted without waiting for a restart (which itself starts through this). */
+  private startOnce(): Promise<DaemonManager | undefined> {
+    if (this.manager?.state === 'failed' && !this.starting) {
+      // The settings may have arrived or changed without an event reaching us yet (seen right
+      // after activation in a remote window): a binary other than the failed one is tried now.
+      this.settings = readSettings();
+      const binary = this.settings.socket.trim() ? undefined : this.findBinary()?.path;
+      if (binary !== this.managerBinary) {
+        this.log.info(`readerd.path now gives ${binary ?? 'nothing'}: starting again`);
+        // Not through `starting`: stop() waits for that.
+        return this.restart().then(() => this.manager);
+      }
+    }
     if (this.manager) {
       return Promise.resolve(this.manager);
     }
@@ -178,23 +206,24 @@ class Controller implements vscode.Disposable {
 
   /** Builds a DaemonManager from the settings and starts it. */
   async start(): Promise<DaemonManager | undefined> {
+    // Read again: the settings may be visible only now (a remote window loads them late).
+    this.settings = readSettings();
     const settings = this.settings;
     const socket = settings.socket.trim();
     const root = this.root();
     let binary: string | undefined;
     if (!socket) {
       const found = this.findBinary();
-      if (!found) {
-        this.notFound = 'readerd was not found: set "readerd.path", build it in the repository (build/daemon/readerd), or put it on PATH';
-        this.log.error(this.notFound);
+      const problem = !found ? notFoundMessage()
+        : found.how === 'setting' ? await whyNotExecutable(found.path).then((why) => why && `readerd: "readerd.path" is set to ${found.path}, but ${why}.`)
+          : undefined;
+      if (problem || !found) {
+        this.notFound = problem;
+        this.log.error(problem ?? '');
         this.updateStatus(this.info());
         if (!this.notFoundShown) {
           this.notFoundShown = true;
-          void vscode.window.showErrorMessage(`readerd: ${this.notFound}`, 'Open Settings').then((choice) => {
-            if (choice) {
-              void vscode.commands.executeCommand('workbench.action.openSettings', 'readerd.path');
-            }
-          });
+          void showStartProblem(problem ?? '', this.log);
         }
         return undefined;
       }
@@ -214,21 +243,22 @@ class Controller implements vscode.Disposable {
       clientInfo: { name: 'vscode-readerd', version: String(this.context.extension.packageJSON.version ?? '') },
       requestTimeoutMs: settings.requestTimeout,
       maxRestartDelayMs: settings.maxRestartDelay,
-      log: (line) => this.log.info(line),
+      log: (line, level) => (level === 'error' ? this.log.error(line) : this.log.info(line)),
     });
     this.manager = manager;
+    this.managerBinary = binary;
     this.managerSub = manager.onDidChangeState((info) => {
       this.updateStatus(info);
       this.stateEmitter.fire(info);
-    });
-    try {
-      await manager.start();
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      if (manager.state === 'failed') {
-        void vscode.window.showErrorMessage(`readerd: ${message}`);
+      if (info.state === 'failed' && info.lastError && info.lastError !== this.failureShown) {
+        // Once per failure: the reason, and what can be done about it.
+        this.failureShown = info.lastError;
+        void showStartProblem(`readerd: ${info.lastError}`, this.log);
+      } else if (info.state === 'running') {
+        this.failureShown = undefined;
       }
-    }
+    });
+    await manager.start().catch(() => undefined);
     return manager;
   }
 
@@ -238,6 +268,7 @@ class Controller implements vscode.Disposable {
     this.manager = undefined;
     this.managerSub?.dispose();
     this.managerSub = undefined;
+    this.managerBinary = undefined;
     if (manager) {
       await manager.stop();
       manager.dispose();
@@ -246,9 +277,13 @@ class Controller implements vscode.Disposable {
     this.stateEmitter.fire(this.info());
   }
 
-  async restart(): Promise<void> {
-    await this.stop();
-    await this.ensureStarted();
+  /** Stops and starts again; calls made meanwhile (a settings change and a read) share one restart. */
+  restart(): Promise<void> {
+    this.restarting ??= (async () => {
+      await this.stop();
+      await this.startOnce();
+    })().finally(() => (this.restarting = undefined));
+    return this.restarting;
   }
 
   private updateStatus(info: DaemonInfo): void {
@@ -406,28 +441,38 @@ export function activate(context: vscode.ExtensionContext): ReaderdApi {
     log: (line: string) => log.info(line),
   };
 
+  let excludeRules: { of: readonly string[]; rules: IgnoreRules } | undefined;
+  const readDeps: ReadCommandDeps = {
+    display: (fsPath) => ctl.roots.display(fsPath),
+    read: (params, token) => ctl.read<XmlReadParams>({ ...params, ...ctl.readDefaults() }, { token }),
+    hidden: (displayed) => {
+      const where = ctl.roots.locate(displayed);
+      const folder = ctl.roots.folderOf(where.absolute);
+      if (!folder) {
+        return false;
+      }
+      return filesExcludeMatcher(filesExclude(vscode.Uri.file(folder.path)))(path.relative(folder.path, where.absolute).split(path.sep).join('/'));
+    },
+    excluded: (fsPath) => {
+      // Asked once per file of the quick pick: the patterns are compiled once per settings.
+      const patterns = ctl.currentSettings.exclude;
+      if (excludeRules?.of !== patterns) {
+        excludeRules = { of: patterns, rules: new IgnoreRules().addExcludes(patterns) };
+      }
+      const folder = ctl.roots.folderOf(fsPath);
+      return !!folder && excludeRules.rules.ignores(path.relative(folder.path, fsPath).split(path.sep).join('/'));
+    },
+    locate: (displayed) => vscode.Uri.file(ctl.roots.locate(displayed).absolute),
+    confirmAboveTokens: () => ctl.currentSettings.confirmAboveTokens,
+    results,
+    log: (line) => log.info(line),
+  };
+
   context.subscriptions.push(
-    vscode.commands.registerCommand('readerd.readFiles', (clicked?: unknown, selected?: unknown) =>
-      readFilesCommand(
-        {
-          display: (fsPath) => ctl.roots.display(fsPath),
-          read: (params, token) => ctl.read<XmlReadParams>({ ...params, ...ctl.readDefaults() }, { token }),
-          hidden: (displayed) => {
-            const where = ctl.roots.locate(displayed);
-            const folder = ctl.roots.folderOf(where.absolute);
-            if (!folder) {
-              return false;
-            }
-            return filesExcludeMatcher(filesExclude(vscode.Uri.file(folder.path)))(path.relative(folder.path, where.absolute).split(path.sep).join('/'));
-          },
-          confirmAboveTokens: () => ctl.currentSettings.confirmAboveTokens,
-          results,
-          log: (line) => log.info(line),
-        },
-        clicked,
-        selected,
-      ),
-    ),
+    vscode.commands.registerCommand('readerd.readFiles', (clicked?: unknown, selected?: unknown) => readFilesCommand(readDeps, clicked, selected)),
+    // A thin wrapper: the read command, then what "Copy as Prompt Context" does with its result.
+    vscode.commands.registerCommand('readerd.addToPromptContext', (clicked?: unknown, selected?: unknown) =>
+      readFilesCommand(readDeps, clicked, selected, { copy: () => vscode.commands.executeCommand('readerd.copyAsPromptContext') })),
     vscode.commands.registerCommand('readerd.askAboutImages', (clicked?: unknown, selected?: unknown) =>
       askAboutImagesCommand(
         {
@@ -452,6 +497,8 @@ export function activate(context: vscode.ExtensionContext): ReaderdApi {
     vscode.commands.registerCommand('readerd.showImages', () => results.showImages()),
     vscode.commands.registerCommand('readerd.restart', () => ctl.restart()),
     vscode.commands.registerCommand('readerd.showLog', () => log.show()),
+    vscode.commands.registerCommand('readerd.locate', () => locateReaderd(log)),
+    vscode.commands.registerCommand('readerd.openPathSettings', () => openPathSettings()),
     onDidChangeSettings((changed) => {
       ctl.settingsChanged(changed);
       if (changed.includes('mentionLanguages') || changed.includes('mentionFiles')) {

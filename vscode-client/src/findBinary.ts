@@ -1,5 +1,6 @@
 // Finds the readerd binary: the configured path, else one built in the repository
-// (`build/daemon/readerd` in a folder above the workspace or the extension), else `readerd` on PATH.
+// (`build/daemon/readerd` in a folder above the workspace or the extension), else `readerd` on PATH,
+// else where the .deb installs it (/usr/bin/readerd, also when PATH is short, as in a service).
 
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -13,12 +14,17 @@ export interface FindOptions {
   baseDir?: string;
   /** Defaults to process.env.PATH. */
   pathEnv?: string;
+  /** Installed locations tried last. Default: INSTALLED_PATHS. */
+  installed?: string[];
 }
 
 export interface FoundBinary {
   path: string;
-  how: 'setting' | 'repository' | 'PATH';
+  how: 'setting' | 'repository' | 'PATH' | 'package';
 }
+
+/** Where the readerd package installs the binary (`sudo apt install ./readerd_*.deb`). */
+export const INSTALLED_PATHS: readonly string[] = ['/usr/bin/readerd', '/usr/local/bin/readerd'];
 
 const REPO_BINARY = path.join('build', 'daemon', 'readerd');
 
@@ -70,6 +76,11 @@ export function findReaderd(options: FindOptions): FoundBinary | undefined {
     const candidate = path.join(dir, 'readerd');
     if (isExecutable(candidate)) {
       return { path: candidate, how: 'PATH' };
+    }
+  }
+  for (const candidate of options.installed ?? INSTALLED_PATHS) {
+    if (isExecutable(candidate)) {
+      return { path: candidate, how: 'package' };
     }
   }
   return undefined;

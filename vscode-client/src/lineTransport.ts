@@ -147,7 +147,15 @@ export class LineMessageWriter extends AbstractMessageWriter implements MessageW
         if (error) {
           this.errorCount++;
           this.fireError(error, msg, this.errorCount);
-          reject(error);
+          // A reader that went away (the daemon exited as the message was written): the end of
+          // the connection rejects what waits for an answer. Rejecting here too would make
+          // vscode-jsonrpc rethrow the error where nothing can catch it.
+          const code = (error as NodeJS.ErrnoException).code;
+          if (code === 'EPIPE' || code === 'ECONNRESET' || code === 'ERR_STREAM_DESTROYED') {
+            resolve();
+          } else {
+            reject(error);
+          }
         } else {
           this.errorCount = 0;
           resolve();

@@ -9,6 +9,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { ImageInfo, ReadResult, XmlReadParams } from './protocol';
+import { reasonInWords } from './summary';
 
 export interface Mention {
   /** The text as written, `@"/docs/my file.md"`. */
@@ -33,8 +34,11 @@ export interface Mention {
 // (group 1), a path from the folder's top (group 2), or a bare relative path (group 3).
 const MENTION = /(?<=^|[\s([{<'"`])@(?:"(\/?[^"\r\n]+)"|(\/(?:\\ |[^\s"'`<>\\])*)|((?:\\ |[^\s"'`<>\\@/()[\]{},;|*?])(?:\\ |[^\s"'`<>\\@()[\]{},;|*?])*))/g;
 const TRAILING_PUNCTUATION = /[.,;:!?)\]}]+$/;
-/** A bare mention must look like a path: a slash, or a dot between name characters (`a.txt`). */
-const PATH_LIKE = /\/|[^.]\.[^.]/;
+/**
+ * A bare mention must look like a path: a slash, a dot between name characters (`a.txt`), or a
+ * dot-file's name (`.env`, `.gitignore`).
+ */
+const PATH_LIKE = /\/|[^.]\.[^.]|^\.[^./]/;
 
 /**
  * Where `text` holds Markdown code: fenced blocks (``` or ~~~ lines) and `inline code` spans, as
@@ -216,7 +220,8 @@ export function locatedFolders(
 /**
  * Expands the mentions of `text`: every mentioned file, and the files directly in every mentioned
  * folder, are read in one `read` request (raw content, no line numbers); each mention is replaced
- * by `'path' (see below for file content)` and the `<ReadResults>` XML is appended.
+ * by `'path' (see below for file content)`, or `'path' (not read: REASON)` for a file that was
+ * refused or is missing, and the `<ReadResults>` XML is appended.
  */
 export async function expandMentions(text: string, deps: ExpandDeps): Promise<ExpandedMessage> {
   const candidates = parseMentions(text);
@@ -267,17 +272,22 @@ export async function expandMentions(text: string, deps: ExpandDeps): Promise<Ex
     files.forEach(add);
   }
   extra.forEach(add);
-  let replaced = '';
-  let at = 0;
-  for (const mention of mentions) {
-    const shown = mention.path === '.' ? '/' : kinds.get(mention.path) ? `${mention.path}/` : mention.path;
-    const what = kinds.get(mention.path) ? 'folder content' : 'file content';
-    replaced += `${text.slice(at, mention.start)}'${shown}' (see below for ${what})`;
-    at = mention.end;
-  }
-  replaced += text.slice(at);
+  const rewrite = (failed: ReadonlyMap<string, string>): string => {
+    let replaced = '';
+    let at = 0;
+    for (const mention of mentions) {
+      const folder = kinds.get(mention.path);
+      const shown = mention.path === '.' ? '/' : folder ? `${mention.path}/` : mention.path;
+      const why = failed.get(mention.path);
+      // A file that was not read says so where it is mentioned: nothing below would.
+      const note = why ? `(not read: ${why})` : `(see below for ${folder ? 'folder content' : 'file content'})`;
+      replaced += `${text.slice(at, mention.start)}'${shown}' ${note}`;
+      at = mention.end;
+    }
+    return replaced + text.slice(at);
+  };
   if (paths.length === 0) {
-    return { text: replaced, images: [], mentions, paths };
+    return { text: rewrite(new Map()), images: [], mentions, paths };
   }
   const result = await deps.read({
     paths: deps.render ? paths.map((p) => ({ path: p, render: true })) : paths,
@@ -285,8 +295,16 @@ export async function expandMentions(text: string, deps: ExpandDeps): Promise<Ex
     lineNumbers: false,
     ...(deps.images ? { images: deps.images } : {}),
   });
+  // Without expansion, files[i] answers paths[i].
+  const failed = new Map<string, string>();
+  result.files.forEach((file, i) => {
+    const why = reasonInWords(file);
+    if (why && paths[i] !== undefined) {
+      failed.set(paths[i]!, why);
+    }
+  });
   return {
-    text: `${replaced}\n\n${result.xml}`,
+    text: `${rewrite(failed)}\n\n${result.xml}`,
     images: result.images,
     mentions,
     paths,

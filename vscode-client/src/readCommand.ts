@@ -8,8 +8,9 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { ReadParams, ReadResult } from './protocol';
-import { choosePlanned, confirmationText, needsConfirmation, PlannedRead, readSummary } from './readPlan';
+import { choosePlanned, confirmationText, needsConfirmation, PlannedRead, readSummary, summaryIsWarning } from './readPlan';
 import { ResultStore, ShownResult } from './results';
+import { pickEntries } from './pickItems';
 
 export interface ReadCommandDeps {
   /** How to write a file's path in the request: relative to its workspace folder (see WorkspaceRoots.display). */
@@ -17,6 +18,10 @@ export interface ReadCommandDeps {
   read(params: Pick<ReadParams, 'paths' | 'expand' | 'plan'>, token: vscode.CancellationToken): Promise<ReadResult>;
   /** Whether the Explorer hides a path as `display` writes it (files.exclude). */
   hidden(displayed: string): boolean;
+  /** Whether readerd.exclude refuses an absolute path (the quick pick leaves it out). */
+  excluded(fsPath: string): boolean;
+  /** Where a path as `display` writes it is (for a folder picked in the quick pick). */
+  locate(displayed: string): vscode.Uri;
   /** `readerd.confirmAboveTokens`. */
   confirmAboveTokens(): number;
   results: ResultStore;
@@ -27,6 +32,8 @@ export interface ReadCommandDeps {
 export interface ReadCommandOutcome extends ShownResult {
   planned: PlannedRead;
   summary: string;
+  /** The summary was shown as a warning: something was refused, not read, cut or left out. */
+  warning: boolean;
 }
 
 /** Files per selected folder at most: the daemon's default, said here as the contract of the command. */
@@ -72,24 +79,36 @@ async function withNotification<T>(title: string, run: (token: vscode.Cancellati
   return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, (_progress, token) => run(token));
 }
 
-async function pickFiles(display: (fsPath: string) => string): Promise<vscode.Uri[] | undefined> {
-  const files = await vscode.workspace.findFiles('**/*', undefined, MAX_PICK_FILES);
-  if (files.length === 0) {
+async function pickFiles(deps: ReadCommandDeps): Promise<vscode.Uri[] | undefined> {
+  const found = await vscode.workspace.findFiles('**/*', undefined, MAX_PICK_FILES);
+  if (found.length === 0) {
     void vscode.window.showInformationMessage('readerd: the workspace has no files to read.');
     return undefined;
   }
-  const items = files
-    .map((uri) => {
-      const rel = display(uri.fsPath);
-      const dir = path.posix.dirname(rel);
-      return { label: path.basename(uri.fsPath), description: dir === '.' ? '' : dir, uri, rel };
-    })
-    .sort((a, b) => a.rel.localeCompare(b.rel));
+  const byRel = new Map<string, vscode.Uri>();
+  const entries = pickEntries(found.map((uri) => {
+    const rel = deps.display(uri.fsPath);
+    byRel.set(rel, uri);
+    return { rel, excluded: deps.excluded(uri.fsPath) };
+  }));
+  type Item = vscode.QuickPickItem & { uri: vscode.Uri; rel: string };
+  const folderItems: Item[] = entries.folders.map((f) => ({
+    label: `$(folder) ${f.rel}/`,
+    description: `folder, ${f.files} file${f.files === 1 ? '' : 's'}, read with its subfolders`,
+    uri: deps.locate(f.rel),
+    rel: `${f.rel}/`,
+  }));
+  const fileItems: Item[] = entries.files.map((rel) => {
+    const dir = path.posix.dirname(rel);
+    return { label: path.posix.basename(rel), description: dir === '.' ? '' : dir, uri: byRel.get(rel)!, rel };
+  });
+  const items = [...folderItems, ...fileItems].sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
+  const left = entries.excluded.length;
   const picked = await vscode.window.showQuickPick(items, {
     canPickMany: true,
     matchOnDescription: true,
-    title: 'readerd: Read Files',
-    placeHolder: 'Type to filter, Space or click to select files, Enter to read them',
+    title: `readerd: Read Files${left ? ` (${left} file${left === 1 ? '' : 's'} readerd.exclude refuses not listed)` : ''}`,
+    placeHolder: 'Type to filter, Space or click to select files and folders (read with their subfolders), Enter to read them',
   });
   return picked?.map((p) => p.uri);
 }
@@ -99,6 +118,7 @@ export async function readFilesCommand(
   deps: ReadCommandDeps,
   clicked?: unknown,
   selected?: unknown,
+  after?: { copy: () => PromiseLike<unknown> },
 ): Promise<ReadCommandOutcome | undefined> {
   let uris: vscode.Uri[] | undefined;
   if (Array.isArray(selected) && selected.length > 0 && selected.every((u) => u instanceof vscode.Uri)) {
@@ -106,7 +126,7 @@ export async function readFilesCommand(
   } else if (clicked instanceof vscode.Uri) {
     uris = [clicked];
   } else {
-    uris = await pickFiles((p) => deps.display(p));
+    uris = await pickFiles(deps);
   }
   if (!uris || uris.length === 0) {
     return undefined;
@@ -144,12 +164,20 @@ export async function readFilesCommand(
     return undefined;
   }
   const shown = await deps.results.show(result, `${result.files.length} file${result.files.length === 1 ? '' : 's'}`);
-  const summary = readSummary(result, planned);
+  let summary = readSummary(result, planned);
+  const warning = summaryIsWarning(result, planned);
+  if (after) {
+    // "Add to Prompt Context": the result goes where "Copy as Prompt Context" puts it.
+    await after.copy();
+    summary = summary.replace(/^readerd: /, 'readerd: added to the prompt context (clipboard): ');
+  }
   deps.log(summary);
-  void vscode.window.showInformationMessage(summary, 'Copy as prompt context').then((choice) => {
+  const show = warning ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+  const buttons = after ? [] : ['Copy as prompt context'];
+  void show(summary, ...buttons).then((choice) => {
     if (choice) {
       void vscode.commands.executeCommand('readerd.copyAsPromptContext');
     }
   });
-  return { ...shown, planned, summary };
+  return { ...shown, planned, summary, warning };
 }

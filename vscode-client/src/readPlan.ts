@@ -4,6 +4,7 @@
 
 import { FileInfo, ReadNotice, ReadResult } from './protocol';
 import { formatBytes } from './format';
+import { fileProblems, listSome } from './summary';
 
 /** The files a plan says to read, and what it left out. */
 export interface PlannedRead {
@@ -89,7 +90,10 @@ export function confirmationText(planned: PlannedRead, limit: number): { message
   return { message, detail: lines.join('\n') };
 }
 
-/** The summary after the read: files read and failed, lines, size, tokens, images, what was left out, the notices. */
+/**
+ * The summary after the read, in words: files read, lines, size, tokens, images; then each file
+ * refused or not read with the reason, each file cut with where, what was left out, the notices.
+ */
 export function readSummary(result: ReadResult, planned: PlannedRead): string {
   const failed = result.files.filter((f) => f.code !== undefined);
   const total = result.files.length;
@@ -101,10 +105,18 @@ export function readSummary(result: ReadResult, planned: PlannedRead): string {
   if (planned.binary) {
     left.push(`${planned.binary} binary`);
   }
+  const problems = fileProblems(result);
   return `readerd: read ${total - failed.length} of ${total} file${total === 1 ? '' : 's'}` +
-    ` (${result.lines} lines, ${formatBytes(result.bytes)}, ${formatCount(tokens)} tokens` +
+    ` (${formatCount(result.lines)} lines, ${formatBytes(result.bytes)}, ${formatCount(tokens)} tokens` +
     `${result.images.length ? `, ${result.images.length} image${result.images.length === 1 ? '' : 's'}` : ''})` +
-    (failed.length ? `; failed: ${failed.slice(0, 3).map((f) => `${f.path} (${f.code})`).join(', ')}${failed.length > 3 ? ', …' : ''}` : '') +
+    (problems.cut.length ? `; ${listSome(problems.cut)}` : '') +
+    (problems.failed.length ? `; ${listSome(problems.failed)}` : '') +
     (left.length ? `; left out: ${left.join(', ')}` : '') +
     planned.notices.map((notice) => `; ${notice.path}: ${notice.message}`).join('');
+}
+
+/** Whether the summary is a warning: something was refused, not read, cut or left out. */
+export function summaryIsWarning(result: ReadResult, planned: PlannedRead): boolean {
+  const problems = fileProblems(result);
+  return problems.failed.length > 0 || problems.cut.length > 0 || planned.notices.length > 0 || planned.binary > 0;
 }

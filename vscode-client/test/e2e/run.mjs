@@ -425,6 +425,7 @@ async function runUi(base, dirs, browserLog) {
     await runChatUi(page);
     await runMcpUi(page);
     await runVisionUi(page);
+    await runFirstRunUi(page, dirs);
   } catch (error) {
     try {
       const page = context.pages()[0];
@@ -652,6 +653,63 @@ async function runReadMoreUi(page, dirs) {
   } catch (error) {
     await page.screenshot({ path: path.join(screenshots, 'results-read-more-failure.png') }).catch(() => undefined);
     report(name, false, `${error.stack ?? error}\nscreenshot: ${path.join(screenshots, 'results-read-more-failure.png')}`);
+  }
+}
+
+/**
+ * The quick pick offers folders and leaves out what readerd.exclude refuses (screenshot); a
+ * readerd.path that is not readerd ends in one error with "Locate readerd..." and "Open Settings"
+ * (screenshot), and "Open Settings" opens the Remote tab, where the setting lives in this remote
+ * window (screenshot).
+ */
+async function runFirstRunUi(page, dirs) {
+  const name = 'vscode_ui_first_run_and_quick_pick_screenshots';
+  const pickShot = path.join(screenshots, 'quick-pick-folders.png');
+  const failShot = path.join(screenshots, 'first-run-failure.png');
+  const settingsShot = path.join(screenshots, 'first-run-settings.png');
+  const machine = path.join(dirs.userData, 'Machine', 'settings.json');
+  const saved = fs.readFileSync(machine, 'utf8');
+  try {
+    await runFromPalette(page, 'readerd: Read Files...');
+    const input = page.locator('.quick-input-widget input');
+    await page.locator('.quick-input-widget .quick-input-list .monaco-list-row').first().waitFor({ state: 'visible', timeout: 15_000 });
+    await input.fill('src');
+    const folderRow = page.locator('.quick-input-list .monaco-list-row', { hasText: 'src/' }).filter({ hasText: 'folder' }).first();
+    await folderRow.waitFor({ state: 'visible', timeout: 10_000 });
+    const title = await page.locator('.quick-input-widget .quick-input-title').innerText().catch(() => '');
+    if (!/readerd\.exclude refuses not listed/.test(title)) {
+      throw new Error(`the quick pick's title does not say what it leaves out: ${title}`);
+    }
+    fs.mkdirSync(screenshots, { recursive: true });
+    await page.screenshot({ path: pickShot });
+    await input.fill('.env');
+    await sleep(500);
+    const envRows = await page.locator('.quick-input-list .monaco-list-row', { hasText: '.env' }).count();
+    if (envRows !== 0) {
+      throw new Error(`the quick pick offers .env (${envRows} rows)`);
+    }
+    await page.keyboard.press('Escape');
+    // A path that is not readerd: the daemon restarts with it, fails three times and gives up.
+    writeJson(machine, { 'readerd.path': '/bin/true' });
+    const toast = page.locator('.notification-toast', { hasText: 'stopped restarting after 3 failures' }).first();
+    await toast.waitFor({ state: 'visible', timeout: 30_000 });
+    for (const button of ['Locate readerd...', 'Open Settings']) {
+      if ((await toast.locator('.monaco-button', { hasText: button }).count()) === 0) {
+        throw new Error(`the error has no "${button}" button: ${await toast.innerText()}`);
+      }
+    }
+    await page.screenshot({ path: failShot });
+    await toast.locator('.monaco-button', { hasText: 'Open Settings' }).first().click();
+    const remoteTab = page.locator('.settings-editor .settings-tabs-widget .action-label.checked', { hasText: /Remote/ }).first();
+    await remoteTab.waitFor({ state: 'visible', timeout: 20_000 });
+    await page.locator('.settings-editor .setting-item-contents', { hasText: 'Path' }).first().waitFor({ state: 'visible', timeout: 20_000 });
+    await page.screenshot({ path: settingsShot });
+    report(name, true, `screenshots: ${pickShot}, ${failShot}, ${settingsShot}`);
+  } catch (error) {
+    await page.screenshot({ path: path.join(screenshots, 'first-run-ui-failure.png') }).catch(() => undefined);
+    report(name, false, `${error.stack ?? error}\nscreenshot: ${path.join(screenshots, 'first-run-ui-failure.png')}`);
+  } finally {
+    fs.writeFileSync(machine, saved);
   }
 }
 

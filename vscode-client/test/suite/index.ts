@@ -29,6 +29,7 @@ interface ResultsViewState {
 import type { VisionOutcome } from '../../src/visionAnswer';
 import { EXTENSION_ID, readerdChildren, resultsFile, runTests, test, waitFor } from './harness';
 import { mentionTests } from './mentions';
+import { firstRunTests } from './firstRun';
 
 function root(): string {
   const folder = vscode.workspace.workspaceFolders?.[0];
@@ -336,6 +337,7 @@ test('vscode_vision_lm_tool', async () => {
 }, 60_000);
 
 mentionTests();
+firstRunTests();
 
 test('vscode_daemon_restarts_after_kill', async () => {
   const before = api.daemon();

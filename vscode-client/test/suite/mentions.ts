@@ -129,7 +129,8 @@ export function mentionTests(): void {
     editor.selection = new vscode.Selection(1, 0, 2, 0);
     const out = (await vscode.commands.executeCommand('readerd.openExpandedPrompt')) as ExpandedPrompt;
     assert.deepEqual(out.paths, ['logo.png', 'missing.txt']);
-    assert.match(out.summary, /^expanded 2 mentions: 1 file, .*, 1 image; failed: missing.txt \(FILE_NOT_FOUND\)$/);
+    assert.match(out.summary, /^expanded 2 mentions: 1 file, .*, 1 image; missing.txt not read: no such file$/);
+    assert.match(out.text, /'missing.txt' \(not read: no such file\)/, 'a missing mention says so where it is');
     const shown = out.shown!;
     assert.match(shown.uri.path, /^\/Prompt-\d+\.md$/);
     const doc = await waitFor('the prompt document', () =>

@@ -2,6 +2,7 @@
 
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { ReaderdError } from '../../src/client';
@@ -110,7 +111,7 @@ test('daemon_read_waits_for_restart', async () => {
 });
 
 test('daemon_backoff_doubles_on_quick_deaths', async () => {
-  const { m } = manager({ minRestartDelayMs: 40, maxRestartDelayMs: 200, stableAfterMs: 60_000 });
+  const { m } = manager({ minRestartDelayMs: 40, maxRestartDelayMs: 200, stableAfterMs: 60_000, maxQuickFailures: 10 });
   await m.start();
   const delays: number[] = [];
   for (let i = 0; i < 4; i++) {
@@ -158,4 +159,49 @@ test('daemon_socket_mode_reconnects_when_daemon_comes_back', async () => {
   await m.stop();
   assert.ok(alive(daemon.pid!), 'stop leaves the socket daemon running');
   await stopProcess(daemon);
+});
+
+test('daemon_missing_binary_is_said_in_words', async () => {
+  const missing = path.join(root, 'nope', 'readerd');
+  const m = new DaemonManager({ ...TIMING, binary: missing });
+  await assert.rejects(m.start(), (e: unknown) => e instanceof ReaderdError && e.message.includes(missing) && !/spawn|ENOENT/.test(e.message));
+});
+
+test('daemon_program_that_exits_at_once_fails_after_three_tries', async () => {
+  const lines: Array<[string, string | undefined]> = [];
+  const m = new DaemonManager({ ...TIMING, binary: '/bin/true', minRestartDelayMs: 20, log: (line, level) => lines.push([line, level]) });
+  managers.push(m);
+  await m.start().catch(() => undefined);
+  await waitFor(() => m.state === 'failed', 5000, 'failed after three quick failures');
+  assert.match(m.info().lastError ?? '', /3 failures in a row.*\/bin\/true exited with status 0 before answering initialize/);
+  assert.equal(m.info().restarts, 2, 'the first start and two restarts, then no more');
+  assert.ok(lines.some(([line, level]) => level === 'error' && /before answering initialize/.test(line)), 'start failures are logged as errors');
+  // No more restarts: the state stays failed, and a read fails at once with the reason.
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(m.state, 'failed');
+  const t0 = Date.now();
+  await assert.rejects(m.read({ paths: ['a.txt'] }), /3 failures in a row/);
+  assert.ok(Date.now() - t0 < 500, `the read failed after ${Date.now() - t0} ms`);
+  // Asked again (settings changed, or Restart), it tries a new series.
+  await assert.rejects(m.start());
+  assert.notEqual(m.state, 'running');
+});
+
+test('daemon_refuses_a_program_that_is_not_readerd', async () => {
+  // A program that speaks the protocol but answers initialize as something else.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'readerd-impostor-'));
+  const impostor = path.join(dir, 'impostor');
+  fs.writeFileSync(impostor, `#!${process.execPath}
+require('readline').createInterface({ input: process.stdin }).on('line', (line) => {
+  const msg = JSON.parse(line);
+  if (msg.id !== undefined) process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { serverInfo: { name: 'other', version: '9' } } }) + '\\n');
+});
+`);
+  fs.chmodSync(impostor, 0o755);
+  const m = new DaemonManager({ ...TIMING, binary: impostor, minRestartDelayMs: 20 });
+  managers.push(m);
+  await assert.rejects(m.start(), /is not readerd: it answered initialize as "other"/);
+  assert.equal(m.state, 'failed', 'no retry: another program will not become readerd');
+  await assert.rejects(m.read({ paths: ['a.txt'] }), /is not readerd/);
+  fs.rmSync(dir, { recursive: true });
 });

@@ -45,6 +45,19 @@ test('findBinary_path_then_nothing', () => {
   executable(path.join(root, 'bin', 'readerd'));
   const pathEnv = ['', path.join(root, 'nowhere'), path.join(root, 'bin')].join(path.delimiter);
   assert.deepEqual(findReaderd({ searchFrom: [path.join(root, 'repo')], pathEnv }), { path: path.join(root, 'bin', 'readerd'), how: 'PATH' });
-  assert.equal(findReaderd({ searchFrom: [path.join(root, 'repo')], pathEnv: path.join(root, 'nowhere') }), undefined);
+  assert.equal(findReaderd({ searchFrom: [path.join(root, 'repo')], pathEnv: path.join(root, 'nowhere'), installed: [] }), undefined);
+  fs.rmSync(root, { recursive: true });
+});
+
+test('findBinary_installed_package_path_last', () => {
+  const root = tree();
+  const installed = path.join(root, 'usr-bin-readerd');
+  executable(installed);
+  const nowhere = path.join(root, 'nowhere');
+  // Nothing in the setting, the repository or PATH: the package's path.
+  assert.deepEqual(findReaderd({ searchFrom: [nowhere], pathEnv: nowhere, installed: [path.join(root, 'missing'), installed] }), { path: installed, how: 'package' });
+  // PATH comes first.
+  executable(path.join(root, 'bin', 'readerd'));
+  assert.equal(findReaderd({ searchFrom: [nowhere], pathEnv: path.join(root, 'bin'), installed: [installed] })?.how, 'PATH');
   fs.rmSync(root, { recursive: true });
 });

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ReaderdClient } from '../../src/client';
 import { codeRanges, expandMentions, parseMentions, typingMention } from '../../src/mentions';
-import { XmlReadParams } from '../../src/protocol';
+import { ReadResult, XmlReadParams } from '../../src/protocol';
 import { makeWorkspace, readerdBinary, removeWorkspace } from './helpers';
 
 const paths = (text: string): string[] => parseMentions(text).map((m) => m.path);
@@ -167,7 +167,7 @@ describe('expandMentions with readerd', () => {
     requests = [];
     const out = await expandMentions('@/src and @/nope.txt', deps());
     assert.deepEqual(out.paths, ['src/main.c', 'nope.txt']);
-    assert.match(out.text, /^'src\/' \(see below for folder content\) and 'nope.txt' \(see below for file content\)/);
+    assert.match(out.text, /^'src\/' \(see below for folder content\) and 'nope.txt' \(not read: no such file\)\n/);
     assert.match(out.text, /<Content path='nope.txt' code='FILE_NOT_FOUND'/);
   });
 
@@ -184,6 +184,34 @@ describe('expandMentions with readerd', () => {
     // The decorator inside the file read is content, not a mention.
     assert.match(out.text, /<Content path='app.py'[^>]*>\s*<!\[CDATA\[@app.route\("\/x"\)\n/);
     assert.equal(out.result!.files.filter((f) => f.code).length, 0);
+  });
+
+  test('expand_refused_mention_says_why_where_it_is', async () => {
+    requests = [];
+    fs.writeFileSync(path.join(root, '.env'), 'KEY=secret\n');
+    // The daemon fenced as the extension fences it: .env excluded.
+    const fenced = await ReaderdClient.spawn(readerdBinary());
+    await fenced.initialize({ rootPath: root, confineToRoot: true, exclude: ['.env'] });
+    const out = await expandMentions('check @.env and @a.txt, mail me@example.com, not `@.env`', {
+      root,
+      read: (params: XmlReadParams) => fenced.read(params) as Promise<ReadResult>,
+    });
+    await fenced.shutdown();
+    fs.unlinkSync(path.join(root, '.env'));
+    assert.deepEqual(out.mentions.map((m) => m.raw), ['@.env', '@a.txt']);
+    assert.ok(out.text.startsWith("check '.env' (not read: excluded by readerd.exclude) and 'a.txt' (see below for file content), " +
+      'mail me@example.com, not `@.env`\n\n<ReadResults'), out.text.slice(0, 200));
+    assert.doesNotMatch(out.text, /KEY=secret/);
+  });
+
+  test('expand_bare_readme_and_folder_from_the_root', async () => {
+    requests = [];
+    fs.writeFileSync(path.join(root, 'README.md'), '# project\n');
+    const out = await expandMentions('see @README.md and @src/ please', deps());
+    fs.unlinkSync(path.join(root, 'README.md'));
+    assert.deepEqual(out.paths, ['README.md', 'src/main.c']);
+    assert.match(out.text, /^see 'README.md' \(see below for file content\) and 'src\/' \(see below for folder content\) please/);
+    assert.match(out.text, /<Content path='README.md'[^>]*>\s*<!\[CDATA\[# project\n/);
   });
 
   test('expand_ignores_mentions_in_code_blocks', async () => {
