@@ -28,6 +28,7 @@ const EVERY_READ: Required<ReadParams> & { images: Required<ImageParams> } = {
   expand: { maxFiles: 1, ignored: false, binary: false },
   budget: { tokens: 1 },
   plan: true,
+  skip: 0,
 };
 const EVERY_INITIALIZE: Required<InitializeParams> = {
   rootPath: '/', confineToRoot: true, exclude: ['.env'], clientInfo: { name: 'n', version: '1' },
