@@ -13,7 +13,6 @@
 #include "daemon/scheduler.h"
 #include "formatters/format.h"
 #include "formatters/result.h"
-#include "daemon/thread-slice.h"
 
 /* One of a request's lanes: a pool task that claims files one after another, for a short slice
  * of time, then hands back to the loop, which starts it again when the scheduler gives it a
@@ -152,18 +151,11 @@ static ReaderOptions reader_options(const Request *req, size_t i) {
   };
 }
 
-/* A request whose answer someone waits on at once: its pool work runs with a short time slice
- * (daemon/thread-slice.h), a large one's lanes with the kernel's default. */
-static bool request_is_small(const Request *req) {
-  return req->result.n_files <= REQUEST_SMALL_FILES;
-}
-
 static void lane_work_cb(uv_work_t *w) {
   Lane *lane = container_of(w, Lane, work);
   Request *req = lane->req;
   gint64 until = g_get_monotonic_time() + REQUEST_SLICE_US;
 
-  (void)thread_slice_set(request_is_small(req) ? THREAD_SLICE_LATENCY : THREAD_SLICE_BULK);
   /* n counts the files this slice read; a file a budget settled, or measured by a stat alone,
    * costs next to nothing and does not count (the time limit still holds). */
   for (size_t n = 0; n < REQUEST_SLICE_FILES && !atomic_load(&req->cancelled);) {
@@ -202,7 +194,6 @@ static void job_work_cb(uv_work_t *w) {
 
   ReaderOptions o = reader_options(req, job->index);
 
-  (void)thread_slice_set(request_is_small(req) ? THREAD_SLICE_LATENCY : THREAD_SLICE_BULK);
   reader_read(&o, req->ws, &req->cancelled, &req->result.files[job->index]);
   file_done(req, job->index);
   job->read = true;

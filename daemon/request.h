@@ -70,5 +70,3 @@ void request_free(Request *req);
 #define REQUEST_MAX_IN_FLIGHT 8
 #define REQUEST_SLICE_US 2000
 #define REQUEST_SLICE_FILES 64
-/* Files of a request small enough that its pool work runs with a short time slice. */
-#define REQUEST_SMALL_FILES 16

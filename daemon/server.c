@@ -18,7 +18,6 @@
 #include "daemon/scheduler.h"
 #include "daemon/socket-path.h"
 #include "daemon/stdio-relay.h"
-#include "daemon/thread-slice.h"
 
 /* How often the server looks whether it went idle after reading, to give memory back. */
 #define SERVER_TRIM_PERIOD_MS 2000
@@ -253,8 +252,6 @@ static void server_init(Server *s) {
 static int server_finish(Server *s) {
   int r;
 
-  if ((r = thread_slice_set(THREAD_SLICE_LATENCY)) < 0)
-    log_debug("no short time slice for the loop thread: %s", g_strerror(-r));
   uv_run(s->loop, UV_RUN_DEFAULT);
   r = uv_loop_close(s->loop);
   if (r < 0)

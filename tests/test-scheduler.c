@@ -2,17 +2,13 @@
  * the next slot, and leaving. Tasks here are plain counters of work to start; the units they
  * "start" end when the test says so, as lanes and jobs do when their pool work comes back. */
 #include <check.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/utsname.h>
 
 #include <glib.h>
 #include <uv.h>
 
 #include "daemon/macro.h"
 #include "daemon/scheduler.h"
-#include "daemon/thread-slice.h"
 #include "tests/lib/check-run.h"
 
 typedef struct {
@@ -227,50 +223,6 @@ START_TEST(scheduler_kick_starts_new_work) {
 }
 END_TEST
 
-/* The calling thread's slice as the kernel reports it (se.slice, ns); -1 when it does not. */
-static long long thread_slice_ns(void) {
-  g_autofree char *text = NULL;
-  const char *at;
-
-  if (!g_file_get_contents("/proc/thread-self/sched", &text, NULL, NULL))
-    return -1;
-  at = strstr(text, "se.slice");
-  if (at == NULL || (at = strchr(at, ':')) == NULL)
-    return -1;
-  return strtoll(at + 1, NULL, 10);
-}
-
-/* Linux takes a fair thread's sched_runtime as its slice from 6.12 on. */
-static bool kernel_has_custom_slices(void) {
-  struct utsname u;
-  int major = 0, minor = 0;
-
-  ck_assert_int_eq(uname(&u), 0);
-  ck_assert_int_eq(sscanf(u.release, "%d.%d", &major, &minor), 2);
-  return major > 6 || (major == 6 && minor >= 12);
-}
-
-START_TEST(thread_slice_short_and_back) {
-  long long before = thread_slice_ns(), during;
-
-  if (before < 0) {
-    printf("thread_slice_short_and_back: no se.slice in /proc/thread-self/sched (a kernel "
-           "before EEVDF): only the calls are checked\n");
-  }
-  ck_assert_int_eq(thread_slice_set(THREAD_SLICE_LATENCY), 0);
-  during = thread_slice_ns();
-  if (before >= 0 && kernel_has_custom_slices())
-    ck_assert_int_eq(during, (long long)thread_slice_us(THREAD_SLICE_LATENCY) * 1000);
-  else
-    ck_assert_int_eq(during, before);
-  /* Asking again changes nothing; the default comes back. */
-  ck_assert_int_eq(thread_slice_set(THREAD_SLICE_LATENCY), 0);
-  ck_assert_int_eq(thread_slice_ns(), during);
-  ck_assert_int_eq(thread_slice_set(THREAD_SLICE_DEFAULT), 0);
-  ck_assert_int_eq(thread_slice_ns(), before);
-}
-END_TEST
-
 static Suite *scheduler_suite(void) {
   Suite *s = suite_create("scheduler");
   TCase *tc = tcase_create("core");
@@ -282,7 +234,6 @@ static Suite *scheduler_suite(void) {
   tcase_add_test(tc, scheduler_blocking_has_own_slots);
   tcase_add_test(tc, scheduler_blocking_shared_fairly);
   tcase_add_test(tc, scheduler_kick_starts_new_work);
-  tcase_add_test(tc, thread_slice_short_and_back);
   suite_add_tcase(s, tc);
   return s;
 }
