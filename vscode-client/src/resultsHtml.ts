@@ -14,7 +14,8 @@ export function escapeHtml(s: string): string {
 
 const plural = (n: number, what: string): string => `${formatCount(n)} ${what}${n === 1 ? '' : 's'}`;
 
-/** Lines of a file's content shown open at most; a longer content starts folded. */
+/** Lines of a file's content shown open at most; a longer content starts folded, unless it is the
+ * result's only file (a "Read more", a file opened alone): then it is what the person came for. */
 const OPEN_LINES = 400;
 
 function imageTag(img: ImageInfo, k: number): string {
@@ -117,7 +118,7 @@ function contentHtml(file: FileView, result: ReadResult): string {
   const pictures = file.images.filter((k) => !shownImages.has(k) && result.images[k]).map((k) => imageTag(result.images[k]!, k));
   const lines = file.blocks.reduce((n, b) => n + b.text.split('\n').length, 0);
   const text = parts.length
-    ? `<details${lines <= OPEN_LINES ? ' open' : ''}><summary>Content (${plural(lines, 'line')})</summary>${parts.join('\n')}</details>`
+    ? `<details${lines <= OPEN_LINES || result.files.length === 1 ? ' open' : ''}><summary>Content (${plural(lines, 'line')})</summary>${parts.join('\n')}</details>`
     : '';
   return pictures.join('\n') + text;
 }
