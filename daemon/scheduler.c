@@ -18,6 +18,10 @@ typedef struct {
 
 static GMutex registry_lock;
 static atomic_uint_fast64_t units_started; /* over every loop, for scheduler_units_started */
+/* Until when (g_get_monotonic_time) requests have company: set when a task joins while another
+ * has lanes running, over every loop (a loop's scheduler goes when its last task leaves, the
+ * company it had must not). */
+static atomic_int_fast64_t company_until;
 static GPtrArray *registry; /* Scheduler* */
 
 static Scheduler *scheduler_get(uv_loop_t *loop, bool create) {
@@ -66,7 +70,13 @@ static SchedulerTask *pick(Scheduler *s, SchedulerClass cls) {
   SchedulerTask *best = NULL;
 
   if (cls == SCHEDULER_LANE) {
-    shared_free = s->running[cls] < s->lanes_soft;
+    /* With company, one CPU is left to the others' express lanes: their every hop would
+     * otherwise wait for a core the shared lanes hold. */
+    size_t shared = s->lanes_soft > 1 && g_get_monotonic_time() < atomic_load(&company_until)
+                        ? s->lanes_soft - 1
+                        : s->lanes_soft;
+
+    shared_free = s->running[cls] < shared;
     express_free = s->running[cls] < s->lanes_soft + SCHEDULER_LANES_EXPRESS;
   } else {
     shared_free = express_free = s->running[cls] < SCHEDULER_BLOCKING_MAX;
@@ -107,6 +117,9 @@ void scheduler_join(uv_loop_t *loop, SchedulerTask *t, const SchedulerOps *ops) 
   t->ops = ops;
   t->sched = s;
   t->seq = s->next_seq++;
+  for (guint i = 0; i < s->tasks->len; i++)
+    if (((SchedulerTask *)g_ptr_array_index(s->tasks, i))->running[SCHEDULER_LANE] > 0)
+      atomic_store(&company_until, g_get_monotonic_time() + SCHEDULER_COMPANY_US);
   g_ptr_array_add(s->tasks, t);
   dispatch(s);
 }

@@ -7,7 +7,8 @@
  * and among equals to the one served least recently (a request never served first), so a small
  * request arriving behind large ones starts at the next slice and none waits behind others
  * taking turns; a request with no lane at all may also take one of SCHEDULER_LANES_EXPRESS extra
- * lanes at once. Only the loop thread calls these functions. */
+ * lanes at once. While requests have company (SCHEDULER_COMPANY_US), the shared lanes leave one
+ * CPU to the express ones. Only the loop thread calls these functions. */
 #pragma once
 
 #include <stdbool.h>
@@ -27,6 +28,10 @@ typedef enum {
 #define SCHEDULER_BLOCKING_MAX 8
 /* Lanes past the CPU count that requests without any lane may take at once. */
 #define SCHEDULER_LANES_EXPRESS 6
+/* For this long after a request joined while another had lanes running (they have company),
+ * the shared lanes are one fewer than the CPUs, so that a small request's work and the loop
+ * find a core free; a request alone gets every CPU again after it. */
+#define SCHEDULER_COMPANY_US (250 * 1000)
 /* Threads of libuv's pool that readerd asks for: every lane and blocking job has a thread. */
 #define READERD_POOL_SIZE 16
 

@@ -2,6 +2,7 @@
  * the next slot, and leaving. Tasks here are plain counters of work to start; the units they
  * "start" end when the test says so, as lanes and jobs do when their pool work comes back. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <glib.h>
@@ -223,6 +224,33 @@ START_TEST(scheduler_kick_starts_new_work) {
 }
 END_TEST
 
+START_TEST(scheduler_company_leaves_a_cpu) {
+  Fake big = {.want = {1000, 0}}, small = {.want = {1, 0}};
+
+  if (cpus() < 2) {
+    printf("scheduler_company_leaves_a_cpu: one CPU, nothing to leave: only the lanes are checked\n");
+  }
+  scheduler_join(&loop, &big.task, &fake_ops);
+  ck_assert_uint_eq(big.task.running[SCHEDULER_LANE], cpus());
+  /* A newcomer while the big one has lanes: its express lane, and from then on the big one's
+   * lanes that end are started again only up to one fewer than the CPUs. */
+  scheduler_join(&loop, &small.task, &fake_ops);
+  scheduler_done(&small.task, SCHEDULER_LANE);
+  scheduler_leave(&small.task);
+  for (size_t i = 0; i < 2 * cpus(); i++)
+    scheduler_done(&big.task, SCHEDULER_LANE);
+  ck_assert_uint_eq(big.task.running[SCHEDULER_LANE], cpus() > 1 ? cpus() - 1 : 1);
+  /* Alone past SCHEDULER_COMPANY_US, it gets every CPU again at its next lane's end. */
+  g_usleep(SCHEDULER_COMPANY_US + 20 * 1000);
+  scheduler_done(&big.task, SCHEDULER_LANE);
+  ck_assert_uint_eq(big.task.running[SCHEDULER_LANE], cpus());
+  big.want[SCHEDULER_LANE] = 0;
+  while (big.task.running[SCHEDULER_LANE] > 0)
+    scheduler_done(&big.task, SCHEDULER_LANE);
+  scheduler_leave(&big.task);
+}
+END_TEST
+
 static Suite *scheduler_suite(void) {
   Suite *s = suite_create("scheduler");
   TCase *tc = tcase_create("core");
@@ -234,6 +262,7 @@ static Suite *scheduler_suite(void) {
   tcase_add_test(tc, scheduler_blocking_has_own_slots);
   tcase_add_test(tc, scheduler_blocking_shared_fairly);
   tcase_add_test(tc, scheduler_kick_starts_new_work);
+  tcase_add_test(tc, scheduler_company_leaves_a_cpu);
   suite_add_tcase(s, tc);
   return s;
 }
