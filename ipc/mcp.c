@@ -17,7 +17,9 @@ static const char *const versions[] = {MCP_PROTOCOL_LATEST, "2025-03-26", "2024-
   "one by one. Text files come back with line numbers (cat -n), their size, line count, "          \
   "encoding, modification time and etag, each in a <Content path='...'> element; images come "     \
   "back as pictures you can see (scaled to fit, EXIF orientation applied); PDFs page by page, "    \
-  "as text, with pictures of scanned pages (or of every page with render: true). A file that "     \
+  "as text, with pictures of scanned pages (or of every page with render: true); Jupyter "         \
+  "notebooks as their cells and outputs (output pictures included); Word, Excel and PowerPoint "   \
+  "files (DOCX, XLSX, PPTX) as their text, tables as rows, slides with their notes. A file that "  \
   "cannot be read gets a <Content> with code='...' and error='...' (FILE_NOT_FOUND, "              \
   "IS_DIRECTORY, ACCESS_DENIED, ...) while the others are still read. Limits: 2000 lines and "     \
   "100 KiB of text per file, 20 PDF pages per read, 5 MiB per picture, 8 MiB per call; when a "    \
@@ -28,13 +30,12 @@ static const char *const versions[] = {MCP_PROTOCOL_LATEST, "2025-03-26", "2024-
   "says from='N' (its folder's index in paths), and a <Notice> follows when files were left out. " \
   "To read again a file you already have, pass ifNoneMatch {path: etag}: while it has not "        \
   "changed it comes back as unchanged='true', without its content. The answer fits a budget of "   \
-  "25,000 estimated tokens (content and markup) unless `budget` says otherwise: files come in "     \
+  "25,000 estimated tokens (content and markup) unless `budget` says otherwise: files come in "    \
   "order, each within a fair share; files past it are listed with omitted='budget', their size "   \
   "and tokensTotal, and the rest counted in one <Omitted> element whose skip='N' reads them in "   \
-  "the next call (the same arguments plus skip); `plan: true` says what reading would cost "      \
-  "before reading. Relative "                                                                      \
-  "paths resolve "                                                                                 \
-  "against the workspace root; files outside it, and secrets such as .env files and private "     \
+  "the next call (the same arguments plus skip); `plan: true` says what reading would cost "       \
+  "before reading. Relative paths resolve "                                                        \
+  "against the workspace root; files outside it, and secrets such as .env files and private "      \
   "keys, are refused."
 
 static const char tools_list[] =
@@ -105,26 +106,27 @@ static const char tools_list[] =
     "\"idempotentHint\":true,\"openWorldHint\":false}}]}";
 
 #define READ_IMAGES_TOOL                                                                           \
-  "{\"name\":\"" MCP_TOOL_READ_IMAGES "\",\"title\":\"Ask about images\","                       \
-  "\"description\":\"Ask a vision model a question about images and PDF pages (figures, charts, "   \
+  "{\"name\":\"" MCP_TOOL_READ_IMAGES "\",\"title\":\"Ask about images\","                         \
+  "\"description\":\"Ask a vision model a question about images and PDF pages (figures, charts, "  \
   "scanned tables, screenshots) and get its answer in text. Give every picture the question is "   \
   "about in one call. Images of any common format are converted and scaled as needed; PDFs are "   \
-  "rendered page by page (pages selects them). A file that cannot be read is named with its error " \
+  "rendered page by page (pages selects them). A file that cannot be read is named with its "      \
+  "error "                                                                                         \
   "and the others are still asked.\","                                                             \
-  "\"inputSchema\":{\"type\":\"object\",\"additionalProperties\":false,"                         \
+  "\"inputSchema\":{\"type\":\"object\",\"additionalProperties\":false,"                           \
   "\"required\":[\"paths\",\"query\"],\"properties\":{"                                            \
-  "\"paths\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":100,\"items\":{\"type\":"           \
-  "\"string\",\"minLength\":1},\"description\":\"The image files and PDFs to ask about.\"},"        \
-  "\"query\":{\"type\":\"string\",\"minLength\":1,\"description\":\"The question.\"},"            \
-  "\"detail\":{\"type\":\"string\",\"enum\":[\"auto\",\"low\",\"high\"],\"description\":"       \
-  "\"low: at most 512 px on the long edge (cheap, for a glance); high: up to 2048 px and 768 px "    \
-  "on the short side (small print); auto (default) picks by size.\"},"                              \
-  "\"pages\":{\"type\":\"string\",\"description\":\"PDF pages, such as \\\"3\\\" or "               \
-  "\\\"1-2\\\".\"},"                                                                                \
-  "\"model\":{\"type\":\"string\",\"minLength\":1,\"description\":\"Another model of the "          \
-  "configured endpoint.\"},"                                                                        \
-  "\"maxTokens\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":131072,\"description\":"        \
-  "\"Longest answer, in tokens (default 1024).\"}}},"                                               \
+  "\"paths\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":100,\"items\":{\"type\":"             \
+  "\"string\",\"minLength\":1},\"description\":\"The image files and PDFs to ask about.\"},"       \
+  "\"query\":{\"type\":\"string\",\"minLength\":1,\"description\":\"The question.\"},"             \
+  "\"detail\":{\"type\":\"string\",\"enum\":[\"auto\",\"low\",\"high\"],\"description\":"          \
+  "\"low: at most 512 px on the long edge (cheap, for a glance); high: up to 2048 px and 768 px "  \
+  "on the short side (small print); auto (default) picks by size.\"},"                             \
+  "\"pages\":{\"type\":\"string\",\"description\":\"PDF pages, such as \\\"3\\\" or "              \
+  "\\\"1-2\\\".\"},"                                                                               \
+  "\"model\":{\"type\":\"string\",\"minLength\":1,\"description\":\"Another model of the "         \
+  "configured endpoint.\"},"                                                                       \
+  "\"maxTokens\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":131072,\"description\":"          \
+  "\"Longest answer, in tokens (default 1024).\"}}},"                                              \
   "\"annotations\":{\"title\":\"Ask about images\",\"readOnlyHint\":true,"                         \
   "\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true}}"
 
@@ -134,8 +136,8 @@ const char *mcp_tools_list_vision_json(void) {
 
   /* read_files' entry, then read_images': the list without its closing "]}". */
   if (g_once_init_enter(&once)) {
-    text = g_strdup_printf("%.*s," READ_IMAGES_TOOL "]}", (int)(sizeof(tools_list) - 3),
-                           tools_list);
+    text =
+        g_strdup_printf("%.*s," READ_IMAGES_TOOL "]}", (int)(sizeof(tools_list) - 3), tools_list);
     g_once_init_leave(&once, 1);
   }
   return text;
@@ -276,8 +278,8 @@ int mcp_read_args_parse(JsonNode *arguments, int64_t default_budget, ReadParams 
   static const char *const members[] = {"paths",  "offset", "limit",  "tail",        "pages",
                                         "render", "images", "expand", "ifNoneMatch", "budget",
                                         "plan",   "skip",   NULL};
-  static const char *const passed[] = {"offset", "limit",       "tail",   "images", "expand",
-                                       "ifNoneMatch", "budget", "plan",   "skip"};
+  static const char *const passed[] = {"offset",      "limit",  "tail", "images", "expand",
+                                       "ifNoneMatch", "budget", "plan", "skip"};
   g_autoptr(JsonBuilder) b = json_builder_new();
   g_autoptr(JsonNode) params = NULL;
   JsonObject *o;
@@ -326,7 +328,7 @@ int mcp_read_args_parse(JsonNode *arguments, int64_t default_budget, ReadParams 
 }
 
 int mcp_read_images_args_parse(JsonNode *arguments, ReadImagesParams *ret, char **ret_error) {
-  static const char *const members[] = {"paths", "query", "detail", "pages",
+  static const char *const members[] = {"paths", "query",     "detail", "pages",
                                         "model", "maxTokens", NULL};
 
   memset(ret, 0, sizeof(*ret));
