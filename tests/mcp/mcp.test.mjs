@@ -434,7 +434,9 @@ describe('tools', () => {
   test('progress: increasing progress of the files read, with total', async () => {
     const files = goFiles(GO, 5000);
     const seen = [];
-    const r = await read(s.client, { paths: files, limit: 1 }, { onprogress: (p) => seen.push(p) });
+    // A budget that takes every file: under the default 25,000 tokens most would be counted in
+    // one <Omitted> summary instead of a block each.
+    const r = await read(s.client, { paths: files, limit: 1, budget: { tokens: 100000000 } }, { onprogress: (p) => seen.push(p) });
     assert.equal(r.content.length, files.length);
     assert.ok(seen.length >= 1, 'at least the final notification');
     for (let i = 0; i < seen.length; i++) {
