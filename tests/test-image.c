@@ -919,6 +919,76 @@ START_TEST(image_threads_share_the_cache) {
 }
 END_TEST
 
+/* A thread that reads one picture (starting a worker, which goes idle after it), then waits to
+ * be told to end. */
+typedef struct {
+  const char *path;
+  GMutex lock;
+  GCond cond;
+  bool read, end;
+} Starter;
+
+static gpointer read_then_wait(gpointer user) {
+  Starter *st = user;
+  FileResult res;
+  int r = read_image(st->path, 400, NULL, &res);
+
+  ck_assert_msg(r == 0, "%d, %s: %s", r, res.code, res.error);
+  file_result_clear(&res);
+  g_mutex_lock(&st->lock);
+  st->read = true;
+  g_cond_broadcast(&st->cond);
+  while (!st->end)
+    g_cond_wait(&st->cond, &st->lock);
+  g_mutex_unlock(&st->lock);
+  return NULL;
+}
+
+static gpointer read_big(gpointer user) {
+  FileResult *res = user;
+
+  (void)read_image(res->path, 1000, NULL, res);
+  return NULL;
+}
+
+/* Idle workers are shared by every thread: the thread that started one may end while another
+ * thread has it at work, and that must not end the worker (Linux's parent-death signal is
+ * about the thread, not the process). */
+START_TEST(image_worker_outlives_the_thread_that_started_it) {
+  g_autoptr(GdkPixbuf) small = make_graphic(800, 600, false);
+  g_autoptr(GdkPixbuf) big = make_graphic(6000, 4000, false);
+  g_autofree char *small_path = save_png(small, "starter.png");
+  g_autofree char *big_path = save_png(big, "big-after.png");
+  Starter st = {.path = small_path};
+  FileResult res = {0};
+  GThread *starter, *reader;
+
+  image_cache_clear();
+  g_mutex_init(&st.lock);
+  g_cond_init(&st.cond);
+  starter = g_thread_new("starter", read_then_wait, &st);
+  g_mutex_lock(&st.lock);
+  while (!st.read)
+    g_cond_wait(&st.cond, &st.lock);
+  g_mutex_unlock(&st.lock);
+  /* The idle worker takes the big picture; its starter ends while it decodes. */
+  res.path = g_strdup(big_path);
+  reader = g_thread_new("reader", read_big, &res);
+  g_usleep(50 * 1000);
+  g_mutex_lock(&st.lock);
+  st.end = true;
+  g_cond_broadcast(&st.cond);
+  g_mutex_unlock(&st.lock);
+  g_thread_join(starter);
+  g_thread_join(reader);
+  ck_assert_msg(res.code == NULL, "%s: %s", res.code, res.error);
+  ck_assert_int_eq(res.n_images, 1);
+  file_result_clear(&res);
+  g_mutex_clear(&st.lock);
+  g_cond_clear(&st.cond);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ request budget */
 
 /* A ReadResult of n copies of one image file read at max_dimension, with a text file first. */
@@ -1103,6 +1173,7 @@ static Suite *image_suite(void) {
   tcase_add_test(tc, image_cache_misses_after_the_file_changes);
   tcase_add_test(tc, image_cache_is_bounded);
   tcase_add_test(tc, image_threads_share_the_cache);
+  tcase_add_test(tc, image_worker_outlives_the_thread_that_started_it);
   tcase_add_test(tc, image_request_with_many_images_sends_2000_px);
   tcase_add_test(tc, image_request_byte_budget_fails_the_rest_clearly);
   tcase_add_test(tc, image_header_info_walks_structures);

@@ -538,11 +538,38 @@ static void worker_pages(Worker *wk) {
   worker_notice(wk);
 }
 
+/* readerd's process id, as the worker was started. */
+static pid_t daemon_pid;
+
+/* The parent-death signal. Linux sends it when the *thread* that started the worker ends, not
+ * only when readerd does; idle workers are shared by every thread, so one may be at work for
+ * another thread then. Only a changed parent (readerd is gone, the worker was handed to init)
+ * ends it. */
+static void parent_gone(int sig) {
+  (void)sig;
+  if (getppid() != daemon_pid)
+    _exit(3);
+}
+
+/* The worker must not outlive readerd, even busy in a page it would take long over. */
+static void exit_with_daemon(void) {
+  struct sigaction sa;
+
+  daemon_pid = getppid();
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = parent_gone;
+  sa.sa_flags = SA_RESTART;
+  (void)sigemptyset(&sa.sa_mask);
+  (void)sigaction(SIGHUP, &sa, NULL);
+  (void)prctl(PR_SET_PDEATHSIG, SIGHUP);
+  /* readerd may have ended before the signal was asked for. */
+  if (getppid() != daemon_pid || daemon_pid == 1)
+    _exit(3);
+}
+
 /* The worker process; see pdf-worker.h. */
 _Noreturn void pdf_worker_main(void) {
-  /* An idle worker waits for its next request; it must not outlive the thread that started
-   * it. */
-  (void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+  exit_with_daemon();
   worker_quiet();
   for (;;) {
     Worker wk = {.req = {.max_dim = 1568,
