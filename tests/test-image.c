@@ -944,10 +944,16 @@ static gpointer read_then_wait(gpointer user) {
   return NULL;
 }
 
-static gpointer read_big(gpointer user) {
-  FileResult *res = user;
+/* A read on a thread of its own: path in, res out. */
+typedef struct {
+  const char *path;
+  FileResult res;
+} ThreadRead;
 
-  (void)read_image(res->path, 1000, NULL, res);
+static gpointer read_big(gpointer user) {
+  ThreadRead *t = user;
+
+  (void)read_image(t->path, 1000, NULL, &t->res);
   return NULL;
 }
 
@@ -960,7 +966,7 @@ START_TEST(image_worker_outlives_the_thread_that_started_it) {
   g_autofree char *small_path = save_png(small, "starter.png");
   g_autofree char *big_path = save_png(big, "big-after.png");
   Starter st = {.path = small_path};
-  FileResult res = {0};
+  ThreadRead t = {.path = big_path};
   GThread *starter, *reader;
 
   image_cache_clear();
@@ -972,8 +978,7 @@ START_TEST(image_worker_outlives_the_thread_that_started_it) {
     g_cond_wait(&st.cond, &st.lock);
   g_mutex_unlock(&st.lock);
   /* The idle worker takes the big picture; its starter ends while it decodes. */
-  res.path = g_strdup(big_path);
-  reader = g_thread_new("reader", read_big, &res);
+  reader = g_thread_new("reader", read_big, &t);
   g_usleep(50 * 1000);
   g_mutex_lock(&st.lock);
   st.end = true;
@@ -981,9 +986,9 @@ START_TEST(image_worker_outlives_the_thread_that_started_it) {
   g_mutex_unlock(&st.lock);
   g_thread_join(starter);
   g_thread_join(reader);
-  ck_assert_msg(res.code == NULL, "%s: %s", res.code, res.error);
-  ck_assert_int_eq(res.n_images, 1);
-  file_result_clear(&res);
+  ck_assert_msg(t.res.code == NULL, "%s: %s", t.res.code, t.res.error);
+  ck_assert_int_eq(t.res.n_images, 1);
+  file_result_clear(&t.res);
   g_mutex_clear(&st.lock);
   g_cond_clear(&st.cond);
 }
