@@ -20,10 +20,10 @@
  * would hold its thread while other requests wait. A lane reads text only: a file that needs
  * blocking work is left to a job of its own. */
 typedef struct {
-  uv_work_t work;                       /* embedded: container_of gives the lane back */
-  Request *req;                         /* set while the lane is queued or running */
-  size_t read;                          /* files this slice read to the end */
-  size_t deferred[REQUEST_SLICE_FILES]; /* files this slice left to blocking jobs */
+  uv_work_t work; /* embedded: container_of gives the lane back */
+  Request *req;   /* set while the lane is queued or running */
+  size_t read;    /* files this slice read to the end */
+  size_t deferred[REQUEST_SLICE_FILES * REQUEST_SLICES_ALONE]; /* files left to blocking jobs */
   size_t n_deferred;
 } Lane;
 
@@ -155,13 +155,23 @@ static void lane_work_cb(uv_work_t *w) {
   Lane *lane = container_of(w, Lane, work);
   Request *req = lane->req;
   gint64 until = g_get_monotonic_time() + REQUEST_SLICE_US;
+  size_t cap = REQUEST_SLICE_FILES, slices = 1;
 
   /* n counts the files this slice read; a file a budget settled, or measured by a stat alone,
    * costs next to nothing and does not count (the time limit still holds). */
-  for (size_t n = 0; n < REQUEST_SLICE_FILES && !atomic_load(&req->cancelled);) {
-    size_t i = atomic_fetch_add(&req->next, 1);
+  for (size_t n = 0; !atomic_load(&req->cancelled);) {
+    size_t i;
     ReaderOptions o;
 
+    /* The slice is over: without company the lane goes on for another one. */
+    if (n >= cap || g_get_monotonic_time() >= until) {
+      if (slices >= REQUEST_SLICES_ALONE || scheduler_company())
+        break;
+      slices++;
+      cap = n + REQUEST_SLICE_FILES;
+      until = g_get_monotonic_time() + REQUEST_SLICE_US;
+    }
+    i = atomic_fetch_add(&req->next, 1);
     if (i >= req->result.n_files)
       break;
     o = reader_options(req, i);
@@ -183,8 +193,6 @@ static void lane_work_cb(uv_work_t *w) {
       lane->deferred[lane->n_deferred++] = i;
       n++;
     }
-    if (g_get_monotonic_time() >= until)
-      break;
   }
 }
 

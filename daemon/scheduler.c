@@ -72,9 +72,7 @@ static SchedulerTask *pick(Scheduler *s, SchedulerClass cls) {
   if (cls == SCHEDULER_LANE) {
     /* With company, one CPU is left to the others' express lanes: their every hop would
      * otherwise wait for a core the shared lanes hold. */
-    size_t shared = s->lanes_soft > 1 && g_get_monotonic_time() < atomic_load(&company_until)
-                        ? s->lanes_soft - 1
-                        : s->lanes_soft;
+    size_t shared = s->lanes_soft > 1 && scheduler_company() ? s->lanes_soft - 1 : s->lanes_soft;
 
     shared_free = s->running[cls] < shared;
     express_free = s->running[cls] < s->lanes_soft + SCHEDULER_LANES_EXPRESS;
@@ -155,6 +153,10 @@ size_t scheduler_running(uv_loop_t *loop, SchedulerClass cls) {
   Scheduler *s = scheduler_get(loop, false);
 
   return s != NULL ? s->running[cls] : 0;
+}
+
+bool scheduler_company(void) {
+  return g_get_monotonic_time() < atomic_load(&company_until);
 }
 
 uint64_t scheduler_units_started(void) {

@@ -70,5 +70,8 @@ void scheduler_leave(SchedulerTask *t);
 /* Units of cls running on the loop's scheduler, over every task; for tests. */
 size_t scheduler_running(uv_loop_t *loop, SchedulerClass cls);
 
+/* True while requests have company (SCHEDULER_COMPANY_US): any thread may ask. */
+bool scheduler_company(void);
+
 /* Units started so far in the process, over every loop: it changes whenever any work starts. */
 uint64_t scheduler_units_started(void);
