@@ -245,12 +245,13 @@ static bool sample_open_file(const ReaderOptions *o, int fd, size_t max, FileRes
   return true;
 }
 
-/* res's size, time and etag from st. */
-static void stat_metadata(FileResult *res, const struct stat *st) {
+/* res's size, time and etag from st; true when that etag is the one the client has. */
+static bool stat_metadata(const ReaderOptions *o, FileResult *res, const struct stat *st) {
   res->bytes = (int64_t)st->st_size;
   res->modified_ms = (int64_t)st->st_mtim.tv_sec * 1000 + st->st_mtim.tv_nsec / 1000000;
   file_result_set_etag(res, (uint64_t)st->st_dev, (uint64_t)st->st_ino, (int64_t)st->st_size,
                        (int64_t)st->st_mtim.tv_sec, (int64_t)st->st_mtim.tv_nsec);
+  return o->client_etag != NULL && strcmp(o->client_etag, res->etag) == 0;
 }
 
 /* reader_read(), or with text_only, false (res cleared) for a file that needs blocking work;
@@ -286,8 +287,7 @@ static bool read_file(const ReaderOptions *o, const Workspace *ws, bool text_onl
    * sees), which the fence checks by what it names and fstat describes. */
   if (sample != NULL && sample_size == 0 && !workspace_fenced(ws)) {
     /* No fence: the stat says all there is to say. */
-    stat_metadata(res, &st);
-    res->unchanged = o->client_etag != NULL && strcmp(o->client_etag, res->etag) == 0;
+    res->unchanged = stat_metadata(o, res, &st);
     return true;
   }
   if (sample != NULL && sample_size == 0) {
@@ -299,9 +299,7 @@ static bool read_file(const ReaderOptions *o, const Workspace *ws, bool text_onl
     if (fstat(fd, &st) < 0)
       fail_errno(res, errno, "fstat");
     else if (check_mode(res, &st) && workspace_allows(ws, fd, o->path, res))
-      stat_metadata(res, &st);
-    res->unchanged =
-        res->code == NULL && o->client_etag != NULL && strcmp(o->client_etag, res->etag) == 0;
+      res->unchanged = stat_metadata(o, res, &st);
     goto finish;
   }
   fd = open(full, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
@@ -318,8 +316,7 @@ static bool read_file(const ReaderOptions *o, const Workspace *ws, bool text_onl
     goto finish;
   /* From the descriptor that would be read: a file replaced since the path was checked has
    * the new file's etag. */
-  stat_metadata(res, &st);
-  if (o->client_etag != NULL && strcmp(o->client_etag, res->etag) == 0) {
+  if (stat_metadata(o, res, &st)) {
     res->unchanged = true;
     goto finish;
   }
