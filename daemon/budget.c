@@ -136,17 +136,59 @@ typedef struct {
   bool capped;         /* the content cap stopped the window within the sample */
 } TextMeasure;
 
+/* Numbered lines gathered to be priced together: the scan is several times faster over a
+ * buffer of lines than fed a line number, a line and its newline at a time, and the estimate is
+ * exactly additive over pieces that end with a newline, so the sum is the same. */
+typedef struct {
+  char *buf;
+  size_t len;
+  int64_t milli; /* of the lines priced so far */
+} LinePricer;
+
+#define LINE_PRICER_SIZE 32768
+
+static void pricer_flush(LinePricer *lp) {
+  lp->milli += tokens_text_milli(lp->buf, lp->len);
+  lp->len = 0;
+}
+
+/* The estimate of every line added so far. */
+static int64_t pricer_milli(LinePricer *lp) {
+  pricer_flush(lp);
+  return lp->milli;
+}
+
+static void pricer_add(LinePricer *lp, const char *prefix, size_t plen, const char *body,
+                       size_t blen) {
+  if (lp->len + plen + blen + 1 > LINE_PRICER_SIZE) {
+    pricer_flush(lp);
+    if (plen + blen + 1 > LINE_PRICER_SIZE) {
+      TokenCounter c;
+
+      token_counter_init(&c);
+      token_counter_feed(&c, prefix, plen);
+      token_counter_feed(&c, body, blen);
+      token_counter_feed(&c, "\n", 1);
+      lp->milli += token_counter_milli(&c);
+      return;
+    }
+  }
+  memcpy(lp->buf + lp->len, prefix, plen);
+  memcpy(lp->buf + lp->len + plen, body, blen);
+  lp->buf[lp->len + plen + blen] = '\n';
+  lp->len += plen + blen + 1;
+}
+
 /* Prices the sample as the line engine would show it, each line with its number and a
- * newline, in one running count: the estimate is additive over lines, so the window's cost is
- * the count at its end less the count at its start. Nothing is built. */
+ * newline; the window's cost is the count at its end less the count at its start. */
 static void measure_lines(const ReaderSample *s, const ReaderOptions *o, TextMeasure *m) {
   const char *p = (const char *)s->head, *end = p + s->head_len;
   int64_t last = o->limit > INT64_MAX - o->offset ? INT64_MAX : o->offset + o->limit - 1;
   int64_t start_milli = -1, end_milli = -1;
-  TokenCounter c;
+  g_autofree char *buf = g_malloc(LINE_PRICER_SIZE);
+  LinePricer lp = {buf, 0, 0};
 
   memset(m, 0, sizeof *m);
-  token_counter_init(&c);
   /* Cut short, the sample's last line goes on past it: only whole lines count. */
   if (!s->eof) {
     const char *nl = memrchr(p, '\n', s->head_len);
@@ -165,24 +207,22 @@ static void measure_lines(const ReaderSample *s, const ReaderOptions *o, TextMea
     if (o->line_numbers)
       plen = line_prefix(prefix, m->lines);
     if (m->lines == o->offset)
-      start_milli = token_counter_milli(&c);
+      start_milli = pricer_milli(&lp);
     if (m->lines >= o->offset && m->lines <= last && end_milli < 0) {
       /* The engine keeps 160 bytes for its notice under the cap; one line always shows. */
       if (m->shown_bytes > 0 && m->shown_bytes + plen + body + 1 + 160 > TEXT_MAX_CONTENT) {
         m->capped = true;
-        end_milli = token_counter_milli(&c);
+        end_milli = pricer_milli(&lp);
       } else {
         m->shown_bytes += plen + body + 1;
       }
     }
     if (m->lines == last + 1 && end_milli < 0)
-      end_milli = token_counter_milli(&c);
-    token_counter_feed(&c, prefix, plen);
-    token_counter_feed(&c, p, body);
-    token_counter_feed(&c, "\n", 1);
+      end_milli = pricer_milli(&lp);
+    pricer_add(&lp, prefix, plen, p, body);
     p = nl != NULL ? nl + 1 : end;
   }
-  m->total_milli = token_counter_milli(&c);
+  m->total_milli = pricer_milli(&lp);
   if (start_milli >= 0)
     m->shown_milli = (end_milli >= 0 ? end_milli : m->total_milli) - start_milli;
 }
@@ -440,12 +480,43 @@ static void omit(FileResult *f, int64_t total) {
   f->tokens_total = MAX(total, f->tokens_total);
 }
 
+/* Lanes claim files in request order but measure them side by side, so whether a file claimed
+ * about where the files before it pass the budget at the floor had its head read depends on
+ * which lane got there first. No such file can be admitted: each is answered as one whose head
+ * was not read, and the same request gets the same answer whatever the timing. (A file its
+ * head refused, a binary one, stays refused.) */
+static void unsample_past_floor(Budget *b, ReadResult *r) {
+  int64_t sum = 0;
+
+  for (size_t i = 0; i < b->n; i++) {
+    Item *it = &b->items[i];
+    FileResult *f = &r->files[i];
+
+    if (it->kind == ITEM_REFUSED || it->kind == ITEM_UNSAMPLED)
+      continue;
+    if (sum > b->tokens) {
+      it->kind = ITEM_UNSAMPLED;
+      it->total = f->bytes > 0 ? f->bytes / 4 + 1 : 0;
+      it->want = 0;
+      it->guessed = false;
+      f->type = FILE_TYPE_UNKNOWN;
+      f->encoding = NULL;
+      f->lines = -1;
+      f->width = f->height = 0;
+      continue;
+    }
+    sum += it->kind == ITEM_OPAQUE ? b->floor : MIN(it->want, b->floor);
+  }
+}
+
 void budget_decide(Budget *b, ReadResult *r) {
   g_autofree bool *admitted = NULL;
   int64_t level = 0;
 
   b->measuring = false;
   if (b->tokens > 0) {
+    if (!b->plan)
+      unsample_past_floor(b, r);
     admitted = g_new0(bool, b->n);
     level = admit_within_budget(b, admitted);
   }
