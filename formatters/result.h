@@ -13,7 +13,7 @@
 #define RESULT_TIME_UNKNOWN INT64_MIN
 
 /* Room for an etag and its NUL: four numbers and their dashes (file_result_set_etag). */
-#define RESULT_ETAG_MAX 80
+#define RESULT_ETAG_MAX 88
 
 typedef enum {
   FILE_TYPE_UNKNOWN = 0, /* failed before the type was known */

@@ -10,7 +10,6 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
-#include <libxml/xmlwriter.h>
 
 #include "formatters/result-json.h"
 #include "formatters/tokens.h"
@@ -25,11 +24,24 @@ typedef struct {
   bool json;
 } Sink;
 
-/* The writer plus a sticky failure flag, so that the formatting code can write everything and
- * check once at the end instead of after every call. */
+/* Small pieces are gathered here and handed to the sink together. */
+#define OUT_BUF_SIZE 4096
+
+/* Elements open at once, at most: <Content>, a section, a part. */
+#define OUT_DEPTH 8
+
+/* The element writer. It writes what the contract's XML needs and no more: elements with
+ * attributes in single quotes (values escaped by put_attr_len), CDATA sections, raw text; an
+ * element with nothing inside ends "/>". The failure flag is sticky, so that the formatting code
+ * can write everything and check once at the end. */
 typedef struct {
-  xmlTextWriterPtr w;
   Sink *sink;
+  char buf[OUT_BUF_SIZE];
+  size_t len;
+  const char *open[OUT_DEPTH]; /* names of the open elements, static */
+  int depth;
+  bool tag_open; /* the last start tag still owes its '>' */
+  bool in_attr;  /* an attribute's value is being written */
   bool failed;
   bool in_cdata;
   bool skeleton; /* the markup alone: each text the file shows is left out of its CDATA */
@@ -45,30 +57,74 @@ static void sink_put(Sink *s, const char *p, size_t len) {
     g_string_append_len(s->out, p, (gssize)len);
 }
 
-static void out_check(XmlOut *x, int rc) {
-  if (rc < 0)
-    x->failed = true;
+static void out_flush(XmlOut *x) {
+  if (x->len > 0)
+    sink_put(x->sink, x->buf, x->len);
+  x->len = 0;
 }
 
-/* Raw writes at least this long skip the writer's buffer. */
+/* Raw writes at least this long skip the buffer. */
 #define OUT_DIRECT_MIN 256
 
-/* Raw bytes: a long run (a file's text) goes straight to the sink, not through the writer's
- * buffer, which would copy it once more; the writer first settles its state (a start tag still
- * owes its '>') and hands on what it holds, so that the order is kept. Short ones (attribute
- * values, markers) go through the buffer, which hands them on whole: it cuts only writes over
- * 16,000 bytes. */
+/* Appends whole characters: a piece that does not fit goes after what the buffer holds, and a
+ * long one (a file's text) straight to the sink, not copied once more. */
+static void out_put(XmlOut *x, const char *s, size_t len) {
+  if (len > sizeof x->buf - x->len)
+    out_flush(x);
+  if (len >= OUT_DIRECT_MIN) {
+    out_flush(x);
+    sink_put(x->sink, s, len);
+    return;
+  }
+  memcpy(x->buf + x->len, s, len);
+  x->len += len;
+}
+
+/* The '>' a start tag owes before anything goes inside its element. */
+static void out_close_tag(XmlOut *x) {
+  if (x->tag_open) {
+    out_put(x, ">", 1);
+    x->tag_open = false;
+  }
+}
+
+/* Raw bytes, inside the open element or an attribute's value. */
 static void out_raw(XmlOut *x, const char *s, size_t len) {
   if (x->failed || len == 0)
     return;
-  if (len < OUT_DIRECT_MIN) {
-    out_check(x, xmlTextWriterWriteRawLen(x->w, (const xmlChar *)s, (int)len));
+  if (!x->in_attr)
+    out_close_tag(x);
+  out_put(x, s, len);
+}
+
+static void out_start_element(XmlOut *x, const char *name) {
+  if (x->failed)
+    return;
+  if (x->depth == OUT_DEPTH) {
+    x->failed = true;
     return;
   }
-  out_check(x, xmlTextWriterWriteRawLen(x->w, (const xmlChar *)"", 0));
-  out_check(x, xmlTextWriterFlush(x->w));
-  if (!x->failed)
-    sink_put(x->sink, s, len);
+  out_close_tag(x);
+  out_put(x, "<", 1);
+  out_put(x, name, strlen(name));
+  x->open[x->depth++] = name;
+  x->tag_open = true;
+}
+
+static void out_end_element(XmlOut *x) {
+  const char *name;
+
+  if (x->failed || x->depth == 0)
+    return;
+  name = x->open[--x->depth];
+  if (x->tag_open) {
+    out_put(x, "/>", 2);
+    x->tag_open = false;
+    return;
+  }
+  out_put(x, "</", 2);
+  out_put(x, name, strlen(name));
+  out_put(x, ">", 1);
 }
 
 /* For the non-ASCII character at s: its length when it is valid UTF-8 that XML 1.0 allows;
@@ -92,7 +148,7 @@ static void cdata_put(XmlOut *x, const char *s, size_t len) {
   if (len == 0 || x->failed)
     return;
   if (!x->in_cdata) {
-    out_check(x, xmlTextWriterStartCDATA(x->w));
+    out_raw(x, "<![CDATA[", 9);
     x->in_cdata = true;
   }
   out_raw(x, s, len);
@@ -101,7 +157,7 @@ static void cdata_put(XmlOut *x, const char *s, size_t len) {
 static void cdata_close(XmlOut *x) {
   if (!x->in_cdata)
     return;
-  out_check(x, xmlTextWriterEndCDATA(x->w));
+  out_raw(x, "]]>", 3);
   x->in_cdata = false;
 }
 
@@ -220,7 +276,14 @@ static void put_attr_len(XmlOut *x, const char *name, const char *s, size_t len)
 
   if (x->failed)
     return;
-  out_check(x, xmlTextWriterStartAttribute(x->w, (const xmlChar *)name));
+  if (!x->tag_open) {
+    x->failed = true;
+    return;
+  }
+  out_put(x, " ", 1);
+  out_put(x, name, strlen(name));
+  out_put(x, "='", 2);
+  x->in_attr = true;
   while (i < len && !x->failed) {
     unsigned char c = (unsigned char)s[i];
     const char *esc = NULL;
@@ -247,7 +310,8 @@ static void put_attr_len(XmlOut *x, const char *name, const char *s, size_t len)
     run = i;
   }
   out_raw(x, s + run, i - run);
-  out_check(x, xmlTextWriterEndAttribute(x->w));
+  x->in_attr = false;
+  out_put(x, "'", 1);
 }
 
 static void put_attr(XmlOut *x, const char *name, const char *value) {
@@ -352,8 +416,7 @@ static void put_fields(XmlOut *x, const FileResult *f, int64_t image_index) {
 
 /* Ends the open element and puts a newline after it. */
 static void put_end_line(XmlOut *x) {
-  if (!x->failed)
-    out_check(x, xmlTextWriterEndElement(x->w));
+  out_end_element(x);
   out_raw(x, "\n", 1);
 }
 
@@ -395,7 +458,7 @@ static void put_tiles(XmlOut *x, const FileResult *f, int64_t image_index) {
   for (size_t i = 0; i < f->n_images && !x->failed; i++) {
     const ImageTile *t = &f->images[i].tile;
 
-    out_check(x, xmlTextWriterStartElement(x->w, (const xmlChar *)"Tile"));
+    out_start_element(x, "Tile");
     put_attr_int(x, "image", image_index + (int64_t)i);
     put_attr_int(x, "x", t->x);
     put_attr_int(x, "y", t->y);
@@ -408,7 +471,7 @@ static void put_tiles(XmlOut *x, const FileResult *f, int64_t image_index) {
 
 /* An element holding text: <name>, a newline, the text as CDATA, a newline, </name>. */
 static void put_text_element(XmlOut *x, const char *name, const char *text, size_t len) {
-  out_check(x, xmlTextWriterStartElement(x->w, (const xmlChar *)name));
+  out_start_element(x, name);
   out_raw(x, "\n", 1);
   put_cdata_line(x, text, len);
   put_end_line(x);
@@ -423,7 +486,7 @@ static void put_pdf(XmlOut *x, const FileResult *f, int64_t image_index) {
   for (size_t i = 0; i < f->n_page_out && !x->failed; i++) {
     const PageOut *p = &f->page_out[i];
 
-    out_check(x, xmlTextWriterStartElement(x->w, (const xmlChar *)"Page"));
+    out_start_element(x, "Page");
     put_attr_int(x, "number", p->number);
     if (p->image >= 0)
       put_attr_int(x, "image", image_index + p->image);
@@ -435,7 +498,7 @@ static void put_pdf(XmlOut *x, const FileResult *f, int64_t image_index) {
 
 /* One part of a section: <Output kind name image> or <Notes>, with its text. */
 static void put_part(XmlOut *x, const SectionPart *p, int64_t image_index) {
-  out_check(x, xmlTextWriterStartElement(x->w, (const xmlChar *)p->element));
+  out_start_element(x, p->element);
   if (p->kind != NULL)
     put_attr(x, "kind", p->kind);
   if (p->name != NULL)
@@ -454,7 +517,7 @@ static void put_sections(XmlOut *x, const FileResult *f, int64_t image_index) {
   for (size_t i = 0; i < f->n_section_out && !x->failed; i++) {
     const SectionOut *s = &f->section_out[i];
 
-    out_check(x, xmlTextWriterStartElement(x->w, (const xmlChar *)s->element));
+    out_start_element(x, s->element);
     put_attr_int(x, strcmp(s->element, "Cell") == 0 ? "index" : "number", s->number);
     if (s->kind != NULL)
       put_attr(x, "kind", s->kind);
@@ -480,7 +543,7 @@ static void put_summary(XmlOut *x, const FileResult *f) {
   const ResultSummary *s = f->summary;
   g_autofree char *message = NULL;
 
-  out_check(x, xmlTextWriterStartElement(x->w, (const xmlChar *)"Omitted"));
+  out_start_element(x, "Omitted");
   put_attr_int(x, "files", (int64_t)s->files);
   put_attr_int(x, "bytes", s->bytes);
   put_attr_int(x, "tokensTotal", s->tokens_total);
@@ -505,7 +568,7 @@ static void put_content(XmlOut *x, const FileResult *f, int64_t image_index) {
       put_summary(x, f);
     return;
   }
-  out_check(x, xmlTextWriterStartElement(x->w, (const xmlChar *)"Content"));
+  out_start_element(x, "Content");
   put_attr(x, "path", f->path);
   if (f->unchanged) {
     /* What the client already has is current: the element says so and nothing more. */
@@ -543,7 +606,7 @@ static void put_notices(XmlOut *x, const FileResult *f) {
   for (size_t i = 0; i < f->n_notices && !x->failed; i++) {
     const ResultNotice *n = &f->notices[i];
 
-    out_check(x, xmlTextWriterStartElement(x->w, (const xmlChar *)"Notice"));
+    out_start_element(x, "Notice");
     put_attr(x, "path", n->path);
     put_attr_int(x, "from", (int64_t)n->from);
     put_cdata(x, n->message, strlen(n->message));
@@ -551,41 +614,28 @@ static void put_notices(XmlOut *x, const FileResult *f) {
   }
 }
 
-static int sink_write_cb(void *ctx, const char *buf, int len) {
-  sink_put(ctx, buf, (size_t)len);
-  return len;
-}
-
-static int sink_close_cb(void *ctx) {
-  return 0;
-}
-
 static int format_content(Sink *sink, const FileResult *f, int64_t image_index, bool skeleton,
                           int64_t *ret_seams) {
-  xmlOutputBufferPtr buf = xmlOutputBufferCreateIO(sink_write_cb, sink_close_cb, sink, NULL);
-  XmlOut x = {.sink = sink, .skeleton = skeleton};
+  XmlOut *x;
+  int rc;
 
-  if (f->summarized && f->summary == NULL && f->n_notices == 0) {
-    /* Nothing to write: a file the budget's summary counts. */
-    (void)xmlOutputBufferClose(buf);
-    return 0;
-  }
-  if (buf == NULL)
-    return -ENOMEM;
-  /* On success the writer owns buf and closes it when freed. */
-  x.w = xmlNewTextWriter(buf);
-  if (x.w == NULL) {
-    (void)xmlOutputBufferClose(buf); /* nothing was written to it */
-    return -ENOMEM;
-  }
-  out_check(&x, xmlTextWriterSetQuoteChar(x.w, '\''));
-  put_content(&x, f, image_index);
-  put_notices(&x, f);
-  out_check(&x, xmlTextWriterFlush(x.w));
-  xmlFreeTextWriter(x.w);
+  if (f->summarized && f->summary == NULL && f->n_notices == 0)
+    return 0; /* nothing to write: a file the budget's summary counts */
+  x = g_new(XmlOut, 1);
+  x->sink = sink;
+  x->len = 0;
+  x->depth = 0;
+  x->tag_open = x->in_attr = x->failed = x->in_cdata = false;
+  x->skeleton = skeleton;
+  x->seams = 0;
+  put_content(x, f, image_index);
+  put_notices(x, f);
+  out_flush(x);
   if (ret_seams != NULL)
-    *ret_seams = x.seams;
-  return x.failed ? -ENOMEM : 0;
+    *ret_seams = x->seams;
+  rc = x->failed || x->depth != 0 ? -EINVAL : 0;
+  g_free(x);
+  return rc;
 }
 
 /* Appends one <Content> element; see xml.h. */
@@ -599,7 +649,7 @@ int xml_format_content(GString *out, const FileResult *f, int64_t image_index) {
 int64_t xml_content_tokens(const FileResult *f, int64_t image_index, bool markup_only) {
   GString *out = g_string_sized_new(512);
   Sink sink = {.out = out, .json = false};
-  int64_t n = -ENOMEM, seams = 0;
+  int64_t n = -EINVAL, seams = 0;
 
   /* Where a text meets its CDATA wrapper, the estimate of the two together is up to about
    * XML_SEAM_TOKENS more than their estimates apart (a run of punctuation or blanks that

@@ -1,4 +1,7 @@
-/* The <ReadResults> XML of the wire contract, written with libxml2's xmlTextWriter. */
+/* The <ReadResults> XML of the wire contract. The writer is the file's own: the contract's XML
+ * needs elements, attributes in single quotes and CDATA, all escaped here, and libxml2's
+ * xmlTextWriter, which it used to go through, cost most of the time of an element without text
+ * (docs/performance.md). */
 #pragma once
 
 #include <stdbool.h>
@@ -15,8 +18,8 @@
  * left out). The output is always well-formed: text goes in CDATA sections split around "]]>",
  * carriage returns are written as character references, and characters XML 1.0 forbids are
  * replaced with U+FFFD, in text and attribute values alike. Returns a g_malloc'd
- * NUL-terminated string (length in *ret_len when ret_len is not NULL), or NULL only when
- * libxml2 fails to allocate. */
+ * NUL-terminated string (length in *ret_len when ret_len is not NULL), or NULL when an element
+ * could not be written (see xml_format_content). */
 char *xml_format(const ReadResult *r, size_t *ret_len);
 
 /* The document in pieces, so that files can be formatted on the threads that read them:
@@ -31,8 +34,9 @@ void xml_format_open(GString *out, const ReadResult *r);
 
 /* Appends f's <Content> element and the newline after it to out, then one
  * <Notice path='…' from='N'>message</Notice> line per notice that follows f (an expansion's). image_index is the index of
- * f's first image in the result's images (ignored when f has none). Returns 0, or -ENOMEM
- * when libxml2 fails to allocate (out may then end with part of the element). */
+ * f's first image in the result's images (ignored when f has none). Returns 0, or -EINVAL
+ * when the element could not be written, a bug: elements nested deeper than the writer holds
+ * (out may then end with part of the element). */
 int xml_format_content(GString *out, const FileResult *f, int64_t image_index);
 
 /* The same element escaped as the inside of a JSON string (result_json_escape), written in one
@@ -43,7 +47,7 @@ int xml_format_content_json(GString *out, const FileResult *f, int64_t image_ind
  * whole element when markup_only is false; with it, the markup alone (tags, attributes, the
  * CDATA wrappers, notices of the expansion) with every text the file shows left out, which
  * f->tokens prices. A file the budget summarized is its <Omitted> summary (the first) and its
- * notices. Returns a negative errno when libxml2 fails to allocate. */
+ * notices. Returns a negative errno when the element could not be written. */
 int64_t xml_content_tokens(const FileResult *f, int64_t image_index, bool markup_only);
 
 /* What xml_content_tokens() adds for each text it leaves out, where the text meets its CDATA

@@ -377,6 +377,10 @@ START_TEST(xml_etag_and_unchanged) {
   ck_assert_str_eq(f->etag, "1-2-3--500000000");
   file_result_set_etag(f, 1, 2, 3, INT64_C(10000000000), 7);
   ck_assert_str_eq(f->etag, "1-2-3-10000000000.000000007");
+  /* The widest of each part, whole. */
+  file_result_set_etag(f, UINT64_MAX, UINT64_MAX, INT64_MAX, INT64_MIN, 999999999);
+  ck_assert_str_eq(f->etag, "ffffffffffffffff-ffffffffffffffff-7fffffffffffffff-"
+                            "-9223372036854775808.999999999");
   doc = format_and_parse(&r, NULL);
   xmlFreeDoc(doc);
   read_result_clear(&r);
