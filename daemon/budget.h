@@ -75,6 +75,15 @@ void budget_decide(Budget *b, ReadResult *r);
  * refusal): the read phase reads nothing of it. */
 bool budget_settled(const Budget *b, size_t i);
 
+/* True when file i was left out and is most likely listed, but its head was not read (or not to
+ * its end): the read phase counts it with budget_count() instead of reading it. */
+bool budget_counting(const Budget *b, size_t i);
+
+/* Reads the head of file i (up to 64 KiB) into res, cleared first, for its lines, type,
+ * encoding and the estimate of the whole file; the entry stays omitted. On a lane. */
+void budget_count(Budget *b, size_t i, const ReaderOptions *o, const Workspace *ws,
+                  const atomic_bool *cancelled, FileResult *res);
+
 /* The token cap of reading file i (ReaderOptions.max_tokens): 0 for none. */
 int64_t budget_max_tokens(const Budget *b, size_t i);
 

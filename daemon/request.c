@@ -181,6 +181,11 @@ static void lane_work_cb(uv_work_t *w) {
       else if (budget_measure(req->budget, i, &o, req->ws, &req->cancelled, &req->result.files[i]))
         n++;
       lane->read++;
+    } else if (req->budget != NULL && budget_counting(req->budget, i)) {
+      budget_count(req->budget, i, &o, req->ws, &req->cancelled, &req->result.files[i]);
+      file_done(req, i);
+      lane->read++;
+      n++;
     } else if (req->budget != NULL && budget_settled(req->budget, i)) {
       file_done(req, i);
       lane->read++;

@@ -72,6 +72,30 @@ static int64_t element_tokens(RdResult *r, guint i) {
   return tokens_text(at, (size_t)(end - at + 1));
 }
 
+/* A file listed as left out says what it holds when a read's head (64 KiB) is the whole file:
+ * its lines, as the file has them, and a tokensTotal that is not a guess from its size. */
+static void check_listed_lines(RdResult *r, guint i) {
+  const char *path = rd_file_str(r, i, "path");
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  int64_t lines = 0;
+
+  if (rd_file_int(r, i, "bytes") > 65536 || g_strcmp0(rd_file_str(r, i, "type"), "text") != 0) {
+    /* Not text (or its head is not the whole file): no lines. */
+    ck_assert_msg(rd_file_int(r, i, "bytes") > 65536 || rd_file_str(r, i, "type") != NULL,
+                  "%s: listed without a type", path);
+    return;
+  }
+  ck_assert(g_file_get_contents(path, &text, &len, NULL));
+  for (gsize k = 0; k < len; k++)
+    lines += text[k] == '\n';
+  if (len > 0 && text[len - 1] != '\n')
+    lines++;
+  ck_assert_msg(json_object_has_member(rd_file(r, i), "lines"), "%s: listed without lines", path);
+  ck_assert_int_eq(rd_file_int(r, i, "lines"), lines);
+  ck_assert_int_gt(rd_file_int(r, i, "tokensTotal"), len > 0 ? 0 : -1);
+}
+
 /* The answer's tokens, content and markup, never pass the budget; answerTokens says them (an
  * upper bound, within 2% of the estimate of the XML); every file left out is listed in at most
  * a tenth of the budget, or counted in the summary, whose numbers add up. Returns the index of
@@ -91,6 +115,7 @@ static guint check_answer(RdResult *r, int64_t budget, int64_t skip) {
     if (g_strcmp0(rd_file_str(r, i, "omitted"), "budget") == 0) {
       listed += element_tokens(r, i);
       omitted++;
+      check_listed_lines(r, i);
     } else if (rd_file_str(r, i, "omitted") == NULL && rd_file_str(r, i, "code") == NULL) {
       shown++;
     }
