@@ -12,9 +12,11 @@ four ways, one after another so that a busy machine weighs on all of them alike:
           kept of it (what the budget must cost about as much as)
   absent  a plain read of the same N paths with a suffix that no file has: N FILE_NOT_FOUND
           entries, what naming N paths costs when nothing is read (the floor under `budget`)
+  stat    no readerd: one stat() of each of the N paths in a loop (bench-client stat), what
+          telling that each file is there and how big it is costs at the least
 Prints a Markdown table of median wall times per request and the ratios, on stdout.
 """
-import argparse, json, os, statistics, sys, tempfile, time
+import argparse, json, os, statistics, subprocess, sys, tempfile, time
 
 from benchlib import pick_files, start_daemon
 
@@ -25,6 +27,7 @@ def main():
     ap.add_argument('--files', type=int, default=2000)
     ap.add_argument('--budget', type=int, default=50000)
     ap.add_argument('--runs', type=int, default=7)
+    ap.add_argument('--client', default='build/bench/bench-client')
     a = ap.parse_args()
     files = pick_files(a.files)
     with tempfile.TemporaryDirectory() as tmp:
@@ -53,6 +56,12 @@ def main():
                     times[k].append(time.perf_counter() - t0)
                     size[k] = len(raw)
             res = {k: json.loads(c.call('read', p))['result'] for k, p in kinds.items()}
+            listing = os.path.join(tmp, 'paths.txt')
+            with open(listing, 'w') as f:
+                f.write('\n'.join(files) + '\n')
+            out = subprocess.run([a.client, 'stat', listing, str(a.runs * 5)], check=True,
+                                 capture_output=True, text=True).stdout.split()
+            stat_ms = statistics.median(int(x) for x in out) / 1000
         finally:
             daemon.terminate()
             daemon.wait()
@@ -65,6 +74,8 @@ def main():
         print('| %s | %d | %d | %s | %d | %.1f | %.2f | %.2f | %.2f |' % (
             k, n, res[k]['tokens'], res[k].get('answerTokens', ''), size[k], med[k],
             med[k] / med['read'], med[k] / med['shown'], med[k] / med['absent']))
+    print('| stat of each path (no readerd) | | | | | %.1f | %.2f | %.2f | %.2f |' % (
+        stat_ms, stat_ms / med['read'], stat_ms / med['shown'], stat_ms / med['absent']))
     print()
     print('%d files, budget %d tokens, %d runs each, interleaved; plan/read = %.2f, '
           'budget/shown = %.2f, budget/absent = %.2f, (budget - absent)/shown = %.2f' % (

@@ -9,6 +9,8 @@
  *   bench-client cat LIST N              N runs of `cat` over LIST into a socket this client
  *                                        drains into the same buffer (the floor with the same
  *                                        sink); prints each run in µs
+ *   bench-client stat LIST N             N runs of stat() over LIST, one thread: what a stat
+ *                                        of each named path costs alone; prints each run in µs
  *
  * Each answer is taken whole (up to its newline) into one buffer that grows once and is kept,
  * and checked to be a result, not an error. Exits 1 on any failure. */
@@ -19,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -224,6 +227,32 @@ static int run_cat(const char *list, long n) {
   return 0;
 }
 
+static int run_stat(const char *list, long n) {
+  Buf paths = {0};
+  size_t count = 0;
+
+  slurp(list, &paths);
+  buf_put(&paths, "", 1);
+  for (size_t i = 0; i < paths.len; i++) {
+    if (paths.p[i] == '\n') {
+      paths.p[i] = '\0';
+      count++;
+    }
+  }
+  for (long k = 0; k < n; k++) {
+    int64_t t0 = now_us();
+    struct stat st;
+    size_t ok = 0;
+
+    for (const char *s = paths.p; s < paths.p + paths.len - 1; s += strlen(s) + 1)
+      ok += stat(s, &st) == 0;
+    printf("%lld\n", (long long)(now_us() - t0));
+    if (ok == 0 && count > 0)
+      die("stat");
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   Buf req = {0}, ans = {0}, paths = {0};
   const char *mode = argc > 1 ? argv[1] : "";
@@ -232,10 +261,12 @@ int main(int argc, char **argv) {
   signal(SIGPIPE, SIG_IGN);
   if (strcmp(mode, "cat") == 0 && argc == 4)
     return run_cat(argv[2], atol(argv[3]));
+  if (strcmp(mode, "stat") == 0 && argc == 4)
+    return run_stat(argv[2], atol(argv[3]));
   if (!((strcmp(mode, "read") == 0 && argc == 5) || (strcmp(mode, "loop") == 0 && argc == 4) ||
         (strcmp(mode, "latency") == 0 && argc == 5))) {
     fprintf(stderr, "usage: bench-client read SOCKET LIST N | loop SOCKET LIST | "
-                    "latency SOCKET PATH N | cat LIST N\n");
+                    "latency SOCKET PATH N | cat LIST N | stat LIST N\n");
     return 2;
   }
   if (strcmp(mode, "latency") == 0)
