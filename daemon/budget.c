@@ -317,6 +317,15 @@ static void measure_image(Budget *b, const ReaderSample *s, Item *it, FileResult
   res->height = h;
 }
 
+/* Its element's markup, shown and listed, from its path: priced, or for a file past what the
+ * budget can admit (thousands of them, none shown) a token a byte at most, not priced. */
+static void path_markup(Item *it, const char *path, bool priced) {
+  int64_t n = priced ? tokens_str(path) : (int64_t)strlen(path);
+
+  it->markup = BUDGET_MARKUP_SHOWN + n;
+  it->listing = BUDGET_MARKUP_LISTED + n;
+}
+
 bool budget_measure(Budget *b, size_t i, const ReaderOptions *o, const Workspace *ws,
                     const atomic_bool *cancelled, FileResult *res) {
   Item *it = &b->items[i];
@@ -332,12 +341,7 @@ bool budget_measure(Budget *b, size_t i, const ReaderOptions *o, const Workspace
   if (!b->plan && b->tokens > 0 && atomic_load(&b->floor_sum) > b->tokens)
     sample = 0;
 
-  {
-    int64_t path = tokens_str(o->path);
-
-    it->markup = BUDGET_MARKUP_SHOWN + path;
-    it->listing = BUDGET_MARKUP_LISTED + path;
-  }
+  path_markup(it, o->path, sample > 0);
   if (!reader_measure(o, ws, cancelled, sample, res, &s)) {
     it->kind = ITEM_REFUSED;
     return sample > 0;
@@ -486,8 +490,8 @@ static void omit(FileResult *f, int64_t total) {
 /* Lanes claim files in request order but measure them side by side, so whether a file claimed
  * about where the files before it pass the budget at the floor had its head read depends on
  * which lane got there first. No such file can be admitted: each is answered as one whose head
- * was not read, and the same request gets the same answer whatever the timing. (A file its
- * head refused, a binary one, stays refused.) */
+ * was not read, and the same request gets the same answer whatever the timing (its markup too is
+ * the unpriced bound). A file its head refused, a binary one, stays refused. */
 static void unsample_past_floor(Budget *b, ReadResult *r) {
   int64_t sum = 0;
 
@@ -495,6 +499,8 @@ static void unsample_past_floor(Budget *b, ReadResult *r) {
     Item *it = &b->items[i];
     FileResult *f = &r->files[i];
 
+    if (sum > b->tokens)
+      path_markup(it, f->path, false);
     if (it->kind == ITEM_REFUSED || it->kind == ITEM_UNSAMPLED)
       continue;
     if (sum > b->tokens) {
@@ -518,8 +524,9 @@ static void unsample_past_floor(Budget *b, ReadResult *r) {
 /* The files left out that the answer will most likely list (in request order, while their
  * elements fit in the listing's share) and whose head was not read, or not to its end: the model
  * is told their lines and what they would cost, so the read phase reads their heads (up to 64
- * KiB, as a read does). The rest stay with what a stat said. it->listing is an upper bound: the
- * listing takes about a seventh more entries than it says, and a quarter more are counted. */
+ * KiB, as a read does). The rest stay with what a stat said. The markup's estimate is an upper
+ * bound: the listing takes about a seventh more entries than it says, and a quarter more are
+ * counted. */
 static void mark_listed(Budget *b, const ReadResult *r) {
   int64_t cap = b->tokens * BUDGET_LIST_SHARE / 100 * 5 / 4, listed = 0;
 
@@ -529,7 +536,7 @@ static void mark_listed(Budget *b, const ReadResult *r) {
 
     if (it->kind == ITEM_REFUSED || g_strcmp0(f->omitted, OMITTED_BUDGET) != 0)
       continue;
-    listed += it->listing + LINES_ATTR_TOKENS;
+    listed += BUDGET_MARKUP_LISTED + tokens_str(f->path) + LINES_ATTR_TOKENS;
     if (listed > cap)
       break;
     if (it->kind == ITEM_UNSAMPLED || (it->kind == ITEM_TEXT && f->lines < 0)) {
