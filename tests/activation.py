@@ -153,6 +153,10 @@ def main():
             shutil.rmtree(base, ignore_errors=True)
 
 
+PASSED_ENV = ("G_SLICE", "G_DEBUG", "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS",
+              "TSAN_OPTIONS", "MALLOC_PERTURB_")
+
+
 def first_connection(readerd, base, name, tool, text_path, text, pdf_path):
     """A client connects and sends a read before readerd runs; readerd, started on the socket
     (by `tool`, or by hand when None), answers it; SIGTERM then leaves the socket file."""
@@ -160,7 +164,10 @@ def first_connection(readerd, base, name, tool, text_path, text, pdf_path):
     logpath = os.path.join(base, name + ".log")
     log = open(logpath, "w")
     if tool:
-        proc = subprocess.Popen([tool, "-l", first_sock, readerd, "serve"],
+        # The tool hands readerd only the environment it is told to: the sanitizers' and
+        # GLib's settings go with it, or a sanitizer run checks a different program.
+        keep = [a for v in PASSED_ENV if v in os.environ for a in ("-E", v)]
+        proc = subprocess.Popen([tool, "-l", first_sock] + keep + [readerd, "serve"],
                                 stdin=subprocess.DEVNULL, stdout=log, stderr=log)
         t0 = time.monotonic()
         while not os.path.exists(first_sock):
