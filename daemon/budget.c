@@ -36,6 +36,7 @@ typedef struct {
   bool guessed;    /* want was extrapolated from a head shorter than what a read shows */
   bool settled;    /* the entry is final after the measure */
   bool count;      /* left out and listed: the read phase reads its head for lines and tokens */
+  bool head_refused; /* ITEM_REFUSED for what its head held: a stat alone would have passed it */
 } Item;
 
 struct Budget {
@@ -365,6 +366,7 @@ bool budget_measure(Budget *b, size_t i, const ReaderOptions *o, const Workspace
   path_markup(it, o->path, sample > 0);
   if (!reader_measure(o, ws, cancelled, sample, res, &s)) {
     it->kind = ITEM_REFUSED;
+    it->head_refused = s.head_refused;
     return sample > 0;
   }
   if (sample == 0) {
@@ -512,7 +514,8 @@ static void omit(FileResult *f, int64_t total) {
  * about where the files before it pass the budget at the floor had its head read depends on
  * which lane got there first. No such file can be admitted: each is answered as one whose head
  * was not read, and the same request gets the same answer whatever the timing (its markup too is
- * the unpriced bound). A file its head refused, a binary one, stays refused. */
+ * the unpriced bound). So is a file its head refused (a binary file) there: the listing reads it
+ * again if it reaches it. */
 static void unsample_past_floor(Budget *b, ReadResult *r) {
   int64_t sum = 0;
 
@@ -522,9 +525,19 @@ static void unsample_past_floor(Budget *b, ReadResult *r) {
 
     if (sum > b->tokens)
       path_markup(it, f->path, false);
-    if (it->kind == ITEM_REFUSED || it->kind == ITEM_UNSAMPLED)
+    if (it->kind == ITEM_UNSAMPLED || (it->kind == ITEM_REFUSED && !it->head_refused))
+      continue;
+    if (it->kind == ITEM_REFUSED && sum <= b->tokens)
       continue;
     if (sum > b->tokens) {
+      /* A file its head refused (a binary file) is one a lane claimed a little later would
+       * have passed unread: it is answered as that one. If the listing reaches it, its head is
+       * read then, whichever lane it falls to, and it is refused again (budget_count). */
+      if (it->kind == ITEM_REFUSED) {
+        f->code = NULL;
+        g_clear_pointer(&f->error, g_free);
+        it->head_refused = false;
+      }
       it->kind = ITEM_UNSAMPLED;
       it->total = f->bytes > 0 ? f->bytes / 4 + 1 : 0;
       it->want = 0;

@@ -397,6 +397,97 @@ START_TEST(budget_answer_same_every_time) {
 }
 END_TEST
 
+static gint cmp_names(gconstpointer a, gconstpointer b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Up to n regular files of dir and below, names sorted, whose names end with suffix (NULL: any)
+ * and, when magic is not NULL, whose first bytes are magic; appended to paths. */
+static void collect(GPtrArray *paths, const char *dir, const char *suffix, const char *magic,
+                    guint n) {
+  g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+  const char *name;
+
+  while (d != NULL && (name = g_dir_read_name(d)) != NULL)
+    g_ptr_array_add(names, g_strdup(name));
+  g_ptr_array_sort(names, cmp_names);
+  for (guint i = 0; i < names->len && paths->len < n; i++) {
+    g_autofree char *path = g_build_filename(dir, names->pdata[i], NULL);
+    char head[4] = {0};
+    FILE *fp;
+
+    if (g_file_test(path, G_FILE_TEST_IS_SYMLINK))
+      continue;
+    if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
+      collect(paths, path, suffix, magic, n);
+      continue;
+    }
+    if (suffix != NULL && !g_str_has_suffix(path, suffix))
+      continue;
+    if (magic != NULL) {
+      fp = fopen(path, "rb");
+      if (fp == NULL || fread(head, 1, 4, fp) != 4 || memcmp(head, magic, 4) != 0) {
+        if (fp != NULL)
+          fclose(fp);
+        continue;
+      }
+      fclose(fp);
+    }
+    g_ptr_array_add(paths, g_steal_pointer(&path));
+  }
+}
+
+/* The same with binary files among the text: Go source with an ELF program of /usr/bin after
+ * every second file. A binary file about where the budget runs out at the floor is refused when
+ * a lane read its head, and would be left out unread by a lane that came a little later; it is
+ * answered the same whichever happened. */
+START_TEST(budget_answer_binary_same_every_time) {
+  g_autoptr(GPtrArray) go = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(GPtrArray) elf = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(GString) params = g_string_new("{\"budget\":{\"tokens\":20000},\"paths\":[");
+  RdConn *c = rd_conn_new(dmn->sock);
+  g_autofree char *first = NULL;
+  int refused = 0;
+
+  collect(go, GO_SRC "/net", ".go", NULL, 400);
+  collect(elf, "/usr/bin", NULL, "\x7f" "ELF", 200);
+  if (elf->len < 100) {
+    rd_conn_free(c);
+    SKIP_CASE("/usr/bin holds %u ELF programs", elf->len);
+  }
+  ck_assert_uint_ge(go->len, 300);
+  for (guint i = 0, j = 0; i < go->len; i++) {
+    g_autofree char *q = g_strescape(go->pdata[i], NULL);
+
+    g_string_append_printf(params, "%s\"%s\"", i > 0 ? "," : "", q);
+    if (i % 2 == 1 && j < elf->len) {
+      g_autofree char *e = g_strescape(elf->pdata[j++], NULL);
+
+      g_string_append_printf(params, ",\"%s\"", e);
+    }
+  }
+  g_string_append(params, "]}");
+  for (int k = 0; k < 16; k++) {
+    RdResult *r = rd_read(c, params->str);
+    g_autoptr(JsonNode) n = json_node_init_object(json_node_alloc(), r->result);
+    g_autofree char *s = json_to_string(n, FALSE);
+
+    if (first == NULL) {
+      for (guint i = 0; i < json_array_get_length(r->files); i++)
+        refused += json_object_has_member(rd_file(r, i), "code");
+      first = g_steal_pointer(&s);
+    } else {
+      ck_assert_msg(strcmp(first, s) == 0, "request %d was answered otherwise than the first", k);
+    }
+    rd_result_free(r);
+  }
+  /* The ELF programs the budget reached (shown or listed) are refused as binary. */
+  ck_assert_int_gt(refused, 0);
+  rd_conn_free(c);
+}
+END_TEST
+
 static Suite *budget_answer_suite(void) {
   Suite *s = suite_create("budget-answer");
   TCase *tc = tcase_create("core");
@@ -410,6 +501,7 @@ static Suite *budget_answer_suite(void) {
   tcase_add_test(tc, budget_answer_markup_against_o200k);
   tcase_add_test(tc, budget_answer_bad_skip);
   tcase_add_test(tc, budget_answer_same_every_time);
+  tcase_add_test(tc, budget_answer_binary_same_every_time);
   suite_add_tcase(s, tc);
   return s;
 }

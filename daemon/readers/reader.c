@@ -225,6 +225,7 @@ static bool sample_open_file(const ReaderOptions *o, int fd, size_t max, FileRes
   memset(ret, 0, sizeof *ret);
   if (n < 0) {
     fail_errno(res, (int)-n, "read");
+    ret->head_refused = true;
     return false;
   }
   ret->head = head_buf;
@@ -239,8 +240,10 @@ static bool sample_open_file(const ReaderOptions *o, int fd, size_t max, FileRes
   } else {
     res->type = FILE_TYPE_TEXT;
     /* A binary file is refused here as a read would refuse it. */
-    if (text_sniff(head_buf, (size_t)n, eof, &ret->encoding, res) < 0)
+    if (text_sniff(head_buf, (size_t)n, eof, &ret->encoding, res) < 0) {
+      ret->head_refused = true;
       return false;
+    }
   }
   return true;
 }

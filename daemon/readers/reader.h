@@ -65,6 +65,8 @@ typedef struct {
   size_t head_len;
   bool eof;             /* head is the whole file */
   const char *encoding; /* text: how it would be decoded (static) */
+  bool head_refused;    /* refused for what its head holds (a binary file) or a failed read of
+                           it: a measure without a head would have passed it */
 } ReaderSample;
 
 /* Measures o->path: res gets what reader_read() would say of it without content (path, bytes,
