@@ -210,9 +210,9 @@ START_TEST(tokens_match_reference_on_corpora) {
 
   ck_assert_msg(root != NULL, "env READERD_SOURCE_ROOT is not set");
   encodings = g_build_filename(root, "tests", "encodings", NULL);
-#ifdef RD_TSAN
-  /* ThreadSanitizer runs this single-threaded comparison about ten times slower: a sparser
-   * sample of the same corpora keeps it within the suite's time. */
+#if defined(RD_TSAN) || defined(RD_ASAN)
+  /* The sanitizers run this single-threaded comparison several times slower (ThreadSanitizer
+   * about ten): a sparser sample of the same corpora keeps it within the suite's time. */
   go_files = same_under(GO_ROOT, go, 32, &counter);
   doc_files = same_under("/usr/share/doc", NULL, 8, &counter);
 #else
