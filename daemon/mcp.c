@@ -12,6 +12,7 @@
 #include "daemon/readers/workspace.h"
 #include "daemon/request.h"
 #include "daemon/rpc-vision.h"
+#include "daemon/workspace-job.h"
 #include "ipc/jsonrpc.h"
 #include "ipc/mcp.h"
 
@@ -38,6 +39,7 @@ typedef struct {
 typedef struct {
   ReadQueue *reads;
   Workspace *ws;           /* the fence reads start in */
+  WorkspaceJob *fencing;   /* the fence being built on the pool: reads wait */
   bool client_roots;       /* the client offers roots/list */
   int64_t budget;          /* tokens of a read_files call that names none (by client) */
   bool roots_pending;      /* roots/list asked, not answered: reads wait */
@@ -92,29 +94,31 @@ static void call_free(void *data) {
   g_free(call);
 }
 
-/* The fence over the folders of `roots` (NULL: the working directory), with the configured
- * excludes. A root that is not a folder is left out, never replaced: when none is left, nothing
- * may be read. */
-static Workspace *fence(const char *const *roots) {
-  g_autofree char *cwd = g_get_current_dir();
-  const char *const here[] = {cwd, NULL};
-  g_autoptr(GPtrArray) ok = g_ptr_array_new();
-  g_autofree char *err = NULL;
-  Workspace *ws = NULL;
+/* The fence is built: reads start in it. One that could not be built (a race with the
+ * folders' removal) leaves reads unfenced, as before it was asked. */
+static void fence_done_cb(void *data, Workspace *ws, char *error) {
+  Mcp *m = data;
 
-  for (size_t i = 0; roots != NULL && roots[i] != NULL; i++) {
-    if (g_file_test(roots[i], G_FILE_TEST_IS_DIR))
-      g_ptr_array_add(ok, (void *)roots[i]);
-    else
-      log_warning("mcp: the root %s is not a folder: files under it are not read", roots[i]);
-  }
-  g_ptr_array_add(ok, NULL);
-  if (roots != NULL && ok->len == 1)
-    log_warning("mcp: no root is a folder: no file will be read");
-  if (workspace_new_roots(roots != NULL ? (const char *const *)ok->pdata : here, true,
-                          (const char *const *)config.exclude, &ws, &err) < 0)
-    log_error("mcp: %s", err); /* a race with the folders' removal: reads then go unfenced */
-  return ws;
+  m->fencing = NULL;
+  if (ws == NULL)
+    log_error("mcp: %s", error);
+  g_free(error);
+  workspace_unref(m->ws);
+  m->ws = ws;
+  conn_progress(m->conn);
+}
+
+/* Builds the fence over the folders of `roots` (NULL: the working directory) on the pool
+ * (workspace-job.h); reads wait for it. A newer fence replaces one still being built. */
+static void fence(Mcp *m, const char *const *roots) {
+  workspace_job_detach(m->fencing);
+  m->fencing = workspace_job_roots(conn_loop(m->conn), roots, (const char *const *)config.exclude,
+                                   fence_done_cb, m);
+}
+
+/* Reads and read_images calls wait for the client's roots and for their fence. */
+static bool fence_ready(const Mcp *m) {
+  return !m->roots_pending && m->fencing == NULL;
 }
 
 static void read_done_cb(Conn *c, ReadCall *call, Request *req, int status) {
@@ -182,13 +186,14 @@ static void *mcp_new_state(Conn *c) {
   m->vision = rpc_vision_new(c, vision_answer);
   m->vision_waiting = g_ptr_array_new_with_free_func(vision_waiting_free);
   m->reads = read_queue_new(c, REQUEST_OUTPUT_BARE, read_done_cb, read_progress_cb, call_free);
-  m->ws = fence((const char *const *)config.roots);
+  fence(m, (const char *const *)config.roots);
   return m;
 }
 
 static void mcp_free_state(void *state) {
   Mcp *m = state;
 
+  workspace_job_detach(m->fencing);
   read_queue_free(m->reads);
   rpc_vision_free(m->vision);
   g_ptr_array_free(m->vision_waiting, TRUE);
@@ -201,8 +206,9 @@ static void vision_start(Conn *c, JsonNode *id, ReadImagesParams *params);
 static void mcp_progress(Conn *c) {
   Mcp *m = mcp_of(c);
 
-  /* Until the client says where its roots are, reads wait: they would meet the wrong fence. */
-  if (m->roots_pending)
+  /* Until the client says where its roots are and their fence is built, reads wait: they
+   * would meet the wrong fence. */
+  if (!fence_ready(m))
     return;
   read_queue_start(m->reads, m->ws);
   while (m->vision_waiting->len > 0) {
@@ -232,6 +238,7 @@ static void mcp_closing(Conn *c) {
   read_queue_close(m->reads);
   rpc_vision_close(m->vision);
   g_ptr_array_set_size(m->vision_waiting, 0);
+  workspace_job_detach(g_steal_pointer(&m->fencing));
   /* Freed in its own close callback: the state goes before the timer is done closing. */
   if (m->roots_timer != NULL)
     uv_close((uv_handle_t *)g_steal_pointer(&m->roots_timer), timer_free_cb);
@@ -288,8 +295,7 @@ static void handle_response(Conn *c, const JsonrpcMessage *msg) {
     log_warning("mcp: roots/list failed (%s); reading from the working directory only",
                 err != NULL ? err : "the client answered an error");
   } else {
-    workspace_unref(m->ws);
-    m->ws = fence((const char *const *)roots);
+    fence(m, (const char *const *)roots);
     g_strfreev(roots);
   }
   if (m->roots_timer != NULL)
@@ -346,7 +352,7 @@ static void handle_read_images(Conn *c, const JsonrpcMessage *msg, JsonNode *arg
     reply_result(c, msg->id, result);
     return;
   }
-  if (!m->roots_pending) {
+  if (fence_ready(m)) {
     vision_start(c, msg->id, &params);
     return;
   }

@@ -1,8 +1,6 @@
 #include "daemon/rpc.h"
 
-#include <errno.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <glib.h>
 #include <json-glib/json-glib.h>
@@ -12,13 +10,22 @@
 #include "daemon/request.h"
 #include "daemon/rpc-vision.h"
 #include "daemon/readers/workspace.h"
+#include "daemon/workspace-job.h"
 #include "ipc/initialize-params.h"
 #include "ipc/initialize-result.h"
 #include "ipc/jsonrpc.h"
 #include "ipc/read-params.h"
 
+/* An initialize whose workspace is being built on the pool: the lines after it wait. */
+typedef struct {
+  Conn *conn;
+  JsonNode *id, *params; /* copies */
+  WorkspaceJob *job;
+} Initializing;
+
 typedef struct {
   Workspace *ws; /* from initialize; NULL until then */
+  Initializing *init;
   ReadQueue *reads;
   RpcVision *vision; /* readImages */
   bool shutdown_received;
@@ -38,9 +45,22 @@ static void *rpc_new_state(Conn *c) {
   return r;
 }
 
+static void initializing_free(Initializing *in) {
+  if (in == NULL)
+    return;
+  json_node_unref(in->id);
+  if (in->params != NULL)
+    json_node_unref(in->params);
+  g_free(in);
+}
+
 static void rpc_free_state(void *state) {
   Rpc *r = state;
 
+  if (r->init != NULL) {
+    workspace_job_detach(r->init->job);
+    initializing_free(r->init);
+  }
   read_queue_free(r->reads);
   rpc_vision_free(r->vision);
   workspace_unref(r->ws);
@@ -76,46 +96,57 @@ static void rpc_progress(Conn *c) {
   read_queue_start(r->reads, r->ws);
 }
 
+/* Busy while an initialize is under way: a read sent right after it must meet its workspace. */
 static bool rpc_busy(Conn *c) {
-  return read_queue_busy(rpc_of(c)->reads);
+  return rpc_of(c)->init != NULL || read_queue_busy(rpc_of(c)->reads);
 }
 
 static bool rpc_idle(Conn *c) {
-  return read_queue_idle(rpc_of(c)->reads) && rpc_vision_idle(rpc_of(c)->vision);
+  return rpc_of(c)->init == NULL && read_queue_idle(rpc_of(c)->reads) &&
+         rpc_vision_idle(rpc_of(c)->vision);
 }
 
-/* A rootPath must be an existing folder, fence or not: relative paths would otherwise
- * resolve against nothing. One stat(2) on the loop, as a path given once per connection. */
-static int root_path_check(const char *root, char **ret_error) {
-  struct stat st;
+/* The workspace is built: the settings of readImages are taken with it, or neither is. */
+static void initialize_done_cb(void *data, Workspace *ws, char *error) {
+  Initializing *in = data;
+  Conn *c = in->conn;
+  Rpc *r = rpc_of(c);
+  g_autofree char *err = error, *result = NULL;
 
-  if (root == NULL || (stat(root, &st) == 0 && S_ISDIR(st.st_mode)))
-    return 0;
-  *ret_error = g_strdup_printf("rootPath %s is not a folder", root);
-  return -EINVAL;
+  r->init = NULL;
+  if (ws == NULL || rpc_vision_initialize(r->vision, in->params, &err) < 0) {
+    workspace_unref(ws);
+    reply_error(c, in->id, JSONRPC_INVALID_PARAMS, err);
+  } else {
+    /* Requests already running keep the workspace they started with. */
+    workspace_unref(r->ws);
+    r->ws = ws;
+    result = initialize_result_json();
+    reply_result(c, in->id, result);
+  }
+  initializing_free(in);
+  conn_progress(c);
 }
 
+/* Checks the parameters on the loop; the root is resolved on the pool (workspace-job.h). */
 static void handle_initialize(Conn *c, const JsonrpcMessage *msg) {
-  g_autofree char *result = NULL, *err = NULL;
+  g_autofree char *err = NULL;
   Rpc *r = rpc_of(c);
   InitializeParams p;
-  Workspace *ws = NULL;
+  Initializing *in;
 
-  if (initialize_params_parse(msg->params, &p, &err) < 0 ||
-      root_path_check(p.root_path, &err) < 0 ||
-      workspace_new(p.root_path, p.confine, (const char *const *)p.exclude, &ws, &err) < 0 ||
-      rpc_vision_initialize(r->vision, msg->params, &err) < 0) {
-    workspace_unref(ws);
+  if (initialize_params_parse(msg->params, &p, &err) < 0) {
     reply_error(c, msg->id, JSONRPC_INVALID_PARAMS, err);
-    initialize_params_clear(&p);
     return;
   }
+  in = g_new0(Initializing, 1);
+  in->conn = c;
+  in->id = json_node_copy(msg->id);
+  in->params = msg->params != NULL ? json_node_copy(msg->params) : NULL;
+  r->init = in;
+  in->job = workspace_job_root(conn_loop(c), p.root_path, p.confine,
+                               (const char *const *)p.exclude, initialize_done_cb, in);
   initialize_params_clear(&p);
-  /* Requests already running keep the workspace they started with. */
-  workspace_unref(r->ws);
-  r->ws = ws;
-  result = initialize_result_json();
-  reply_result(c, msg->id, result);
 }
 
 /* Queues a read (len: its message's length), and starts it when the connection may. */
@@ -198,8 +229,14 @@ static void rpc_line(Conn *c, const char *line, size_t len) {
 
 /* Requests in flight go on on the pool; they are detached, so that they free themselves. */
 static void rpc_closing(Conn *c) {
-  read_queue_close(rpc_of(c)->reads);
-  rpc_vision_close(rpc_of(c)->vision);
+  Rpc *r = rpc_of(c);
+
+  read_queue_close(r->reads);
+  rpc_vision_close(r->vision);
+  if (r->init != NULL) {
+    workspace_job_detach(r->init->job);
+    initializing_free(g_steal_pointer(&r->init));
+  }
 }
 
 const ConnHandler rpc_handler = {

@@ -367,6 +367,57 @@ START_TEST(daemon_initialize_root_must_be_folder) {
 }
 END_TEST
 
+/* initialize resolves its root off the loop, yet a read sent right behind it, in the same
+ * write, meets its workspace: the lines after an initialize wait for it. A failed initialize
+ * leaves the workspace before it. */
+START_TEST(daemon_initialize_then_read_one_write) {
+  char *dir_a = g_build_filename(dmn->dir, "root-a", NULL);
+  char *dir_b = g_build_filename(dmn->dir, "root-b", NULL);
+  char *missing = g_build_filename(dmn->dir, "root-missing", NULL);
+  char *fa = rd_write_str(dir_a, "which.txt", "root a\n");
+  char *fb = rd_write_str(dir_b, "which.txt", "root b\n");
+  char *qa = rd_json_quote(dir_a), *qb = rd_json_quote(dir_b), *qm = rd_json_quote(missing);
+  const char *read = "\"method\":\"read\",\"params\":{\"paths\":[\"which.txt\"]}}\n";
+  char *lines = g_strdup_printf(
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"rootPath\":%s}}\n"
+      "{\"jsonrpc\":\"2.0\",\"id\":2,%s"
+      "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"initialize\",\"params\":{\"rootPath\":%s}}\n"
+      "{\"jsonrpc\":\"2.0\",\"id\":4,%s"
+      "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"initialize\",\"params\":{\"rootPath\":%s}}\n"
+      "{\"jsonrpc\":\"2.0\",\"id\":6,%s",
+      qa, read, qb, read, qm, read);
+  const char *want[] = {"root a", "root b", "root b"};
+  RdConn *c = rd_conn_new(dmn->sock);
+
+  rd_conn_send_str(c, lines);
+  for (int k = 0; k < 3; k++) {
+    g_autofree char *init_key = g_strdup_printf("n:%d", 2 * k + 1);
+    g_autofree char *read_key = g_strdup_printf("n:%d", 2 * k + 2);
+    JsonNode *m = rd_conn_wait(c, init_key, RD_TIMEOUT_MS);
+    RdResult *r;
+    char **t;
+
+    ck_assert_int_eq(rd_error_code(m), k < 2 ? 0 : -32602);
+    json_node_unref(m);
+    r = rd_result_new(rd_conn_wait(c, read_key, RD_TIMEOUT_MS));
+    t = rd_text_lines(r, 0);
+    ck_assert_msg(g_str_has_suffix(t[0], want[k]), "read %d: %s", 2 * k + 2, t[0]);
+    g_strfreev(t);
+    rd_result_free(r);
+  }
+  rd_conn_free(c);
+  g_free(lines);
+  g_free(qa);
+  g_free(qb);
+  g_free(qm);
+  g_free(fa);
+  g_free(fb);
+  g_free(missing);
+  g_free(dir_b);
+  g_free(dir_a);
+}
+END_TEST
+
 /* A client that sends its requests and then shuts down its writing side (nc -N, socat) gets
  * every answer, a last line without a newline included, then the daemon closes. */
 START_TEST(daemon_half_close_answers) {
@@ -1553,6 +1604,7 @@ static Suite *daemon_suite(void) {
   tcase_add_test(tc, daemon_initialize);
   tcase_add_test(tc, daemon_initialize_root_must_be_folder);
   tcase_add_test(tc, daemon_pipelining);
+  tcase_add_test(tc, daemon_initialize_then_read_one_write);
   tcase_add_test(tc, daemon_concurrent_clients);
   tcase_add_test(tc, daemon_bad_json);
   tcase_add_test(tc, daemon_half_close_answers);

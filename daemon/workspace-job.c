@@ -1,0 +1,112 @@
+#include "daemon/workspace-job.h"
+
+#include <sys/stat.h>
+
+#include <glib.h>
+
+#include "daemon/log.h"
+
+struct WorkspaceJob {
+  uv_work_t work;
+  bool many;      /* MCP's fence over roots; else initialize's one root */
+  char *root;     /* initialize: rootPath, or NULL */
+  char **roots;   /* MCP: the client's roots, or NULL for the working directory */
+  bool confine;   /* initialize's confineToRoot */
+  char **exclude; /* NULL-terminated, or NULL */
+  Workspace *ws;
+  char *error;
+  WorkspaceJobCb cb; /* NULL once detached */
+  void *data;
+};
+
+static void build_root(WorkspaceJob *j) {
+  struct stat st;
+
+  if (j->root != NULL && (stat(j->root, &st) != 0 || !S_ISDIR(st.st_mode))) {
+    j->error = g_strdup_printf("rootPath %s is not a folder", j->root);
+    return;
+  }
+  if (workspace_new(j->root, j->confine, (const char *const *)j->exclude, &j->ws, &j->error) < 0)
+    j->ws = NULL;
+}
+
+static void build_fence(WorkspaceJob *j) {
+  g_autofree char *cwd = g_get_current_dir();
+  const char *const here[] = {cwd, NULL};
+  g_autoptr(GPtrArray) ok = g_ptr_array_new();
+
+  for (size_t i = 0; j->roots != NULL && j->roots[i] != NULL; i++) {
+    if (g_file_test(j->roots[i], G_FILE_TEST_IS_DIR))
+      g_ptr_array_add(ok, j->roots[i]);
+    else
+      log_warning("mcp: the root %s is not a folder: files under it are not read", j->roots[i]);
+  }
+  g_ptr_array_add(ok, NULL);
+  if (j->roots != NULL && ok->len == 1)
+    log_warning("mcp: no root is a folder: no file will be read");
+  if (workspace_new_roots(j->roots != NULL ? (const char *const *)ok->pdata : here, true,
+                          (const char *const *)j->exclude, &j->ws, &j->error) < 0)
+    j->ws = NULL;
+}
+
+static void work_cb(uv_work_t *w) {
+  WorkspaceJob *j = w->data;
+
+  if (j->many)
+    build_fence(j);
+  else
+    build_root(j);
+}
+
+static void after_cb(uv_work_t *w, int status) {
+  WorkspaceJob *j = w->data;
+
+  if (status != 0 && j->ws == NULL && j->error == NULL)
+    j->error = g_strdup(uv_strerror(status));
+  if (j->cb != NULL) {
+    j->cb(j->data, g_steal_pointer(&j->ws), g_steal_pointer(&j->error));
+  } else {
+    workspace_unref(j->ws);
+    g_free(j->error);
+  }
+  g_free(j->root);
+  g_strfreev(j->roots);
+  g_strfreev(j->exclude);
+  g_free(j);
+}
+
+static WorkspaceJob *job_start(uv_loop_t *loop, WorkspaceJob *j) {
+  j->work.data = j;
+  /* Fails only without a work callback. */
+  (void)uv_queue_work(loop, &j->work, work_cb, after_cb);
+  return j;
+}
+
+WorkspaceJob *workspace_job_root(uv_loop_t *loop, const char *root, bool confine,
+                                 const char *const *exclude, WorkspaceJobCb cb, void *data) {
+  WorkspaceJob *j = g_new0(WorkspaceJob, 1);
+
+  j->root = g_strdup(root);
+  j->confine = confine;
+  j->exclude = g_strdupv((char **)exclude);
+  j->cb = cb;
+  j->data = data;
+  return job_start(loop, j);
+}
+
+WorkspaceJob *workspace_job_roots(uv_loop_t *loop, const char *const *roots,
+                                  const char *const *exclude, WorkspaceJobCb cb, void *data) {
+  WorkspaceJob *j = g_new0(WorkspaceJob, 1);
+
+  j->many = true;
+  j->roots = g_strdupv((char **)roots);
+  j->exclude = g_strdupv((char **)exclude);
+  j->cb = cb;
+  j->data = data;
+  return job_start(loop, j);
+}
+
+void workspace_job_detach(WorkspaceJob *j) {
+  if (j != NULL)
+    j->cb = NULL;
+}
