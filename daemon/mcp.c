@@ -40,6 +40,7 @@ typedef struct {
   ReadQueue *reads;
   Workspace *ws;           /* the fence reads start in */
   WorkspaceJob *fencing;   /* the fence being built on the pool: reads wait */
+  ReplyParse *parsing;     /* a long line being parsed on the pool: the lines after it wait */
   bool client_roots;       /* the client offers roots/list */
   int64_t budget;          /* tokens of a read_files call that names none (by client) */
   bool roots_pending;      /* roots/list asked, not answered: reads wait */
@@ -194,6 +195,7 @@ static void mcp_free_state(void *state) {
   Mcp *m = state;
 
   workspace_job_detach(m->fencing);
+  reply_parse_detach(m->parsing);
   read_queue_free(m->reads);
   rpc_vision_free(m->vision);
   g_ptr_array_free(m->vision_waiting, TRUE);
@@ -220,12 +222,12 @@ static void mcp_progress(Conn *c) {
 }
 
 static bool mcp_busy(Conn *c) {
-  return read_queue_busy(mcp_of(c)->reads);
+  return mcp_of(c)->parsing != NULL || read_queue_busy(mcp_of(c)->reads);
 }
 
 static bool mcp_idle(Conn *c) {
-  return read_queue_idle(mcp_of(c)->reads) && rpc_vision_idle(mcp_of(c)->vision) &&
-         mcp_of(c)->vision_waiting->len == 0;
+  return mcp_of(c)->parsing == NULL && read_queue_idle(mcp_of(c)->reads) &&
+         rpc_vision_idle(mcp_of(c)->vision) && mcp_of(c)->vision_waiting->len == 0;
 }
 
 static void timer_free_cb(uv_handle_t *h) {
@@ -239,6 +241,7 @@ static void mcp_closing(Conn *c) {
   rpc_vision_close(m->vision);
   g_ptr_array_set_size(m->vision_waiting, 0);
   workspace_job_detach(g_steal_pointer(&m->fencing));
+  reply_parse_detach(g_steal_pointer(&m->parsing));
   /* Freed in its own close callback: the state goes before the timer is done closing. */
   if (m->roots_timer != NULL)
     uv_close((uv_handle_t *)g_steal_pointer(&m->roots_timer), timer_free_cb);
@@ -461,8 +464,12 @@ static const ReplyDispatch mcp_dispatch = {
     .response = handle_response,
 };
 
+static void mcp_parsed(Conn *c) {
+  mcp_of(c)->parsing = NULL;
+}
+
 static void mcp_line(Conn *c, const char *line, size_t len) {
-  reply_dispatch(c, line, len, &mcp_dispatch);
+  mcp_of(c)->parsing = reply_dispatch_line(c, line, len, &mcp_dispatch, mcp_parsed);
 }
 
 const ConnHandler mcp_handler = {

@@ -27,23 +27,89 @@ void reply_oversized(Conn *c) {
   reply_error(c, NULL, JSONRPC_INVALID_REQUEST, text);
 }
 
+/* Hands a parsed line (r from jsonrpc_parse) to d, or answers its error. */
+static void dispatch(Conn *c, int r, const JsonrpcMessage *msg, JsonNode *id, const char *err,
+                     size_t len, const ReplyDispatch *d) {
+  if (r < 0)
+    reply_error(c, id, r, err);
+  else if (msg->kind == JSONRPC_KIND_REQUEST)
+    d->request(c, msg, len);
+  else if (msg->kind == JSONRPC_KIND_NOTIFICATION)
+    d->notification(c, msg);
+  else if (d->response != NULL)
+    d->response(c, msg);
+}
+
 void reply_dispatch(Conn *c, const char *line, size_t len, const ReplyDispatch *d) {
   JsonrpcMessage msg = {0};
   JsonNode *id = NULL;
   g_autofree char *err = NULL;
   int r = jsonrpc_parse(line, len, &msg, &id, &err);
 
-  if (r < 0) {
-    reply_error(c, id, r, err);
-    if (id != NULL)
-      json_node_unref(id);
-    return;
-  }
-  if (msg.kind == JSONRPC_KIND_REQUEST)
-    d->request(c, &msg, len);
-  else if (msg.kind == JSONRPC_KIND_NOTIFICATION)
-    d->notification(c, &msg);
-  else if (d->response != NULL)
-    d->response(c, &msg);
+  dispatch(c, r, &msg, id, err, len, d);
+  if (id != NULL)
+    json_node_unref(id);
   jsonrpc_message_clear(&msg);
+}
+
+struct ReplyParse {
+  uv_work_t work;
+  Conn *c; /* NULL once detached */
+  const ReplyDispatch *d;
+  void (*parsed)(Conn *c);
+  char *line;
+  size_t len;
+  int status; /* jsonrpc_parse()'s */
+  JsonrpcMessage msg;
+  JsonNode *id;
+  char *err;
+};
+
+static void parse_work_cb(uv_work_t *w) {
+  ReplyParse *p = w->data;
+
+  p->status = jsonrpc_parse(p->line, p->len, &p->msg, &p->id, &p->err);
+}
+
+static void parse_after_cb(uv_work_t *w, int status) {
+  ReplyParse *p = w->data;
+  Conn *c = p->c;
+
+  (void)status; /* never cancelled */
+  if (c != NULL) {
+    p->parsed(c);
+    dispatch(c, p->status, &p->msg, p->id, p->err, p->len, p->d);
+    conn_progress(c);
+  }
+  if (p->id != NULL)
+    json_node_unref(p->id);
+  jsonrpc_message_clear(&p->msg);
+  g_free(p->err);
+  g_free(p->line);
+  g_free(p);
+}
+
+ReplyParse *reply_dispatch_line(Conn *c, const char *line, size_t len, const ReplyDispatch *d,
+                                void (*parsed)(Conn *c)) {
+  ReplyParse *p;
+
+  if (len < REPLY_POOL_LINE) {
+    reply_dispatch(c, line, len, d);
+    return NULL;
+  }
+  p = g_new0(ReplyParse, 1);
+  p->work.data = p;
+  p->c = c;
+  p->d = d;
+  p->parsed = parsed;
+  p->line = g_memdup2(line, len);
+  p->len = len;
+  /* Fails only without a work callback. */
+  (void)uv_queue_work(conn_loop(c), &p->work, parse_work_cb, parse_after_cb);
+  return p;
+}
+
+void reply_parse_detach(ReplyParse *p) {
+  if (p != NULL)
+    p->c = NULL;
 }

@@ -26,6 +26,7 @@ typedef struct {
 typedef struct {
   Workspace *ws; /* from initialize; NULL until then */
   Initializing *init;
+  ReplyParse *parsing; /* a long line being parsed on the pool: the lines after it wait */
   ReadQueue *reads;
   RpcVision *vision; /* readImages */
   bool shutdown_received;
@@ -61,6 +62,7 @@ static void rpc_free_state(void *state) {
     workspace_job_detach(r->init->job);
     initializing_free(r->init);
   }
+  reply_parse_detach(r->parsing);
   read_queue_free(r->reads);
   rpc_vision_free(r->vision);
   workspace_unref(r->ws);
@@ -96,14 +98,19 @@ static void rpc_progress(Conn *c) {
   read_queue_start(r->reads, r->ws);
 }
 
-/* Busy while an initialize is under way: a read sent right after it must meet its workspace. */
+/* Busy while a line is parsed or an initialize is under way: a read sent right after an
+ * initialize must meet its workspace, and requests are taken in order. */
 static bool rpc_busy(Conn *c) {
-  return rpc_of(c)->init != NULL || read_queue_busy(rpc_of(c)->reads);
+  Rpc *r = rpc_of(c);
+
+  return r->parsing != NULL || r->init != NULL || read_queue_busy(r->reads);
 }
 
 static bool rpc_idle(Conn *c) {
-  return rpc_of(c)->init == NULL && read_queue_idle(rpc_of(c)->reads) &&
-         rpc_vision_idle(rpc_of(c)->vision);
+  Rpc *r = rpc_of(c);
+
+  return r->parsing == NULL && r->init == NULL && read_queue_idle(r->reads) &&
+         rpc_vision_idle(r->vision);
 }
 
 /* The workspace is built: the settings of readImages are taken with it, or neither is. */
@@ -223,8 +230,12 @@ static const ReplyDispatch rpc_dispatch = {
     .notification = handle_notification,
 };
 
+static void rpc_parsed(Conn *c) {
+  rpc_of(c)->parsing = NULL;
+}
+
 static void rpc_line(Conn *c, const char *line, size_t len) {
-  reply_dispatch(c, line, len, &rpc_dispatch);
+  rpc_of(c)->parsing = reply_dispatch_line(c, line, len, &rpc_dispatch, rpc_parsed);
 }
 
 /* Requests in flight go on on the pool; they are detached, so that they free themselves. */
@@ -233,6 +244,7 @@ static void rpc_closing(Conn *c) {
 
   read_queue_close(r->reads);
   rpc_vision_close(r->vision);
+  reply_parse_detach(g_steal_pointer(&r->parsing));
   if (r->init != NULL) {
     workspace_job_detach(r->init->job);
     initializing_free(g_steal_pointer(&r->init));

@@ -418,6 +418,55 @@ START_TEST(daemon_initialize_then_read_one_write) {
 }
 END_TEST
 
+/* A line of 16 KiB or more is parsed on the pool; the lines after it wait for it, so that
+ * requests are still taken in order: a long initialize's root is met by the read right behind
+ * it, and a cancellation right behind a long read finds it. */
+START_TEST(daemon_long_lines_keep_order) {
+  char *dir = g_build_filename(dmn->dir, "long-root", NULL);
+  char *file = rd_write_str(dir, "which.txt", "long root\n");
+  char *q = rd_json_quote(dir);
+  g_autoptr(GString) exclude = g_string_new(NULL);
+  g_autoptr(GString) paths = g_string_new(NULL);
+  char *lines;
+  RdConn *c = rd_conn_new(dmn->sock);
+  JsonNode *m;
+  RdResult *r;
+  char **t;
+
+  for (int i = 0; i < 1000; i++)
+    g_string_append_printf(exclude, "%s\"no-such-name-%04d.*\"", i > 0 ? "," : "", i);
+  for (int i = 0; i < 1500; i++)
+    g_string_append_printf(paths, "%s\"which.txt\"", i > 0 ? "," : "");
+  lines = g_strdup_printf(
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"rootPath\":%s,"
+      "\"exclude\":[%s]}}\n"
+      "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"read\",\"params\":{\"paths\":[\"which.txt\"]}}\n"
+      "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"read\",\"params\":{\"paths\":[%s]}}\n"
+      "{\"jsonrpc\":\"2.0\",\"method\":\"$/cancelRequest\",\"params\":{\"id\":3}}\n",
+      q, exclude->str, paths->str);
+  ck_assert_uint_ge(exclude->len, 16 * 1024);
+  ck_assert_uint_ge(paths->len, 16 * 1024);
+  rd_conn_send_str(c, lines);
+  m = rd_conn_wait(c, "n:1", RD_TIMEOUT_MS);
+  ck_assert_int_eq(rd_error_code(m), 0);
+  json_node_unref(m);
+  r = rd_result_new(rd_conn_wait(c, "n:2", RD_TIMEOUT_MS));
+  t = rd_text_lines(r, 0);
+  ck_assert_msg(t[0] != NULL && g_str_has_suffix(t[0], "long root"), "read 2: %s", t[0]);
+  g_strfreev(t);
+  rd_result_free(r);
+  m = rd_conn_wait(c, "n:3", RD_TIMEOUT_MS);
+  assert_error(m, -32800, "n:3");
+  json_node_unref(m);
+  assert_serves(c);
+  rd_conn_free(c);
+  g_free(lines);
+  g_free(q);
+  g_free(file);
+  g_free(dir);
+}
+END_TEST
+
 /* A client that sends its requests and then shuts down its writing side (nc -N, socat) gets
  * every answer, a last line without a newline included, then the daemon closes. */
 START_TEST(daemon_half_close_answers) {
@@ -1605,6 +1654,7 @@ static Suite *daemon_suite(void) {
   tcase_add_test(tc, daemon_initialize_root_must_be_folder);
   tcase_add_test(tc, daemon_pipelining);
   tcase_add_test(tc, daemon_initialize_then_read_one_write);
+  tcase_add_test(tc, daemon_long_lines_keep_order);
   tcase_add_test(tc, daemon_concurrent_clients);
   tcase_add_test(tc, daemon_bad_json);
   tcase_add_test(tc, daemon_half_close_answers);
