@@ -95,14 +95,18 @@ static void call_free(void *data) {
   g_free(call);
 }
 
-/* The fence is built: reads start in it. One that could not be built (a race with the
- * folders' removal) leaves reads unfenced, as before it was asked. */
+/* The fence is built: reads start in it. The job fails closed (workspace-job.h); should it
+ * still bring no fence, reads meet one over no folder, never none. */
 static void fence_done_cb(void *data, Workspace *ws, char *error) {
   Mcp *m = data;
+  const char *const none[] = {NULL};
 
   m->fencing = NULL;
-  if (ws == NULL)
-    log_error("mcp: %s", error);
+  if (ws == NULL) {
+    log_error("mcp: %s: no file will be read", error);
+    /* Over no root, with no pattern: no I/O, cannot fail. */
+    (void)workspace_new_roots(none, true, NULL, &ws, &error);
+  }
   g_free(error);
   workspace_unref(m->ws);
   m->ws = ws;

@@ -1,6 +1,8 @@
 #include "daemon/workspace-job.h"
 
+#include <errno.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <glib.h>
 
@@ -30,23 +32,34 @@ static void build_root(WorkspaceJob *j) {
     j->ws = NULL;
 }
 
+/* The fence over the client's roots (or the working directory). It fails closed: a working
+ * directory that is gone (getcwd fails; GLib would answer "/") or a root removed while it was
+ * resolved leaves a fence over no folder at all, in which nothing is read. */
 static void build_fence(WorkspaceJob *j) {
-  g_autofree char *cwd = g_get_current_dir();
-  const char *const here[] = {cwd, NULL};
+  g_autofree char *cwd = j->roots == NULL ? getcwd(NULL, 0) : NULL;
+  const char *const none[] = {NULL};
   g_autoptr(GPtrArray) ok = g_ptr_array_new();
 
+  if (j->roots == NULL && cwd == NULL)
+    log_warning("mcp: the working directory is gone (%s): no file will be read", g_strerror(errno));
   for (size_t i = 0; j->roots != NULL && j->roots[i] != NULL; i++) {
     if (g_file_test(j->roots[i], G_FILE_TEST_IS_DIR))
       g_ptr_array_add(ok, j->roots[i]);
     else
       log_warning("mcp: the root %s is not a folder: files under it are not read", j->roots[i]);
   }
+  if (cwd != NULL)
+    g_ptr_array_add(ok, cwd);
   g_ptr_array_add(ok, NULL);
   if (j->roots != NULL && ok->len == 1)
     log_warning("mcp: no root is a folder: no file will be read");
-  if (workspace_new_roots(j->roots != NULL ? (const char *const *)ok->pdata : here, true,
-                          (const char *const *)j->exclude, &j->ws, &j->error) < 0)
-    j->ws = NULL;
+  if (workspace_new_roots((const char *const *)ok->pdata, true, (const char *const *)j->exclude,
+                          &j->ws, &j->error) == 0)
+    return;
+  log_warning("mcp: %s: no file will be read", j->error);
+  g_clear_pointer(&j->error, g_free);
+  /* Over no root, with no pattern to parse, this cannot fail. */
+  (void)workspace_new_roots(none, true, NULL, &j->ws, &j->error);
 }
 
 static void work_cb(uv_work_t *w) {

@@ -55,10 +55,11 @@ after(() => {
 
 // Starts `readerd mcp ARGS` and connects an SDK client to it. `stderr` collects the server's log
 // so that a failure can show it. The answers of big reads pass the SDK's 10 MiB default buffer.
-async function connect({ args = [], cwd = tmp, capabilities = {}, onRootsList } = {}) {
+// `shell`, when given, runs before the server in the same process (`sh -c 'SHELL; exec readerd mcp'`).
+async function connect({ args = [], cwd = tmp, capabilities = {}, onRootsList, shell } = {}) {
   const transport = new StdioClientTransport({
-    command: READERD,
-    args: ['mcp', ...args],
+    command: shell ? '/bin/sh' : READERD,
+    args: shell ? ['-c', `${shell}; exec "$0" mcp "$@"`, READERD, ...args] : ['mcp', ...args],
     cwd,
     env: { ...process.env },
     stderr: 'pipe',
@@ -588,6 +589,21 @@ describe('fence (bad roots)', () => {
       assert.equal(c[0].attrs.code, 'ACCESS_DENIED');
       assert.equal(c[1].attrs.code, 'ACCESS_DENIED');
       assert.match(s.log(), /not a folder/);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('fence_cwd_gone: a working directory removed before the server starts fences in no folder, never "/"', async () => {
+    const gone = fs.mkdtempSync(path.join(os.tmpdir(), 'readerd-mcp-gone-'));
+    const s = await connect({ cwd: gone, shell: `rmdir '${gone}'` });
+    try {
+      assert.equal(fs.existsSync(gone), false);
+      const r = await within(read(s.client, { paths: [path.join(tmp, 'hello.txt'), '/etc/hostname'] }), 5000, 'answer');
+      const c = r.content.map((x) => contentOf(x.text));
+      assert.equal(c[0].attrs.code, 'ACCESS_DENIED');
+      assert.equal(c[1].attrs.code, 'ACCESS_DENIED');
+      assert.match(s.log(), /working directory is gone/);
     } finally {
       await s.close();
     }
