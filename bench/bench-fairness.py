@@ -10,8 +10,10 @@ connection:
 2. while another process runs `cat` of the same N files in a loop (the floor: the same load on
    the machine, without sharing readerd),
 3. while another client reads the N files from readerd in a loop (the case the scheduler is for),
-4. while 10 clients each send a read of the N files and never read their answers,
-5. while one client has 32 slow PDFs in flight and another 32 costly SVGs to render (`render`),
+4. while a client sends 4 MB request lines in a loop, each refused (-32601) once parsed: a
+   line's parse must not hold the others,
+5. while 10 clients each send a read of the N files and never read their answers,
+6. while one client has 32 slow PDFs in flight and another 32 costly SVGs to render (`render`),
 and the N-file read alone against `cat` of the same files, so that fairness is not bought with
 throughput. The loads run in processes of their own, so that this script's measuring is not
 slowed by them. The one-file reads, the big reader and the big read alone go through
@@ -44,6 +46,21 @@ def stalled_clients(sock, files, n):
         s.sendall(line)
         out.append(s)
     return out
+
+
+def long_lines_loop(sock, stop, n=100000):
+    """A client that sends, one after the other, 4 MB request lines (a method that does not
+    exist, with n paths as params) and reads each -32601: the cost is all in parsing the line."""
+    pad = ['/usr/share/go-1.19/src/net/http/%06d-absent.go' % i for i in range(n)]
+    line = json.dumps({'jsonrpc': '2.0', 'id': 1, 'method': 'no_such_method', 'params': {'paths': pad}}).encode() + b'\n'
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(sock)
+    f = s.makefile('rb')
+    while not stop.is_set():
+        s.sendall(line)
+        if b'-32601' not in f.readline():
+            sys.exit('the long line was not refused with -32601')
+    s.close()
 
 
 def slow_pdf(path, ops=1500000):
@@ -159,6 +176,7 @@ def main():
         idle = one()
         with_cat = under_load(cat_loop, (files,), one)
         with_big = under_client_load([client, 'loop', sock, listing], one)
+        with_long = under_load(long_lines_loop, (sock,), one)
         stalled = stalled_clients(sock, files, 10)
         time.sleep(1.0)
         with_stalled = one()
@@ -194,6 +212,7 @@ def main():
     print(row('idle', idle))
     print(row('`cat` of the %d files in a loop (floor)' % len(files), with_cat))
     print(row('another client reading the %d files in a loop' % len(files), with_big))
+    print(row('a client sending 4 MB lines in a loop (each -32601)', with_long))
     print(row('10 clients that never read their %d-file answers' % len(files), with_stalled))
     if with_hostile is not None:
         print(row('32 slow PDFs and 32 costly SVG renders in flight', with_hostile))
