@@ -14,6 +14,7 @@
 #include "daemon/log.h"
 #include "daemon/pdf/pdf.h"
 #include "daemon/pdf/worker/pdf-worker.h"
+#include "daemon/pool-gate.h"
 #include "daemon/readers/detect.h"
 #include "daemon/scheduler.h"
 #include "daemon/vision/http.h"
@@ -40,6 +41,7 @@ static void reopen_std_fds(void) {
 }
 
 int main(int argc, char **argv) {
+  char pool[16];
   int r;
 
   reopen_std_fds();
@@ -61,10 +63,11 @@ int main(int argc, char **argv) {
   if (strcmp(argv[1], PDF_WORKER_COMMAND) == 0)
     pdf_worker_main();
   pdf_set_worker_path("/proc/self/exe");
-  /* libuv's pool defaults to 4 threads. The scheduler (scheduler.h) runs at most READERD_POOL_SIZE
-   * lanes and blocking jobs at once, each with a thread of its own: text reads never wait for a
-   * thread held by a slow PDF. The variable is read when the pool starts. */
-  setenv("UV_THREADPOOL_SIZE", G_STRINGIFY(READERD_POOL_SIZE), 0);
+  /* libuv's pool defaults to 4 threads. Every lane and blocking job the scheduler (scheduler.h)
+   * runs, and every gated job (pool-gate.h), has a thread of its own: text reads never wait for
+   * a thread held by a slow PDF or a hung mount. The variable is read when the pool starts. */
+  g_snprintf(pool, sizeof(pool), "%u", pool_threads());
+  setenv("UV_THREADPOOL_SIZE", pool, 0);
   /* A client that goes away must not kill the daemon: writes then fail with EPIPE. */
   signal(SIGPIPE, SIG_IGN);
   log_init_from_env();

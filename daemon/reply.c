@@ -4,6 +4,7 @@
 
 #include <glib.h>
 
+#include "daemon/pool-gate.h"
 #include "ipc/frame.h"
 
 void reply_error(Conn *c, JsonNode *id, int code, const char *message) {
@@ -52,8 +53,10 @@ void reply_dispatch(Conn *c, const char *line, size_t len, const ReplyDispatch *
   jsonrpc_message_clear(&msg);
 }
 
+static PoolGate parse_gate = POOL_GATE_INIT(POOL_GATE_PARSE_SLOTS);
+
 struct ReplyParse {
-  uv_work_t work;
+  PoolGateJob job;
   Conn *c; /* NULL once detached */
   const ReplyDispatch *d;
   void (*parsed)(Conn *c);
@@ -71,6 +74,15 @@ static void parse_work_cb(uv_work_t *w) {
   p->status = jsonrpc_parse(p->line, p->len, &p->msg, &p->id, &p->err);
 }
 
+static void parse_free(ReplyParse *p) {
+  if (p->id != NULL)
+    json_node_unref(p->id);
+  jsonrpc_message_clear(&p->msg);
+  g_free(p->err);
+  g_free(p->line);
+  g_free(p);
+}
+
 static void parse_after_cb(uv_work_t *w, int status) {
   ReplyParse *p = w->data;
   Conn *c = p->c;
@@ -81,12 +93,7 @@ static void parse_after_cb(uv_work_t *w, int status) {
     dispatch(c, p->status, &p->msg, p->id, p->err, p->len, p->d);
     conn_progress(c);
   }
-  if (p->id != NULL)
-    json_node_unref(p->id);
-  jsonrpc_message_clear(&p->msg);
-  g_free(p->err);
-  g_free(p->line);
-  g_free(p);
+  parse_free(p);
 }
 
 ReplyParse *reply_dispatch_line(Conn *c, const char *line, size_t len, const ReplyDispatch *d,
@@ -98,18 +105,21 @@ ReplyParse *reply_dispatch_line(Conn *c, const char *line, size_t len, const Rep
     return NULL;
   }
   p = g_new0(ReplyParse, 1);
-  p->work.data = p;
+  p->job.work.data = p;
   p->c = c;
   p->d = d;
   p->parsed = parsed;
   p->line = g_memdup2(line, len);
   p->len = len;
-  /* Fails only without a work callback. */
-  (void)uv_queue_work(conn_loop(c), &p->work, parse_work_cb, parse_after_cb);
+  pool_gate_queue(&parse_gate, conn_loop(c), &p->job, parse_work_cb, parse_after_cb);
   return p;
 }
 
 void reply_parse_detach(ReplyParse *p) {
-  if (p != NULL)
+  if (p == NULL)
+    return;
+  if (pool_gate_withdraw(&p->job))
+    parse_free(p); /* never started: nothing will come back */
+  else
     p->c = NULL;
 }

@@ -40,11 +40,12 @@ typedef struct ReplyParse ReplyParse;
 /* reply_dispatch(), with a line of REPLY_POOL_LINE bytes or more parsed on the pool: returns the
  * job; later, on the loop, parsed(c) is called (the handler forgets the job), the message is
  * dispatched and the connection moved on (conn_progress). Meanwhile the handler holds the lines
- * after it: its busy() says true while it has the job. A shorter line is dispatched at once, and
- * NULL returned. The line is copied. */
+ * after it: its busy() says true while it has the job. At most 2 long lines are parsed at once,
+ * daemon-wide (pool-gate.h); the others wait their turn. A shorter line is dispatched at once,
+ * and NULL returned. The line is copied. */
 ReplyParse *reply_dispatch_line(Conn *c, const char *line, size_t len, const ReplyDispatch *d,
                                 void (*parsed)(Conn *c));
 
-/* Nothing will be dispatched (the connection is closing): the job frees itself once the pool is
- * done with it. NULL is fine. */
+/* Nothing will be dispatched (the connection is closing): a job still waiting for its turn is
+ * freed now, one being parsed frees itself once the pool is done with it. NULL is fine. */
 void reply_parse_detach(ReplyParse *p);

@@ -23,8 +23,8 @@ typedef enum {
   SCHEDULER_N_CLASSES,
 } SchedulerClass;
 
-/* Blocking jobs running at once; the pool has READERD_POOL_SIZE threads, at least lanes plus
- * these. */
+/* Blocking jobs running at once; the pool has a thread for each, and for each lane
+ * (pool_threads(), pool-gate.h). */
 #define SCHEDULER_BLOCKING_MAX 8
 /* Lanes past the CPU count that requests without any lane may take at once. */
 #define SCHEDULER_LANES_EXPRESS 6
@@ -32,8 +32,6 @@ typedef enum {
  * the shared lanes are one fewer than the CPUs, so that a small request's work and the loop
  * find a core free; a request alone gets every CPU again after it. */
 #define SCHEDULER_COMPANY_US (250 * 1000)
-/* Threads of libuv's pool that readerd asks for: every lane and blocking job has a thread. */
-#define READERD_POOL_SIZE 16
 
 typedef struct SchedulerTask SchedulerTask;
 

@@ -7,9 +7,12 @@
 #include <glib.h>
 
 #include "daemon/log.h"
+#include "daemon/pool-gate.h"
+
+static PoolGate workspace_gate = POOL_GATE_INIT(POOL_GATE_WORKSPACE_SLOTS);
 
 struct WorkspaceJob {
-  uv_work_t work;
+  PoolGateJob job;
   bool many;      /* MCP's fence over roots; else initialize's one root */
   char *root;     /* initialize: rootPath, or NULL */
   char **roots;   /* MCP: the client's roots, or NULL for the working directory */
@@ -71,27 +74,28 @@ static void work_cb(uv_work_t *w) {
     build_root(j);
 }
 
-static void after_cb(uv_work_t *w, int status) {
-  WorkspaceJob *j = w->data;
-
-  if (status != 0 && j->ws == NULL && j->error == NULL)
-    j->error = g_strdup(uv_strerror(status));
-  if (j->cb != NULL) {
-    j->cb(j->data, g_steal_pointer(&j->ws), g_steal_pointer(&j->error));
-  } else {
-    workspace_unref(j->ws);
-    g_free(j->error);
-  }
+static void job_free(WorkspaceJob *j) {
+  workspace_unref(j->ws);
+  g_free(j->error);
   g_free(j->root);
   g_strfreev(j->roots);
   g_strfreev(j->exclude);
   g_free(j);
 }
 
+static void after_cb(uv_work_t *w, int status) {
+  WorkspaceJob *j = w->data;
+
+  if (status != 0 && j->ws == NULL && j->error == NULL)
+    j->error = g_strdup(uv_strerror(status));
+  if (j->cb != NULL)
+    j->cb(j->data, g_steal_pointer(&j->ws), g_steal_pointer(&j->error));
+  job_free(j);
+}
+
 static WorkspaceJob *job_start(uv_loop_t *loop, WorkspaceJob *j) {
-  j->work.data = j;
-  /* Fails only without a work callback. */
-  (void)uv_queue_work(loop, &j->work, work_cb, after_cb);
+  j->job.work.data = j;
+  pool_gate_queue(&workspace_gate, loop, &j->job, work_cb, after_cb);
   return j;
 }
 
@@ -120,6 +124,10 @@ WorkspaceJob *workspace_job_roots(uv_loop_t *loop, const char *const *roots,
 }
 
 void workspace_job_detach(WorkspaceJob *j) {
-  if (j != NULL)
+  if (j == NULL)
+    return;
+  if (pool_gate_withdraw(&j->job))
+    job_free(j); /* never started */
+  else
     j->cb = NULL;
 }

@@ -29,6 +29,7 @@ WorkspaceJob *workspace_job_root(uv_loop_t *loop, const char *root, bool confine
 WorkspaceJob *workspace_job_roots(uv_loop_t *loop, const char *const *roots,
                                   const char *const *exclude, WorkspaceJobCb cb, void *data);
 
-/* The callback will not be called (the connection is going, or a newer job replaces this one);
- * the job frees itself and what it built once the pool is done with it. */
+/* The callback will not be called (the connection is going, or a newer job replaces this one):
+ * a job still waiting for its turn (at most 2 are built at once, daemon-wide: pool-gate.h) is
+ * freed now, one being built frees itself and what it built once the pool is done with it. */
 void workspace_job_detach(WorkspaceJob *j);

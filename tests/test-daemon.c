@@ -467,6 +467,59 @@ START_TEST(daemon_long_lines_keep_order) {
 }
 END_TEST
 
+/* Clients that go while a long line of theirs is parsed on the pool. One that closes after
+ * sending it is still answered (into the void: the daemon answers what it received). One whose
+ * earlier answer fails to be written (the peer is gone) is closed while the parse runs: its
+ * outcome finds no connection and is dropped (under the sanitizers: no use after free, no
+ * leak). One that shuts down its writing side after a long line gets that line's answer. */
+START_TEST(daemon_long_line_client_goes) {
+  g_autoptr(GString) paths = g_string_new(NULL);
+  g_autoptr(GString) pad = g_string_new(NULL);
+  g_autofree char *file = rd_write_str(dmn->dir, "before-long.txt", "one line\n");
+  g_autofree char *q = rd_json_quote(file);
+  g_autofree char *line = NULL, *two = NULL;
+  RdConn *c;
+  RdResult *r;
+
+  for (int i = 0; i < 3000; i++)
+    g_string_append_printf(paths, "%s\"%s/gone-%04d.txt\"", i > 0 ? "," : "", dmn->dir, i);
+  line = g_strdup_printf(
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"read\",\"params\":{\"paths\":[%s]}}\n",
+      paths->str);
+  ck_assert_uint_ge(strlen(line), 16 * 1024);
+  for (int i = 0; i < 20; i++) {
+    c = rd_conn_new(dmn->sock);
+    rd_conn_send_str(c, line);
+    rd_conn_free(c);
+  }
+  /* A one-file read, then 4 MB of numbers whose parse outlasts it: the read's answer meets
+   * the closed peer while the long line is still being parsed. */
+  for (int i = 0; i < 2 * 1024 * 1024; i++)
+    g_string_append(pad, i > 0 ? ",0" : "0");
+  two = g_strdup_printf(
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"read\",\"params\":{\"paths\":[%s]}}\n"
+      "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"read\",\"params\":{\"paths\":[%s],"
+      "\"pad\":[%s]}}\n",
+      q, q, pad->str);
+  for (int i = 0; i < 5; i++) {
+    c = rd_conn_new(dmn->sock);
+    rd_conn_send_str(c, two);
+    rd_conn_free(c);
+  }
+  c = rd_conn_new(dmn->sock);
+  rd_conn_send_str(c, line);
+  rd_conn_close_write(c);
+  r = rd_result_new(rd_conn_wait(c, "n:1", RD_TIMEOUT_MS));
+  ck_assert_uint_eq(json_array_get_length(r->files), 3000);
+  ck_assert_str_eq(rd_file_str(r, 2999, "code"), "FILE_NOT_FOUND");
+  rd_result_free(r);
+  rd_conn_free(c);
+  c = rd_conn_new(dmn->sock);
+  assert_serves(c);
+  rd_conn_free(c);
+}
+END_TEST
+
 /* A client that sends its requests and then shuts down its writing side (nc -N, socat) gets
  * every answer, a last line without a newline included, then the daemon closes. */
 START_TEST(daemon_half_close_answers) {
@@ -1655,6 +1708,7 @@ static Suite *daemon_suite(void) {
   tcase_add_test(tc, daemon_pipelining);
   tcase_add_test(tc, daemon_initialize_then_read_one_write);
   tcase_add_test(tc, daemon_long_lines_keep_order);
+  tcase_add_test(tc, daemon_long_line_client_goes);
   tcase_add_test(tc, daemon_concurrent_clients);
   tcase_add_test(tc, daemon_bad_json);
   tcase_add_test(tc, daemon_half_close_answers);

@@ -9,6 +9,7 @@
 #include <uv.h>
 
 #include "daemon/macro.h"
+#include "daemon/pool-gate.h"
 #include "daemon/scheduler.h"
 #include "tests/lib/check-run.h"
 
@@ -172,7 +173,9 @@ START_TEST(scheduler_blocking_has_own_slots) {
   /* Blocking jobs hold no lane: text still gets every shared lane. */
   scheduler_join(&loop, &text.task, &fake_ops);
   ck_assert_uint_eq(text.started[SCHEDULER_LANE], MIN(cpus(), 5));
-  ck_assert_uint_le(SCHEDULER_BLOCKING_MAX + cpus() + SCHEDULER_LANES_EXPRESS, READERD_POOL_SIZE);
+  ck_assert_uint_eq(SCHEDULER_BLOCKING_MAX + cpus() + SCHEDULER_LANES_EXPRESS +
+                        POOL_GATE_PARSE_SLOTS + POOL_GATE_WORKSPACE_SLOTS,
+                    pool_threads());
   text.want[SCHEDULER_LANE] = 0;
   while (text.task.running[SCHEDULER_LANE] > 0)
     scheduler_done(&text.task, SCHEDULER_LANE);
