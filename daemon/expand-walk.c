@@ -76,7 +76,6 @@ static char *join(const char *a, const char *b) {
 /* The rules of the ignore file at dir/name, or NULL when there is none. */
 static IgnoreRules *load_rules(const char *dir, const char *name, const char *label) {
   g_autofree char *path = g_build_filename(dir, name, NULL);
-  g_autofree char *text = NULL;
   char buf[4096];
   GString *s;
   ssize_t n;

@@ -240,7 +240,6 @@ static int64_t read_window(const char *path, int64_t line, int64_t column, GStri
                           ",\"limit\":1}],\"lineNumbers\":false}",
                           path, line, column);
   g_autofree char *text = rd_text(r, 0);
-  g_autofree char *tail = NULL;
   const char *nl = strchr(text, '\n'), *marker;
   int64_t next = 0, at_line = 0;
 
