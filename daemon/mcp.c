@@ -99,13 +99,11 @@ static void call_free(void *data) {
  * still bring no fence, reads meet one over no folder, never none. */
 static void fence_done_cb(void *data, Workspace *ws, char *error) {
   Mcp *m = data;
-  const char *const none[] = {NULL};
 
   m->fencing = NULL;
   if (ws == NULL) {
     log_error("mcp: %s: no file will be read", error);
-    /* Over no root, with no pattern: no I/O, cannot fail. */
-    (void)workspace_new_roots(none, true, NULL, &ws, &error);
+    ws = workspace_new_closed();
   }
   g_free(error);
   workspace_unref(m->ws);

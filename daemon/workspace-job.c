@@ -40,7 +40,6 @@ static void build_root(WorkspaceJob *j) {
  * resolved leaves a fence over no folder at all, in which nothing is read. */
 static void build_fence(WorkspaceJob *j) {
   g_autofree char *cwd = j->roots == NULL ? getcwd(NULL, 0) : NULL;
-  const char *const none[] = {NULL};
   g_autoptr(GPtrArray) ok = g_ptr_array_new();
 
   if (j->roots == NULL && cwd == NULL)
@@ -61,8 +60,7 @@ static void build_fence(WorkspaceJob *j) {
     return;
   log_warning("mcp: %s: no file will be read", j->error);
   g_clear_pointer(&j->error, g_free);
-  /* Over no root, with no pattern to parse, this cannot fail. */
-  (void)workspace_new_roots(none, true, NULL, &j->ws, &j->error);
+  j->ws = workspace_new_closed();
 }
 
 static void work_cb(uv_work_t *w) {

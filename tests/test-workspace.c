@@ -215,6 +215,18 @@ START_TEST(workspace_none_allows_everything) {
 }
 END_TEST
 
+/* A fence that could not be built fails closed: inside any folder, at "/", the answer is the
+ * refusal. */
+START_TEST(workspace_closed_refuses_everything) {
+  Workspace *ws = workspace_new_closed();
+
+  ck_assert_str_eq(verdict(ws, "src/main.c"), CODE_ACCESS_DENIED);
+  ck_assert_str_eq(verdict(ws, "escape.txt"), CODE_ACCESS_DENIED);
+  ck_assert_str_eq(verdict(ws, "/etc/hostname"), CODE_ACCESS_DENIED);
+  workspace_unref(ws);
+}
+END_TEST
+
 START_TEST(workspace_bad_settings) {
   static const char *const empty[] = {"", NULL};
   g_autofree char *file = at("ws/src/main.c"), *missing = at("nope");
@@ -246,6 +258,7 @@ static Suite *workspace_suite(void) {
   tcase_add_test(tc, workspace_exclude_and_links);
   tcase_add_test(tc, workspace_exclude_patterns);
   tcase_add_test(tc, workspace_none_allows_everything);
+  tcase_add_test(tc, workspace_closed_refuses_everything);
   tcase_add_test(tc, workspace_bad_settings);
   suite_add_tcase(s, tc);
   return s;

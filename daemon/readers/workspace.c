@@ -89,6 +89,17 @@ fail:
   return -EINVAL;
 }
 
+Workspace *workspace_new_closed(void) {
+  const char *const none[] = {NULL};
+  Workspace *ws = NULL;
+  g_autofree char *error = NULL;
+
+  /* Over no root and with no pattern, nothing is resolved or parsed. */
+  if (workspace_new_roots(none, true, NULL, &ws, &error) < 0)
+    g_error("a closed workspace: %s", error);
+  return ws;
+}
+
 Workspace *workspace_ref(Workspace *ws) {
   return ws != NULL ? g_atomic_rc_box_acquire(ws) : NULL;
 }

@@ -25,6 +25,10 @@ int workspace_new(const char *root, bool confine, const char *const *exclude, Wo
 int workspace_new_roots(const char *const *roots, bool confine, const char *const *exclude,
                         Workspace **ret, char **ret_error);
 
+/* A workspace confined to no folder at all, in which every file is refused: what a fence that
+ * could not be built leaves, so that it fails closed. No I/O; never fails. */
+Workspace *workspace_new_closed(void);
+
 /* Reference counting: a request keeps its connection's workspace while it runs. NULL is fine. */
 Workspace *workspace_ref(Workspace *ws);
 void workspace_unref(Workspace *ws);
