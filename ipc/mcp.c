@@ -431,13 +431,21 @@ char *mcp_request_line(const char *id, const char *method, size_t *ret_len) {
   return line;
 }
 
-/* What each client takes of one tool result, in tokens, where it is documented
- * (docs/mcp.md); any other client gets the default. */
+/* The default budget of each client, by initialize's clientInfo.name: what it takes of one
+ * tool result where that is documented (docs/mcp.md gives each figure's source), never more
+ * than the default. A limit in characters is priced at 5 characters a token, which code and
+ * prose rarely pass, so that the answer stays within it. Any other client gets the default. */
 static const struct {
-  const char *name; /* initialize's clientInfo.name */
+  const char *name; /* initialize's clientInfo.name, as the client sends it */
   int64_t tokens;
 } client_budgets[] = {
-    {"claude-code", 25000}, /* MAX_MCP_OUTPUT_TOKENS */
+    {"claude-code", 25000},           /* MAX_MCP_OUTPUT_TOKENS: 25,000 tokens */
+    {"codex-mcp-client", 10000},      /* tool_output_token_limit: about 10,000 tokens */
+    {"gemini-cli-mcp-client", 8000},  /* 40,000 characters of a tool's output */
+    {"opencode", 10000},              /* 50 KiB or 2,000 lines of a tool's output */
+    {"Cline", MCP_DEFAULT_BUDGET_TOKENS},              /* 400 KB */
+    {"claude-ai", MCP_DEFAULT_BUDGET_TOKENS},          /* Claude Desktop: 1 MiB */
+    {"Visual Studio Code", MCP_DEFAULT_BUDGET_TOKENS}, /* no figure documented */
 };
 
 int64_t mcp_client_budget(const char *client_name) {

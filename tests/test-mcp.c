@@ -305,6 +305,14 @@ START_TEST(mcp_budget_defaults) {
   char *err;
 
   ck_assert_int_eq(mcp_client_budget("claude-code"), 25000);
+  ck_assert_int_eq(mcp_client_budget("codex-mcp-client"), 10000);
+  ck_assert_int_eq(mcp_client_budget("gemini-cli-mcp-client"), 8000);
+  ck_assert_int_eq(mcp_client_budget("opencode"), 10000);
+  ck_assert_int_eq(mcp_client_budget("Cline"), MCP_DEFAULT_BUDGET_TOKENS);
+  ck_assert_int_eq(mcp_client_budget("claude-ai"), MCP_DEFAULT_BUDGET_TOKENS);
+  ck_assert_int_eq(mcp_client_budget("Visual Studio Code"), MCP_DEFAULT_BUDGET_TOKENS);
+  /* Names are matched as sent: another spelling is another client. */
+  ck_assert_int_eq(mcp_client_budget("Codex-MCP-Client"), MCP_DEFAULT_BUDGET_TOKENS);
   ck_assert_int_eq(mcp_client_budget(NULL), MCP_DEFAULT_BUDGET_TOKENS);
   read_params_init(&p);
   {

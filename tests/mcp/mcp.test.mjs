@@ -56,7 +56,7 @@ after(() => {
 // Starts `readerd mcp ARGS` and connects an SDK client to it. `stderr` collects the server's log
 // so that a failure can show it. The answers of big reads pass the SDK's 10 MiB default buffer.
 // `shell`, when given, runs before the server in the same process (`sh -c 'SHELL; exec readerd mcp'`).
-async function connect({ args = [], cwd = tmp, capabilities = {}, onRootsList, shell } = {}) {
+async function connect({ args = [], cwd = tmp, capabilities = {}, onRootsList, shell, clientName = 'readerd-mcp-test' } = {}) {
   const transport = new StdioClientTransport({
     command: shell ? '/bin/sh' : READERD,
     args: shell ? ['-c', `${shell}; exec "$0" mcp "$@"`, READERD, ...args] : ['mcp', ...args],
@@ -69,7 +69,7 @@ async function connect({ args = [], cwd = tmp, capabilities = {}, onRootsList, s
   transport.stderr.on('data', (d) => { log += d; });
   let negotiated;
   transport.setProtocolVersion = (v) => { negotiated = v; };
-  const client = new Client({ name: 'readerd-mcp-test', version: '1.0.0' }, { capabilities });
+  const client = new Client({ name: clientName, version: '1.0.0' }, { capabilities });
   const errors = [];
   client.onerror = (e) => errors.push(e);
   if (onRootsList) client.setRequestHandler(ListRootsRequestSchema, onRootsList);
@@ -412,6 +412,28 @@ describe('tools', () => {
     for (const c of plan.content.map((b) => contentOf(b.text))) {
       assert.equal(c.body, '');
       assert.ok(Number(c.attrs.tokensTotal) >= Number(c.attrs.tokens));
+    }
+  });
+
+  test('budget: each client named in docs/mcp.md gets its own default', async () => {
+    const files = goFiles(GO, 300);
+    // clientInfo.name as each client sends it, and the default docs/mcp.md gives it.
+    const clients = [['codex-mcp-client', 10000], ['gemini-cli-mcp-client', 8000], ['opencode', 10000],
+      ['Cline', 25000], ['claude-ai', 25000], ['Visual Studio Code', 25000], ['some-other-client', 25000]];
+    for (const [name, budget] of clients) {
+      const c = await connect({ clientName: name, args: ['--root', GO] });
+      try {
+        const r = await read(c.client, { paths: files });
+        assert.equal(r.isError, false, name);
+        const cs = r.content.filter((b) => b.type === 'text' && b.text.startsWith('<Content')).map((b) => contentOf(b.text));
+        const sum = cs.reduce((n, x) => n + Number(x.attrs.tokens), 0);
+        // The content's share of the client's budget: more than half of it, never past it.
+        assert.ok(sum <= budget && sum > budget / 2, `${name}: ${sum} tokens of ${budget}`);
+        const chars = r.content.reduce((n, b) => n + (b.text?.length ?? 0), 0);
+        if (name === 'gemini-cli-mcp-client') assert.ok(chars <= 40000, `${name}: ${chars} characters`);
+      } finally {
+        await c.close();
+      }
     }
   });
 
