@@ -110,8 +110,8 @@ static void push_frame(WalkState *st, int dfd, const char *rel) {
   g_autofree char *dir = join(st->top, rel);
   g_autofree char *git_label = join(rel, ".gitignore");
   g_autofree char *dot_label = join(rel, ".ignore");
-  g_autofree char *git_name = dfd == AT_FDCWD ? g_build_filename(dir, ".gitignore", NULL)
-                                              : g_strdup(".gitignore");
+  g_autofree char *git_name =
+      dfd == AT_FDCWD ? g_build_filename(dir, ".gitignore", NULL) : g_strdup(".gitignore");
   g_autofree char *dot_name =
       dfd == AT_FDCWD ? g_build_filename(dir, ".ignore", NULL) : g_strdup(".ignore");
 
@@ -232,8 +232,7 @@ static char link_kind(const WalkState *st, int dfd, const char *name) {
   g_autofree char *real = realpath(via, NULL);
   struct stat sb;
 
-  if (real == NULL || workspace_path_in_git(real) ||
-      !workspace_allows_real(st->w->ws, real, name))
+  if (real == NULL || workspace_path_in_git(real) || !workspace_allows_real(st->w->ws, real, name))
     return 0;
   return stat(real, &sb) == 0 && S_ISREG(sb.st_mode) ? 'f' : 0;
 }
@@ -248,7 +247,10 @@ static char entry_kind(const WalkState *st, int dfd, const char *dir, const char
   if (type == DT_UNKNOWN) {
     if (fstatat(dfd, name, &sb, AT_SYMLINK_NOFOLLOW) < 0)
       return 0;
-    type = S_ISDIR(sb.st_mode) ? DT_DIR : S_ISREG(sb.st_mode) ? DT_REG : S_ISLNK(sb.st_mode) ? DT_LNK : 0;
+    type = S_ISDIR(sb.st_mode)   ? DT_DIR
+           : S_ISREG(sb.st_mode) ? DT_REG
+           : S_ISLNK(sb.st_mode) ? DT_LNK
+                                 : 0;
   }
   if (type == DT_DIR)
     return 'd';
@@ -268,8 +270,8 @@ static char entry_kind(const WalkState *st, int dfd, const char *dir, const char
 static int walk_dir(WalkState *st, int dfd, const char *rel, int depth);
 
 /* One entry of the folder open at dfd, rel below base: left out, added, or walked into. */
-static int walk_entry(WalkState *st, int dfd, const char *rel, const char *name,
-                      unsigned char type, int depth) {
+static int walk_entry(WalkState *st, int dfd, const char *rel, const char *name, unsigned char type,
+                      int depth) {
   Walk *w = st->w;
   g_autofree char *child = join(rel, name);
   g_autofree char *top_path = join(st->base_rel, child);
@@ -356,7 +358,9 @@ static char *global_excludes_path(git_repository *repo) {
     return path;
   if (xdg != NULL && *xdg != '\0')
     return g_build_filename(xdg, "git", "ignore", NULL);
-  return g_getenv("HOME") != NULL ? g_build_filename(g_getenv("HOME"), ".config", "git", "ignore", NULL) : NULL;
+  return g_getenv("HOME") != NULL
+             ? g_build_filename(g_getenv("HOME"), ".config", "git", "ignore", NULL)
+             : NULL;
 }
 
 /* Finds the repository that holds base: sets st->git, st->top and st->base_rel, and reads

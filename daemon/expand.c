@@ -197,8 +197,8 @@ static void describe_left_out(GString *s, const Walk *w) {
   }
   if (w->n_deep > 0)
     g_string_append_printf(s, "%s%zu %s deeper than %d levels not entered: name a folder below",
-                           s->len > 0 ? "; " : "", w->n_deep,
-                           w->n_deep == 1 ? "folder" : "folders", WALK_MAX_DEPTH);
+                           s->len > 0 ? "; " : "", w->n_deep, w->n_deep == 1 ? "folder" : "folders",
+                           WALK_MAX_DEPTH);
   if (w->stopped)
     g_string_append_printf(s, "%sthe walk stopped after %d entries: name a smaller folder",
                            s->len > 0 ? "; " : "", EXPAND_MAX_VISITS);

@@ -211,9 +211,9 @@ END_TEST
  * patterns given as a JSON array (NULL for none). */
 static void fence(RdConn *c, const char *root, const char *exclude_json) {
   g_autofree char *q = rd_json_quote(root);
-  g_autofree char *init = g_strdup_printf("{\"rootPath\":%s,\"confineToRoot\":true%s%s}", q,
-                                          exclude_json ? ",\"exclude\":" : "",
-                                          exclude_json ? exclude_json : "");
+  g_autofree char *init =
+      g_strdup_printf("{\"rootPath\":%s,\"confineToRoot\":true%s%s}", q,
+                      exclude_json ? ",\"exclude\":" : "", exclude_json ? exclude_json : "");
   JsonNode *m = rd_conn_call(c, "initialize", init);
 
   ck_assert_int_eq(rd_error_code(m), 0);

@@ -36,8 +36,7 @@ static bool ref_comparable(const char *pattern) {
 
   for (const char *p = pattern; *p != '\0'; p++)
     stars += *p == '*';
-  return strpbrk(pattern, "[\\") == NULL && strstr(pattern, "**") == NULL &&
-         stars <= REF_MAX_STARS;
+  return strpbrk(pattern, "[\\") == NULL && strstr(pattern, "**") == NULL && stars <= REF_MAX_STARS;
 }
 
 static void check_path(const IgnoreRules *rules, const char *path, bool is_dir) {
