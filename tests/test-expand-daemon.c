@@ -289,6 +289,7 @@ START_TEST(expand_daemon_fence_before_anything) {
   g_autofree char *l1 = g_build_filename(ws, "bin-link", NULL);
   g_autofree char *l2 = g_build_filename(ws, "env-link.txt", NULL);
   g_autofree char *l3 = g_build_filename(ws, "secret-link.txt", NULL);
+  g_autofree char *l4 = g_build_filename(ws, "inside-link.txt", NULL);
   g_autofree char *names = NULL;
   RdConn *c = rd_conn_new(dmn->sock);
   const char *const named[] = {"bin-link"};
@@ -301,6 +302,8 @@ START_TEST(expand_daemon_fence_before_anything) {
   ck_assert_int_eq(symlink(blob, l1), 0);
   ck_assert_int_eq(symlink(".env", l2), 0);
   ck_assert_int_eq(symlink(secret, l3), 0);
+  /* A link that stays inside is listed as before. */
+  ck_assert_int_eq(symlink("a.txt", l4), 0);
   fence(c, ws, "[\".env\",\"*.pem\"]");
   r = rd_read_paths(c, named, 1, "\"expand\":true");
   ck_assert_str_eq(rd_file_str(r, 0, "code"), "ACCESS_DENIED");
@@ -311,9 +314,9 @@ START_TEST(expand_daemon_fence_before_anything) {
     r = rd_read_paths(c, dirs, 2, "\"expand\":true");
   }
   names = listed(r);
-  ck_assert_str_eq(names, "a.txt\nkeys\n");
-  ck_assert_str_eq(rd_file_str(r, 1, "code"), "FILE_NOT_FOUND");
-  ck_assert_str_eq(rd_file_str(r, 1, "error"), "the folder holds no file to read");
+  ck_assert_str_eq(names, "a.txt\ninside-link.txt\nkeys\n");
+  ck_assert_str_eq(rd_file_str(r, 2, "code"), "FILE_NOT_FOUND");
+  ck_assert_str_eq(rd_file_str(r, 2, "error"), "the folder holds no file to read");
   ck_assert_uint_eq(r->notices->len, 0);
   ck_assert(!json_object_has_member(r->result, "notices") ||
             json_array_get_length(json_object_get_array_member(r->result, "notices")) == 0);
