@@ -1,5 +1,11 @@
 /* The walk under one folder for daemon/expand.c: every file below it that a pattern takes,
- * with ignore rules applied and tallied per ignore file. Private to the expansion. */
+ * with ignore rules applied and tallied per ignore file. Private to the expansion.
+ *
+ * Folders are opened relative to their parent's descriptor, never following a symlink, so a
+ * folder swapped for a link during the walk cannot lead it elsewhere; entries named .git are
+ * neither entered nor listed; every file passes the workspace's fence (on its real path, a
+ * link's target resolved) before anything of it is looked at, and one the fence refuses
+ * leaves no trace in the outputs. */
 #pragma once
 
 #include <stdatomic.h>
@@ -9,6 +15,9 @@
 #include <glib.h>
 
 #include "daemon/readers/workspace.h"
+
+/* Folders deep below the base are not entered: no real tree goes this deep. */
+#define WALK_MAX_DEPTH 128
 
 typedef struct {
   char *label;      /* the ignore file, relative to the repository's top ("src/.gitignore") */
@@ -30,7 +39,7 @@ typedef struct {
   GPtrArray *files;   /* char *: paths relative to base, sorted by their bytes */
   GPtrArray *tallies; /* WalkTally *, in the order ignore files first left something out */
   size_t n_ignored;   /* files and folders ignore rules left out */
-  size_t n_fenced;    /* files the workspace's exclude patterns left out */
+  size_t n_deep;      /* folders not entered, deeper than WALK_MAX_DEPTH below base */
   bool stopped;       /* the walk stopped at EXPAND_MAX_VISITS */
   bool in_repo;       /* base is inside a git work tree (its .gitignore rules applied) */
 } Walk;

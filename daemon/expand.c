@@ -123,8 +123,10 @@ static FileResult *answer_new(const char *path) {
 
 /* True when the file's head says binary as the text reader would refuse it: a NUL byte
  * without a UTF-16 or UTF-32 byte-order mark, in a file that is not a picture or a PDF (those
- * the reader reads). Fills bytes and modified in f from the descriptor. */
-static bool is_binary(const char *path, FileResult *f) {
+ * the reader reads). The file passes the fence on its descriptor before anything of it is
+ * read: one refused (swapped since the walk) gets the refusal in f, and true. Fills bytes and
+ * modified in f from the descriptor. */
+static bool is_binary(const Workspace *ws, const char *path, const char *shown, FileResult *f) {
   uint8_t head[EXPAND_HEAD_BYTES];
   struct stat st;
   ssize_t n;
@@ -133,6 +135,10 @@ static bool is_binary(const char *path, FileResult *f) {
 
   if (fd < 0)
     return false;
+  if (!workspace_allows(ws, fd, shown, f) || !workspace_allows_expanded(fd, f)) {
+    close(fd);
+    return true;
+  }
   if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (n = read(fd, head, sizeof head)) > 0) {
     bool bom =
         n >= 2 && ((head[0] == 0xFF && head[1] == 0xFE) || (head[0] == 0xFE && head[1] == 0xFF));
@@ -140,8 +146,11 @@ static bool is_binary(const char *path, FileResult *f) {
     bom = bom || (n >= 4 && head[0] == 0 && head[1] == 0 && head[2] == 0xFE && head[3] == 0xFF);
     binary = !bom && detect_magic(head, (size_t)n) == DETECT_UNKNOWN &&
              memchr(head, '\0', (size_t)n) != NULL;
-    f->bytes = (int64_t)st.st_size;
-    f->modified_ms = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
+    if (binary) {
+      f->bytes = (int64_t)st.st_size;
+      f->modified_ms = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
+      f->omitted = OMITTED_BINARY;
+    }
   }
   close(fd);
   return binary;
@@ -186,9 +195,10 @@ static void describe_left_out(GString *s, const Walk *w) {
     }
     g_string_append(s, "); expand.ignored: true reads them");
   }
-  if (w->n_fenced > 0)
-    g_string_append_printf(s, "%s%zu excluded by the workspace's exclude patterns",
-                           s->len > 0 ? "; " : "", w->n_fenced);
+  if (w->n_deep > 0)
+    g_string_append_printf(s, "%s%zu %s deeper than %d levels not entered: name a folder below",
+                           s->len > 0 ? "; " : "", w->n_deep, w->n_deep == 1 ? "folder" : "folders",
+                           WALK_MAX_DEPTH);
   if (w->stopped)
     g_string_append_printf(s, "%sthe walk stopped after %d entries: name a smaller folder",
                            s->len > 0 ? "; " : "", EXPAND_MAX_VISITS);
@@ -272,6 +282,17 @@ static int expand_one(const ReadParams *p, const Workspace *ws, const atomic_boo
     return 0;
   }
   base_real = realpath(t.base, NULL);
+  /* Nor is a .git folder expanded, whatever the fence: it holds a repository's configuration
+   * and hooks, not its files. */
+  if (base_real != NULL && workspace_path_in_git(base_real)) {
+    ExpandItem *item = push(specs, items, spec, spec->path);
+
+    item->answer = answer_new(spec->path);
+    file_result_fail(item->answer, CODE_ACCESS_DENIED,
+                     "inside a .git folder: an expansion never reads one");
+    target_clear(&t);
+    return 0;
+  }
   w.base = base_real != NULL ? base_real : t.base;
   w.pattern = t.pattern;
   w.ignored = p->expand.ignored;
@@ -298,12 +319,15 @@ static int expand_one(const ReadParams *p, const Workspace *ws, const atomic_boo
 
     item->expanded = true;
     item->from = i;
+    if (cancelled != NULL && atomic_load(cancelled)) {
+      r = -ECANCELED;
+      goto out;
+    }
     if (!p->expand.binary) {
       g_autofree char *full = g_strconcat(w.base, "/", rel, NULL);
       FileResult *f = answer_new(path);
 
-      if (is_binary(full, f)) {
-        f->omitted = OMITTED_BINARY;
+      if (is_binary(ws, full, path, f)) {
         item->answer = f;
       } else {
         file_result_clear(f);

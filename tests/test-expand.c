@@ -11,6 +11,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
+#include "daemon/expand-walk.h"
 #include "daemon/expand.h"
 #include "daemon/readers/glob.h"
 #include "daemon/readers/ignore-rules.h"
@@ -480,6 +481,80 @@ START_TEST(expand_go_tree_like_find) {
 }
 END_TEST
 
+/* Patterns that make a backtracking matcher take exponential time match at once here, and
+ * right: the rule applies when the name has the letters, and not otherwise. */
+START_TEST(glob_pathological_patterns) {
+  g_autofree char *as = g_strnfill(4000, 'a');
+  g_autofree char *asb = g_strconcat(as, "b", NULL);
+  g_autofree char *deep = NULL;
+  static const char rules[] = "*a*a*a*a*a*a*a*a*a*a*a*a*b\n**/**/**/**/**/**/**/**/**/**/z\n";
+  IgnoreRules *r = ignore_rules_parse("t", rules, sizeof rules - 1);
+  GString *path = g_string_new(NULL);
+
+  ck_assert(!glob_match("*a*a*a*a*a*a*a*a*a*a*a*a*b", as));
+  ck_assert(glob_match("*a*a*a*a*a*a*a*a*a*a*a*a*b", asb));
+  for (int i = 0; i < 200; i++)
+    g_string_append(path, "a/");
+  g_string_append(path, "y");
+  ck_assert(!glob_match("**/**/**/**/**/**/**/**/**/**/z", path->str));
+  path->str[path->len - 1] = 'z';
+  ck_assert(glob_match("**/**/**/**/**/**/**/**/**/**/z", path->str));
+  ck_assert_ptr_null(ignore_rules_match(r, as, false));
+  ck_assert_ptr_nonnull(ignore_rules_match(r, asb, false));
+  ck_assert_ptr_nonnull(ignore_rules_match(r, path->str, false));
+  deep = g_strndup(path->str, path->len - 1);
+  ck_assert_ptr_null(ignore_rules_match(r, deep, true));
+  ignore_rules_free(r);
+  g_string_free(path, TRUE);
+}
+END_TEST
+
+/* git's excludes file (core.excludesFile) is applied, and its rule named. */
+START_TEST(expand_global_excludes) {
+  static const char *const init[] = {"init", "-q", ".", NULL};
+  Expansion e = {0};
+  g_autofree char *got = NULL, *why = NULL;
+  g_autofree char *global = g_build_filename(top, "global-ignore", NULL);
+  const char *const config[] = {"config", "core.excludesFile", global, NULL};
+
+  if (!git(init) || !git(config))
+    SKIP_CASE("git cannot make a repository here");
+  put("global-ignore", "*.swp\n", -1);
+  put("a.c", "a\n", -1);
+  put("a.c.swp", "s\n", -1);
+  got = expand1(top, ".", (ReadExpand){0}, &e);
+  ck_assert_str_eq(got, "a.c\nglobal-ignore\n");
+  why = notices(&e);
+  ck_assert_msg(strstr(why, "git's excludes file (core.excludesFile): 1 by *.swp") != NULL, "%s",
+                why);
+  expansion_clear(&e);
+}
+END_TEST
+
+/* The walk checks the request's cancel flag between entries: a cancelled walk stops with
+ * -ECANCELED and lists nothing. */
+START_TEST(expand_walk_cancelled) {
+  atomic_bool cancelled;
+  g_autofree char *base = realpath(top, NULL);
+  Walk w = {.base = base, .ignored = true, .cancelled = &cancelled};
+
+  put("a.txt", "a\n", -1);
+  put("b/c.txt", "c\n", -1);
+  atomic_init(&cancelled, true);
+  ck_assert_int_eq(walk_run(&w), -ECANCELED);
+  ck_assert_uint_eq(w.files->len, 0);
+  walk_clear(&w);
+  memset(&w, 0, sizeof w);
+  w.base = base;
+  w.ignored = true;
+  w.cancelled = &cancelled;
+  atomic_store(&cancelled, false);
+  ck_assert_int_eq(walk_run(&w), 0);
+  ck_assert_uint_eq(w.files->len, 2);
+  walk_clear(&w);
+}
+END_TEST
+
 static Suite *expand_suite(void) {
   Suite *s = suite_create("expand");
   TCase *tc = tcase_create("core");
@@ -496,6 +571,9 @@ static Suite *expand_suite(void) {
   tcase_add_test(tc, expand_binary_listed);
   tcase_add_test(tc, expand_empty_match);
   tcase_add_test(tc, expand_go_tree_like_find);
+  tcase_add_test(tc, glob_pathological_patterns);
+  tcase_add_test(tc, expand_global_excludes);
+  tcase_add_test(tc, expand_walk_cancelled);
   suite_add_tcase(s, tc);
   return s;
 }

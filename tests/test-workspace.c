@@ -246,6 +246,104 @@ START_TEST(workspace_bad_settings) {
 }
 END_TEST
 
+/* A pattern with '/' is matched against the path below every root that holds the file: with
+ * roots ws and ws/src, ws/src/deep/x.txt is refused by a pattern for deep/ whichever root comes
+ * first. */
+START_TEST(workspace_exclude_under_every_root) {
+  static const char *const ex[] = {"deep/*", NULL};
+  g_autofree char *src = at("ws/src");
+  const char *const one[] = {root, src, NULL}, *const two[] = {src, root, NULL};
+  const char *const *orders[] = {one, two};
+
+  for (size_t i = 0; i < G_N_ELEMENTS(orders); i++) {
+    Workspace *ws = NULL;
+    g_autofree char *err = NULL;
+
+    ck_assert_msg(workspace_new_roots(orders[i], true, ex, &ws, &err) == 0, "%s", err);
+    ck_assert_str_eq(verdict(ws, "src/deep/x.txt"), CODE_ACCESS_DENIED);
+    ck_assert_ptr_null(verdict(ws, "src/main.c"));
+    workspace_unref(ws);
+  }
+}
+END_TEST
+
+/* Dangling links are followed to where they point: a link to a missing file outside is refused
+ * as one to an existing file outside is, with the same words; a dangling link inside passes
+ * (the open says FILE_NOT_FOUND, as for any missing file inside). */
+START_TEST(workspace_dangling_links_are_no_oracle) {
+  Workspace *ws = make(root, true, NULL);
+  g_autofree char *missing = at("outside/missing.txt"), *deeper = at("outside/no/such.txt");
+  const char *const paths[] = {"escape.txt", "to-missing", "to-deeper", "to-missing/x",
+                               "to-outdir-missing"};
+  char *first = NULL;
+
+  link_to(missing, "ws/to-missing");
+  link_to(deeper, "ws/to-deeper");
+  link_to("outdir/nothing/here", "ws/to-outdir-missing");
+  link_to("src/nothing.txt", "ws/to-inside-missing");
+  for (size_t i = 0; i < G_N_ELEMENTS(paths); i++) {
+    g_autofree char *full = g_build_filename(root, paths[i], NULL);
+    FileResult r = {0};
+
+    ck_assert_msg(!workspace_allows_path(ws, full, &r), "%s was let through", paths[i]);
+    ck_assert_str_eq(r.code, CODE_ACCESS_DENIED);
+    if (first == NULL)
+      first = g_strdup(r.error);
+    ck_assert_str_eq(r.error, first);
+    file_result_clear(&r);
+  }
+  {
+    g_autofree char *full = g_build_filename(root, "to-inside-missing", NULL);
+    FileResult r = {0};
+
+    ck_assert(workspace_allows_path(ws, full, &r));
+    file_result_clear(&r);
+  }
+  g_free(first);
+  workspace_unref(ws);
+}
+END_TEST
+
+/* An excluded name is refused by the path check whether or not it exists. */
+START_TEST(workspace_excluded_missing_is_denied) {
+  static const char *const ex[] = {".env", "secrets/*", NULL};
+  Workspace *ws = make(root, false, ex);
+  g_autofree char *env = at("ws/src/.env"), *sec = at("ws/secrets/none");
+  FileResult a = {0}, b = {0};
+
+  ck_assert(!workspace_allows_path(ws, env, &a));
+  ck_assert_str_eq(a.code, CODE_ACCESS_DENIED);
+  ck_assert(!workspace_allows_path(ws, sec, &b));
+  ck_assert_str_eq(b.code, CODE_ACCESS_DENIED);
+  file_result_clear(&a);
+  file_result_clear(&b);
+  workspace_unref(ws);
+}
+END_TEST
+
+/* Inside a confined root, nothing in a .git folder is read (its config, its hooks), nor through
+ * a link; without confinement the fence leaves .git alone. A walk's check on a real path says
+ * the same as the descriptor check. */
+START_TEST(workspace_git_folder_confined) {
+  Workspace *ws = make(root, true, NULL), *open_ws = make(root, false, NULL);
+  g_autofree char *git = at("ws/.git"), *cfg = at("ws/.git/config");
+
+  ck_assert_int_eq(g_mkdir(git, 0700), 0);
+  put("ws/.git/config", "[core]\n");
+  link_to(".git/config", "ws/cfg");
+  ck_assert_str_eq(verdict(ws, ".git/config"), CODE_ACCESS_DENIED);
+  ck_assert_str_eq(verdict(ws, "cfg"), CODE_ACCESS_DENIED);
+  ck_assert_ptr_null(verdict(open_ws, ".git/config"));
+  ck_assert(!workspace_allows_real(ws, cfg, "config"));
+  ck_assert(workspace_allows_real(open_ws, cfg, "config"));
+  ck_assert(workspace_path_in_git(cfg));
+  ck_assert(!workspace_path_in_git("/a/.gitx/b"));
+  ck_assert(workspace_path_in_git(".git"));
+  workspace_unref(ws);
+  workspace_unref(open_ws);
+}
+END_TEST
+
 static Suite *workspace_suite(void) {
   Suite *s = suite_create("workspace");
   TCase *tc = tcase_create("core");
@@ -260,6 +358,10 @@ static Suite *workspace_suite(void) {
   tcase_add_test(tc, workspace_none_allows_everything);
   tcase_add_test(tc, workspace_closed_refuses_everything);
   tcase_add_test(tc, workspace_bad_settings);
+  tcase_add_test(tc, workspace_exclude_under_every_root);
+  tcase_add_test(tc, workspace_dangling_links_are_no_oracle);
+  tcase_add_test(tc, workspace_excluded_missing_is_denied);
+  tcase_add_test(tc, workspace_git_folder_confined);
   suite_add_tcase(s, tc);
   return s;
 }

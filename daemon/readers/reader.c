@@ -288,7 +288,7 @@ static bool read_file(const ReaderOptions *o, const Workspace *ws, bool text_onl
   /* A measure without a sample (a file past what a budget can admit): nothing of it is read,
    * so it is opened as a path only (O_PATH: no open of the file itself, nothing a watcher
    * sees), which the fence checks by what it names and fstat describes. */
-  if (sample != NULL && sample_size == 0 && !workspace_fenced(ws)) {
+  if (sample != NULL && sample_size == 0 && !workspace_fenced(ws) && !o->expanded) {
     /* No fence: the stat says all there is to say. */
     res->unchanged = stat_metadata(o, res, &st);
     return true;
@@ -301,7 +301,8 @@ static bool read_file(const ReaderOptions *o, const Workspace *ws, bool text_onl
     }
     if (fstat(fd, &st) < 0)
       fail_errno(res, errno, "fstat");
-    else if (check_mode(res, &st) && workspace_allows(ws, fd, o->path, res))
+    else if (check_mode(res, &st) && workspace_allows(ws, fd, o->path, res) &&
+             (!o->expanded || workspace_allows_expanded(fd, res)))
       res->unchanged = stat_metadata(o, res, &st);
     goto finish;
   }
@@ -315,7 +316,8 @@ static bool read_file(const ReaderOptions *o, const Workspace *ws, bool text_onl
     fail_errno(res, errno, "fstat");
     goto finish;
   }
-  if (!check_mode(res, &st) || !workspace_allows(ws, fd, o->path, res))
+  if (!check_mode(res, &st) || !workspace_allows(ws, fd, o->path, res) ||
+      (o->expanded && !workspace_allows_expanded(fd, res)))
     goto finish;
   /* From the descriptor that would be read: a file replaced since the path was checked has
    * the new file's etag. */

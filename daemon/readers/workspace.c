@@ -113,16 +113,24 @@ const char *workspace_root(const Workspace *ws) {
   return ws != NULL ? ws->root : NULL;
 }
 
+/* The path of real below root r, or NULL when r does not hold it. */
+static const char *below(const char *r, const char *real) {
+  size_t n = strlen(r);
+
+  if (strcmp(r, "/") == 0)
+    return real + 1;
+  if (strncmp(real, r, n) == 0 && (real[n] == '/' || real[n] == '\0'))
+    return real[n] == '/' ? real + n + 1 : real + n;
+  return NULL;
+}
+
 /* The path below the first root that holds real, or NULL when none does. */
 static const char *below_root(const Workspace *ws, const char *real) {
   for (size_t i = 0; ws->real_roots != NULL && ws->real_roots[i] != NULL; i++) {
-    const char *r = ws->real_roots[i];
-    size_t n = strlen(r);
+    const char *rel = below(ws->real_roots[i], real);
 
-    if (strcmp(r, "/") == 0)
-      return real + 1;
-    if (strncmp(real, r, n) == 0 && (real[n] == '/' || real[n] == '\0'))
-      return real[n] == '/' ? real + n + 1 : real + n;
+    if (rel != NULL)
+      return rel;
   }
   return NULL;
 }
@@ -137,88 +145,200 @@ static bool name_excluded(const Workspace *ws, const char *path) {
   return false;
 }
 
-static bool path_excluded(const Workspace *ws, const char *rel) {
-  for (guint i = 0; rel != NULL && i < ws->path_pats->len; i++)
-    if (g_pattern_spec_match_string(g_ptr_array_index(ws->path_pats, i), rel))
+/* True when a pattern with '/' refuses real as a path below ANY root that holds it: with roots
+ * D and D/b, D/b/secrets/x.txt is both "b/secrets/x.txt" and "secrets/x.txt". */
+static bool path_excluded(const Workspace *ws, const char *real) {
+  for (size_t i = 0; ws->path_pats->len > 0 && ws->real_roots != NULL && ws->real_roots[i] != NULL;
+       i++) {
+    const char *rel = below(ws->real_roots[i], real);
+
+    for (guint k = 0; rel != NULL && k < ws->path_pats->len; k++)
+      if (g_pattern_spec_match_string(g_ptr_array_index(ws->path_pats, k), rel))
+        return true;
+  }
+  return false;
+}
+
+/* True when a component of rel is ".git". */
+static bool has_git_component(const char *rel) {
+  for (const char *p = rel; p != NULL && *p != '\0';) {
+    const char *slash = strchr(p, '/');
+    size_t n = slash != NULL ? (size_t)(slash - p) : strlen(p);
+
+    if (n == 4 && memcmp(p, ".git", 4) == 0)
       return true;
+    p = slash != NULL ? slash + 1 : NULL;
+  }
   return false;
 }
 
 /* The one answer for everything outside a confined root: the same code and words whatever lies
- * there (a file, a folder, nothing), and no path of the outside in it. */
+ * there (a file, a folder, nothing), and no path of the outside in it. res may be NULL. */
 static bool deny_outside(FileResult *res) {
-  file_result_fail(res, CODE_ACCESS_DENIED, "outside the workspace root (confineToRoot)");
+  if (res != NULL)
+    file_result_fail(res, CODE_ACCESS_DENIED, "outside the workspace root (confineToRoot)");
   return false;
 }
 
-/* The real path of the deepest ancestor of path (path itself first) that resolves, or NULL when
- * none does. Components are stripped from the path as written, so ".." keeps its meaning after
- * a symlink, as the kernel gives it. */
-static char *real_ancestor(const char *path) {
-  g_autofree char *p = g_strdup(path);
+static bool deny(FileResult *res, const char *why) {
+  if (res != NULL)
+    file_result_fail(res, CODE_ACCESS_DENIED, "%s", why);
+  return false;
+}
+
+/* Symlinks followed at most while resolving, as the kernel's limit. */
+#define RESOLVE_MAX_LINKS 40
+
+/* path resolved as far as it exists, and lexically past that: every symlink met is followed
+ * (a dangling one too: its target is where the path would lead), "." and ".." are applied to
+ * what is resolved so far, and from the first component that does not exist (or cannot be
+ * looked at) on, the rest is taken as written. For an existing path it is realpath(3). Returns
+ * NULL on a loop or a path too long. g_free. */
+static char *resolve_far(const char *path) {
+  g_autofree char *cwd = g_path_is_absolute(path) ? NULL : g_get_current_dir();
+  char *rest = g_strconcat(cwd != NULL ? cwd : "", "/", path, NULL);
+  GString *out = g_string_new(NULL); /* "" is "/" */
+  const char *p = rest;
+  char target[PATH_MAX];
+  int links = 0;
+  bool missing = false;
 
   for (;;) {
-    char *real = realpath(p, NULL), *slash;
+    const char *end;
+    char *next;
+    size_t n, keep;
+    ssize_t t;
 
-    if (real != NULL)
-      return real;
-    slash = strrchr(p, '/');
-    if (slash == NULL)
-      return realpath(".", NULL);
-    if (slash == p)
-      return realpath("/", NULL);
-    *slash = '\0';
+    while (*p == '/')
+      p++;
+    if (*p == '\0')
+      break;
+    end = strchrnul(p, '/');
+    n = (size_t)(end - p);
+    if (n == 1 && p[0] == '.') {
+      p = end;
+      continue;
+    }
+    if (n == 2 && p[0] == '.' && p[1] == '.') {
+      char *slash = strrchr(out->str, '/');
+
+      g_string_truncate(out, slash != NULL ? (size_t)(slash - out->str) : 0);
+      p = end;
+      continue;
+    }
+    keep = out->len;
+    g_string_append_c(out, '/');
+    g_string_append_len(out, p, (gssize)n);
+    p = end;
+    if (out->len >= PATH_MAX * 4)
+      goto fail;
+    if (missing)
+      continue;
+    t = readlink(out->str, target, sizeof target - 1);
+    if (t < 0) {
+      /* EINVAL: it exists and is no link. Anything else: resolved as far as it goes. */
+      missing = errno != EINVAL;
+      continue;
+    }
+    if (++links > RESOLVE_MAX_LINKS)
+      goto fail;
+    target[t] = '\0';
+    /* The link's target takes its place: from the top when absolute, else from its folder. */
+    g_string_truncate(out, target[0] == '/' ? 0 : keep);
+    next = g_strconcat(target, "/", p, NULL);
+    g_free(rest);
+    rest = next;
+    p = rest;
   }
+  g_free(rest);
+  if (out->len == 0)
+    g_string_append_c(out, '/');
+  return g_string_free(out, FALSE);
+
+fail:
+  g_free(rest);
+  g_string_free(out, TRUE);
+  return NULL;
+}
+
+/* The checks of the fence on a real path (every symlink resolved) found as `name`: inside a
+ * root when confined, not in a .git folder below the root when confined, and no exclude
+ * pattern on either name nor on its path below any root that holds it. */
+static bool allows_real(const Workspace *ws, const char *real, const char *name, FileResult *res) {
+  const char *rel = ws->real_roots != NULL ? below_root(ws, real) : NULL;
+
+  if (ws->confine && rel == NULL)
+    return deny_outside(res);
+  if (ws->confine && has_git_component(rel))
+    return deny(res, "inside a .git folder (confineToRoot)");
+  /* Both names count: a link named notes.txt to .env is .env. */
+  if ((name != NULL && name_excluded(ws, name)) || name_excluded(ws, real) ||
+      path_excluded(ws, real))
+    return deny(res, "excluded by the workspace's exclude patterns");
+  return true;
 }
 
 bool workspace_allows_path(const Workspace *ws, const char *path, FileResult *res) {
   g_autofree char *real = NULL;
 
-  if (ws == NULL || !ws->confine)
+  if (!workspace_fenced(ws))
     return true;
-  /* A path that does not resolve is judged by its deepest ancestor that does: whether a file or
+  /* Resolved as far as it goes, dangling links followed to where they point: whether a file or
    * a folder exists out there must not change the answer. */
-  real = real_ancestor(path);
-  if (real == NULL || below_root(ws, real) == NULL)
-    return deny_outside(res);
-  return true;
+  real = resolve_far(path);
+  if (real == NULL)
+    return ws->confine ? deny_outside(res) : true;
+  return allows_real(ws, real, path, res);
 }
 
-bool workspace_excludes(const Workspace *ws, const char *path) {
-  if (ws == NULL || (ws->name_pats->len == 0 && ws->path_pats->len == 0))
-    return false;
-  return name_excluded(ws, path) ||
-         (ws->real_roots != NULL && path_excluded(ws, below_root(ws, path)));
+bool workspace_allows_real(const Workspace *ws, const char *real, const char *name) {
+  return !workspace_fenced(ws) || allows_real(ws, real, name, NULL);
 }
 
 bool workspace_fenced(const Workspace *ws) {
   return ws != NULL && (ws->confine || ws->name_pats->len > 0 || ws->path_pats->len > 0);
 }
 
-bool workspace_allows(const Workspace *ws, int fd, const char *path, FileResult *res) {
-  char link[64], real[PATH_MAX];
-  const char *rel = NULL;
+/* The real path of the file open at fd into buf; false when it cannot be read. */
+static bool fd_real_path(int fd, char *buf, size_t size) {
+  char link[64];
   ssize_t n;
 
-  if (ws == NULL || (!ws->confine && ws->name_pats->len == 0 && ws->path_pats->len == 0))
+  snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+  n = readlink(link, buf, size - 1);
+  if (n < 0)
+    return false;
+  buf[n] = '\0';
+  return true;
+}
+
+bool workspace_allows(const Workspace *ws, int fd, const char *path, FileResult *res) {
+  char real[PATH_MAX];
+
+  if (!workspace_fenced(ws))
     return true;
   /* What was actually opened, every symlink resolved. */
-  snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-  n = readlink(link, real, sizeof(real) - 1);
-  if (n < 0) {
+  if (!fd_real_path(fd, real, sizeof real)) {
     file_result_fail(res, CODE_ACCESS_DENIED, "the file's real path cannot be checked: %s",
                      g_strerror(errno));
     return false;
   }
-  real[n] = '\0';
-  if (ws->real_roots != NULL)
-    rel = below_root(ws, real);
-  if (ws->confine && rel == NULL)
-    return deny_outside(res);
-  /* Both names count: a link named notes.txt to .env is .env. */
-  if (name_excluded(ws, path) || name_excluded(ws, real) || path_excluded(ws, rel)) {
-    file_result_fail(res, CODE_ACCESS_DENIED, "excluded by the workspace's exclude patterns");
+  return allows_real(ws, real, path, res);
+}
+
+bool workspace_allows_expanded(int fd, FileResult *res) {
+  char real[PATH_MAX];
+
+  if (!fd_real_path(fd, real, sizeof real)) {
+    file_result_fail(res, CODE_ACCESS_DENIED, "the file's real path cannot be checked: %s",
+                     g_strerror(errno));
     return false;
   }
+  if (has_git_component(real + 1))
+    return deny(res, "inside a .git folder: an expansion never reads one");
   return true;
+}
+
+bool workspace_path_in_git(const char *path) {
+  return has_git_component(path[0] == '/' ? path + 1 : path);
 }

@@ -21,7 +21,8 @@ int workspace_new(const char *root, bool confine, const char *const *exclude, Wo
 /* The same with several roots (roots: NULL-terminated, may be NULL): with `confine`, a file
  * must lie inside one of them (an empty list confines to nothing: every file is refused);
  * relative paths resolve against the first; a pattern with '/' matches a path relative to the
- * root that holds the file. */
+ * root that holds the file, under every root that holds it. With `confine`, a path inside a
+ * folder named .git below a root is refused too. */
 int workspace_new_roots(const char *const *roots, bool confine, const char *const *exclude,
                         Workspace **ret, char **ret_error);
 
@@ -37,16 +38,18 @@ void workspace_unref(Workspace *ws);
 const char *workspace_root(const Workspace *ws);
 
 /* A first check of a path before it is opened, so that what lies outside a confined
- * workspace is refused without saying whether it is a folder, a device or a file: false (and
- * CODE_ACCESS_DENIED in res) when the path resolves outside the root; a missing file is judged
- * by its folder. A path whose folder does not resolve either passes (the open says why).
- * workspace_allows() on the descriptor is the check that counts. */
+ * workspace or what an exclude pattern refuses is refused without saying whether it is a
+ * folder, a device, a file or nothing: false (and CODE_ACCESS_DENIED in res) when it is. The
+ * path is resolved as far as it exists, every symlink followed, a dangling one too (to where
+ * it points), and lexically past that: a link to a missing file outside and a link to an
+ * existing one get the same answer. workspace_allows() on the descriptor is the check that
+ * counts. */
 bool workspace_allows_path(const Workspace *ws, const char *path, FileResult *res);
 
-/* True when the workspace's exclude patterns refuse `path` (absolute, as a folder walk finds
- * it, symlinks not resolved): its name, or its path below a root. A walk uses it to leave such
- * files out; workspace_allows() on the descriptor stays the check that counts. ws may be NULL. */
-bool workspace_excludes(const Workspace *ws, const char *path);
+/* What workspace_allows() would say of a file whose real path (absolute, every symlink
+ * resolved) is `real`, found under the name `name` (may be NULL): the check of a folder walk,
+ * before anything of the file is read. ws may be NULL. */
+bool workspace_allows_real(const Workspace *ws, const char *real, const char *name);
 
 /* True when ws has anything for workspace_allows() to check: a root to confine to, or exclude
  * patterns. Without, every file is allowed and none needs opening to be checked. */
@@ -57,3 +60,11 @@ bool workspace_fenced(const Workspace *ws);
  * ".." cannot get around it, and nothing can be swapped in between. ws may be NULL (no fence).
  * Thread-safe. */
 bool workspace_allows(const Workspace *ws, int fd, const char *path, FileResult *res);
+
+/* The check of a file a folder walk found, whatever the workspace: false (CODE_ACCESS_DENIED in
+ * res) when the real path of the file open at fd passes through a folder named .git, which an
+ * expansion never reads. */
+bool workspace_allows_expanded(int fd, FileResult *res);
+
+/* True when a component of path (absolute or relative) is ".git". No I/O. */
+bool workspace_path_in_git(const char *path);
