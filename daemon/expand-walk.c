@@ -30,6 +30,9 @@
 
 /* Bytes of one ignore file read at most: a larger one is read up to here. */
 #define IGNORE_FILE_MAX (1024 * 1024)
+/* How a message names an ignore file the fence refuses (above a confined root, inside .git,
+ * excluded): its rules apply as git's do, but neither its name nor its lines are told. */
+#define OUTSIDE_LABEL "ignore rules outside the workspace"
 /* Rules named per ignore file in a message. */
 #define TALLY_LINES 3
 
@@ -103,6 +106,19 @@ static IgnoreRules *load_rules(int dfd, const char *name, const char *label) {
   return r;
 }
 
+/* True when the file or folder at path (absolute) lies inside the walk's fence. */
+static bool inside_fence(const WalkState *st, const char *path) {
+  char *real;
+  bool in;
+
+  if (!workspace_fenced(st->w->ws))
+    return true;
+  real = realpath(path, NULL);
+  in = real != NULL && workspace_allows_real(st->w->ws, real, path);
+  free(real);
+  return in;
+}
+
 /* Pushes the frame of the folder rel (relative to the top), open at dfd, or at AT_FDCWD for a
  * folder above base (then its path is used). */
 static void push_frame(WalkState *st, int dfd, const char *rel) {
@@ -123,6 +139,13 @@ static void push_frame(WalkState *st, int dfd, const char *rel) {
     dot_label = prefixed;
   }
 
+  /* A folder above base may lie outside the fence: its files' rules count, unnamed. */
+  if (dfd == AT_FDCWD && !inside_fence(st, dir)) {
+    g_free(git_label);
+    g_free(dot_label);
+    git_label = g_strdup(OUTSIDE_LABEL);
+    dot_label = g_strdup(OUTSIDE_LABEL);
+  }
   f->rel = g_strdup(rel);
   if (st->git)
     f->git = load_rules(dfd, git_name, git_label);
@@ -143,7 +166,7 @@ static void tally(WalkState *st, const char *label, const IgnoreRule *rule) {
   }
   t->count++;
   st->w->n_ignored++;
-  if (t->lines->len >= TALLY_LINES)
+  if (t->lines->len >= TALLY_LINES || strcmp(label, OUTSIDE_LABEL) == 0)
     return;
   for (guint i = 0; i < t->lines->len; i++)
     if (strcmp(g_ptr_array_index(t->lines, i), rule->line) == 0)
@@ -395,9 +418,12 @@ static void open_repo(WalkState *st) {
         g_build_filename(git_repository_commondir(repo), "info", "exclude", NULL);
     g_autofree char *global = global_excludes_path(repo);
 
-    st->exclude = load_rules(AT_FDCWD, exclude, ".git/info/exclude");
+    st->exclude = load_rules(AT_FDCWD, exclude,
+                             inside_fence(st, exclude) ? ".git/info/exclude" : OUTSIDE_LABEL);
     if (global != NULL)
-      st->global = load_rules(AT_FDCWD, global, "git's excludes file (core.excludesFile)");
+      st->global = load_rules(AT_FDCWD, global,
+                              inside_fence(st, global) ? "git's excludes file (core.excludesFile)"
+                                                       : OUTSIDE_LABEL);
   }
   git_repository_free(repo);
 }

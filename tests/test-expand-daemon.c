@@ -462,6 +462,43 @@ START_TEST(expand_daemon_pathological_gitignore) {
 }
 END_TEST
 
+/* Under confineToRoot, the ignore rules of a repository's folders above the root still apply,
+ * but what they say stays outside: the notice counts what they left out without naming their
+ * file or their lines. */
+START_TEST(expand_daemon_rules_outside_unnamed) {
+  static const char *const init[] = {"init", "-q", ".", NULL};
+  g_autofree char *repo = g_build_filename(dmn->dir, "outer", NULL);
+  g_autofree char *root = g_build_filename(repo, "inner", NULL);
+  g_autofree char *names = NULL, *text = NULL;
+  RdConn *c = rd_conn_new(dmn->sock);
+  RdResult *r;
+
+  g_free(rd_write_str(repo, ".gitignore", "secret-rule-*.log\n"));
+  g_free(rd_write_str(root, "kept.txt", "kept\n"));
+  g_free(rd_write_str(root, "secret-rule-1.log", "left out\n"));
+  if (!git_in(repo, init)) {
+    g_autofree char *objects = g_build_filename(repo, ".git/objects", NULL);
+    g_autofree char *refs = g_build_filename(repo, ".git/refs", NULL);
+
+    g_free(rd_write_str(repo, ".git/HEAD", "ref: refs/heads/main\n"));
+    g_free(rd_write_str(repo, ".git/config", "[core]\n\trepositoryformatversion = 0\n"));
+    ck_assert_int_eq(g_mkdir_with_parents(objects, 0700), 0);
+    ck_assert_int_eq(g_mkdir_with_parents(refs, 0700), 0);
+  }
+  fence(c, root, NULL);
+  r = read_in_dir(c, "[\"outer/inner\"]", "\"expand\":true");
+  names = listed(r);
+  ck_assert_str_eq(names, "outer/inner/kept.txt\n");
+  ck_assert_uint_eq(r->notices->len, 1);
+  text = notice_text(r, 0);
+  ck_assert_msg(strstr(text, "secret-rule") == NULL, "a rule outside is named: %s", text);
+  ck_assert_msg(strstr(text, ".gitignore") == NULL, "a file outside is named: %s", text);
+  ck_assert_msg(strstr(text, "outside the workspace") != NULL, "%s", text);
+  rd_result_free(r);
+  rd_conn_free(c);
+}
+END_TEST
+
 /* .git is never expanded: neither named as a folder or under a glob, nor reached through a link
  * in a folder; named as a file it is read without a fence (documented) and refused inside a
  * confined root. */
@@ -593,6 +630,7 @@ static Suite *expand_daemon_suite(void) {
   tcase_add_test(tc, expand_daemon_exclude_under_every_root);
   tcase_add_test(tc, expand_daemon_swap_race);
   tcase_add_test(tc, expand_daemon_pathological_gitignore);
+  tcase_add_test(tc, expand_daemon_rules_outside_unnamed);
   tcase_add_test(tc, expand_daemon_never_git);
   tcase_add_test(tc, expand_daemon_dangling_link_same_answer);
   tcase_add_test(tc, expand_daemon_too_deep_notice);
