@@ -14,8 +14,13 @@
 
 #include "daemon/pdf/pdf-select.h"
 #include "formatters/format.h"
+#include "formatters/path-bytes.h"
 
-#define PATH_ITEM_ERROR "paths[%zu] must be a non-empty string or an object with a \"path\""
+#define PATH_ITEM_ERROR                                                                            \
+  "paths[%zu] must be a non-empty string or an object with a \"path\" or \"pathBytes\""
+#define PATH_BYTES_ERROR                                                                           \
+  "paths[%zu].pathBytes must be a non-empty path spelled as files[].pathBytes is: UTF-8, "        \
+  "\"\\\\\" for a backslash, \"\\xHH\" for any other byte (not \\x00)"
 #define PAGES_ERROR "paths[%zu].pages must be a page selection like \"3\", \"2-5\" or \"1,28-\""
 #define DETAIL_ERROR "images.detail must be one of \"auto\", \"low\", \"high\""
 #define TILE_ERROR "images.tile must be one of \"auto\", \"never\", \"always\""
@@ -118,7 +123,26 @@ static int read_params_path_window(JsonObject *obj, size_t i, PathSpec *spec, ch
   return 0;
 }
 
-/* One item of paths: a string, or an object with path and per-path options. */
+/* A path object's name: `path`, or `pathBytes`, the exact bytes of a name that is not UTF-8
+ * as the answer spells them (formatters/path-bytes.h). */
+static int read_params_path_name(JsonObject *obj, size_t i, PathSpec *spec, char **ret_error) {
+  JsonNode *node = read_params_member(obj, "path"), *bytes = read_params_member(obj, "pathBytes");
+  const char *s;
+
+  if (node != NULL && bytes != NULL)
+    return read_params_fail(ret_error, "paths[%zu]: path and pathBytes cannot be combined", i);
+  if (bytes != NULL) {
+    if (!read_params_get_string(bytes, true, &s) || path_bytes_unescape(s, &spec->path) < 0)
+      return read_params_fail(ret_error, PATH_BYTES_ERROR, i);
+    return 0;
+  }
+  if (!node || !read_params_get_string(node, true, &s))
+    return read_params_fail(ret_error, "paths[%zu].path must be a non-empty string", i);
+  spec->path = g_strdup(s);
+  return 0;
+}
+
+/* One item of paths: a string, or an object with path (or pathBytes) and per-path options. */
 static int read_params_path(JsonNode *item, size_t i, PathSpec *spec, char **ret_error) {
   JsonObject *obj;
   JsonNode *node;
@@ -134,10 +158,8 @@ static int read_params_path(JsonNode *item, size_t i, PathSpec *spec, char **ret
     return read_params_fail(ret_error, PATH_ITEM_ERROR, i);
 
   obj = json_node_get_object(item);
-  node = read_params_member(obj, "path");
-  if (!node || !read_params_get_string(node, true, &s))
-    return read_params_fail(ret_error, "paths[%zu].path must be a non-empty string", i);
-  spec->path = g_strdup(s);
+  if (read_params_path_name(obj, i, spec, ret_error) < 0)
+    return -EINVAL;
 
   if ((node = read_params_member(obj, "offset")) &&
       !read_params_get_int(node, 1, INT64_MAX, &spec->offset))
