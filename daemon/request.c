@@ -148,6 +148,7 @@ static ReaderOptions reader_options(const Request *req, size_t i) {
                                                         : IMAGE_TILE_AUTO,
       .tile_target = priced_as_openai(req) ? IMAGE_TILE_FOR_OPENAI : IMAGE_TILE_FOR_ANTHROPIC,
       .max_tokens = budget_max_tokens(req->budget, i),
+      .encoding = spec->encoding != NULL ? spec->encoding : p->encoding,
   };
 }
 

@@ -103,6 +103,9 @@ static void text_meta(GString *out, const FileResult *f) {
     g_string_append_printf(out, ", %" PRId64 " bytes", f->bytes);
   if (f->encoding != NULL)
     g_string_append_printf(out, ", %s%s", f->encoding, f->bom ? " with BOM" : "");
+  /* "windows-1252 (fallback)": the encoding was not told by the bytes themselves. */
+  if (f->encoding != NULL && f->encoding_source != NULL && !f->bom)
+    g_string_append_printf(out, " (%s)", f->encoding_source);
   if (f->eol != NULL)
     g_string_append_printf(out, ", %s", f->eol);
   if (f->animated)

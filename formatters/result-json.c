@@ -280,6 +280,8 @@ static void json_text_fields(GString *gs, const FileResult *f) {
   json_int(gs, "lines", f->lines);
   if (f->encoding != NULL)
     json_str(gs, "encoding", f->encoding);
+  if (f->encoding_source != NULL)
+    json_str(gs, "encodingSource", f->encoding_source);
   if (f->bom)
     json_bool(gs, "bom", true);
   if (f->eol != NULL)

@@ -383,6 +383,8 @@ static void put_fields(XmlOut *x, const FileResult *f, int64_t image_index) {
   }
   if (f->encoding != NULL)
     put_attr(x, "encoding", f->encoding);
+  if (f->encoding_source != NULL)
+    put_attr(x, "encodingSource", f->encoding_source);
   if (f->bom)
     put_attr(x, "bom", "true");
   if (f->eol != NULL)

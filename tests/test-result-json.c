@@ -168,6 +168,7 @@ static char *expected_file_keys(const FileResult *f) {
   if (ok && f->type == FILE_TYPE_TEXT) {
     g_string_append(k, " lines");
     g_string_append(k, f->encoding != NULL ? " encoding" : "");
+    g_string_append(k, f->encoding_source != NULL ? " encodingSource" : "");
     g_string_append(k, f->bom ? " bom" : "");
     g_string_append(k, f->eol != NULL ? " eol" : "");
     g_string_append(k, " truncated");

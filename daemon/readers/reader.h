@@ -31,6 +31,8 @@ typedef struct {
   ImageTileMode tile;          /* tall or wide pictures as tiles */
   ImageTileTarget tile_target; /* the provider the tiles are sized for */
   int64_t max_tokens;          /* text: estimated tokens shown at most (budget); 0: no cap */
+  const char *encoding;        /* text: the client's encoding, decoded without detection; NULL:
+                                  detected */
 } ReaderOptions;
 
 /* Reads o->path into res (which must be zeroed): resolved against o->base, else the
