@@ -306,9 +306,13 @@ static int read_params_if_none_match_parse(JsonNode *node, ReadParams *ret, char
 }
 
 const char *read_params_if_none_match(const ReadParams *p, const char *path) {
+  g_autofree char *bytes = NULL;
+
   if (p->if_none_match == NULL || path == NULL)
     return NULL;
-  return g_hash_table_lookup(p->if_none_match, path);
+  /* A name JSON cannot carry is keyed by its pathBytes spelling, as the answer gives it. */
+  bytes = path_bytes_escape(path);
+  return g_hash_table_lookup(p->if_none_match, bytes != NULL ? bytes : path);
 }
 
 /* expand: a boolean, or an object of options that turns it on. */

@@ -99,6 +99,30 @@ START_TEST(names_daemon_expand_and_send_back) {
 }
 END_TEST
 
+/* ifNoneMatch keys a name that is not UTF-8 by its pathBytes: the file read before comes back
+ * unchanged, its twin is read. */
+START_TEST(names_daemon_if_none_match_by_path_bytes) {
+  RdConn *c = rd_conn_new(dmn->sock);
+  RdResult *r;
+  g_autofree char *etag = NULL;
+  g_autofree char *quoted = NULL;
+  g_autofree char *extra = NULL;
+
+  write_names("dir");
+  r = read_params(c, "[{\"pathBytes\":\"dir/a\\\\xff.txt\"}]", NULL);
+  etag = g_strdup(rd_file_str(r, 0, "etag"));
+  rd_result_free(r);
+  quoted = rd_json_quote(etag);
+  extra = g_strdup_printf("\"ifNoneMatch\":{\"dir/a\\\\xff.txt\":%s},\"expand\":true", quoted);
+  r = read_params(c, "[\"dir\"]", extra);
+  ck_assert(!rd_file_true(r, 0, "unchanged"));
+  ck_assert(rd_file_true(r, 1, "unchanged"));
+  ck_assert_str_eq(rd_file_str(r, 1, "pathBytes"), "dir/a\\xff.txt");
+  rd_result_free(r);
+  rd_conn_free(c);
+}
+END_TEST
+
 /* A UTF-8 name needs no pathBytes; pathBytes may still spell it (a backslash doubled). */
 START_TEST(names_daemon_utf8_name_has_no_path_bytes) {
   RdConn *c = rd_conn_new(dmn->sock);
@@ -202,6 +226,7 @@ static Suite *names_suite(void) {
   tcase_add_test(tc, names_daemon_expand_and_send_back);
   tcase_add_test(tc, names_daemon_utf8_name_has_no_path_bytes);
   tcase_add_test(tc, names_daemon_bad_path_bytes);
+  tcase_add_test(tc, names_daemon_if_none_match_by_path_bytes);
   tcase_add_test(tc, names_cli_expand_and_send_back);
   suite_add_tcase(s, tc);
   return s;
