@@ -278,11 +278,11 @@ static bool mcp_images_budget_given(JsonObject *o) {
 
 int mcp_read_args_parse(JsonNode *arguments, int64_t default_budget, ReadParams *ret,
                         char **ret_error) {
-  static const char *const members[] = {"paths",  "offset", "limit",  "tail",        "pages",
-                                        "render", "images", "expand", "ifNoneMatch", "budget",
+  static const char *const members[] = {"paths",  "offset", "limit",    "tail",        "pages",
+                                        "render", "images", "expand",   "ifNoneMatch", "budget",
                                         "plan",   "skip",   "encoding", NULL};
-  static const char *const passed[] = {"offset", "limit",  "tail", "images",  "expand",
-                                       "ifNoneMatch", "budget", "plan", "skip", "encoding"};
+  static const char *const passed[] = {"offset",      "limit",  "tail", "images", "expand",
+                                       "ifNoneMatch", "budget", "plan", "skip",   "encoding"};
   g_autoptr(JsonBuilder) b = json_builder_new();
   g_autoptr(JsonNode) params = NULL;
   JsonObject *o;

@@ -19,10 +19,10 @@
 #define PATH_ITEM_ERROR                                                                            \
   "paths[%zu] must be a non-empty string or an object with a \"path\" or \"pathBytes\""
 #define PATH_BYTES_ERROR                                                                           \
-  "paths[%zu].pathBytes must be a non-empty path spelled as files[].pathBytes is: UTF-8, "        \
+  "paths[%zu].pathBytes must be a non-empty path spelled as files[].pathBytes is: UTF-8, "         \
   "\"\\\\\" for a backslash, \"\\xHH\" for any other byte (not \\x00)"
 #define ENCODING_ERROR                                                                             \
-  "%s must be a character set iconv knows, such as \"iso-8859-2\", \"gbk\", \"shift_jis\" or "   \
+  "%s must be a character set iconv knows, such as \"iso-8859-2\", \"gbk\", \"shift_jis\" or "     \
   "\"utf-16le\"%s%s%s"
 #define PAGES_ERROR "paths[%zu].pages must be a page selection like \"3\", \"2-5\" or \"1,28-\""
 #define DETAIL_ERROR "images.detail must be one of \"auto\", \"low\", \"high\""

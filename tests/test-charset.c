@@ -261,7 +261,10 @@ START_TEST(charset_client_unicode_names) {
       {"utf-16", "\xFF\xFEh\0i\0\n\0", 8, "utf-16le", "hi\n"},
       {"utf-16", "\0h\0i\0\n", 6, "utf-16be", "hi\n"},
       {"utf-32le", "h\0\0\0\n\0\0\0", 8, "utf-32le", "h\n"},
-      {"utf-8", "\xEF\xBB\xBF" "café\n", 9, "utf-8", "café\n"},
+      {"utf-8",
+       "\xEF\xBB\xBF"
+       "café\n",
+       9, "utf-8", "café\n"},
       {"utf-8", "caf\xE9\n", 5, "utf-8", "caf\xEF\xBF\xBD\n"},
       {"iso-8859-2", "\xA9\n", 2, "iso-8859-2", "\xC5\xA0\n"},
   };

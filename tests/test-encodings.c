@@ -281,7 +281,8 @@ END_TEST
 /* Czech in ISO-8859-2 using only letters windows-1250 shares, which uchardet takes for
  * windows-1250: named ISO-8859-2, and said to be detected. */
 START_TEST(encodings_iso_8859_2_not_windows_1250) {
-  static const char line[] = "Jsou nadáni rozumem a svědomím a mají spolu jednat v duchu bratrství.\n";
+  static const char line[] =
+      "Jsou nadáni rozumem a svědomím a mají spolu jednat v duchu bratrství.\n";
   GString *text = g_string_new(NULL);
   RdResult *r;
   size_t len;
@@ -341,11 +342,11 @@ START_TEST(encodings_client_names_the_set) {
 
   msg = rd_conn_call(conn, "read", "{\"paths\":[\"a\"],\"encoding\":\"klingon\"}");
   ck_assert_int_eq(rd_error_code(msg), -32602);
-  ck_assert_msg(strstr(json_object_get_string_member(
-                           json_object_get_object_member(json_node_get_object(msg), "error"),
-                           "message"),
-                       "\"klingon\" is not one") != NULL,
-                "the message does not name the encoding");
+  ck_assert_msg(
+      strstr(json_object_get_string_member(
+                 json_object_get_object_member(json_node_get_object(msg), "error"), "message"),
+             "\"klingon\" is not one") != NULL,
+      "the message does not name the encoding");
   json_node_unref(msg);
 }
 END_TEST
@@ -391,8 +392,8 @@ START_TEST(encodings_cli_and_mcp) {
       if (strstr(*l, "\"id\":2") == NULL && strstr(*l, "\"id\":3") == NULL)
         continue;
       answers++;
-      ck_assert_msg(strstr(*l, "encodingSource='client'") != NULL && strstr(*l, "中文测试"),
-                    "%s", *l);
+      ck_assert_msg(strstr(*l, "encodingSource='client'") != NULL && strstr(*l, "中文测试"), "%s",
+                    *l);
     }
     ck_assert_int_eq(answers, 2);
   }

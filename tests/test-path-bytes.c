@@ -38,8 +38,8 @@ END_TEST
 
 /* A name JSON and XML carry as it is has no spelling of its own. */
 START_TEST(path_bytes_not_needed) {
-  static const char *const names[] = {"src/main.c", "caf\xc3\xa9", "a\\b", "\xf0\x9f\x98\x80",
-                                      "\xef\xbf\xbd", "x]]>'&<"};
+  static const char *const names[] = {"src/main.c",       "caf\xc3\xa9",  "a\\b",
+                                      "\xf0\x9f\x98\x80", "\xef\xbf\xbd", "x]]>'&<"};
 
   ck_assert(!path_bytes_needed(NULL));
   ck_assert_ptr_null(path_bytes_escape(NULL));

@@ -232,9 +232,8 @@ static bool enough_evidence(Evidence e, const char *from, const uint8_t *p, size
 static const struct {
   const char *windows, *iso;
 } PAIRS[] = {
-    {"WINDOWS-1250", "ISO-8859-2"}, {"WINDOWS-1253", "ISO-8859-7"},
-    {"WINDOWS-1254", "ISO-8859-9"}, {"WINDOWS-1255", "ISO-8859-8"},
-    {"WINDOWS-1257", "ISO-8859-13"},
+    {"WINDOWS-1250", "ISO-8859-2"}, {"WINDOWS-1253", "ISO-8859-7"},  {"WINDOWS-1254", "ISO-8859-9"},
+    {"WINDOWS-1255", "ISO-8859-8"}, {"WINDOWS-1257", "ISO-8859-13"},
 };
 
 /* What byte b is in cd's table: 1 a letter, 0 another character, -1 none. */

@@ -459,9 +459,9 @@ static const struct {
   bool big_endian;
   const char *name;
 } UNICODE_NAMES[] = {
-    {"utf8", DECODE_UTF8, false, "utf-8"},           {"utf16le", DECODE_UTF16, false, "utf-16le"},
-    {"utf16be", DECODE_UTF16, true, "utf-16be"},     {"utf16", DECODE_UTF16, true, "utf-16be"},
-    {"utf32le", DECODE_UTF32, false, "utf-32le"},    {"utf32be", DECODE_UTF32, true, "utf-32be"},
+    {"utf8", DECODE_UTF8, false, "utf-8"},        {"utf16le", DECODE_UTF16, false, "utf-16le"},
+    {"utf16be", DECODE_UTF16, true, "utf-16be"},  {"utf16", DECODE_UTF16, true, "utf-16be"},
+    {"utf32le", DECODE_UTF32, false, "utf-32le"}, {"utf32be", DECODE_UTF32, true, "utf-32be"},
     {"utf32", DECODE_UTF32, true, "utf-32be"},
 };
 
@@ -471,14 +471,15 @@ static int pick_client(const char *client, const uint8_t *head, size_t n, Encodi
                        FileResult *res) {
   char key[32];
   size_t k = 0;
+  bool any_order;
 
   for (const char *c = client; *c != '\0' && k + 1 < sizeof key; c++)
     if (*c != '-' && *c != '_')
       key[k++] = g_ascii_tolower(*c);
   key[k] = '\0';
+  any_order = strcmp(key, "utf16") == 0 || strcmp(key, "utf32") == 0;
   enc->source = TEXT_SOURCE_CLIENT;
   for (size_t i = 0; i < G_N_ELEMENTS(UNICODE_NAMES); i++) {
-    bool any_order = strcmp(key, "utf16") == 0 || strcmp(key, "utf32") == 0;
     Encoding bom = {0};
 
     if (strcmp(key, UNICODE_NAMES[i].key) != 0)
@@ -511,8 +512,8 @@ static int pick_client(const char *client, const uint8_t *head, size_t n, Encodi
 /* Chooses how to decode the file from its head: the client's encoding when it named one; else
  * byte-order mark, NUL bytes, UTF-8 or a legacy set uchardet names (charset.h), then
  * libmagic. Returns 0, or a negative errno with res failed. */
-static int pick_encoding(const uint8_t *head, size_t n, bool eof, const char *client,
-                         Encoding *enc, FileResult *res) {
+static int pick_encoding(const uint8_t *head, size_t n, bool eof, const char *client, Encoding *enc,
+                         FileResult *res) {
   Charset legacy;
   char cs[64];
   size_t v, len;
@@ -831,8 +832,8 @@ static int read_tail(Decoder *d, int fd, const TextOptions *opt, FileResult *res
 int text_sniff(const uint8_t *head, size_t head_len, bool eof, const char *encoding,
                const char **ret_encoding, FileResult *res) {
   Encoding enc;
-  int r = pick_encoding(head != NULL ? head : (const uint8_t *)"", head_len, eof, encoding, &enc,
-                        res);
+  int r =
+      pick_encoding(head != NULL ? head : (const uint8_t *)"", head_len, eof, encoding, &enc, res);
 
   *ret_encoding = r == 0 ? enc.name : NULL;
   return r;
