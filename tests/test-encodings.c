@@ -377,6 +377,15 @@ START_TEST(encodings_cli_and_mcp) {
   ck_assert_msg(strstr(run.out, "encoding='gbk' encodingSource='client'") != NULL, "%s", run.out);
   ck_assert_msg(strstr(run.out, "中文测试") != NULL, "%s", run.out);
   rd_run_clear(&run);
+  {
+    const char *text[] = {rd_readerd(),     "read",      "--format=text",
+                          "--encoding=GBK", "short.gbk", NULL};
+
+    rd_run(dmn->dir, text, NULL, 0, 10000, &run);
+    ck_assert_int_eq(run.code, 0);
+    ck_assert_msg(strstr(run.out, ", gbk (client), lf") != NULL, "%s", run.out);
+    rd_run_clear(&run);
+  }
   rd_run(dmn->dir, bad, NULL, 0, 10000, &run);
   ck_assert_int_eq(run.code, 2);
   ck_assert_msg(strstr(run.err, "--encoding") != NULL, "%s", run.err);
