@@ -25,7 +25,8 @@ static const char usage_text[] =
     "               [--max-dimension N] [--max-image-bytes N] [--image-detail auto|low|high]\n"
     "               [--image-tile auto|never|always] [--pages SPEC] [--render] [--password PW]\n"
     "               [--root DIR] [--exclude GLOB]... [--if-none-match PATH=ETAG]...\n"
-    "               [--no-expand] [--max-files N] [--budget TOKENS] [--skip N] [--plan] PATH...\n"
+    "               [--no-expand] [--max-files N] [--budget TOKENS] [--skip N] [--plan]\n"
+    "               [--encoding CHARSET] PATH...\n"
     "      Read files once, without a daemon; print the <ReadResults> XML (or, with --json,\n"
     "      the whole result object). --format xml|anthropic|openai|toolresult|text prints\n"
     "      that shape instead (docs/formats.md). --pages, --render and --password apply to\n"
@@ -36,6 +37,8 @@ static const char usage_text[] =
     "      what .gitignore and .ignore files leave out, binary files listed; at most N files\n"
     "      each (--max-files, default 500). --no-expand answers IS_DIRECTORY for a folder.\n"
     "      --tail N shows the last N lines of each text file (not with --offset).\n"
+    "      --encoding CHARSET decodes every text file from CHARSET (an iconv name such as\n"
+    "      iso-8859-2 or gbk) instead of detecting its encoding.\n"
     "      --budget TOKENS fits the whole answer (content and markup) in that many\n"
     "      estimated tokens, fairly; files it leaves out are listed omitted='budget', the\n"
     "      rest in one <Omitted> summary naming the --skip N that reads them next. --plan\n"
@@ -237,6 +240,12 @@ static int cli_read_option(int c, ReadParams *params, CliRun *run, CliPathOption
   case 'L':
     params->plan = true;
     return 0;
+  case 'C':
+    if (read_params_encoding(optarg, &params->encoding) < 0)
+      return usage_error("--encoding takes a character set iconv knows (iso-8859-2, gbk, "
+                         "shift_jis, utf-16le, ...)",
+                         optarg);
+    return 0;
   case 'K':
     if (cli_parse_number(optarg, 0, READ_MAX_PATHS, &v) < 0)
       return usage_error("--skip takes a number of entries from 0 to 10000", optarg);
@@ -293,6 +302,7 @@ int cli_read(int argc, char **argv) {
       {"budget", required_argument, NULL, 'B'},
       {"plan", no_argument, NULL, 'L'},
       {"skip", required_argument, NULL, 'K'},
+      {"encoding", required_argument, NULL, 'C'},
       {NULL, 0, NULL, 0},
   };
   ReadParams params;

@@ -97,6 +97,7 @@ static void spec_copy(const PathSpec *from, const char *path, PathSpec *ret) {
       .pages = g_strdup(from->pages),
       .render = from->render,
       .password = g_strdup(from->password),
+      .encoding = from->encoding,
   };
 }
 

@@ -149,6 +149,7 @@ static ReaderOptions reader_options(const Request *req, size_t i) {
       .tile_target = priced_as_openai(req) ? IMAGE_TILE_FOR_OPENAI : IMAGE_TILE_FOR_ANTHROPIC,
       .max_tokens = budget_max_tokens(req->budget, i),
       .expanded = req->expansion.items != NULL && req->expansion.items[i].expanded,
+      .encoding = spec->encoding != NULL ? spec->encoding : p->encoding,
   };
 }
 

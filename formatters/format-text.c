@@ -19,6 +19,7 @@
 #include <glib.h>
 
 #include "formatters/format-internal.h"
+#include "formatters/path-bytes.h"
 #include "formatters/result-json.h"
 #include "formatters/xml.h"
 
@@ -102,6 +103,9 @@ static void text_meta(GString *out, const FileResult *f) {
     g_string_append_printf(out, ", %" PRId64 " bytes", f->bytes);
   if (f->encoding != NULL)
     g_string_append_printf(out, ", %s%s", f->encoding, f->bom ? " with BOM" : "");
+  /* "windows-1252 (fallback)": the encoding was not told by the bytes themselves. */
+  if (f->encoding != NULL && f->encoding_source != NULL && !f->bom)
+    g_string_append_printf(out, " (%s)", f->encoding_source);
   if (f->eol != NULL)
     g_string_append_printf(out, ", %s", f->eol);
   if (f->animated)
@@ -126,7 +130,16 @@ static void text_meta(GString *out, const FileResult *f) {
     g_string_append(out, ", truncated");
 }
 
-/* "==> PATH (type, metadata, modified …) <==" and its newline. */
+/* ", pathBytes a\xff.txt" when the path cannot say the name exactly (formatters/path-bytes.h):
+ * the spelling holds no control character, so it goes out as it is. */
+static void text_path_bytes(GString *out, const char *path) {
+  g_autofree char *bytes = path_bytes_escape(path);
+
+  if (bytes != NULL)
+    g_string_append_printf(out, ", pathBytes %s", bytes);
+}
+
+/* "==> PATH (type, metadata, modified …, pathBytes …) <==" and its newline. */
 static void text_header(GString *out, const FileResult *f) {
   const char *type = file_type_name(f->type);
   char time[XML_TIME_MAX];
@@ -153,6 +166,7 @@ static void text_header(GString *out, const FileResult *f) {
     xml_format_time(f->modified_ms, time);
     g_string_append_printf(out, ", modified %s", time);
   }
+  text_path_bytes(out, f->path);
   g_string_append(out, ") <==\n");
 }
 
@@ -265,6 +279,7 @@ static void text_notices(GString *out, const FileResult *f) {
   for (size_t i = 0; i < f->n_notices; i++) {
     g_string_append(out, "[notice for ");
     text_put_str(out, f->notices[i].path);
+    text_path_bytes(out, f->notices[i].path);
     g_string_append(out, ": ");
     text_put_str(out, f->notices[i].message);
     g_string_append(out, "]\n");

@@ -10,6 +10,8 @@
 #include <emmintrin.h>
 #endif
 
+#include "formatters/path-bytes.h"
+
 /* U+FFFD REPLACEMENT CHARACTER, written for bytes that are not UTF-8. */
 #define REPLACEMENT "\xEF\xBF\xBD"
 
@@ -231,9 +233,18 @@ static void json_bool(GString *gs, const char *key, bool v) {
   g_string_append(gs, v ? "true," : "false,");
 }
 
+/* path, and pathBytes when path cannot say the name exactly (formatters/path-bytes.h). */
+static void json_path(GString *gs, const char *path) {
+  g_autofree char *bytes = path_bytes_escape(path);
+
+  json_str(gs, "path", path);
+  if (bytes != NULL)
+    json_str(gs, "pathBytes", bytes);
+}
+
 static void json_image(GString *gs, const char *path, const ImageOut *img) {
   g_string_append_c(gs, '{');
-  json_str(gs, "path", path);
+  json_path(gs, path);
   json_str(gs, "mediaType", img->media_type);
   json_key(gs, "data");
   if (img->data != NULL)
@@ -269,6 +280,8 @@ static void json_text_fields(GString *gs, const FileResult *f) {
   json_int(gs, "lines", f->lines);
   if (f->encoding != NULL)
     json_str(gs, "encoding", f->encoding);
+  if (f->encoding_source != NULL)
+    json_str(gs, "encodingSource", f->encoding_source);
   if (f->bom)
     json_bool(gs, "bom", true);
   if (f->eol != NULL)
@@ -356,7 +369,7 @@ static void json_file(GString *gs, const FileResult *f, int64_t image_index) {
   const char *type = file_type_name(f->type);
 
   g_string_append_c(gs, '{');
-  json_str(gs, "path", f->path);
+  json_path(gs, f->path);
   if (type != NULL)
     json_str(gs, "type", type);
   if (f->code != NULL) {
@@ -422,7 +435,7 @@ static void json_notices(GString *gs, const ReadResult *r) {
         g_string_append(gs, "\"notices\":[");
       any = true;
       g_string_append_c(gs, '{');
-      json_str(gs, "path", f->notices[k].path);
+      json_path(gs, f->notices[k].path);
       json_int(gs, "from", (int64_t)f->notices[k].from);
       json_str(gs, "message", f->notices[k].message);
       json_close(gs, '}');

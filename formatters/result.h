@@ -120,6 +120,8 @@ typedef struct {
   size_t content_len;
   int64_t lines;        /* lines in the whole file */
   const char *encoding; /* static: "utf-8", "utf-16le", "utf-16be", "iso-8859-1", ... */
+  const char *encoding_source; /* static: how encoding was chosen, "bom", "detected",
+                                  "fallback" or "client"; NULL for UTF-8 told by its bytes */
   bool bom;             /* a UTF-8 file that started with a byte-order mark (dropped) */
   const char *eol;      /* static: "lf", "crlf", "mixed"; NULL when the file has no line break */
   bool truncated;       /* not the whole file is shown (text and pdf) */

@@ -11,6 +11,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "formatters/path-bytes.h"
 #include "formatters/result-json.h"
 #include "formatters/tokens.h"
 
@@ -326,6 +327,15 @@ static void put_attr_int(XmlOut *x, const char *name, int64_t v) {
   put_attr_len(x, name, buf, result_format_int(buf, v));
 }
 
+/* path, and pathBytes when path cannot say the name exactly (formatters/path-bytes.h). */
+static void put_path(XmlOut *x, const char *path) {
+  g_autofree char *bytes = path_bytes_escape(path);
+
+  put_attr(x, "path", path);
+  if (bytes != NULL)
+    put_attr(x, "pathBytes", bytes);
+}
+
 /* A notebook's or document's attributes: format, the count of its sections, language. */
 static void put_section_fields(XmlOut *x, const FileResult *f) {
   const char *count = file_result_sections_name(f);
@@ -373,6 +383,8 @@ static void put_fields(XmlOut *x, const FileResult *f, int64_t image_index) {
   }
   if (f->encoding != NULL)
     put_attr(x, "encoding", f->encoding);
+  if (f->encoding_source != NULL)
+    put_attr(x, "encodingSource", f->encoding_source);
   if (f->bom)
     put_attr(x, "bom", "true");
   if (f->eol != NULL)
@@ -569,7 +581,7 @@ static void put_content(XmlOut *x, const FileResult *f, int64_t image_index) {
     return;
   }
   out_start_element(x, "Content");
-  put_attr(x, "path", f->path);
+  put_path(x, f->path);
   if (f->unchanged) {
     /* What the client already has is current: the element says so and nothing more. */
     put_attr(x, "unchanged", "true");
@@ -607,7 +619,7 @@ static void put_notices(XmlOut *x, const FileResult *f) {
     const ResultNotice *n = &f->notices[i];
 
     out_start_element(x, "Notice");
-    put_attr(x, "path", n->path);
+    put_path(x, n->path);
     put_attr_int(x, "from", (int64_t)n->from);
     put_cdata(x, n->message, strlen(n->message));
     put_end_line(x);

@@ -59,7 +59,8 @@ static const char tools_list[] =
     "\\\"21-\\\".\"},"
     "\"render\":{\"type\":\"boolean\",\"description\":\"Pictures of the PDF's pages; an SVG as a "
     "picture.\"},"
-    "\"password\":{\"type\":\"string\",\"description\":\"The PDF's password.\"}}}]}},"
+    "\"password\":{\"type\":\"string\",\"description\":\"The PDF's password.\"},"
+    "\"encoding\":{\"type\":\"string\",\"description\":\"This file's character set.\"}}}]}},"
     "\"offset\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"First line to show of every "
     "text file (default 1).\"},"
     "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"Lines to show of every text "
@@ -70,6 +71,8 @@ static const char tools_list[] =
     "own, such as \\\"1-3,7\\\" (default: the first 20).\"},"
     "\"render\":{\"type\":\"boolean\",\"description\":\"Pictures of every PDF page shown, not "
     "only of scanned ones; SVG files as pictures.\"},"
+    "\"encoding\":{\"type\":\"string\",\"description\":\"Character set of the text files, such "
+    "as \\\"iso-8859-2\\\" or \\\"gbk\\\", when the detected one (encodingSource) is wrong.\"},"
     "\"expand\":{\"description\":\"Folders and globs in paths read as the files under them "
     "(default true); false answers IS_DIRECTORY for a folder.\",\"anyOf\":[{\"type\":\"boolean\"},"
     "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
@@ -215,8 +218,8 @@ static int only_members(JsonObject *o, const char *const *allowed, const char *w
 /* Copies paths[] into out, giving items without their own pages/render the call's. */
 static int copy_paths(JsonNode *paths, JsonNode *pages, JsonNode *render, JsonBuilder *out,
                       char **ret_error) {
-  static const char *const item_members[] = {"path",  "offset", "limit",    "tail", "column",
-                                             "pages", "render", "password", NULL};
+  static const char *const item_members[] = {"path",  "offset", "limit",    "tail",     "column",
+                                             "pages", "render", "password", "encoding", NULL};
   JsonArray *a;
 
   if (paths == NULL || !JSON_NODE_HOLDS_ARRAY(paths))
@@ -275,11 +278,11 @@ static bool mcp_images_budget_given(JsonObject *o) {
 
 int mcp_read_args_parse(JsonNode *arguments, int64_t default_budget, ReadParams *ret,
                         char **ret_error) {
-  static const char *const members[] = {"paths",  "offset", "limit",  "tail",        "pages",
-                                        "render", "images", "expand", "ifNoneMatch", "budget",
-                                        "plan",   "skip",   NULL};
+  static const char *const members[] = {"paths",  "offset", "limit",    "tail",        "pages",
+                                        "render", "images", "expand",   "ifNoneMatch", "budget",
+                                        "plan",   "skip",   "encoding", NULL};
   static const char *const passed[] = {"offset",      "limit",  "tail", "images", "expand",
-                                       "ifNoneMatch", "budget", "plan", "skip"};
+                                       "ifNoneMatch", "budget", "plan", "skip",   "encoding"};
   g_autoptr(JsonBuilder) b = json_builder_new();
   g_autoptr(JsonNode) params = NULL;
   JsonObject *o;

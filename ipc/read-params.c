@@ -14,8 +14,16 @@
 
 #include "daemon/pdf/pdf-select.h"
 #include "formatters/format.h"
+#include "formatters/path-bytes.h"
 
-#define PATH_ITEM_ERROR "paths[%zu] must be a non-empty string or an object with a \"path\""
+#define PATH_ITEM_ERROR                                                                            \
+  "paths[%zu] must be a non-empty string or an object with a \"path\" or \"pathBytes\""
+#define PATH_BYTES_ERROR                                                                           \
+  "paths[%zu].pathBytes must be a non-empty path spelled as files[].pathBytes is: UTF-8, "         \
+  "\"\\\\\" for a backslash, \"\\xHH\" for any other byte (not \\x00)"
+#define ENCODING_ERROR                                                                             \
+  "%s must be a character set iconv knows, such as \"iso-8859-2\", \"gbk\", \"shift_jis\" or "     \
+  "\"utf-16le\"%s%s%s"
 #define PAGES_ERROR "paths[%zu].pages must be a page selection like \"3\", \"2-5\" or \"1,28-\""
 #define DETAIL_ERROR "images.detail must be one of \"auto\", \"low\", \"high\""
 #define TILE_ERROR "images.tile must be one of \"auto\", \"never\", \"always\""
@@ -78,6 +86,38 @@ static bool read_params_get_bool(JsonNode *node, bool *ret) {
   return true;
 }
 
+int read_params_encoding(const char *name, const char **ret) {
+  g_autofree char *lower = NULL;
+  GIConv cd;
+
+  if (name == NULL || *name == '\0' || strlen(name) > READ_ENCODING_NAME_MAX)
+    return -EINVAL;
+  for (const char *c = name; *c != '\0'; c++)
+    if (!g_ascii_isalnum(*c) && strchr("-_.:", *c) == NULL)
+      return -EINVAL;
+  cd = g_iconv_open("UTF-8", name);
+  if (cd == (GIConv)-1)
+    return -EINVAL;
+  g_iconv_close(cd);
+  lower = g_ascii_strdown(name, -1);
+  *ret = g_intern_string(lower);
+  return 0;
+}
+
+/* An `encoding` member (absent: *ret untouched); `what` names it in the message. */
+static int read_params_encoding_member(JsonNode *node, const char *what, const char **ret,
+                                       char **ret_error) {
+  const char *s = NULL;
+  bool string = read_params_get_string(node, false, &s);
+
+  if (string && read_params_encoding(s, ret) == 0)
+    return 0;
+  /* The name is quoted back only when short enough to be one. */
+  if (string && strlen(s) <= READ_ENCODING_NAME_MAX)
+    return read_params_fail(ret_error, ENCODING_ERROR, what, "; \"", s, "\" is not one");
+  return read_params_fail(ret_error, ENCODING_ERROR, what, "", "", "");
+}
+
 /* The PDF members of a path object: pages, render, password. */
 static int read_params_path_pdf(JsonObject *obj, size_t i, PathSpec *spec, char **ret_error) {
   JsonNode *node;
@@ -118,7 +158,26 @@ static int read_params_path_window(JsonObject *obj, size_t i, PathSpec *spec, ch
   return 0;
 }
 
-/* One item of paths: a string, or an object with path and per-path options. */
+/* A path object's name: `path`, or `pathBytes`, the exact bytes of a name that is not UTF-8
+ * as the answer spells them (formatters/path-bytes.h). */
+static int read_params_path_name(JsonObject *obj, size_t i, PathSpec *spec, char **ret_error) {
+  JsonNode *node = read_params_member(obj, "path"), *bytes = read_params_member(obj, "pathBytes");
+  const char *s;
+
+  if (node != NULL && bytes != NULL)
+    return read_params_fail(ret_error, "paths[%zu]: path and pathBytes cannot be combined", i);
+  if (bytes != NULL) {
+    if (!read_params_get_string(bytes, true, &s) || path_bytes_unescape(s, &spec->path) < 0)
+      return read_params_fail(ret_error, PATH_BYTES_ERROR, i);
+    return 0;
+  }
+  if (!node || !read_params_get_string(node, true, &s))
+    return read_params_fail(ret_error, "paths[%zu].path must be a non-empty string", i);
+  spec->path = g_strdup(s);
+  return 0;
+}
+
+/* One item of paths: a string, or an object with path (or pathBytes) and per-path options. */
 static int read_params_path(JsonNode *item, size_t i, PathSpec *spec, char **ret_error) {
   JsonObject *obj;
   JsonNode *node;
@@ -134,10 +193,8 @@ static int read_params_path(JsonNode *item, size_t i, PathSpec *spec, char **ret
     return read_params_fail(ret_error, PATH_ITEM_ERROR, i);
 
   obj = json_node_get_object(item);
-  node = read_params_member(obj, "path");
-  if (!node || !read_params_get_string(node, true, &s))
-    return read_params_fail(ret_error, "paths[%zu].path must be a non-empty string", i);
-  spec->path = g_strdup(s);
+  if (read_params_path_name(obj, i, spec, ret_error) < 0)
+    return -EINVAL;
 
   if ((node = read_params_member(obj, "offset")) &&
       !read_params_get_int(node, 1, INT64_MAX, &spec->offset))
@@ -147,6 +204,12 @@ static int read_params_path(JsonNode *item, size_t i, PathSpec *spec, char **ret
     return read_params_fail(ret_error, "paths[%zu].limit must be an integer >= 1", i);
   if (read_params_path_window(obj, i, spec, ret_error) < 0)
     return -EINVAL;
+  if ((node = read_params_member(obj, "encoding"))) {
+    g_autofree char *what = g_strdup_printf("paths[%zu].encoding", i);
+
+    if (read_params_encoding_member(node, what, &spec->encoding, ret_error) < 0)
+      return -EINVAL;
+  }
   return read_params_path_pdf(obj, i, spec, ret_error);
 }
 
@@ -243,9 +306,13 @@ static int read_params_if_none_match_parse(JsonNode *node, ReadParams *ret, char
 }
 
 const char *read_params_if_none_match(const ReadParams *p, const char *path) {
+  g_autofree char *bytes = NULL;
+
   if (p->if_none_match == NULL || path == NULL)
     return NULL;
-  return g_hash_table_lookup(p->if_none_match, path);
+  /* A name JSON cannot carry is keyed by its pathBytes spelling, as the answer gives it. */
+  bytes = path_bytes_escape(path);
+  return g_hash_table_lookup(p->if_none_match, bytes != NULL ? bytes : path);
 }
 
 /* expand: a boolean, or an object of options that turns it on. */
@@ -361,6 +428,9 @@ static int read_params_members(JsonObject *obj, ReadParams *ret, char **ret_erro
     return r;
   r = read_params_budget_plan(obj, ret, ret_error);
   if (r < 0)
+    return r;
+  if ((node = read_params_member(obj, "encoding")) &&
+      (r = read_params_encoding_member(node, "encoding", &ret->encoding, ret_error)) < 0)
     return r;
   if ((node = read_params_member(obj, "images")))
     return read_params_images(node, ret, ret_error);

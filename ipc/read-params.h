@@ -56,6 +56,8 @@ typedef struct {
   char *pages;    /* PDF page selection as given, NULL when absent; owned */
   bool render;    /* render PDF pages */
   char *password; /* PDF password, NULL when absent; owned */
+  const char *encoding; /* text: the encoding to decode from (read_params_encoding), interned;
+                           NULL: the request's */
 } PathSpec;
 
 typedef struct {
@@ -78,6 +80,8 @@ typedef struct {
   ReadExpand expand;            /* expand: false, true or an object; default off */
   int64_t budget_tokens;        /* budget.tokens, 0 when there is no budget */
   bool plan;                    /* plan: answer what a read would show, without content */
+  const char *encoding;         /* encoding: text files decoded from it, without detection;
+                                   interned (read_params_encoding); NULL: detected */
   int64_t skip;                 /* skip: the first entries (after expansion) are not answered,
                                    the continuation a budget's summary names; default 0 */
 } ReadParams;
@@ -91,7 +95,8 @@ void read_params_init(ReadParams *ret);
  * On failure *ret is left cleared. */
 int read_params_parse(JsonNode *params, ReadParams *ret, char **ret_error);
 
-/* The etag the client sent for path in ifNoneMatch (borrowed from p), or NULL. */
+/* The etag the client sent for path in ifNoneMatch (borrowed from p), or NULL. A path that is
+ * not UTF-8 (formatters/path-bytes.h) is looked up by its pathBytes spelling. */
 const char *read_params_if_none_match(const ReadParams *p, const char *path);
 
 /* True when spec is a valid PDF page selection: comma-separated items, each "N", "N-M" with
@@ -105,6 +110,14 @@ bool read_params_pages_valid(const char *spec);
  * is 0 when no tail applies. */
 void read_params_window(const ReadParams *p, size_t i, int64_t *ret_offset, int64_t *ret_column,
                         int64_t *ret_tail);
+
+/* Characters of an `encoding` name at most. */
+#define READ_ENCODING_NAME_MAX 40
+
+/* Checks a client's encoding name: at most READ_ENCODING_NAME_MAX letters, digits and "-_.:"
+ * (no iconv "//" suffix) that iconv can convert to UTF-8. Returns 0 with *ret the name in
+ * lowercase, interned (g_intern_string: the names iconv knows are a finite set), or -EINVAL. */
+int read_params_encoding(const char *name, const char **ret);
 
 /* The format names, quoted and separated by commas, for messages. g_free the result. */
 char *read_format_names(void);

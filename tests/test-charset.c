@@ -160,6 +160,130 @@ START_TEST(charset_text_read_transcodes) {
 }
 END_TEST
 
+/* Czech whose only accented letters are those ISO-8859-2 and windows-1250 share (á, ě, í):
+ * uchardet 0.0.7 names it windows-1250. */
+static const char CZECH_COMMON[] =
+    "Jsou nadáni rozumem a svědomím a mají spolu jednat v duchu bratrství.\n";
+/* Czech with Š, Ž, ž, Ť: letters in ISO-8859-2, ©, ®, ľ, « in windows-1250. */
+static const char CZECH_CARON[] =
+    "Šel Žižka přes Ťumbu a Čáslav, Žofín a Šumava; žena žije v Šumperku.\n";
+
+static char *repeat(const char *s, int times) {
+  GString *out = g_string_new(NULL);
+
+  for (int i = 0; i < times; i++)
+    g_string_append(out, s);
+  return g_string_free(out, FALSE);
+}
+
+/* ISO-8859-2 and windows-1250 agree but on 0x80-0x9F and a few letters: the bytes decide, not
+ * uchardet's statistics. */
+START_TEST(charset_iso_8859_2_or_windows_1250) {
+  g_autofree char *common = repeat(CZECH_COMMON, 8);
+  g_autofree char *caron = repeat(CZECH_CARON, 3);
+
+  /* No byte of 0x80-0x9F and none where the tables differ: the ISO name. */
+  ck_assert_str_eq(guess(common, strlen(common), "ISO-8859-2"), "iso-8859-2");
+  /* Š, Ž, Ť are letters in ISO-8859-2 only. */
+  ck_assert_str_eq(guess(caron, strlen(caron), "ISO-8859-2"), "iso-8859-2");
+  /* The same text in windows-1250 has Š, Ž, ž, Ť in 0x80-0x9F: the code page. */
+  ck_assert_str_eq(guess(caron, strlen(caron), "WINDOWS-1250"), "windows-1250");
+}
+END_TEST
+
+/* Eight bytes of GBK ("中文测试") read as Cyrillic or Greek letters too: no guess; a few more
+ * Chinese characters are still Chinese, and Russian prose of a line is still KOI8-R. */
+START_TEST(charset_short_double_byte_is_no_single_byte_guess) {
+  static const char zh[] = "中文测试";
+  static const char ru[] = "Привет, мир! Как дела?\n";
+  size_t n;
+  g_autofree char *gbk = convert(zh, strlen(zh), "GBK", &n);
+  Charset cs;
+
+  ck_assert_uint_eq(n, 8);
+  ck_assert_msg(charset_guess((const uint8_t *)gbk, n, true, &cs) == -ENOENT, "guessed %s",
+                cs.name);
+  ck_assert_str_eq(guess(ru, strlen(ru), "KOI8-R"), "koi8-r");
+}
+END_TEST
+
+/* How the encoding was chosen: by the bytes (none said), a BOM, a guess with evidence, the
+ * fallback for 8-bit text nothing names, or the client. */
+START_TEST(charset_text_read_says_how) {
+  static const char zh[] = "中文测试\n";
+  size_t len, n;
+  g_autofree char *ja = sample("ja.txt", &len);
+  g_autofree char *sjis = convert(ja, len, "SHIFT_JIS", &n);
+  g_autofree char *gbk = NULL;
+  TextOptions opt = {.offset = 1, .limit = 1000, .line_numbers = false};
+  FileResult res = {0};
+
+  ck_assert_int_eq(text_read(-1, (const uint8_t *)"plain\n", 6, true, &opt, &res), 0);
+  ck_assert_ptr_null(res.encoding_source);
+  file_result_clear(&res);
+  memset(&res, 0, sizeof res);
+  ck_assert_int_eq(text_read(-1, (const uint8_t *)"\xFF\xFEh\0i\0", 6, true, &opt, &res), 0);
+  ck_assert_str_eq(res.encoding_source, "bom");
+  file_result_clear(&res);
+  memset(&res, 0, sizeof res);
+  ck_assert_int_eq(text_read(-1, (const uint8_t *)sjis, n, true, &opt, &res), 0);
+  ck_assert_str_eq(res.encoding, "shift_jis");
+  ck_assert_str_eq(res.encoding_source, "detected");
+  file_result_clear(&res);
+  memset(&res, 0, sizeof res);
+  /* Eight bytes of GBK: no guess, shown as Latin-1 and said to be the fallback. */
+  gbk = convert(zh, strlen(zh), "GBK", &n);
+  ck_assert_int_eq(text_read(-1, (const uint8_t *)gbk, n, true, &opt, &res), 0);
+  ck_assert_str_eq(res.encoding_source, "fallback");
+  file_result_clear(&res);
+  memset(&res, 0, sizeof res);
+  /* Named by the client: read as it says. */
+  opt.encoding = "gbk";
+  ck_assert_int_eq(text_read(-1, (const uint8_t *)gbk, n, true, &opt, &res), 0);
+  ck_assert_str_eq(res.encoding, "gbk");
+  ck_assert_str_eq(res.encoding_source, "client");
+  ck_assert_str_eq(res.content, zh);
+  file_result_clear(&res);
+}
+END_TEST
+
+/* The client's Unicode names are decoded by the reader: UTF-16 without a BOM (NUL bytes and
+ * all), a BOM of the encoding named dropped, "utf-16" ordered by its BOM. */
+START_TEST(charset_client_unicode_names) {
+  static const struct {
+    const char *encoding;
+    const char *bytes;
+    size_t len;
+    const char *name, *content;
+  } cases[] = {
+      {"utf-16le", "h\0i\0\n\0", 6, "utf-16le", "hi\n"},
+      {"UTF16BE", "\0h\0i\0\n", 6, "utf-16be", "hi\n"},
+      {"utf-16", "\xFF\xFEh\0i\0\n\0", 8, "utf-16le", "hi\n"},
+      {"utf-16", "\0h\0i\0\n", 6, "utf-16be", "hi\n"},
+      {"utf-32le", "h\0\0\0\n\0\0\0", 8, "utf-32le", "h\n"},
+      {"utf-8",
+       "\xEF\xBB\xBF"
+       "café\n",
+       9, "utf-8", "café\n"},
+      {"utf-8", "caf\xE9\n", 5, "utf-8", "caf\xEF\xBF\xBD\n"},
+      {"iso-8859-2", "\xA9\n", 2, "iso-8859-2", "\xC5\xA0\n"},
+  };
+
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+    TextOptions opt = {.offset = 1, .limit = 10, .encoding = cases[i].encoding};
+    FileResult res = {0};
+
+    ck_assert_msg(text_read(-1, (const uint8_t *)cases[i].bytes, cases[i].len, true, &opt, &res) ==
+                      0,
+                  "case %zu: %s", i, res.error);
+    ck_assert_str_eq(res.encoding, cases[i].name);
+    ck_assert_str_eq(res.encoding_source, "client");
+    ck_assert_msg(strcmp(res.content, cases[i].content) == 0, "case %zu: %s", i, res.content);
+    file_result_clear(&res);
+  }
+}
+END_TEST
+
 static Suite *charset_suite(void) {
   Suite *s = suite_create("charset");
   TCase *tc = tcase_create("guess");
@@ -171,6 +295,10 @@ static Suite *charset_suite(void) {
   tcase_add_test(tc, charset_sample_is_bounded);
   tcase_add_test(tc, charset_iso2022_escape);
   tcase_add_test(tc, charset_text_read_transcodes);
+  tcase_add_test(tc, charset_iso_8859_2_or_windows_1250);
+  tcase_add_test(tc, charset_short_double_byte_is_no_single_byte_guess);
+  tcase_add_test(tc, charset_text_read_says_how);
+  tcase_add_test(tc, charset_client_unicode_names);
   suite_add_tcase(s, tc);
   return s;
 }

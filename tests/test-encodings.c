@@ -278,6 +278,138 @@ START_TEST(encodings_unchanged_cases) {
 }
 END_TEST
 
+/* Czech in ISO-8859-2 using only letters windows-1250 shares, which uchardet takes for
+ * windows-1250: named ISO-8859-2, and said to be detected. */
+START_TEST(encodings_iso_8859_2_not_windows_1250) {
+  static const char line[] =
+      "Jsou nadáni rozumem a svědomím a mají spolu jednat v duchu bratrství.\n";
+  GString *text = g_string_new(NULL);
+  RdResult *r;
+  size_t len;
+  g_autofree char *bytes = NULL;
+  g_autofree char *path = NULL;
+
+  for (int i = 0; i < 8; i++)
+    g_string_append(text, line);
+  check_roundtrip("cs.txt", text->str, "ISO-8859-2", "iso-8859-2");
+  bytes = to_charset(text->str, text->len, "ISO-8859-2", &len);
+  path = rd_write_file(dmn->dir, "cs2.txt", bytes, len);
+  r = read_raw(path, NULL);
+  ck_assert_str_eq(rd_file_str(r, 0, "encodingSource"), "detected");
+  rd_result_free(r);
+  g_string_free(text, TRUE);
+}
+END_TEST
+
+/* Eight bytes of GBK: no guess with so little, the bytes shown as Latin-1 and said to be the
+ * fallback; `encoding` names the set (for the request, or a path: the path's wins, also for
+ * the files of a folder), and a name iconv does not know is -32602. */
+START_TEST(encodings_client_names_the_set) {
+  size_t len;
+  g_autofree char *gbk = to_charset("中文测试", strlen("中文测试"), "GBK", &len);
+  g_autofree char *path = rd_write_file(dmn->dir, "zh/short.txt", gbk, len);
+  g_autofree char *cwd = rd_json_quote(dmn->dir);
+  g_autofree char *params = NULL;
+  g_autofree char *text = NULL;
+  RdResult *r;
+  JsonNode *msg;
+
+  ck_assert_uint_eq(len, 8);
+  r = read_raw(path, NULL);
+  ck_assert_str_eq(rd_file_str(r, 0, "encodingSource"), "fallback");
+  ck_assert_str_ne(rd_file_str(r, 0, "encoding"), "koi8-r");
+  rd_result_free(r);
+
+  r = read_raw(path, "\"encoding\":\"GBK\"");
+  ck_assert_str_eq(rd_file_str(r, 0, "encoding"), "gbk");
+  ck_assert_str_eq(rd_file_str(r, 0, "encodingSource"), "client");
+  text = rd_text(r, 0);
+  ck_assert_str_eq(text, "中文测试\n");
+  rd_result_free(r);
+
+  params = g_strdup_printf("{\"paths\":[\"zh/short.txt\",{\"path\":\"zh\",\"encoding\":\"gbk\"}],"
+                           "\"cwd\":%s,\"lineNumbers\":false,\"expand\":true,"
+                           "\"encoding\":\"big5\"}",
+                           cwd);
+  r = rd_read(conn, params);
+  ck_assert_str_eq(rd_file_str(r, 0, "encoding"), "big5");
+  ck_assert_str_eq(rd_file_str(r, 1, "encoding"), "gbk");
+  ck_assert_int_eq(rd_file_int(r, 1, "from"), 1);
+  g_free(text);
+  text = rd_text(r, 1);
+  ck_assert_str_eq(text, "中文测试\n");
+  rd_result_free(r);
+
+  msg = rd_conn_call(conn, "read", "{\"paths\":[\"a\"],\"encoding\":\"klingon\"}");
+  ck_assert_int_eq(rd_error_code(msg), -32602);
+  ck_assert_msg(
+      strstr(json_object_get_string_member(
+                 json_object_get_object_member(json_node_get_object(msg), "error"), "message"),
+             "\"klingon\" is not one") != NULL,
+      "the message does not name the encoding");
+  json_node_unref(msg);
+}
+END_TEST
+
+/* The command line's --encoding, and the MCP tool's encoding argument (on UTF-16 without a
+ * byte-order mark, for each path and for the call). */
+START_TEST(encodings_cli_and_mcp) {
+  size_t len;
+  g_autofree char *gbk = to_charset("中文测试\n", strlen("中文测试\n"), "GBK", &len);
+  g_autofree char *path = rd_write_file(dmn->dir, "short.gbk", gbk, len);
+  const char *cli[] = {rd_readerd(), "read", "--encoding", "gbk", "short.gbk", NULL};
+  const char *bad[] = {rd_readerd(), "read", "--encoding", "klingon", "short.gbk", NULL};
+  const char *mcp[] = {rd_readerd(), "mcp", "--root", dmn->dir, NULL};
+  g_autofree char *utf16 = to_charset("中文测试\n", strlen("中文测试\n"), "UTF-16LE", &len);
+  g_autofree char *path16 = rd_write_file(dmn->dir, "short.u16", utf16, len);
+  static const char in[] =
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+      "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n"
+      "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
+      "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"read_files\","
+      "\"arguments\":{\"paths\":[{\"path\":\"short.u16\",\"encoding\":\"utf-16le\"}]}}}\n"
+      "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"read_files\","
+      "\"arguments\":{\"paths\":[\"short.u16\"],\"encoding\":\"UTF-16LE\"}}}\n";
+  RdRun run;
+
+  rd_run(dmn->dir, cli, NULL, 0, 10000, &run);
+  ck_assert_int_eq(run.code, 0);
+  ck_assert_msg(strstr(run.out, "encoding='gbk' encodingSource='client'") != NULL, "%s", run.out);
+  ck_assert_msg(strstr(run.out, "中文测试") != NULL, "%s", run.out);
+  rd_run_clear(&run);
+  {
+    const char *text[] = {rd_readerd(),     "read",      "--format=text",
+                          "--encoding=GBK", "short.gbk", NULL};
+
+    rd_run(dmn->dir, text, NULL, 0, 10000, &run);
+    ck_assert_int_eq(run.code, 0);
+    ck_assert_msg(strstr(run.out, ", gbk (client), lf") != NULL, "%s", run.out);
+    rd_run_clear(&run);
+  }
+  rd_run(dmn->dir, bad, NULL, 0, 10000, &run);
+  ck_assert_int_eq(run.code, 2);
+  ck_assert_msg(strstr(run.err, "--encoding") != NULL, "%s", run.err);
+  rd_run_clear(&run);
+
+  rd_run(dmn->dir, mcp, in, strlen(in), 10000, &run);
+  ck_assert_int_eq(run.code, 0);
+  {
+    g_auto(GStrv) lines = g_strsplit(run.out, "\n", -1);
+    int answers = 0;
+
+    for (char **l = lines; *l != NULL; l++) {
+      if (strstr(*l, "\"id\":2") == NULL && strstr(*l, "\"id\":3") == NULL)
+        continue;
+      answers++;
+      ck_assert_msg(strstr(*l, "encodingSource='client'") != NULL && strstr(*l, "中文测试"), "%s",
+                    *l);
+    }
+    ck_assert_int_eq(answers, 2);
+  }
+  rd_run_clear(&run);
+}
+END_TEST
+
 static Suite *encodings_suite(void) {
   Suite *s = suite_create("encodings");
   TCase *tc = tcase_create("daemon");
@@ -294,6 +426,9 @@ static Suite *encodings_suite(void) {
   tcase_add_test(tc, encodings_bad_sequence_replaced);
   tcase_add_test(tc, encodings_past_the_head);
   tcase_add_test(tc, encodings_unchanged_cases);
+  tcase_add_test(tc, encodings_iso_8859_2_not_windows_1250);
+  tcase_add_test(tc, encodings_client_names_the_set);
+  tcase_add_test(tc, encodings_cli_and_mcp);
   suite_add_tcase(s, tc);
   return s;
 }

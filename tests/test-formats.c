@@ -520,7 +520,8 @@ START_TEST(formats_text_controls_replaced) {
   f->bytes = 9;
   out = format_str("text", &r, true, NULL);
   l = lines_of(out);
-  ck_assert_str_eq(l[0], "==> evil" FFFD "path" FFFD "[2J (text, 1 line, 9 bytes, utf-8, lf) <==");
+  ck_assert_str_eq(l[0], "==> evil" FFFD "path" FFFD "[2J (text, 1 line, 9 bytes, utf-8, lf, "
+                        "pathBytes evil\\x0apath\\x1b[2J) <==");
   ck_assert_str_eq(l[1], "a" FFFD "[31mred" FFFD FFFD FFFD "b\tc\xe2\x82\xac");
   ck_assert_ptr_null(l[2]);
   g_strfreev(l);

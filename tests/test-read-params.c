@@ -642,6 +642,47 @@ START_TEST(read_params_budget_and_plan) {
 }
 END_TEST
 
+/* encoding, for the request and per path: any name iconv knows, lowercased and interned;
+ * anything else refused, naming the field and the name. */
+START_TEST(read_params_encoding_names) {
+  ReadParams p;
+
+  parse_ok("{\"paths\":[\"a\",{\"path\":\"b\",\"encoding\":\"Shift_JIS\"}],"
+           "\"encoding\":\"ISO-8859-2\"}",
+           &p);
+  ck_assert_str_eq(p.encoding, "iso-8859-2");
+  ck_assert_ptr_eq(p.encoding, g_intern_string("iso-8859-2"));
+  ck_assert_ptr_null(p.paths[0].encoding);
+  ck_assert_str_eq(p.paths[1].encoding, "shift_jis");
+  read_params_clear(&p);
+  parse_ok("{\"paths\":[\"a\"],\"encoding\":null}", &p);
+  ck_assert_ptr_null(p.encoding);
+  read_params_clear(&p);
+  expect_invalid("{\"paths\":[\"a\"],\"encoding\":\"klingon\"}",
+                 "encoding must be a character set iconv knows, such as \"iso-8859-2\", \"gbk\", "
+                 "\"shift_jis\" or \"utf-16le\"; \"klingon\" is not one");
+  expect_invalid("{\"paths\":[\"a\"],\"encoding\":\"utf-8//TRANSLIT\"}", "encoding must be");
+  expect_invalid("{\"paths\":[\"a\"],\"encoding\":\"\"}", "encoding must be");
+  expect_invalid("{\"paths\":[\"a\"],\"encoding\":7}", "encoding must be");
+  expect_invalid("{\"paths\":[\"a\",{\"path\":\"b\",\"encoding\":\"nope\"}]}",
+                 "paths[1].encoding must be a character set iconv knows");
+}
+END_TEST
+
+/* pathBytes names a path by its bytes; it goes alone, and must be a spelling. */
+START_TEST(read_params_path_bytes) {
+  ReadParams p;
+
+  parse_ok("{\"paths\":[{\"pathBytes\":\"dir/a\\\\xff\\\\\\\\.txt\",\"limit\":3}]}", &p);
+  ck_assert_str_eq(p.paths[0].path, "dir/a\xff\\.txt");
+  ck_assert_int_eq(p.paths[0].limit, 3);
+  read_params_clear(&p);
+  expect_invalid("{\"paths\":[{\"pathBytes\":\"a\\\\x0\"}]}", "paths[0].pathBytes must be");
+  expect_invalid("{\"paths\":[{\"path\":\"a\",\"pathBytes\":\"a\"}]}",
+                 "paths[0]: path and pathBytes cannot be combined");
+}
+END_TEST
+
 static Suite *read_params_suite(void) {
   Suite *s = suite_create("read-params");
   TCase *tc = tcase_create("core");
@@ -672,6 +713,8 @@ static Suite *read_params_suite(void) {
   tcase_add_test(tc, read_params_clear_null);
   tcase_add_test(tc, read_params_pages_syntax);
   tcase_add_test(tc, read_params_budget_and_plan);
+  tcase_add_test(tc, read_params_encoding_names);
+  tcase_add_test(tc, read_params_path_bytes);
   suite_add_tcase(s, tc);
   return s;
 }

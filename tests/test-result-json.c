@@ -7,6 +7,7 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
+#include "formatters/path-bytes.h"
 #include "formatters/result-json.h"
 #include "formatters/result.h"
 #include "tests/lib/check-run.h"
@@ -152,6 +153,9 @@ static char *expected_file_keys(const FileResult *f) {
   GString *k = g_string_new("path");
   bool ok = f->code == NULL;
 
+  if (path_bytes_needed(f->path))
+    g_string_append(k, " pathBytes");
+
   if (f->type != FILE_TYPE_UNKNOWN)
     g_string_append(k, " type");
   if (!ok)
@@ -164,6 +168,7 @@ static char *expected_file_keys(const FileResult *f) {
   if (ok && f->type == FILE_TYPE_TEXT) {
     g_string_append(k, " lines");
     g_string_append(k, f->encoding != NULL ? " encoding" : "");
+    g_string_append(k, f->encoding_source != NULL ? " encodingSource" : "");
     g_string_append(k, f->bom ? " bom" : "");
     g_string_append(k, f->eol != NULL ? " eol" : "");
     g_string_append(k, " truncated");
@@ -188,6 +193,14 @@ static void check_file(JsonObject *o, const FileResult *f, int64_t image_index) 
   assert_members(o, keys);
   g_free(keys);
   assert_string_member(o, "path", f->path);
+  if (path_bytes_needed(f->path)) {
+    g_autofree char *bytes = path_bytes_escape(f->path);
+    g_autofree char *back = NULL;
+
+    assert_string_member(o, "pathBytes", bytes);
+    ck_assert_int_eq(path_bytes_unescape(json_object_get_string_member(o, "pathBytes"), &back), 0);
+    ck_assert_str_eq(back, f->path);
+  }
   if (f->type != FILE_TYPE_UNKNOWN)
     assert_string_member(o, "type", file_type_name(f->type));
   if (f->code != NULL) {
@@ -240,7 +253,9 @@ static void check_file(JsonObject *o, const FileResult *f, int64_t image_index) 
 }
 
 static void check_image(JsonObject *o, const char *path, const ImageOut *img) {
-  GString *keys = g_string_new("path mediaType data width height");
+  GString *keys = g_string_new(path_bytes_needed(path) ? "path pathBytes" : "path");
+
+  g_string_append(keys, " mediaType data width height");
 
   if (img->original_width > 0)
     g_string_append(keys, " originalWidth originalHeight");

@@ -15,6 +15,11 @@ typedef enum {
 } Evidence;
 
 #define SCRIPT_MIN_HIGH 8 /* high bytes a non-Latin single-byte guess needs */
+/* High bytes past which a single-byte guess stands even when the head also decodes as an East
+ * Asian double-byte set: a few Chinese characters ("\xD6\xD0\xCE\xC4" is GBK's "中文") read
+ * as Greek or Cyrillic letters too, but prose of that length in one of those scripts has a
+ * word of odd length or a letter next to a space somewhere, which no double-byte set takes. */
+#define SCRIPT_SURE_HIGH 64
 #define LATIN_MIN_HIGH 32 /* high bytes a Latin-script single-byte guess needs */
 #define INVALID_PER_MILLE                                                                          \
   20 /* invalid sequences a multi-byte guess tolerates, per 1000 high bytes */
@@ -152,6 +157,56 @@ static bool reads_as_cp1252(const char *from, const uint8_t *p, size_t n) {
   return a != NULL && b != NULL && strcmp(a, b) == 0;
 }
 
+/* East Asian double-byte sets whose clean decoding of a short head makes a single-byte guess
+ * for another script a coin toss. */
+static const char *const DOUBLE_BYTE[] = {"GB18030", "CP950", "CP932", "CP949", "EUC-JP"};
+
+/* True when UTF-8 o[0..n) holds a half-width katakana (U+FF61-U+FF9F): Shift-JIS's single
+ * bytes 0xA1-0xDF, which read every KOI8-R or ISO-8859-5 letter as one. */
+static bool has_halfwidth_kana(const char *o, size_t n) {
+  for (size_t i = 0; i + 2 < n; i++)
+    if ((uint8_t)o[i] == 0xEF && (((uint8_t)o[i + 1] == 0xBD && (uint8_t)o[i + 2] >= 0xA1) ||
+                                  ((uint8_t)o[i + 1] == 0xBE && (uint8_t)o[i + 2] <= 0x9F)))
+      return true;
+  return false;
+}
+
+/* True when `from` decodes p into double-byte characters: no invalid sequence (a character
+ * cut by the end of p is fine unless `eof`), no half-width katakana. */
+static bool decodes_as(const char *from, const uint8_t *p, size_t n, bool eof) {
+  GIConv cd = g_iconv_open("UTF-8", from);
+  gchar *in = (gchar *)p;
+  gsize inleft = n;
+  bool ok = true;
+  char out[4096];
+
+  if (cd == (GIConv)-1)
+    return false;
+  while (ok && inleft > 0) {
+    gchar *o = out;
+    gsize outleft = sizeof out;
+    gsize r = g_iconv(cd, &in, &inleft, &o, &outleft);
+    int err = errno;
+
+    /* iconv writes whole characters: a buffer never ends inside one. */
+    ok = !has_halfwidth_kana(out, (size_t)(o - out));
+    if (r != (gsize)-1 || err == E2BIG)
+      continue;
+    ok = ok && err == EINVAL && !eof;
+    break;
+  }
+  g_iconv_close(cd);
+  return ok;
+}
+
+/* True when one of DOUBLE_BYTE reads p as its own. */
+static bool decodes_as_double_byte(const uint8_t *p, size_t n, bool eof) {
+  for (size_t i = 0; i < G_N_ELEMENTS(DOUBLE_BYTE); i++)
+    if (decodes_as(DOUBLE_BYTE[i], p, n, eof))
+      return true;
+  return false;
+}
+
 /* Whether the head holds evidence enough for a guess of this kind. */
 static bool enough_evidence(Evidence e, const char *from, const uint8_t *p, size_t n, bool eof) {
   size_t high = count_high(p, n);
@@ -159,7 +214,8 @@ static bool enough_evidence(Evidence e, const char *from, const uint8_t *p, size
 
   switch (e) {
   case EVIDENCE_SCRIPT:
-    return high >= SCRIPT_MIN_HIGH;
+    return high >= SCRIPT_SURE_HIGH ||
+           (high >= SCRIPT_MIN_HIGH && !decodes_as_double_byte(p, n, eof));
   case EVIDENCE_LATIN:
     return high >= LATIN_MIN_HIGH && !reads_as_cp1252(from, p, n);
   default:
@@ -167,6 +223,95 @@ static bool enough_evidence(Evidence e, const char *from, const uint8_t *p, size
     /* ISO-2022 text is 7-bit: its escapes are the evidence. */
     return invalid == 0 || (invalid > 0 && (size_t)invalid * 1000 <= high * INVALID_PER_MILLE);
   }
+}
+
+/* Windows code pages and the ISO 8859 part each extends: the two agree on most of 0xA0-0xFF,
+ * and in 0x80-0x9F the ISO part has C1 controls where the code page has letters and quotes.
+ * uchardet's statistics often name one for the other (Czech in ISO-8859-2 as windows-1250);
+ * the bytes of the head decide (pair_choose). Names as in KNOWN's iconv column. */
+static const struct {
+  const char *windows, *iso;
+} PAIRS[] = {
+    {"WINDOWS-1250", "ISO-8859-2"}, {"WINDOWS-1253", "ISO-8859-7"},  {"WINDOWS-1254", "ISO-8859-9"},
+    {"WINDOWS-1255", "ISO-8859-8"}, {"WINDOWS-1257", "ISO-8859-13"},
+};
+
+/* What byte b is in cd's table: 1 a letter, 0 another character, -1 none. */
+static int byte_class(GIConv cd, uint8_t b) {
+  char in = (char)b, out[8];
+  gchar *ip = &in, *op = out;
+  gsize il = 1, ol = sizeof out;
+  gunichar c;
+
+  g_iconv(cd, NULL, NULL, NULL, NULL);
+  if (g_iconv(cd, &ip, &il, &op, &ol) == (gsize)-1)
+    return -1;
+  c = g_utf8_get_char_validated(out, (gssize)(op - out));
+  return c != (gunichar)-1 && c != (gunichar)-2 && g_unichar_isalpha(c) ? 1 : 0;
+}
+
+/* Which of a pair reads p: the code page when p holds a byte of 0x80-0x9F (a C1 control is
+ * no text); else the one in whose table more of p's bytes where the two differ are letters
+ * (the other has symbols there: Czech "Š" in ISO-8859-2 is "©" in windows-1250); the ISO part
+ * when no such byte occurs (both then read p alike); uchardet's own guess on a tie. */
+static const char *pair_choose(size_t pair, const char *guessed, const uint8_t *p, size_t n) {
+  size_t count[256] = {0};
+  int64_t score = 0; /* > 0: the ISO part, < 0: the code page */
+  bool differ = false;
+  GIConv w, iso;
+
+  for (size_t i = 0; i < n; i++)
+    count[p[i]]++;
+  for (int b = 0x80; b < 0xA0; b++)
+    if (count[b] > 0)
+      return PAIRS[pair].windows;
+  w = g_iconv_open("UTF-8", PAIRS[pair].windows);
+  iso = g_iconv_open("UTF-8", PAIRS[pair].iso);
+  if (w == (GIConv)-1 || iso == (GIConv)-1) {
+    if (w != (GIConv)-1)
+      g_iconv_close(w);
+    if (iso != (GIConv)-1)
+      g_iconv_close(iso);
+    return guessed;
+  }
+  for (int b = 0xA0; b < 0x100; b++) {
+    int cw, ci;
+
+    if (count[b] == 0)
+      continue;
+    cw = byte_class(w, (uint8_t)b);
+    ci = byte_class(iso, (uint8_t)b);
+    if (cw == ci)
+      continue;
+    differ = true;
+    score += ci > cw ? (int64_t)count[b] : -(int64_t)count[b];
+  }
+  g_iconv_close(w);
+  g_iconv_close(iso);
+  if (!differ)
+    return PAIRS[pair].iso;
+  return score > 0 ? PAIRS[pair].iso : score < 0 ? PAIRS[pair].windows : guessed;
+}
+
+/* KNOWN's entry for the charset iconv calls `name`, or NULL. */
+static const Charset *known_by_iconv(const char *name) {
+  for (size_t i = 0; i < G_N_ELEMENTS(KNOWN); i++)
+    if (strcmp(KNOWN[i].cs.iconv, name) == 0)
+      return &KNOWN[i].cs;
+  return NULL;
+}
+
+/* The guess cs, or the other of its pair when the head says so (pair_choose). */
+static Charset settle_pair(const Charset *cs, const uint8_t *p, size_t n) {
+  for (size_t i = 0; i < G_N_ELEMENTS(PAIRS); i++) {
+    const Charset *other;
+
+    if (strcmp(cs->iconv, PAIRS[i].windows) != 0 && strcmp(cs->iconv, PAIRS[i].iso) != 0)
+      continue;
+    other = known_by_iconv(pair_choose(i, cs->iconv, p, n));
+    return other != NULL ? *other : *cs;
+  }
+  return *cs;
 }
 
 int charset_guess(const uint8_t *head, size_t n, bool eof, Charset *ret) {
@@ -189,7 +334,7 @@ int charset_guess(const uint8_t *head, size_t n, bool eof, Charset *ret) {
       continue;
     if (!enough_evidence(KNOWN[i].evidence, KNOWN[i].cs.iconv, head, n, eof))
       return -ENOENT;
-    *ret = KNOWN[i].cs;
+    *ret = settle_pair(&KNOWN[i].cs, head, n);
     return 0;
   }
   return -ENOENT;

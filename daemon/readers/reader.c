@@ -192,6 +192,7 @@ static bool read_open_file(const ReaderOptions *o, int fd, const struct stat *st
         .tail = o->tail,
         .max_tokens = o->max_tokens,
         .cancelled = cancelled,
+        .encoding = o->encoding,
     };
     (void)text_read(fd, head_buf, (size_t)n, eof, &topt, res);
   } else if (kind == DETECT_PDF) {
@@ -240,7 +241,7 @@ static bool sample_open_file(const ReaderOptions *o, int fd, size_t max, FileRes
   } else {
     res->type = FILE_TYPE_TEXT;
     /* A binary file is refused here as a read would refuse it. */
-    if (text_sniff(head_buf, (size_t)n, eof, &ret->encoding, res) < 0) {
+    if (text_sniff(head_buf, (size_t)n, eof, o->encoding, &ret->encoding, res) < 0) {
       ret->head_refused = true;
       return false;
     }

@@ -33,6 +33,8 @@ typedef struct {
   int64_t max_tokens;          /* text: estimated tokens shown at most (budget); 0: no cap */
   bool expanded;               /* found by a folder walk: refused inside a .git folder
                                   (workspace_allows_expanded) */
+  const char *encoding;        /* text: the client's encoding, decoded without detection; NULL:
+                                  detected */
 } ReaderOptions;
 
 /* Reads o->path into res (which must be zeroed): resolved against o->base, else the

@@ -36,6 +36,8 @@ typedef struct {
   size_t skip;          /* bytes of byte-order mark to drop */
   size_t head_valid;    /* bytes after skip already checked: valid UTF-8, no NUL */
   bool latin1_fallback; /* bytes the charset leaves undefined decode as ISO-8859-1 */
+  const char *source;   /* how it was chosen: one of the TEXT_SOURCE_*, NULL for UTF-8 by its
+                           bytes */
 } Encoding;
 
 typedef struct {
@@ -349,6 +351,7 @@ static bool pick_by_bom(const uint8_t *head, size_t n, Encoding *enc) {
     if (n < BOMS[i].len || memcmp(head, BOMS[i].bytes, BOMS[i].len) != 0)
       continue;
     enc->skip = BOMS[i].len;
+    enc->source = TEXT_SOURCE_BOM;
     if (BOMS[i].kind == DECODE_UTF8)
       enc->bom = true;
     else
@@ -390,6 +393,7 @@ static int pick_by_charset(const char *cs, const uint8_t *head, size_t n, Encodi
   }
   if (strcmp(cs, "utf-8") == 0 || strcmp(cs, "us-ascii") == 0)
     return 0; /* UTF-8 after all, with bad sequences replaced */
+  enc->source = TEXT_SOURCE_DETECTED;
   if (strcmp(cs, "utf-16le") == 0) {
     use_wide(enc, DECODE_UTF16, false, "utf-16le");
   } else if (strcmp(cs, "utf-16be") == 0) {
@@ -405,6 +409,8 @@ static int pick_by_charset(const char *cs, const uint8_t *head, size_t n, Encodi
     else
       use_iconv(enc, "ISO-8859-1", "iso-8859-1");
     enc->latin1_fallback = true;
+    /* libmagic names any 8-bit text so: nothing told its character set. */
+    enc->source = TEXT_SOURCE_FALLBACK;
   } else if (strcmp(cs, "ebcdic") == 0) {
     use_iconv(enc, "EBCDIC-US", "ebcdic");
   } else {
@@ -443,10 +449,71 @@ static bool mostly_utf8(const uint8_t *p, size_t n) {
   return valid > 0 && invalid <= valid;
 }
 
-/* Chooses how to decode the file from its head: byte-order mark, NUL bytes, UTF-8 or a legacy
- * set uchardet names (charset.h), then libmagic. Returns 0, or a negative errno with res
- * failed. */
-static int pick_encoding(const uint8_t *head, size_t n, bool eof, Encoding *enc, FileResult *res) {
+/* The Unicode encodings a client may name, decoded by readerd itself rather than iconv (which
+ * would see their NUL bytes as binary); names compared without case, '-' or '_'. A BOM of the
+ * encoding named is dropped; "utf-16" and "utf-32" take the byte order from a BOM, else
+ * big-endian (RFC 2781). */
+static const struct {
+  const char *key;
+  DecodeKind kind;
+  bool big_endian;
+  const char *name;
+} UNICODE_NAMES[] = {
+    {"utf8", DECODE_UTF8, false, "utf-8"},        {"utf16le", DECODE_UTF16, false, "utf-16le"},
+    {"utf16be", DECODE_UTF16, true, "utf-16be"},  {"utf16", DECODE_UTF16, true, "utf-16be"},
+    {"utf32le", DECODE_UTF32, false, "utf-32le"}, {"utf32be", DECODE_UTF32, true, "utf-32be"},
+    {"utf32", DECODE_UTF32, true, "utf-32be"},
+};
+
+/* Decodes from the encoding the client named (an iconv name, checked by the params): no
+ * detection; only NUL bytes still refuse a file in an ASCII-based encoding. */
+static int pick_client(const char *client, const uint8_t *head, size_t n, Encoding *enc,
+                       FileResult *res) {
+  char key[32];
+  size_t k = 0;
+  bool any_order;
+
+  for (const char *c = client; *c != '\0' && k + 1 < sizeof key; c++)
+    if (*c != '-' && *c != '_')
+      key[k++] = g_ascii_tolower(*c);
+  key[k] = '\0';
+  any_order = strcmp(key, "utf16") == 0 || strcmp(key, "utf32") == 0;
+  enc->source = TEXT_SOURCE_CLIENT;
+  for (size_t i = 0; i < G_N_ELEMENTS(UNICODE_NAMES); i++) {
+    Encoding bom = {0};
+
+    if (strcmp(key, UNICODE_NAMES[i].key) != 0)
+      continue;
+    enc->kind = UNICODE_NAMES[i].kind;
+    enc->big_endian = UNICODE_NAMES[i].big_endian;
+    enc->name = UNICODE_NAMES[i].name;
+    /* A byte-order mark of the encoding named is dropped, and orders "utf-16", "utf-32". */
+    if (pick_by_bom(head, n, &bom) && bom.kind == enc->kind &&
+        (any_order || bom.big_endian == enc->big_endian)) {
+      enc->skip = bom.skip;
+      enc->bom = bom.bom;
+      enc->big_endian = bom.big_endian;
+      if (bom.name != NULL)
+        enc->name = bom.name;
+    }
+    if (enc->kind != DECODE_UTF8)
+      return 0;
+    if (memchr(head, '\0', n) != NULL) {
+      fail_binary(head, n, res);
+      return -ENOTSUP;
+    }
+    enc->head_valid = utf8_valid_prefix(head + enc->skip, n - enc->skip);
+    return 0;
+  }
+  use_iconv(enc, client, client);
+  return 0;
+}
+
+/* Chooses how to decode the file from its head: the client's encoding when it named one; else
+ * byte-order mark, NUL bytes, UTF-8 or a legacy set uchardet names (charset.h), then
+ * libmagic. Returns 0, or a negative errno with res failed. */
+static int pick_encoding(const uint8_t *head, size_t n, bool eof, const char *client, Encoding *enc,
+                         FileResult *res) {
   Charset legacy;
   char cs[64];
   size_t v, len;
@@ -455,6 +522,8 @@ static int pick_encoding(const uint8_t *head, size_t n, bool eof, Encoding *enc,
   memset(enc, 0, sizeof *enc);
   enc->kind = DECODE_UTF8;
   enc->name = "utf-8";
+  if (client != NULL)
+    return pick_client(client, head, n, enc, res);
   if (pick_by_bom(head, n, enc))
     return 0;
   if (memchr(head, '\0', n) != NULL) {
@@ -475,6 +544,7 @@ static int pick_encoding(const uint8_t *head, size_t n, bool eof, Encoding *enc,
   if ((!utf8 || (v == n && charset_has_iso2022_escape(head, n))) &&
       charset_guess(head, n, eof, &legacy) == 0) {
     use_iconv(enc, legacy.iconv, legacy.name);
+    enc->source = TEXT_SOURCE_DETECTED;
     return 0;
   }
   if (utf8 || mostly_utf8(head, n)) {
@@ -607,6 +677,7 @@ static void fill_result(Decoder *d, FileResult *res) {
   res->content_len = lr.content_len;
   res->lines = lr.lines;
   res->encoding = d->enc.name;
+  res->encoding_source = d->enc.source;
   res->bom = d->enc.bom;
   res->eol = lr.eol;
   res->truncated = lr.truncated;
@@ -758,10 +829,11 @@ static int read_tail(Decoder *d, int fd, const TextOptions *opt, FileResult *res
   return 0;
 }
 
-int text_sniff(const uint8_t *head, size_t head_len, bool eof, const char **ret_encoding,
-               FileResult *res) {
+int text_sniff(const uint8_t *head, size_t head_len, bool eof, const char *encoding,
+               const char **ret_encoding, FileResult *res) {
   Encoding enc;
-  int r = pick_encoding(head != NULL ? head : (const uint8_t *)"", head_len, eof, &enc, res);
+  int r =
+      pick_encoding(head != NULL ? head : (const uint8_t *)"", head_len, eof, encoding, &enc, res);
 
   *ret_encoding = r == 0 ? enc.name : NULL;
   return r;
@@ -779,7 +851,7 @@ int text_read(int fd, const uint8_t *head, size_t head_len, bool eof, const Text
   d.cd = (GIConv)-1;
   if (head == NULL)
     head = (const uint8_t *)"";
-  r = pick_encoding(head, head_len, eof, &d.enc, res);
+  r = pick_encoding(head, head_len, eof, opt->encoding, &d.enc, res);
   if (r < 0)
     return r;
   if (opt->tail > 0) {

@@ -23,7 +23,15 @@ typedef struct {
   int64_t max_tokens;           /* estimated tokens of content at most (the budget's share);
                                    0: no cap */
   const atomic_bool *cancelled; /* may be NULL; checked between chunks */
+  const char *encoding;         /* the client's: an iconv name decoded from without detection
+                                   (read_params_encoding checks it); NULL: detected */
 } TextOptions;
+
+/* FileResult.encoding_source: how the encoding was chosen (NULL: UTF-8, valid by its bytes). */
+#define TEXT_SOURCE_BOM "bom"           /* a byte-order mark */
+#define TEXT_SOURCE_DETECTED "detected" /* told from the bytes with evidence (uchardet, libmagic) */
+#define TEXT_SOURCE_FALLBACK "fallback" /* nothing told it: 8-bit text shown as Latin-1/cp1252 */
+#define TEXT_SOURCE_CLIENT "client"     /* the request's `encoding` */
 
 /* Reads a text file into res (type, content, lines, encoding, eol, truncated, shown_*).
  * With opt->tail, the last lines are found from the end of the file (daemon/readers/tail.h;
@@ -38,7 +46,8 @@ int text_read(int fd, const uint8_t *head, size_t head_len, bool eof, const Text
               FileResult *res);
 
 /* How text_read() would decode a file from its head (valid for the call, as text_read takes
- * it): *ret_encoding gets the encoding's name (static). Returns 0, or a negative errno with
- * res failed as text_read() would fail it (a binary file: CODE_UNSUPPORTED_FORMAT). */
-int text_sniff(const uint8_t *head, size_t head_len, bool eof, const char **ret_encoding,
-               FileResult *res);
+ * it), `encoding` being TextOptions.encoding (may be NULL): *ret_encoding gets the encoding's
+ * name (static). Returns 0, or a negative errno with res failed as text_read() would fail it
+ * (a binary file: CODE_UNSUPPORTED_FORMAT). */
+int text_sniff(const uint8_t *head, size_t head_len, bool eof, const char *encoding,
+               const char **ret_encoding, FileResult *res);

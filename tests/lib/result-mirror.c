@@ -89,6 +89,11 @@ void rd_result_check_mirror(RdResult *r) {
                   i);
     g_free(want_path);
     g_free(a);
+    a = rd_attr(r, (int)i, "pathBytes");
+    ck_assert_msg(g_strcmp0(a, rd_file_str(r, i, "pathBytes")) == 0,
+                  "Content[%u] pathBytes '%s' but files[%u].pathBytes '%s'", i, a ? a : "", i,
+                  rd_file_str(r, i, "pathBytes") ? rd_file_str(r, i, "pathBytes") : "");
+    g_free(a);
     a = rd_attr(r, (int)i, "code");
     ck_assert_msg(g_strcmp0(a, code) == 0, "Content[%u] code '%s' but files[%u].code '%s'", i,
                   a ? a : "", i, code ? code : "");
@@ -162,6 +167,11 @@ void rd_result_check_mirror(RdResult *r) {
     if (strcmp(type, "text") == 0) {
       lines += rd_file_int(r, i, "lines");
       ck_assert(attr_eq_int(r, i, "lines", rd_file_int(r, i, "lines")));
+      a = rd_attr(r, (int)i, "encodingSource");
+      ck_assert_msg(g_strcmp0(a, rd_file_str(r, i, "encodingSource")) == 0,
+                    "Content[%u] encodingSource '%s' differs from files[%u].encodingSource", i,
+                    a ? a : "", i);
+      g_free(a);
     } else if (strcmp(type, "image") == 0) {
       check_image_entry(r, i, f);
     }

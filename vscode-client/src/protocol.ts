@@ -20,6 +20,9 @@ export interface PathItem {
   render?: boolean;
   /** Password of an encrypted PDF (the user or the owner password). */
   password?: string;
+  /** Character set of this text file (an iconv name), decoded without detection; overrides
+   * the request's. */
+  encoding?: string;
 }
 
 /** One item of `read`'s `paths`: a path, or a path with its own options. */
@@ -66,6 +69,9 @@ export interface ReadParams {
   /** The last lines of each text file (>= 1) instead of offset and limit; not with `offset`.
    * A path's own `offset` sets it aside. Pictures and PDFs ignore it. */
   tail?: number;
+  /** Character set of every text file (an iconv name such as `iso-8859-2`), decoded without
+   * detection; a path's own `encoding` wins. */
+  encoding?: string;
   /** `cat -n` numbering; default true. */
   lineNumbers?: boolean;
   images?: ImageParams;
@@ -115,7 +121,11 @@ export interface ReadNotice {
 
 /** `files[i]` of a read result: answers `paths[i]`. */
 export interface FileInfo {
+  /** Always valid UTF-8; a byte of the name that is not shows as U+FFFD. */
   path: string;
+  /** The name's exact bytes when `path` cannot say them: UTF-8, `\\` for a backslash, `\xHH`
+   * for any other byte. Send it back as `{pathBytes}` in `paths` to read the same file. */
+  pathBytes?: string;
   type?: 'text' | 'image' | 'pdf' | 'notebook' | 'document' | string;
   bytes?: number;
   modified?: number;
@@ -125,6 +135,8 @@ export interface FileInfo {
    * `shift_jis`, `euc-jp`, `iso-2022-jp`, `gb18030`, `big5`, `euc-kr`, `koi8-r`, `windows-1251`, ...
    */
   encoding?: string;
+  /** How `encoding` was chosen; absent when the file is UTF-8 by its bytes. */
+  encodingSource?: 'bom' | 'detected' | 'fallback' | 'client';
   eol?: 'lf' | 'crlf' | 'mixed';
   bom?: boolean;
   truncated?: boolean;
