@@ -47,8 +47,10 @@ static const char tools_list[] =
     "\"description\":\"The files to read, in the order their results should come back: a path, "
     "or an object with the path and its own options.\","
     "\"items\":{\"anyOf\":[{\"type\":\"string\",\"minLength\":1},"
-    "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"path\"],\"properties\":{"
+    "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
     "\"path\":{\"type\":\"string\",\"minLength\":1},"
+    "\"pathBytes\":{\"type\":\"string\",\"description\":\"Instead of path: a name that is "
+    "not UTF-8, as a <Content pathBytes='...'> gave it.\"},"
     "\"offset\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"First line to show.\"},"
     "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"Lines to show.\"},"
     "\"tail\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"The last lines to show, "
@@ -218,8 +220,9 @@ static int only_members(JsonObject *o, const char *const *allowed, const char *w
 /* Copies paths[] into out, giving items without their own pages/render the call's. */
 static int copy_paths(JsonNode *paths, JsonNode *pages, JsonNode *render, JsonBuilder *out,
                       char **ret_error) {
-  static const char *const item_members[] = {"path",  "offset", "limit",    "tail",     "column",
-                                             "pages", "render", "password", "encoding", NULL};
+  static const char *const item_members[] = {"path",   "pathBytes", "offset",   "limit",
+                                             "tail",   "column",    "pages",    "render",
+                                             "password", "encoding", NULL};
   JsonArray *a;
 
   if (paths == NULL || !JSON_NODE_HOLDS_ARRAY(paths))

@@ -415,6 +415,26 @@ describe('tools', () => {
     }
   });
 
+  test('pathBytes: a name that is not UTF-8 comes with its exact spelling, which reads it back', async () => {
+    const dir = path.join(tmp, 'names');
+    fs.mkdirSync(dir, { recursive: true });
+    const ff = Buffer.concat([Buffer.from(path.join(dir, 'a')), Buffer.from([0xff]), Buffer.from('.txt')]);
+    const fe = Buffer.concat([Buffer.from(path.join(dir, 'a')), Buffer.from([0xfe]), Buffer.from('.txt')]);
+    fs.writeFileSync(ff, 'ff\n');
+    fs.writeFileSync(fe, 'fe\n');
+    const r = await read(s.client, { paths: [dir] });
+    assert.equal(r.isError, false, JSON.stringify(r).slice(0, 300));
+    const cs = r.content.filter((b) => b.type === 'text' && b.text.startsWith('<Content')).map((b) => contentOf(b.text));
+    const spellings = cs.map((c) => c.attrs.pathBytes);
+    assert.equal(new Set(spellings).size, 2, JSON.stringify(spellings));
+    for (const c of cs) {
+      const again = await read(s.client, { paths: [{ pathBytes: c.attrs.pathBytes }] });
+      const a = contentOf(again.content[0].text);
+      assert.equal(a.attrs.pathBytes, c.attrs.pathBytes);
+      assert.equal(a.lines[0].split('\t')[1], c.attrs.pathBytes.endsWith('\\xff.txt') ? 'ff' : 'fe');
+    }
+  });
+
   test('budget: each client named in docs/mcp.md gets its own default', async () => {
     const files = goFiles(GO, 300);
     // clientInfo.name as each client sends it, and the default docs/mcp.md gives it.
