@@ -71,47 +71,6 @@ static int heading_level(const char *style) {
   return 0;
 }
 
-static void docx_start(Office *of, Docx *d, xmlTextReaderPtr r, const char *name, bool empty) {
-  if (strcmp(name, "p") == 0) {
-    g_string_truncate(d->para, 0);
-    g_string_truncate(d->prefix, 0);
-  } else if (strcmp(name, "pStyle") == 0) {
-    g_autofree char *style = office_attr(r, "val");
-    int level = heading_level(style);
-
-    if (level > 0 && d->prefix->len == 0) {
-      for (int i = 0; i < level; i++)
-        g_string_append_c(d->prefix, '#');
-      g_string_append_c(d->prefix, ' ');
-    }
-  } else if (strcmp(name, "ilvl") == 0) {
-    g_autofree char *lvl = office_attr(r, "val");
-    int64_t level = lvl != NULL ? g_ascii_strtoll(lvl, NULL, 10) : 0;
-
-    g_string_truncate(d->prefix, 0);
-    for (int64_t i = 0; i < level && i < 9; i++)
-      g_string_append(d->prefix, "  ");
-    g_string_append(d->prefix, "- ");
-  } else if (strcmp(name, "numPr") == 0 && d->prefix->len == 0) {
-    g_string_append(d->prefix, "- ");
-  } else if (strcmp(name, "t") == 0) {
-    d->in_text = !empty;
-  } else if (strcmp(name, "r") == 0) {
-    d->in_run = !empty;
-  } else if (strcmp(name, "tab") == 0 && d->in_run) {
-    g_string_append_c(d->para, '\t');
-  } else if (strcmp(name, "br") == 0 || strcmp(name, "cr") == 0) {
-    g_string_append_c(d->para, '\n');
-  } else if (strcmp(name, "tbl") == 0) {
-    d->table++;
-  } else if (strcmp(name, "tr") == 0 && d->table == 1) {
-    g_string_truncate(d->row, 0);
-    d->row_cut = 0;
-  } else if (strcmp(name, "tc") == 0 && d->table == 1) {
-    g_string_truncate(d->cell, 0);
-  }
-}
-
 /* The paragraph read so far as lines: all of it at its end, or, when `goes_on`, the part read
  * before it grew past DOCX_LINE_MAX, its last line marked as going on in the next. */
 static void docx_put_para(Office *of, Docx *d, bool goes_on) {
@@ -179,6 +138,47 @@ static void docx_row(Office *of, Docx *d) {
   if (d->row_cut > 0)
     g_string_append_printf(d->row, " \u2026 [row cut: %zu more bytes not shown]", d->row_cut);
   docx_line(of, d, d->row->str, d->row->len);
+}
+
+static void docx_start(Office *of, Docx *d, xmlTextReaderPtr r, const char *name, bool empty) {
+  if (strcmp(name, "p") == 0) {
+    g_string_truncate(d->para, 0);
+    g_string_truncate(d->prefix, 0);
+  } else if (strcmp(name, "pStyle") == 0) {
+    g_autofree char *style = office_attr(r, "val");
+    int level = heading_level(style);
+
+    if (level > 0 && d->prefix->len == 0) {
+      for (int i = 0; i < level; i++)
+        g_string_append_c(d->prefix, '#');
+      g_string_append_c(d->prefix, ' ');
+    }
+  } else if (strcmp(name, "ilvl") == 0) {
+    g_autofree char *lvl = office_attr(r, "val");
+    int64_t level = lvl != NULL ? g_ascii_strtoll(lvl, NULL, 10) : 0;
+
+    g_string_truncate(d->prefix, 0);
+    for (int64_t i = 0; i < level && i < 9; i++)
+      g_string_append(d->prefix, "  ");
+    g_string_append(d->prefix, "- ");
+  } else if (strcmp(name, "numPr") == 0 && d->prefix->len == 0) {
+    g_string_append(d->prefix, "- ");
+  } else if (strcmp(name, "t") == 0) {
+    d->in_text = !empty;
+  } else if (strcmp(name, "r") == 0) {
+    d->in_run = !empty;
+  } else if (strcmp(name, "tab") == 0 && d->in_run) {
+    docx_text(of, d, "\t");
+  } else if (strcmp(name, "br") == 0 || strcmp(name, "cr") == 0) {
+    docx_text(of, d, "\n");
+  } else if (strcmp(name, "tbl") == 0) {
+    d->table++;
+  } else if (strcmp(name, "tr") == 0 && d->table == 1) {
+    g_string_truncate(d->row, 0);
+    d->row_cut = 0;
+  } else if (strcmp(name, "tc") == 0 && d->table == 1) {
+    g_string_truncate(d->cell, 0);
+  }
 }
 
 static void docx_end(Office *of, Docx *d, const char *name) {

@@ -22,6 +22,7 @@ typedef struct {
   GPtrArray *rids;   /* slide relationship ids, presentation order */
   GHashTable *texts; /* part name -> its text */
   GHashTable *seen;  /* every slide part read, kept or not */
+  GHashTable *at;    /* slide part -> its 1-based position, once the list can be resolved */
   size_t kept;       /* bytes in texts */
 } Pptx;
 
@@ -101,20 +102,29 @@ static void shape_start(Shape *sh, xmlTextReaderPtr r, const char *local, GStrin
 }
 
 /* The position of a slide part in the presentation, 1-based, when presentation.xml and its
- * relationships were read before it; 0 when not known yet or not a slide of the list. */
-static int64_t slide_position(const Office *of, const Pptx *p, const char *name) {
-  for (guint i = 0; i < p->rids->len; i++) {
-    const char *rid = g_ptr_array_index(p->rids, i);
-    const char *target = rid != NULL ? office_rel(of, "ppt/presentation.xml", rid) : NULL;
+ * relationships were read before it; 0 when not known yet or not a slide of the list. The
+ * positions are looked up once, when the first entry of the list resolves. */
+static int64_t slide_position(const Office *of, Pptx *p, const char *name) {
+  const char *rid = p->rids->len > 0 ? g_ptr_array_index(p->rids, 0) : NULL;
 
-    if (g_strcmp0(target, name) == 0)
-      return (int64_t)i + 1;
+  if (p->at == NULL && (rid == NULL || office_rel(of, "ppt/presentation.xml", rid) == NULL))
+    return 0;
+  if (p->at == NULL) {
+    p->at = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    for (guint i = p->rids->len; i > 0; i--) {
+      const char *id = g_ptr_array_index(p->rids, i - 1);
+      const char *target = id != NULL ? office_rel(of, "ppt/presentation.xml", id) : NULL;
+
+      /* Walked backwards: of two entries naming the same slide, the first wins. */
+      if (target != NULL)
+        g_hash_table_insert(p->at, g_strdup(target), GINT_TO_POINTER((gint)i));
+    }
   }
-  return 0;
+  return GPOINTER_TO_INT(g_hash_table_lookup(p->at, name));
 }
 
 /* Whether a part's text is worth keeping: not a slide known to be out of the window. */
-static bool part_wanted(const Office *of, const Pptx *p, const char *name) {
+static bool part_wanted(const Office *of, Pptx *p, const char *name) {
   int64_t at = g_str_has_prefix(name, "ppt/slides/") ? slide_position(of, p, name) : 0;
 
   return at == 0 || (at >= of->o->offset && at <= window_last(of->o->offset, of->o->limit));
@@ -327,6 +337,8 @@ static void pptx_free(void *state) {
   g_ptr_array_free(p->rids, TRUE);
   g_hash_table_unref(p->texts);
   g_hash_table_unref(p->seen);
+  if (p->at != NULL)
+    g_hash_table_unref(p->at);
   g_free(p);
 }
 

@@ -339,7 +339,7 @@ static int zip_parse_part(Zip *z, const char *name,
   }
   if (rc < 0 && z->xml_huge && z->of.res->code == NULL) {
     file_result_fail(z->of.res, CODE_FILE_TOO_LARGE,
-                     "part %s holds a text or name over the XML parser's limit (10 MB)", name);
+                     "part %s holds a text over the XML parser's 10 MB limit", name);
     return -EFBIG;
   }
   if (rc < 0 && z->of.res->code == NULL)

@@ -21,8 +21,8 @@
 #define OUT_SIZE ((size_t)16 * 1024)   /* decoded bytes handed to the line engine at a time */
 
 #define TAIL_PASSES_MAX 8 /* tries at fitting a tail in the content cap */
-#define TAIL_STREAM_MAX ((int64_t)256 * 1024 * 1024) /* bytes read for the tail of a file of no
-                                                        size (procfs, sysfs) */
+#define TAIL_STREAM_MAX ((int64_t)64 * 1024 * 1024) /* bytes read for the tail of a file of no
+                                                       size (procfs, sysfs) */
 
 static const char REPLACEMENT[] = "\xEF\xBF\xBD"; /* U+FFFD */
 
