@@ -108,31 +108,44 @@ static size_t format_hex(char *buf, uint64_t v) {
 
 /* Formatted by hand: a request naming thousands of files formats an etag for each, and
  * printf's formatting was most of the cost of a stat. */
+/* Writes a time as nanoseconds since the epoch, or as seconds.nanoseconds when that does not
+ * fit in 64 bits, at p. Returns the characters written (at most RESULT_INT_MAX + 10). */
+static size_t format_time(char *p, int64_t sec, int64_t nsec) {
+  const int64_t giga = 1000000000;
+  uint64_t frac = (uint64_t)CLAMP(nsec, 0, giga - 1);
+  size_t n;
+
+  if (sec > INT64_MIN / giga + 1 && sec < INT64_MAX / giga - 1)
+    return result_format_int(p, sec * giga + nsec);
+  n = result_format_int(p, sec);
+  p[n++] = '.';
+  for (int k = 8; k >= 0; k--, frac /= 10)
+    p[n + (size_t)k] = (char)('0' + frac % 10);
+  return n + 9;
+}
+
 void file_result_set_etag(FileResult *f, uint64_t dev, uint64_t ino, int64_t size, int64_t sec,
                           int64_t nsec) {
-  const int64_t giga = 1000000000;
   char *p = f->etag;
 
-  /* Three hex numbers and their dashes, a decimal of up to 20 characters, and in the second
-   * form a point and nine digits more. */
-  G_STATIC_ASSERT(RESULT_ETAG_MAX >= 3 * 17 + RESULT_INT_MAX + 1 + 9 + 1);
+  /* Three hex numbers and their dashes, a time of up to 20 + 1 + 9 characters, the NUL, and
+   * room for the second time file_result_etag_add_time() appends. */
+  G_STATIC_ASSERT(RESULT_ETAG_MAX >= 3 * 17 + 2 * (RESULT_INT_MAX + 1 + 9 + 1) + 1);
   p += format_hex(p, dev);
   *p++ = '-';
   p += format_hex(p, ino);
   *p++ = '-';
   p += format_hex(p, (uint64_t)size);
   *p++ = '-';
-  if (sec > INT64_MIN / giga + 1 && sec < INT64_MAX / giga - 1) {
-    p += result_format_int(p, sec * giga + nsec);
-  } else {
-    uint64_t frac = (uint64_t)CLAMP(nsec, 0, giga - 1);
+  p += format_time(p, sec, nsec);
+  *p = '\0';
+}
 
-    p += result_format_int(p, sec);
-    *p++ = '.';
-    for (int k = 8; k >= 0; k--, frac /= 10)
-      p[k] = (char)('0' + frac % 10);
-    p += 9;
-  }
+void file_result_etag_add_time(FileResult *f, int64_t sec, int64_t nsec) {
+  char *p = f->etag + strlen(f->etag);
+
+  *p++ = '-';
+  p += format_time(p, sec, nsec);
   *p = '\0';
 }
 

@@ -13,7 +13,7 @@
 #define RESULT_TIME_UNKNOWN INT64_MIN
 
 /* Room for an etag and its NUL: four numbers and their dashes (file_result_set_etag). */
-#define RESULT_ETAG_MAX 88
+#define RESULT_ETAG_MAX 120
 
 typedef enum {
   FILE_TYPE_UNKNOWN = 0, /* failed before the type was known */
@@ -225,11 +225,16 @@ void file_result_fail(FileResult *f, const char *code, const char *fmt, ...)
 
 /* Sets f->etag from what fstat() says of the opened file: device, inode and size in lowercase
  * hex, then the modification time in nanoseconds since the epoch in decimal, joined by dashes
- * ("803-1a2b3c-1f40-1732350000123456789"). Any change of content through the file system moves
- * at least one of them. A time outside what 64-bit nanoseconds hold (before 1678, after 2262) is
+ * ("803-1a2b3c-1f40-1732350000123456789"); the readers then append the status change time
+ * (file_result_etag_add_time()), which a change of content always moves. A time outside what 64-bit nanoseconds hold (before 1678, after 2262) is
  * written as seconds.nanoseconds. */
 void file_result_set_etag(FileResult *f, uint64_t dev, uint64_t ino, int64_t size, int64_t sec,
                           int64_t nsec);
+
+/* Appends a dash and a second time to f->etag (set by file_result_set_etag()), written the same
+ * way: the readers add the status change time, which a rewrite moves even when the modification
+ * time is put back ("touch -d"). */
+void file_result_etag_add_time(FileResult *f, int64_t sec, int64_t nsec);
 
 /* Releases f's images and empties the list (a file refused after they were made). */
 void file_result_drop_images(FileResult *f);

@@ -13,8 +13,10 @@ Checked: the files (/usr/bin/readerd, readerd(1), the user units), Depends from 
 libraries, the version against meson's and the changelog's, every option of `readerd --help`
 named in the man page and the page free of groff warnings, the units by `systemd-analyze
 verify` (when installed), the socket path of readerd.socket against the one `readerd serve`
-makes by default, and a socket-activated read (tests/activation.py) by the installed binary,
-whose PDF worker is itself. Skips (77) without dpkg-buildpackage, dpkg-deb or debhelper.
+makes by default, the service's hardening (each key, and `systemd-analyze security --offline`'s
+exposure when that systemd has it), the restart policy that keeps the socket listening, and a
+socket-activated read (tests/activation.py) by the installed binary, whose PDF worker is
+itself. Skips (77) without dpkg-buildpackage, dpkg-deb or debhelper.
 """
 import glob
 import gzip
@@ -151,7 +153,91 @@ def unit_value(root, unit, key):
     return m.group(1).strip()
 
 
+def unit_values(root, unit, key):
+    with open(os.path.join(root, UNITS, unit)) as f:
+        return [v.strip() for v in re.findall(r"^%s=(.*)$" % key, f.read(), re.M)]
+
+
+# The service's sandbox: readerd reads the user's files, writes only its socket's folder, talks
+# HTTP to the vision endpoint, and runs itself again as its PDF and image worker.
+HARDENING = {
+    "NoNewPrivileges": "yes",
+    "UMask": "0077",
+    "ProtectSystem": "strict",
+    "ProtectHome": "read-only",
+    "ReadWritePaths": "-%t",
+    "PrivateTmp": "yes",
+    "PrivateDevices": "yes",
+    "ProtectKernelTunables": "yes",
+    "ProtectKernelModules": "yes",
+    "ProtectControlGroups": "yes",
+    "RestrictNamespaces": "yes",
+    "RestrictSUIDSGID": "yes",
+    "LockPersonality": "yes",
+    "MemoryDenyWriteExecute": "yes",
+    "SystemCallArchitectures": "native",
+    "RestrictAddressFamilies": "AF_UNIX AF_INET AF_INET6",
+    "Restart": "on-failure",
+    "StartLimitIntervalSec": "0",
+}
+
+
+def syscall_group(group, seen):
+    """The system calls of a group of systemd-analyze syscall-filter, its groups expanded."""
+    calls = set()
+    out = run(["systemd-analyze", "syscall-filter", group]).stdout
+    for line in out.splitlines()[1:]:
+        name = line.strip()
+        if name.startswith("@") and name not in seen:
+            seen.add(name)
+            calls |= syscall_group(name, seen)
+        elif name and not name.startswith("#"):
+            calls.add(name)
+    return calls
+
+
+def check_hardening(root):
+    for key, want in HARDENING.items():
+        got = unit_value(root, "readerd.service", key)
+        check(got == want, "readerd.service: %s=%s, expected %s" % (key, got, want))
+    for key in ("MemoryHigh", "MemoryMax", "TasksMax", "RestartSec"):
+        unit_value(root, "readerd.service", key)
+    # The worker is forked and run again (execve) and sets its own limits (setrlimit): the
+    # filter allows the system calls of a service, which hold them, and denies the privileged.
+    check(unit_values(root, "readerd.service", "SystemCallFilter") ==
+          ["@system-service", "~@privileged"],
+          "readerd.service: SystemCallFilter= is %s" %
+          unit_values(root, "readerd.service", "SystemCallFilter"))
+    if shutil.which("systemd-analyze") is not None:
+        allowed = syscall_group("@system-service", set())
+        denied = syscall_group("@privileged", set())
+        for call in ("execve", "clone3", "vfork", "prlimit64", "setrlimit", "memfd_create",
+                     "fstatfs"):
+            check(call in allowed and call not in denied,
+                  "the filter does not allow %s, which readerd needs" % call)
+    # The socket keeps listening after a burst of failed starts: the service never hits a start
+    # limit (which would fail the socket too), and the socket's own trigger limit is set.
+    for key in ("TriggerLimitIntervalSec", "TriggerLimitBurst"):
+        unit_value(root, "readerd.socket", key)
+    print("ok: readerd.service's sandbox, its system calls and the restart policy")
+
+
+def check_exposure(units, env):
+    """systemd-analyze security's exposure score of the service, where it can read a unit file
+    (--offline, systemd 250 and later): at most 3.0 of 10."""
+    r = run(["systemd-analyze", "security", "--offline=yes", "--no-pager", "readerd.service"],
+            cwd=units, env=env)
+    m = re.search(r"Overall exposure level for readerd.service: ([0-9.]+)", r.stdout + r.stderr)
+    if m is None:
+        print("ok: exposure not measured (this systemd-analyze has no security --offline)")
+        return
+    check(float(m.group(1)) <= 3.0, "readerd.service's exposure is %s; at most 3.0 expected:\n%s"
+          % (m.group(1), r.stdout))
+    print("ok: readerd.service's exposure by systemd-analyze security: " + m.group(1))
+
+
 def check_units(root, readerd, scratch):
+    check_hardening(root)
     exec_start = unit_value(root, "readerd.service", "ExecStart")
     check(exec_start.split()[0] == "/usr/bin/readerd", "ExecStart= runs " + exec_start)
     check(unit_value(root, "readerd.socket", "SocketMode") == "0600", "SocketMode= is not 0600")
@@ -196,6 +282,7 @@ def check_units(root, readerd, scratch):
     check(r.returncode == 0 and r.stderr.strip() == "",
           "%s: %d\n%s" % (" ".join(cmd), r.returncode, r.stderr))
     print("ok: the units verified by " + " ".join(cmd[:-2]))
+    check_exposure(units, env)
 
 
 def main():

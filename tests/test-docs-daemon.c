@@ -283,6 +283,102 @@ START_TEST(docs_daemon_hostile_files_answered_alone) {
 }
 END_TEST
 
+/* A deck whose slide list names its third slide file first, with each entry's plain id before
+ * its r:id, as office suites write it. */
+static void write_order_pptx(const char *path) {
+  static const char pres[] =
+      "<p:presentation xmlns:p='http://schemas.openxmlformats.org/presentationml/2006/main' "
+      "xmlns:r='http://schemas.openxmlformats.org/officeDocument/2006/relationships'><p:sldIdLst>"
+      "<p:sldId id='256' r:id='rId13'/><p:sldId id='257' r:id='rId11'/>"
+      "<p:sldId id='258' r:id='rId12'/></p:sldIdLst></p:presentation>";
+  static const char rels[] =
+      "<Relationships xmlns='http://schemas.openxmlformats.org/package/2006/relationships'>"
+      "<Relationship Id='rId11' Type='s' Target='slides/slide1.xml'/>"
+      "<Relationship Id='rId12' Type='s' Target='slides/slide2.xml'/>"
+      "<Relationship Id='rId13' Type='s' Target='slides/slide3.xml'/></Relationships>";
+  RdZip *z = rd_zip_new(path);
+
+  rd_zip_add(z, "[Content_Types].xml", "<Types/>", 8);
+  rd_zip_add(z, "ppt/presentation.xml", pres, strlen(pres));
+  rd_zip_add(z, "ppt/_rels/presentation.xml.rels", rels, strlen(rels));
+  for (int k = 1; k <= 3; k++) {
+    g_autofree char *name = g_strdup_printf("ppt/slides/slide%d.xml", k);
+    g_autofree char *xml = g_strdup_printf(
+        "<p:sld xmlns:p='http://schemas.openxmlformats.org/presentationml/2006/main' "
+        "xmlns:a='http://schemas.openxmlformats.org/drawingml/2006/main'><p:cSld><p:spTree>"
+        "<p:sp><p:txBody><a:p><a:r><a:t>slide file %d</a:t></a:r></a:p></p:txBody></p:sp>"
+        "</p:spTree></p:cSld></p:sld>",
+        k);
+
+    rd_zip_add(z, name, xml, strlen(xml));
+  }
+  rd_zip_close(z);
+}
+
+/* A DOCX of one paragraph of `len` bytes in a single run. */
+static void write_long_docx(const char *path, size_t len) {
+  GString *doc = g_string_new("<w:document xmlns:w='http://schemas.openxmlformats.org/"
+                              "wordprocessingml/2006/main'><w:body><w:p><w:r><w:t>");
+  RdZip *z = rd_zip_new(path);
+
+  for (size_t i = 0; i < len; i++)
+    g_string_append_c(doc, "long "[i % 5]);
+  g_string_append(doc, "</w:t></w:r></w:p></w:body></w:document>");
+  rd_zip_add(z, "[Content_Types].xml", "<Types/>", 8);
+  rd_zip_add(z, "word/document.xml", doc->str, doc->len);
+  rd_zip_close(z);
+  g_string_free(doc, TRUE);
+}
+
+/* Hostile input, through the daemon: slides in the deck's order, windows up to 2^63 - 1 that
+ * do not wrap, a 9 MB paragraph answered within the cap, an 11 MB run FILE_TOO_LARGE. */
+START_TEST(docs_daemon_order_windows_and_caps) {
+  g_autofree char *order = g_build_filename(dmn->dir, "order.pptx", NULL);
+  g_autofree char *lng = g_build_filename(dmn->dir, "long.docx", NULL);
+  g_autofree char *run = g_build_filename(dmn->dir, "run.docx", NULL);
+  g_autofree char *cwd = rd_json_quote(dmn->dir);
+  g_autofree char *params = g_strdup_printf(
+      "{\"cwd\":%s,\"paths\":[\"order.pptx\",\"long.docx\",\"run.docx\","
+      "{\"path\":\"roadmap.pptx\",\"offset\":2,\"limit\":9223372036854775807},"
+      "{\"path\":\"report.docx\",\"offset\":9,\"limit\":9223372036854775807},"
+      "{\"path\":\"analysis.ipynb\",\"offset\":5,\"limit\":9223372036854775806}]}",
+      cwd);
+  g_autofree char *deck = NULL, *text = NULL, *shown_deck = NULL, *shown_doc = NULL;
+  g_autofree char *shown_nb = NULL, *shown_long = NULL;
+  const char *one, *two, *three;
+  RdResult *r;
+
+  write_order_pptx(order);
+  write_long_docx(lng, 9 * 1000 * 1000);
+  write_long_docx(run, 11 * 1000 * 1000);
+  r = rd_read(conn, params);
+
+  deck = rd_text(r, 0);
+  three = strstr(deck, "slide file 3");
+  one = strstr(deck, "slide file 1");
+  two = strstr(deck, "slide file 2");
+  ck_assert_msg(three != NULL && one != NULL && two != NULL && three < one && one < two, "%s",
+                deck);
+  ck_assert_int_eq(rd_file_int(r, 0, "slides"), 3);
+
+  text = rd_text(r, 1);
+  ck_assert_msg(strlen(text) < 256 * 1024 + 200, "%zu bytes", strlen(text));
+  ck_assert_msg(strstr(text, "[the paragraph goes on in the next line]") != NULL, "no marker");
+  shown_long = rd_attr(r, 1, "shown");
+  ck_assert_str_eq(shown_long, "1-1");
+
+  ck_assert_str_eq(rd_file_str(r, 2, "code"), "FILE_TOO_LARGE");
+
+  shown_deck = rd_attr(r, 3, "shown");
+  ck_assert_str_eq(shown_deck, "2-2");
+  shown_doc = rd_attr(r, 4, "shown");
+  ck_assert_str_eq(shown_doc, "9-10");
+  shown_nb = rd_attr(r, 5, "shown");
+  ck_assert_str_eq(shown_nb, "5-6");
+  rd_result_free(r);
+}
+END_TEST
+
 static Suite *docs_suite(void) {
   Suite *s = suite_create("docs-daemon");
   TCase *tc = tcase_create("core");
@@ -295,6 +391,7 @@ static Suite *docs_suite(void) {
   tcase_add_test(tc, docs_daemon_cells_window);
   tcase_add_test(tc, docs_daemon_formats_show_cells);
   tcase_add_test(tc, docs_daemon_hostile_files_answered_alone);
+  tcase_add_test(tc, docs_daemon_order_windows_and_caps);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -31,9 +31,10 @@ static char *etag_of(const char *path) {
 
   ck_assert_msg(stat(path, &st) == 0, "stat %s", path);
   return g_strdup_printf("%" G_GINT64_MODIFIER "x-%" G_GINT64_MODIFIER "x-%" G_GINT64_MODIFIER
-                         "x-%" G_GINT64_FORMAT,
+                         "x-%" G_GINT64_FORMAT "-%" G_GINT64_FORMAT,
                          (guint64)st.st_dev, (guint64)st.st_ino, (guint64)st.st_size,
-                         (gint64)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec);
+                         (gint64)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec,
+                         (gint64)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec);
 }
 
 /* Reads paths with ifNoneMatch {path: etag} for each pair in `known` (NULL-terminated pairs;
@@ -161,6 +162,56 @@ START_TEST(etag_edit_changes) {
   assert_read(r, 0);
   text = rd_text(r, 0);
   ck_assert_str_eq(text, "version 2\n");
+  rd_result_free(r);
+}
+END_TEST
+
+/* A rewrite in place of the same size whose modification time is put back (touch -d) is a new
+ * version: the status change time moved, and nobody can put that back. */
+START_TEST(etag_rewrite_with_mtime_put_back) {
+  g_autofree char *a = rd_write_str(dmn->dir, "a.txt", "version 1\n");
+  g_autofree char *etag = NULL;
+  const char *paths[] = {a};
+  const char *known[] = {a, NULL, NULL};
+  struct stat before, after;
+  struct timespec ts[2];
+  g_autofree char *text = NULL;
+  RdResult *r;
+  int fd;
+
+  /* The etag as the daemon gives it; read with it, the file is unchanged. */
+  r = read_if(paths, 1, NULL, NULL);
+  etag = g_strdup(rd_file_str(r, 0, "etag"));
+  rd_result_free(r);
+  known[1] = etag;
+  r = read_if(paths, 1, known, NULL);
+  assert_unchanged(r, 0, a, etag);
+  rd_result_free(r);
+
+  ck_assert(stat(a, &before) == 0);
+  ts[0] = before.st_atim;
+  ts[1] = before.st_mtim;
+  fd = open(a, O_WRONLY | O_CLOEXEC);
+  ck_assert_int_ge(fd, 0);
+  ck_assert_int_eq(pwrite(fd, "version 2\n", 10, 0), 10);
+  close(fd);
+  /* touch -d: the old time back. Within one tick of the clock the status change time may not
+   * have moved yet: put the time back until it has (each utimensat() sets it to now). */
+  do {
+    ck_assert(utimensat(AT_FDCWD, a, ts, 0) == 0);
+    ck_assert(stat(a, &after) == 0);
+  } while (after.st_ctim.tv_sec == before.st_ctim.tv_sec &&
+           after.st_ctim.tv_nsec == before.st_ctim.tv_nsec);
+  ck_assert_int_eq(after.st_size, before.st_size);
+  ck_assert_int_eq(after.st_mtim.tv_sec, before.st_mtim.tv_sec);
+  ck_assert_int_eq(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
+  ck_assert_int_eq(after.st_ino, before.st_ino);
+
+  r = read_if(paths, 1, known, "\"lineNumbers\":false");
+  assert_read(r, 0);
+  text = rd_text(r, 0);
+  ck_assert_str_eq(text, "version 2\n");
+  ck_assert_str_ne(rd_file_str(r, 0, "etag"), etag);
   rd_result_free(r);
 }
 END_TEST
@@ -327,6 +378,7 @@ static Suite *etag_suite(void) {
   tcase_add_test(tc, etag_same_file_unchanged);
   tcase_add_test(tc, etag_touch_changes);
   tcase_add_test(tc, etag_edit_changes);
+  tcase_add_test(tc, etag_rewrite_with_mtime_put_back);
   tcase_add_test(tc, etag_replace_changes);
   tcase_add_test(tc, etag_keyed_on_path_as_given);
   tcase_add_test(tc, etag_unchanged_in_every_format);

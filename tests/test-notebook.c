@@ -173,6 +173,21 @@ START_TEST(notebook_offset_limit_pick_cells) {
 }
 END_TEST
 
+/* A limit near 2^63 does not wrap offset + limit around: the cells from offset are shown. */
+START_TEST(notebook_huge_limit_shows_the_rest) {
+  gsize len;
+  g_autofree char *json = fixture_text(&len);
+  FileResult f;
+
+  ck_assert_int_eq(parse(json, len, 5, INT64_MAX, NULL, &f), 0);
+  ck_assert_uint_eq(f.n_section_out, 2);
+  ck_assert_int_eq(f.section_out[0].number, 5);
+  ck_assert_int_eq(f.shown_last, 6);
+  ck_assert_ptr_null(f.notice);
+  file_result_clear(&f);
+}
+END_TEST
+
 START_TEST(notebook_long_output_cut) {
   GString *json =
       g_string_new("{\"nbformat\":4,\"cells\":[{\"cell_type\":\"code\",\"source\":\"x\","
@@ -266,6 +281,7 @@ static Suite *notebook_suite(void) {
   tcase_add_test(tc, notebook_traceback_without_ansi);
   tcase_add_test(tc, notebook_png_output_is_an_image_of_its_cell);
   tcase_add_test(tc, notebook_offset_limit_pick_cells);
+  tcase_add_test(tc, notebook_huge_limit_shows_the_rest);
   tcase_add_test(tc, notebook_long_output_cut);
   tcase_add_test(tc, notebook_malformed_is_corrupted);
   tcase_add_test(tc, notebook_output_without_data);

@@ -372,6 +372,57 @@ START_TEST(tail_column_cli_tail) {
 }
 END_TEST
 
+/* Files whose size is 0 (procfs) or says nothing (sysfs: 4096) make their text when read: a
+ * tail reads them forwards and shows their last lines with their true numbers, not the first
+ * lines, and no "the file shrank". */
+START_TEST(tail_column_proc_file) {
+  g_autofree char *text = NULL;
+  g_autofree char *shown = NULL;
+  g_autofree char *expect = NULL;
+  RdResult *r;
+  int64_t lines;
+
+  ck_assert_msg(g_file_test("/proc/self/status", G_FILE_TEST_EXISTS), "no /proc");
+  r = read_json("{\"paths\":[\"/proc/self/status\"],\"tail\":2,\"lineNumbers\":false}");
+  assert_no_code(r, 0);
+  ck_assert_int_eq(rd_file_int(r, 0, "bytes"), 0);
+  lines = rd_file_int(r, 0, "lines");
+  ck_assert_int_gt(lines, 10);
+  shown = rd_attr(r, 0, "shown");
+  expect = g_strdup_printf("%" PRId64 "-%" PRId64, lines - 1, lines);
+  ck_assert_str_eq(shown, expect);
+  text = rd_text(r, 0);
+  ck_assert_msg(strstr(text, "nonvoluntary_ctxt_switches:") != NULL, "%s", text);
+  ck_assert_msg(strstr(text, "Name:") == NULL, "%s", text);
+  rd_result_free(r);
+}
+END_TEST
+
+START_TEST(tail_column_sys_file) {
+  static const char *const sys_files[] = {"/sys/kernel/mm/transparent_hugepage/enabled",
+                                          "/sys/power/state", "/sys/kernel/profiling"};
+  const char *sys = NULL;
+  g_autofree char *want = NULL;
+  g_autofree char *text = NULL;
+  RdResult *r;
+
+  for (size_t i = 0; i < G_N_ELEMENTS(sys_files) && sys == NULL; i++)
+    if (g_file_get_contents(sys_files[i], &want, NULL, NULL) && want[0] != '\0')
+      sys = sys_files[i];
+    else
+      g_clear_pointer(&want, g_free);
+  if (sys == NULL)
+    SKIP_CASE("no readable sysfs file (%s and others): the sysfs tail is not checked",
+              sys_files[0]);
+  r = read_json("{\"paths\":[\"%s\"],\"tail\":1,\"lineNumbers\":false}", sys);
+  assert_no_code(r, 0);
+  text = rd_text(r, 0);
+  /* One line files, all of them: the tail is the file. */
+  ck_assert_str_eq(text, want);
+  rd_result_free(r);
+}
+END_TEST
+
 static Suite *tail_column_suite(void) {
   Suite *s = suite_create("tail-column");
   TCase *tc = tcase_create("core");
@@ -384,6 +435,8 @@ static Suite *tail_column_suite(void) {
   tcase_add_test(tc, tail_column_errors_and_past_the_end);
   tcase_add_test(tc, tail_column_picture_ignores_tail);
   tcase_add_test(tc, tail_column_cli_tail);
+  tcase_add_test(tc, tail_column_proc_file);
+  tcase_add_test(tc, tail_column_sys_file);
   suite_add_tcase(s, tc);
   return s;
 }

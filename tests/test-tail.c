@@ -65,6 +65,31 @@ static TailSpot naive(const uint8_t *p, size_t len, size_t begin, const TailNewl
   return spot;
 }
 
+/* The ring, fed the text after begin in pieces of `step` bytes, keeps what the naive tail
+ * finds: the same first line and the same bytes from there to the end. */
+static void check_ring(const char *name, const uint8_t *p, size_t len, size_t begin,
+                       const TailNewline *nl, int64_t n, size_t step) {
+  TailSpot want = naive(p, len, begin, nl, n);
+  TailRing ring;
+  const uint8_t *kept;
+  size_t kept_len;
+  int64_t first_line;
+
+  tail_ring_init(&ring, nl, n);
+  for (size_t at = begin; at < len; at += step)
+    tail_ring_feed(&ring, p + at, MIN(step, len - at));
+  kept = tail_ring_lines(&ring, &kept_len, &first_line);
+  ck_assert_msg(first_line == want.first_line && kept_len == len - (size_t)want.start,
+                "%s, ring tail %" G_GINT64_FORMAT " in steps of %zu: line %" G_GINT64_FORMAT
+                ", %zu bytes; expected line %" G_GINT64_FORMAT ", %zu bytes",
+                name, n, step, first_line, kept_len, want.first_line, len - (size_t)want.start);
+  ck_assert(memcmp(kept, p + want.start, kept_len) == 0);
+  /* Memory holds the tail and a line or so, not the text. */
+  if (len > ((size_t)2 << 20) && kept_len < len / 8)
+    ck_assert_uint_lt(ring.cap, len / 2);
+  tail_ring_clear(&ring);
+}
+
 static void check_tails(const char *name, const uint8_t *p, size_t len, size_t begin,
                         const TailNewline *nl) {
   int fd = put_fd(name, p, len);
@@ -78,6 +103,10 @@ static void check_tails(const char *name, const uint8_t *p, size_t len, size_t b
                   "%s, tail %" G_GINT64_FORMAT ": start %" G_GINT64_FORMAT " line %" G_GINT64_FORMAT
                   ", expected %" G_GINT64_FORMAT " line %" G_GINT64_FORMAT,
                   name, ns[i], got.start, got.first_line, want.start, want.first_line);
+    check_ring(name, p, len, begin, nl, ns[i], 65536);
+    if (len < 100000)
+      check_ring(name, p, len, begin, nl, ns[i], 1);
+    check_ring(name, p, len, begin, nl, ns[i], 7);
   }
   close(fd);
 }

@@ -342,15 +342,16 @@ START_TEST(xml_exact_output) {
 }
 END_TEST
 
-/* The etag's shape (hex device, inode, size; decimal nanoseconds), on a file read and on one
+/* The etag's shape (hex device, inode, size; decimal nanoseconds of the modification and status
+ * change times), on a file read and on one
  * answered unchanged, which carries nothing but its metadata; both valid against the schema. */
 START_TEST(xml_etag_and_unchanged) {
   static const char want[] =
       "<ReadResults bytes='6' lines='1' tokens='0'>\n"
       "<Content path='a.c' type='text' bytes='6' lines='1' modified='2026-11-22T09:15:02.123Z'"
-      " etag='803-1a2b3c-6-1795338902123456789' tokens='0' encoding='utf-8'>\n"
+      " etag='803-1a2b3c-6-1795338902123456789-1795338903000000001' tokens='0' encoding='utf-8'>\n"
       "<![CDATA[hello\n]]></Content>\n"
-      "<Content path='b.c' unchanged='true' etag='803-ff-1f40-1795338902123456789' bytes='8000'"
+      "<Content path='b.c' unchanged='true' etag='803-ff-1f40-1795338902123456789--1000000000' bytes='8000'"
       " modified='2026-11-22T09:15:02.123Z' tokens='0'/>\n"
       "</ReadResults>";
   ReadResult r = {0};
@@ -362,11 +363,13 @@ START_TEST(xml_etag_and_unchanged) {
   f->lines = 1;
   f->modified_ms = 1795338902123;
   file_result_set_etag(f, 0x803, 0x1a2b3c, 6, 1795338902, 123456789);
+  file_result_etag_add_time(f, 1795338903, 1);
   f = rb_add_file(&r, "b.c");
   f->bytes = 8000;
   f->modified_ms = 1795338902123;
   f->unchanged = true;
   file_result_set_etag(f, 0x803, 0xff, 8000, 1795338902, 123456789);
+  file_result_etag_add_time(f, -1, 0);
   doc = format_and_parse(&r, &xml);
   ck_assert_str_eq(xml, want);
   xmlFreeDoc(doc);
@@ -381,6 +384,9 @@ START_TEST(xml_etag_and_unchanged) {
   file_result_set_etag(f, UINT64_MAX, UINT64_MAX, INT64_MAX, INT64_MIN, 999999999);
   ck_assert_str_eq(f->etag, "ffffffffffffffff-ffffffffffffffff-7fffffffffffffff-"
                             "-9223372036854775808.999999999");
+  file_result_etag_add_time(f, INT64_MIN, 999999999);
+  ck_assert_str_eq(f->etag, "ffffffffffffffff-ffffffffffffffff-7fffffffffffffff-"
+                            "-9223372036854775808.999999999--9223372036854775808.999999999");
   doc = format_and_parse(&r, NULL);
   xmlFreeDoc(doc);
   read_result_clear(&r);

@@ -7,6 +7,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "daemon/readers/window.h"
 #include "formatters/tokens.h"
 
 /* Bytes kept free under the content cap for the final notice, which is at most
@@ -117,7 +118,7 @@ void lines_init(Lines *l, const LinesOptions *o) {
   if (l->opt.first_line < 1)
     l->opt.first_line = 1;
   l->lines = l->opt.first_line - 1;
-  l->end = l->opt.offset > INT64_MAX - l->opt.limit ? INT64_MAX : l->opt.offset + l->opt.limit;
+  l->end = window_add(l->opt.offset, l->opt.limit);
   l->reserve = NOTICE_RESERVE;
 
   /* One allocation usually suffices: the input plus room for the line numbers, never more
@@ -219,7 +220,7 @@ static void line_marker(Lines *l, int64_t n) {
                   " \u2026 [%" G_GINT64_FORMAT
                   " more characters cut; continue with offset=%" G_GINT64_FORMAT
                   ", column=%" G_GINT64_FORMAT "]",
-                  l->cur_cut, n, l->cur_col + (int64_t)l->opt.max_line_chars);
+                  l->cur_cut, n, window_add(l->cur_col, (int64_t)l->opt.max_line_chars));
   else if (l->cur_col > 1 && l->len == l->cur_body)
     append_printf(l,
                   "\u2026 [line %" G_GINT64_FORMAT " has %" G_GINT64_FORMAT

@@ -8,6 +8,7 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
+#include "daemon/readers/window.h"
 #include "formatters/utf8.h"
 
 #define SNIFF_BYTES ((size_t)64 * 1024)
@@ -339,7 +340,7 @@ static void notebook_language(FileResult *res, JsonObject *meta) {
 static int add_cells(Parse *ps, JsonArray *cells) {
   FileResult *res = ps->res;
   int64_t n = (int64_t)json_array_get_length(cells), first = ps->o->offset, i;
-  int64_t last = first + ps->o->limit - 1 < n ? first + ps->o->limit - 1 : n;
+  int64_t last = MIN(window_last(first, ps->o->limit), n);
 
   res->sections = n;
   if (first > n) {

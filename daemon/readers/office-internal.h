@@ -45,6 +45,15 @@ int office_next(Office *of, xmlTextReaderPtr r);
 /* The relationship target of `source` (a part name) by Id, or NULL. */
 const char *office_rel(const Office *of, const char *source, const char *id);
 
+/* The relationship id (r:id) of r's current element, g_malloc'd, or NULL. Unlike
+ * office_attr(r, "id"), a plain "id" attribute (a slide's number) is not taken for it. */
+char *office_rel_id(xmlTextReaderPtr r);
+
+/* Appends s to out while out stays within max bytes, cut at a UTF-8 character boundary (s is
+ * valid UTF-8, as libxml2 hands it). Returns the bytes of s left out, 0 when all fit. s may be
+ * NULL. */
+size_t office_append_max(GString *out, const char *s, size_t max);
+
 /* An attribute of r's current element by local name (any namespace), g_malloc'd, or NULL. */
 char *office_attr(xmlTextReaderPtr r, const char *local);
 

@@ -2,7 +2,8 @@
  * text is its rows, one line each: "<row number>: a | b | c", empty cells kept so that columns
  * line up, shared strings resolved. offset/limit pick rows by their number in every sheet, at
  * most OFFICE_MAX_SHEET_ROWS of each, at most OFFICE_MAX_CONTENT bytes in all; a line after
- * the rows says which were left and how to read on.
+ * the rows says which were left and how to read on. A row longer than the cap, first in the
+ * answer, is shown cut with a marker, so that reading on moves past it.
  *
  * Sheets may come before the shared strings in the archive: cells are kept as a string index
  * until the end. */
@@ -11,6 +12,9 @@
 #include <string.h>
 
 #include "daemon/readers/office-internal.h"
+#include "daemon/readers/window.h"
+
+#define ROW_ROOM 512 /* bytes kept free under the cap for the lines after the rows */
 
 #define SST_MAX_BYTES ((size_t)16 * 1024 * 1024) /* shared strings kept */
 #define CELL_MAX_BYTES ((size_t)32 * 1024)       /* text kept of one cell */
@@ -141,9 +145,8 @@ static int sst_part(Office *of, Xlsx *x, xmlTextReaderPtr r) {
       x->sst_bytes += si->len;
       g_ptr_array_add(x->sst, x->sst_bytes <= SST_MAX_BYTES ? g_strndup(si->str, si->len) : NULL);
     } else if (in_t && !in_rph &&
-               (type == XML_READER_TYPE_TEXT || type == XML_READER_TYPE_SIGNIFICANT_WHITESPACE) &&
-               si->len < CELL_MAX_BYTES) {
-      g_string_append(si, (const char *)xmlTextReaderConstValue(r));
+               (type == XML_READER_TYPE_TEXT || type == XML_READER_TYPE_SIGNIFICANT_WHITESPACE)) {
+      (void)office_append_max(si, (const char *)xmlTextReaderConstValue(r), CELL_MAX_BYTES);
     }
   }
   g_string_free(si, TRUE);
@@ -187,8 +190,9 @@ static void row_end(Office *of, Xlsx *x) {
   }
   s->total++;
   s->last_number = row->number;
+  /* A row over the cap is kept when it comes first: it is shown cut (put_sheet). */
   if (row->number >= of->o->offset && (int64_t)s->rows->len < cap &&
-      x->kept_bytes + row->bytes <= OFFICE_MAX_CONTENT) {
+      (x->kept_bytes + row->bytes <= OFFICE_MAX_CONTENT || x->kept_bytes == 0)) {
     x->kept_bytes += row->bytes;
     g_ptr_array_add(s->rows, row);
     return;
@@ -207,9 +211,9 @@ static void sheet_start(Office *of, Xlsx *x, xmlTextReaderPtr r, const char *loc
       row_free(x->row);
     x->row = g_new0(XRow, 1);
     x->row->cells = g_array_new(FALSE, FALSE, sizeof(XCell));
-    x->row->number = num != NULL ? g_ascii_strtoll(num, NULL, 10) : prev + 1;
+    x->row->number = num != NULL ? g_ascii_strtoll(num, NULL, 10) : window_add(prev, 1);
     if (x->row->number < 1)
-      x->row->number = prev + 1;
+      x->row->number = window_add(prev, 1);
     if (xmlTextReaderIsEmptyElement(r) == 1)
       row_end(of, x);
   } else if (strcmp(local, "c") == 0 && x->row != NULL) {
@@ -249,9 +253,9 @@ static int sheet_part(Office *of, Xlsx *x, const char *name, xmlTextReaderPtr r)
     else if (type == XML_READER_TYPE_END_ELEMENT && strcmp(local, "row") == 0 && x->row != NULL)
       row_end(of, x);
     else if (x->in_value &&
-             (type == XML_READER_TYPE_TEXT || type == XML_READER_TYPE_SIGNIFICANT_WHITESPACE) &&
-             x->value->len < CELL_MAX_BYTES)
-      g_string_append(x->value, (const char *)xmlTextReaderConstValue(r));
+             (type == XML_READER_TYPE_TEXT || type == XML_READER_TYPE_SIGNIFICANT_WHITESPACE))
+      (void)office_append_max(x->value, (const char *)xmlTextReaderConstValue(r),
+                              CELL_MAX_BYTES);
   }
   if (x->row != NULL)
     row_free(g_steal_pointer(&x->row));
@@ -295,6 +299,18 @@ static void put_row(GString *out, const Xlsx *x, const XRow *row) {
   g_string_append_c(out, '\n');
 }
 
+/* Cuts the one row in text (its line ends with '\n') to max bytes at a character boundary,
+ * with a marker saying how much was left out. */
+static void cut_row(GString *text, size_t max) {
+  size_t n = max - 128, cut;
+
+  while (n > 0 && ((unsigned char)text->str[n] & 0xC0) == 0x80)
+    n--;
+  cut = text->len - 1 - n;
+  g_string_truncate(text, n);
+  g_string_append_printf(text, " \u2026 [row cut: %zu more bytes not shown]\n", cut);
+}
+
 /* One sheet's section: its rows within the cap, then what was left. */
 static void put_sheet(Office *of, const Xlsx *x, SectionOut *sec, const XSheet *s, size_t *used) {
   GString *text = g_string_new(NULL);
@@ -305,11 +321,17 @@ static void put_sheet(Office *of, const Xlsx *x, SectionOut *sec, const XSheet *
     size_t before = text->len;
 
     put_row(text, x, row);
-    if (*used + text->len > OFFICE_MAX_CONTENT && i > 0) {
+    if (*used + text->len + ROW_ROOM <= OFFICE_MAX_CONTENT)
+      continue;
+    if (i > 0 || *used > 0) {
       g_string_truncate(text, before);
       next = row->number;
       break;
     }
+    cut_row(text, OFFICE_MAX_CONTENT - ROW_ROOM);
+    of->res->truncated = true;
+    next = s->rows->len > 1 ? ((const XRow *)g_ptr_array_index(s->rows, 1))->number : next;
+    break;
   }
   *used += text->len;
   if (next > 0) {

@@ -24,6 +24,7 @@ typedef struct {
   int64_t part_bytes;  /* decompressed bytes of the current part */
   int64_t total_bytes; /* decompressed bytes of every part read */
   int limit_err;       /* -EFBIG once a limit is reached, -EBADMSG on a damaged archive */
+  bool xml_huge;       /* libxml2 refused a node over its own size limits (10 MB of text) */
   const char *part;    /* the entry being read */
 } Zip;
 
@@ -104,6 +105,42 @@ const char *office_rel(const Office *of, const char *source, const char *id) {
   g_autofree char *key = g_strconcat(source, "#", id, NULL);
 
   return g_hash_table_lookup(of->rels, key);
+}
+
+/* The r:id of r's current element: the attribute "id" in a relationships namespace (both the
+ * transitional and the strict one end so), never a plain "id"; see office-internal.h. */
+char *office_rel_id(xmlTextReaderPtr r) {
+  char *value = NULL;
+
+  if (xmlTextReaderMoveToFirstAttribute(r) != 1)
+    return NULL;
+  do {
+    const char *name = (const char *)xmlTextReaderConstLocalName(r);
+    const char *ns = (const char *)xmlTextReaderConstNamespaceUri(r);
+
+    if (name != NULL && strcmp(name, "id") == 0 && ns != NULL &&
+        g_str_has_suffix(ns, "/relationships")) {
+      value = g_strdup((const char *)xmlTextReaderConstValue(r));
+      break;
+    }
+  } while (xmlTextReaderMoveToNextAttribute(r) == 1);
+  (void)xmlTextReaderMoveToElement(r);
+  return value;
+}
+
+/* Appends what fits of s under max bytes, cut at a character boundary; see office-internal.h. */
+size_t office_append_max(GString *out, const char *s, size_t max) {
+  size_t len = s != NULL ? strlen(s) : 0, room = out->len < max ? max - out->len : 0, n;
+
+  if (len <= room) {
+    g_string_append_len(out, s, (gssize)len);
+    return 0;
+  }
+  /* Back off to the lead byte of the character that would be split. */
+  for (n = room; n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80; n--)
+    ;
+  g_string_append_len(out, s, (gssize)n);
+  return len - n;
 }
 
 /* An attribute by local name, the reader left on its element; see office-internal.h. */
@@ -238,9 +275,16 @@ static int zip_close_cb(void *ctx) {
   return 0;
 }
 
-/* Parse errors are answered as the file's code, not printed. */
-static void quiet_error_cb(void *arg, const char *msg, xmlParserSeverities severity,
-                           xmlTextReaderLocatorPtr locator) {
+/* Parse errors are answered as the file's code, not printed. libxml2 refuses a text node
+ * over 10 MB (XML_MAX_TEXT_LENGTH) as if memory ran out: that is a limit, not damage. */
+static void quiet_error_cb(void *arg, xmlErrorPtr err) {
+  Zip *z = arg;
+
+  if (err != NULL && err->domain == XML_FROM_PARSER &&
+      (err->code == XML_ERR_NO_MEMORY ||
+       (err->message != NULL &&
+        (strstr(err->message, "huge") != NULL || strstr(err->message, "Huge") != NULL))))
+    z->xml_huge = true;
 }
 
 /* Sets the failure of a limit reached while reading part `name`. */
@@ -264,6 +308,7 @@ static int zip_parse_part(Zip *z, const char *name,
 
   z->part_bytes = 0;
   z->limit_err = 0;
+  z->xml_huge = false;
   r = xmlReaderForIO(zip_read_cb, zip_close_cb, z, name, NULL,
                      XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_COMPACT);
   if (r == NULL) {
@@ -272,7 +317,7 @@ static int zip_parse_part(Zip *z, const char *name,
     file_result_fail(z->of.res, CODE_CORRUPTED_FILE, "part %s cannot be read", name);
     return -EBADMSG;
   }
-  xmlTextReaderSetErrorHandler(r, quiet_error_cb, NULL);
+  xmlTextReaderSetStructuredErrorHandler(r, quiet_error_cb, z);
   rc = fn(&z->of, name, r);
   xmlFreeTextReader(r);
   if (z->of.stop == -ECANCELED) {
@@ -291,6 +336,11 @@ static int zip_parse_part(Zip *z, const char *name,
     file_result_fail(z->of.res, CODE_CORRUPTED_FILE, "the archive is damaged or truncated: %s",
                      archive_error_string(z->a) != NULL ? archive_error_string(z->a) : name);
     return -EBADMSG;
+  }
+  if (rc < 0 && z->xml_huge && z->of.res->code == NULL) {
+    file_result_fail(z->of.res, CODE_FILE_TOO_LARGE,
+                     "part %s holds a text over the XML parser's 10 MB limit", name);
+    return -EFBIG;
   }
   if (rc < 0 && z->of.res->code == NULL)
     file_result_fail(z->of.res, CODE_CORRUPTED_FILE, "part %s is not well-formed XML", name);

@@ -255,6 +255,9 @@ static bool stat_metadata(const ReaderOptions *o, FileResult *res, const struct 
   res->modified_ms = (int64_t)st->st_mtim.tv_sec * 1000 + st->st_mtim.tv_nsec / 1000000;
   file_result_set_etag(res, (uint64_t)st->st_dev, (uint64_t)st->st_ino, (int64_t)st->st_size,
                        (int64_t)st->st_mtim.tv_sec, (int64_t)st->st_mtim.tv_nsec);
+  /* The status change time too: a rewrite of the same size with its mtime put back (touch -d,
+   * an unpacked archive) moves it, and nobody can set it. */
+  file_result_etag_add_time(res, (int64_t)st->st_ctim.tv_sec, (int64_t)st->st_ctim.tv_nsec);
   return o->client_etag != NULL && strcmp(o->client_etag, res->etag) == 0;
 }
 

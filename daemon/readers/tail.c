@@ -6,7 +6,11 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
+
+#include <linux/magic.h>
 
 #include <glib.h>
 
@@ -262,4 +266,131 @@ int tail_locate(int fd, int64_t begin, int64_t size, const TailNewline *nl, int6
 finish:
   g_free(buf);
   return r;
+}
+
+/* Whether the size of fd's file means nothing; see tail.h. */
+bool tail_size_unknown(int fd) {
+  static const unsigned long made_when_read[] = {
+      PROC_SUPER_MAGIC, SYSFS_MAGIC,        DEBUGFS_MAGIC,       TRACEFS_MAGIC,
+      SECURITYFS_MAGIC, CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC, PSTOREFS_MAGIC,
+  };
+  struct stat st;
+  struct statfs fs;
+
+  if (fstat(fd, &st) == 0 && st.st_size == 0)
+    return true;
+  if (fstatfs(fd, &fs) != 0)
+    return false;
+  for (size_t i = 0; i < G_N_ELEMENTS(made_when_read); i++)
+    if ((unsigned long)fs.f_type == made_when_read[i])
+      return true;
+  return false;
+}
+
+/* Prepares the ring; see tail.h. */
+void tail_ring_init(TailRing *r, const TailNewline *nl, int64_t n) {
+  memset(r, 0, sizeof *r);
+  r->nl = *nl;
+  if (r->nl.unit == 0)
+    r->nl.unit = 1;
+  r->want = n < 1 ? 1 : n;
+  r->cap_starts = 16;
+  r->starts = g_new(int64_t, r->cap_starts);
+  r->starts[r->n_starts++] = 0; /* the first line starts at the text's start */
+}
+
+/* A line starts at stream offset at: the oldest is dropped once more than `want` lines and the
+ * start after the last newline are kept, and the bytes before the oldest kept start go when
+ * they are more than the half of the buffer. */
+static void ring_line_start(TailRing *r, int64_t at) {
+  if (r->n_starts == r->cap_starts) {
+    r->cap_starts *= 2;
+    r->starts = g_renew(int64_t, r->starts, r->cap_starts);
+  }
+  r->starts[r->n_starts++] = at;
+  if ((int64_t)(r->n_starts - r->s0) <= r->want + 1)
+    return;
+  r->dropped++;
+  r->s0++;
+  /* Amortized: the starts are moved down once the dropped ones are half of them. */
+  if (r->s0 >= 64 && r->s0 >= r->n_starts / 2) {
+    memmove(r->starts, r->starts + r->s0, (r->n_starts - r->s0) * sizeof *r->starts);
+    r->n_starts -= r->s0;
+    r->s0 = 0;
+  }
+}
+
+/* Drops the bytes before the oldest kept line when they are at least half of the buffer. */
+static void ring_compact(TailRing *r) {
+  size_t gone = (size_t)(r->starts[r->s0] - r->base);
+
+  if (gone == 0 || gone < r->len / 2)
+    return;
+  memmove(r->buf, r->buf + gone, r->len - gone);
+  r->len -= gone;
+  r->base += (int64_t)gone;
+}
+
+/* Whether the unit ending at stream offset end (exclusive) is a newline. */
+static bool ring_unit_is_newline(const TailRing *r, int64_t end) {
+  const uint8_t *u = r->buf + (end - (int64_t)r->nl.unit - r->base);
+  size_t last = r->nl.big_endian ? r->nl.unit - 1 : 0;
+
+  if (end % (int64_t)r->nl.unit != 0 || u[last] != 0x0A)
+    return false;
+  for (size_t i = 0; i < r->nl.unit; i++)
+    if (i != last && u[i] != 0)
+      return false;
+  return true;
+}
+
+/* Feeds bytes; see tail.h. */
+void tail_ring_feed(TailRing *r, const uint8_t *p, size_t len) {
+  size_t from = r->len;
+
+  if (len == 0)
+    return;
+  if (r->len + len > r->cap) {
+    r->cap = MAX(r->cap * 2, r->len + len);
+    r->buf = g_realloc(r->buf, r->cap);
+  }
+  memcpy(r->buf + r->len, p, len);
+  r->len += len;
+  r->fed += (int64_t)len;
+  if (r->nl.unit == 1) {
+    for (const uint8_t *nl = memchr(r->buf + from, '\n', r->len - from); nl != NULL;
+         nl = memchr(nl + 1, '\n', (size_t)(r->buf + r->len - nl - 1)))
+      ring_line_start(r, r->base + (nl - r->buf) + 1);
+  } else {
+    /* Units that end in the new bytes (one may have begun in the earlier ones). */
+    int64_t end = r->base + (int64_t)from + 1;
+
+    for (; end <= r->fed; end++)
+      if (end - (int64_t)r->nl.unit >= r->base && ring_unit_is_newline(r, end))
+        ring_line_start(r, end);
+  }
+  ring_compact(r);
+}
+
+/* The kept lines; see tail.h. */
+const uint8_t *tail_ring_lines(const TailRing *r, size_t *ret_len, int64_t *ret_first_line) {
+  /* A start right at the end is no line: the text ended with a newline. With want + 1 starts
+   * the oldest is one line too many, unless the last is that empty one. */
+  size_t first = r->s0;
+  bool ends_nl = r->starts[r->n_starts - 1] == r->fed;
+
+  if ((int64_t)(r->n_starts - r->s0) - (ends_nl ? 1 : 0) > r->want)
+    first++;
+  *ret_first_line = r->dropped + (int64_t)(first - r->s0) + 1;
+  *ret_len = (size_t)(r->fed - r->starts[first]);
+  return r->buf != NULL ? r->buf + (r->starts[first] - r->base) : (const uint8_t *)"";
+}
+
+/* Frees the ring; see tail.h. */
+void tail_ring_clear(TailRing *r) {
+  g_free(r->buf);
+  g_free(r->starts);
+  r->buf = NULL;
+  r->starts = NULL;
+  r->len = r->cap = r->s0 = r->n_starts = r->cap_starts = 0;
 }

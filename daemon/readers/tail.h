@@ -38,3 +38,41 @@ int tail_locate(int fd, int64_t begin, int64_t size, const TailNewline *nl, int6
  * -ENODATA. Returns 0, -ECANCELED, -ENODATA or a read error. */
 int tail_count_newlines(int fd, int64_t begin, int64_t end, const TailNewline *nl,
                         const atomic_bool *cancelled, int64_t *ret);
+
+/* True when fd's size says nothing of what it holds: a size of 0 (procfs), or a file system
+ * that makes its files' text when they are read (sysfs, debugfs, tracefs, securityfs, cgroup,
+ * pstore say 4096 or 0). Such a file's tail is found reading forwards (TailRing), never by
+ * its size. */
+bool tail_size_unknown(int fd);
+
+/* The last lines of a stream read forwards, for files whose size says nothing of what they hold
+ * (procfs and sysfs files say 0 or 4096 and make their text when read): the bytes of the last n
+ * lines are kept, those before them dropped as newlines come, so that memory holds the tail and
+ * one line. Pure: no I/O. Embed it; the fields are private. */
+typedef struct {
+  TailNewline nl;
+  int64_t want;    /* lines kept at most (>= 1) */
+  uint8_t *buf;    /* bytes from stream offset `base` on */
+  size_t len;      /* bytes in buf */
+  size_t cap;
+  int64_t base;    /* stream offset of buf[0] */
+  int64_t fed;     /* bytes fed in all */
+  int64_t *starts; /* stream offsets where lines start: starts[s0] is the oldest kept */
+  size_t s0;
+  size_t n_starts;
+  size_t cap_starts;
+  int64_t dropped; /* lines dropped before the kept ones */
+} TailRing;
+
+/* Prepares r to keep the last n lines (n >= 1) of a text whose newline is nl. */
+void tail_ring_init(TailRing *r, const TailNewline *nl, int64_t n);
+
+/* Feeds the next len bytes of the text (its byte-order mark left out). */
+void tail_ring_feed(TailRing *r, const uint8_t *p, size_t len);
+
+/* The bytes of the kept lines, borrowed until the next feed or clear, and the 1-based number of
+ * the first of them in the whole text. */
+const uint8_t *tail_ring_lines(const TailRing *r, size_t *ret_len, int64_t *ret_first_line);
+
+/* Frees what r holds; safe to call twice. */
+void tail_ring_clear(TailRing *r);

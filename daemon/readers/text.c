@@ -21,6 +21,8 @@
 #define OUT_SIZE ((size_t)16 * 1024)   /* decoded bytes handed to the line engine at a time */
 
 #define TAIL_PASSES_MAX 8 /* tries at fitting a tail in the content cap */
+#define TAIL_STREAM_MAX ((int64_t)64 * 1024 * 1024) /* bytes read for the tail of a file of no
+                                                       size (procfs, sysfs) */
 
 static const char REPLACEMENT[] = "\xEF\xBF\xBD"; /* U+FFFD */
 
@@ -829,6 +831,86 @@ static int read_tail(Decoder *d, int fd, const TextOptions *opt, FileResult *res
   return 0;
 }
 
+/* Reads the rest of a file whose size means nothing (procfs, sysfs) after its head, keeping
+ * the last lines in a ring. Returns 0 or a negative errno: -EFBIG past TAIL_STREAM_MAX. */
+static int stream_to_ring(int fd, bool eof, const TextOptions *opt, TailRing *ring) {
+  uint8_t *buf = g_malloc(CHUNK_SIZE);
+  int r = 0;
+
+  while (!eof) {
+    ssize_t got;
+
+    if (is_cancelled(opt)) {
+      r = -ECANCELED;
+      break;
+    }
+    got = read(fd, buf, CHUNK_SIZE);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got <= 0) {
+      r = got < 0 ? -errno : 0;
+      break;
+    }
+    if (ring->fed + got > TAIL_STREAM_MAX) {
+      r = -EFBIG;
+      break;
+    }
+    tail_ring_feed(ring, buf, (size_t)got);
+  }
+  g_free(buf);
+  return r;
+}
+
+/* The tail of a file whose size means nothing (procfs, sysfs): read forwards once from the
+ * head on, its last lines kept in a ring, then decoded with their true numbers. */
+static int read_tail_stream(Decoder *d, int fd, const uint8_t *head, size_t head_len, bool eof,
+                            const TextOptions *opt, FileResult *res) {
+  int64_t want = MIN(opt->tail, (int64_t)TEXT_MAX_CONTENT), first_line;
+  TextOptions o = *opt;
+  const uint8_t *kept;
+  TailNewline nl;
+  TailRing ring;
+  size_t len;
+  ssize_t used;
+  int r;
+
+  (void)tail_newline_of(&d->enc, &nl);
+  tail_ring_init(&ring, &nl, want);
+  tail_ring_feed(&ring, head + d->enc.skip, head_len - d->enc.skip);
+  r = stream_to_ring(fd, eof, opt, &ring);
+  if (r == -EFBIG) {
+    file_result_fail(res, CODE_FILE_TOO_LARGE,
+                     "the file says it has no size but gives more than %d MiB",
+                     (int)(TAIL_STREAM_MAX >> 20));
+    goto finish;
+  }
+  if (r < 0) {
+    fail_decode(res, r, d);
+    goto finish;
+  }
+  kept = tail_ring_lines(&ring, &len, &first_line);
+  o.offset = first_line;
+  o.limit = want;
+  o.column = 1;
+  d->first_line = first_line;
+  d->base = (int64_t)d->enc.skip + ring.fed - (int64_t)len;
+  r = decoder_open(d, &o, len, res);
+  if (r < 0)
+    goto finish;
+  used = decode(d, kept, len, true);
+  if (used < 0) {
+    r = (int)used;
+    fail_decode(res, r, d);
+    goto finish;
+  }
+  decode_flush(d);
+  fill_result(d, res);
+
+finish:
+  tail_ring_clear(&ring);
+  return r;
+}
+
 int text_sniff(const uint8_t *head, size_t head_len, bool eof, const char *encoding,
                const char **ret_encoding, FileResult *res) {
   Encoding enc;
@@ -854,6 +936,10 @@ int text_read(int fd, const uint8_t *head, size_t head_len, bool eof, const Text
   r = pick_encoding(head, head_len, eof, opt->encoding, &d.enc, res);
   if (r < 0)
     return r;
+  if (opt->tail > 0 && tail_size_unknown(fd)) {
+    r = read_tail_stream(&d, fd, head, head_len, eof, opt, res);
+    goto finish;
+  }
   if (opt->tail > 0) {
     r = read_tail(&d, fd, opt, res);
     goto finish;
