@@ -478,6 +478,23 @@ static void handle_call(Conn *c, const JsonrpcMessage *msg, size_t len) {
 static void handle_request(Conn *c, const JsonrpcMessage *msg, size_t len) {
   const char *m = msg->method;
 
+  if (msg->value_error != NULL) {
+    /* The MCP specification: errors in a tool's arguments are the tool's result, with isError;
+     * a malformed request of another method stays the protocol's error. */
+    g_autofree char *text = g_strdup_printf(
+        strcmp(m, "tools/call") == 0 ? "invalid arguments: %s" : "invalid request: %s",
+        msg->value_error);
+    g_autofree char *result = NULL;
+
+    if (strcmp(m, "tools/call") == 0) {
+      result = mcp_tool_error_json(text);
+      reply_result(c, msg->id, result);
+    } else {
+      reply_error(c, msg->id, JSONRPC_INVALID_REQUEST, text);
+    }
+    return;
+  }
+
   if (strcmp(m, "initialize") == 0) {
     handle_initialize(c, msg);
   } else if (strcmp(m, "ping") == 0) {
@@ -525,6 +542,8 @@ static const ReplyDispatch mcp_dispatch = {
     .request = handle_request,
     .notification = handle_notification,
     .response = handle_response,
+    /* A tools/call argument json-glib cannot keep is the tool's error, which the model reads. */
+    .parse_flags = JSONRPC_PARSE_KEEP_PARAM_VALUES,
 };
 
 static void mcp_parsed(Conn *c) {

@@ -74,6 +74,11 @@ static const char *jsonrpc_validate(JsonNode *root, JsonrpcMessage *msg, JsonNod
 
 int jsonrpc_parse(const char *line, size_t len, JsonrpcMessage *ret_msg, JsonNode **ret_id,
                   char **ret_error) {
+  return jsonrpc_parse_flags(line, len, 0, ret_msg, ret_id, ret_error);
+}
+
+int jsonrpc_parse_flags(const char *line, size_t len, unsigned flags, JsonrpcMessage *ret_msg,
+                        JsonNode **ret_id, char **ret_error) {
   JsonrpcMessage msg = {0};
   JsonParseNote note;
   JsonNode *id = NULL;
@@ -96,8 +101,13 @@ int jsonrpc_parse(const char *line, size_t len, JsonrpcMessage *ret_msg, JsonNod
   /* A value json-glib altered at the top level may be the id itself: do not echo it. */
   if (note.value_error && note.value_depth <= 1)
     id = NULL;
-  if (!invalid && note.value_error && msg.kind != JSONRPC_KIND_RESPONSE)
-    invalid = note.value_error;
+  if (!invalid && note.value_error && msg.kind != JSONRPC_KIND_RESPONSE) {
+    if ((flags & JSONRPC_PARSE_KEEP_PARAM_VALUES) && note.value_depth >= 2 &&
+        msg.kind == JSONRPC_KIND_REQUEST)
+      msg.value_error = note.value_error;
+    else
+      invalid = note.value_error;
+  }
   if (invalid) {
     error = g_strdup_printf("invalid request: %s", invalid);
     r = JSONRPC_INVALID_REQUEST;

@@ -339,6 +339,11 @@ describe('tools', () => {
       [{ paths: ['hello.txt'], images: { maxDimension: 5 } }, 'maxDimension'],
       [{ paths: [TASN1_PDF], pages: 'one to three' }, 'pages'],
       [{ paths: Array(10001).fill('hello.txt') }, 'paths'],
+      // 2 ** 63 goes out as 9223372036854776000: past 64 bits, still the tool's error.
+      [{ paths: ['hello.txt'], offset: 2 ** 63 }, '64 bits'],
+      [{ paths: [{ path: 'hello.txt', limit: -(2 ** 64) }] }, '64 bits'],
+      [{ paths: ['hello.txt'], expand: { maxfiles: 3 } }, 'maxfiles'],
+      [{ paths: ['hello.txt'], images: { detial: 'low' } }, 'detial'],
     ];
     for (const [args, name] of cases) {
       const r = await read(s.client, args);
