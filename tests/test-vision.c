@@ -929,7 +929,7 @@ END_TEST
  * quoting the key it was sent shows "[redacted]" in its place, through the daemon and the CLI. */
 START_TEST(vision_hostile_answers) {
   g_autofree char *p = png("p.png", 64, 64), *params = NULL, *quote_url = NULL;
-  g_autoptr(JsonNode) deep = NULL, ok = NULL, quoted = NULL;
+  g_autoptr(JsonNode) deep = NULL, quoted = NULL, sent = NULL;
   g_autofree char *text = NULL;
   JsonObject *err, *res;
   RdConn *c, *c2;
@@ -955,7 +955,8 @@ START_TEST(vision_hostile_answers) {
   ck_assert_str_eq(str_at(res, "model"), "m-[redacted]");
   text = json_to_string(quoted, FALSE);
   ck_assert_msg(strstr(text, KEY) == NULL, "the key is in the answer: %s", text);
-  ck_assert_str_eq(header(recorded(2), "authorization"), "Bearer " KEY);
+  sent = recorded(2);
+  ck_assert_str_eq(header(sent, "authorization"), "Bearer " KEY);
   rd_conn_free(c2);
   rd_conn_free(c);
   rd_daemon_stop(d);
