@@ -40,6 +40,8 @@ typedef struct {
   ReadQueue *reads;
   Workspace *ws;           /* the fence reads start in */
   WorkspaceJob *fencing;   /* the fence being built on the pool: reads wait */
+  Workspace *unrooted;     /* ws when the client gave no usable root: reads answer why */
+  char *unrooted_why;      /* what the client gave, said in those answers */
   ReplyParse *parsing;     /* a long line being parsed on the pool: the lines after it wait */
   bool client_roots;       /* the client offers roots/list */
   int64_t budget;          /* tokens of a read_files call that names none (by client) */
@@ -95,6 +97,32 @@ static void call_free(void *data) {
   g_free(call);
 }
 
+/* The client gave no root that can be used: reads from now on meet a fence over no folder
+ * and answer why (a tool error), never the wider fence of the working directory. why is
+ * taken. */
+static void fence_unrooted(Mcp *m, char *why) {
+  log_warning("mcp: %s: no file will be read", why);
+  workspace_unref(m->ws);
+  m->ws = workspace_new_closed();
+  workspace_unref(m->unrooted);
+  m->unrooted = workspace_ref(m->ws);
+  g_free(m->unrooted_why);
+  m->unrooted_why = why;
+}
+
+/* The tool's error of a call made in the fence of fence_unrooted(), or NULL when ws is another
+ * fence. g_free the result. */
+static char *unrooted_error(const Mcp *m, const Workspace *ws) {
+  g_autofree char *text = NULL;
+
+  if (m->unrooted == NULL || ws != m->unrooted)
+    return NULL;
+  text = g_strdup_printf("no file can be read: %s. Files are read once the client's roots/list "
+                         "names a local folder (file:// URI).",
+                         m->unrooted_why);
+  return mcp_tool_error_json(text);
+}
+
 /* The fence is built: reads start in it. The job fails closed (workspace-job.h); should it
  * still bring no fence, reads meet one over no folder, never none. */
 static void fence_done_cb(void *data, Workspace *ws, char *error) {
@@ -102,12 +130,18 @@ static void fence_done_cb(void *data, Workspace *ws, char *error) {
 
   m->fencing = NULL;
   if (ws == NULL) {
-    log_error("mcp: %s: no file will be read", error);
-    ws = workspace_new_closed();
+    fence_unrooted(m, g_strdup_printf("the workspace could not be built: %s", error));
+    g_free(error);
+  } else if (error != NULL) {
+    /* A closed fence, and why: no root the client gave is a folder. */
+    workspace_unref(ws);
+    fence_unrooted(m, error);
+  } else {
+    g_clear_pointer(&m->unrooted, workspace_unref);
+    g_clear_pointer(&m->unrooted_why, g_free);
+    workspace_unref(m->ws);
+    m->ws = ws;
   }
-  g_free(error);
-  workspace_unref(m->ws);
-  m->ws = ws;
   conn_progress(m->conn);
 }
 
@@ -119,13 +153,18 @@ static void fence(Mcp *m, const char *const *roots) {
                                    fence_done_cb, m);
 }
 
+/* A fence still being built is dropped: the answer that came after it decides. */
+static void fence_fresh(Mcp *m) {
+  workspace_job_detach(g_steal_pointer(&m->fencing));
+}
+
 /* Reads and read_images calls wait for the client's roots and for their fence. */
 static bool fence_ready(const Mcp *m) {
   return !m->roots_pending && m->fencing == NULL;
 }
 
 static void read_done_cb(Conn *c, ReadCall *call, Request *req, int status) {
-  g_autofree char *envelope = NULL, *tail = NULL;
+  g_autofree char *envelope = NULL, *tail = NULL, *unrooted = NULL;
   size_t head_len, n, chars = 0, tail_len;
   GString **pieces;
   char *head;
@@ -133,6 +172,11 @@ static void read_done_cb(Conn *c, ReadCall *call, Request *req, int status) {
   /* A cancelled call is not answered (the client has moved on). */
   if (status != 0)
     return;
+  unrooted = unrooted_error(mcp_of(c), request_workspace(req));
+  if (unrooted != NULL) {
+    reply_result(c, call->id, unrooted);
+    return;
+  }
   pieces = request_take_output(req, &n);
   if (pieces == NULL) {
     reply_error(c, call->id, JSONRPC_INTERNAL_ERROR, "formatting the result failed");
@@ -202,6 +246,8 @@ static void mcp_free_state(void *state) {
   rpc_vision_free(m->vision);
   g_ptr_array_free(m->vision_waiting, TRUE);
   workspace_unref(m->ws);
+  workspace_unref(m->unrooted);
+  g_free(m->unrooted_why);
   g_free(m);
 }
 
@@ -290,18 +336,28 @@ static void handle_response(Conn *c, const JsonrpcMessage *msg) {
   g_autofree char *key = jsonrpc_id_key(msg->id);
   g_autofree char *err = NULL;
   JsonObject *o = json_node_get_object(msg->root);
-  char **roots = NULL;
+  g_auto(GStrv) roots = NULL, skipped = NULL;
 
   if (key == NULL || strcmp(key, want) != 0)
     return; /* not ours, or an older roots/list's */
   m->roots_pending = false;
-  if (!json_object_has_member(o, "result") ||
-      mcp_roots_parse(json_object_get_member(o, "result"), &roots, &err) < 0) {
-    log_warning("mcp: roots/list failed (%s); reading from the working directory only",
-                err != NULL ? err : "the client answered an error");
+  if (!json_object_has_member(o, "result")) {
+    log_warning("mcp: roots/list failed (the client answered an error); reading in the fence "
+                "reads had");
+  } else if (mcp_roots_parse(json_object_get_member(o, "result"), &roots, &skipped, &err) < 0) {
+    fence_fresh(m);
+    fence_unrooted(m, g_strdup_printf("no usable workspace root was given (%s)", err));
   } else {
-    fence(m, (const char *const *)roots);
-    g_strfreev(roots);
+    for (char **s = skipped; *s != NULL; s++)
+      log_warning("mcp: %s", *s);
+    fence_fresh(m);
+    if (roots[0] == NULL)
+      fence_unrooted(m, g_strdup(skipped[0] != NULL
+                                     ? "no usable workspace root was given (roots/list named no "
+                                       "local folder; see the server's log)"
+                                     : "no usable workspace root was given (roots/list is empty)"));
+    else
+      fence(m, (const char *const *)roots);
   }
   if (m->roots_timer != NULL)
     uv_timer_stop(m->roots_timer);
@@ -335,9 +391,14 @@ static void handle_initialize(Conn *c, const JsonrpcMessage *msg) {
 /* Starts a read_images call (params taken) in the fence reads have now; no model to ask is
  * the tool's error. */
 static void vision_start(Conn *c, JsonNode *id, ReadImagesParams *params) {
-  g_autofree char *err = NULL, *result = NULL;
+  g_autofree char *err = NULL, *result = unrooted_error(mcp_of(c), mcp_of(c)->ws);
   Mcp *m = mcp_of(c);
 
+  if (result != NULL) {
+    read_images_params_clear(params);
+    reply_result(c, id, result);
+    return;
+  }
   if (rpc_vision_start(m->vision, id, params, m->ws, &err) == 0)
     return;
   result = mcp_tool_error_json(err);
@@ -417,6 +478,23 @@ static void handle_call(Conn *c, const JsonrpcMessage *msg, size_t len) {
 static void handle_request(Conn *c, const JsonrpcMessage *msg, size_t len) {
   const char *m = msg->method;
 
+  if (msg->value_error != NULL) {
+    /* The MCP specification: errors in a tool's arguments are the tool's result, with isError;
+     * a malformed request of another method stays the protocol's error. */
+    g_autofree char *text = g_strdup_printf(
+        strcmp(m, "tools/call") == 0 ? "invalid arguments: %s" : "invalid request: %s",
+        msg->value_error);
+    g_autofree char *result = NULL;
+
+    if (strcmp(m, "tools/call") == 0) {
+      result = mcp_tool_error_json(text);
+      reply_result(c, msg->id, result);
+    } else {
+      reply_error(c, msg->id, JSONRPC_INVALID_REQUEST, text);
+    }
+    return;
+  }
+
   if (strcmp(m, "initialize") == 0) {
     handle_initialize(c, msg);
   } else if (strcmp(m, "ping") == 0) {
@@ -464,6 +542,8 @@ static const ReplyDispatch mcp_dispatch = {
     .request = handle_request,
     .notification = handle_notification,
     .response = handle_response,
+    /* A tools/call argument json-glib cannot keep is the tool's error, which the model reads. */
+    .parse_flags = JSONRPC_PARSE_KEEP_PARAM_VALUES,
 };
 
 static void mcp_parsed(Conn *c) {

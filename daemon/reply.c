@@ -45,7 +45,7 @@ void reply_dispatch(Conn *c, const char *line, size_t len, const ReplyDispatch *
   JsonrpcMessage msg = {0};
   JsonNode *id = NULL;
   g_autofree char *err = NULL;
-  int r = jsonrpc_parse(line, len, &msg, &id, &err);
+  int r = jsonrpc_parse_flags(line, len, d->parse_flags, &msg, &id, &err);
 
   dispatch(c, r, &msg, id, err, len, d);
   if (id != NULL)
@@ -71,7 +71,7 @@ struct ReplyParse {
 static void parse_work_cb(uv_work_t *w) {
   ReplyParse *p = w->data;
 
-  p->status = jsonrpc_parse(p->line, p->len, &p->msg, &p->id, &p->err);
+  p->status = jsonrpc_parse_flags(p->line, p->len, p->d->parse_flags, &p->msg, &p->id, &p->err);
 }
 
 static void parse_free(ReplyParse *p) {

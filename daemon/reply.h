@@ -15,6 +15,7 @@ typedef struct {
   void (*request)(Conn *c, const JsonrpcMessage *msg, size_t len);
   void (*notification)(Conn *c, const JsonrpcMessage *msg);
   void (*response)(Conn *c, const JsonrpcMessage *msg); /* may be NULL: ignored */
+  unsigned parse_flags; /* jsonrpc_parse_flags()'s */
 } ReplyDispatch;
 
 /* Parses one line and hands it to d; a line that is not a valid message is answered with its

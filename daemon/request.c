@@ -574,6 +574,10 @@ void request_cancel(Request *req) {
       uv_cancel((uv_req_t *)&req->lanes[k].work);
 }
 
+Workspace *request_workspace(const Request *req) {
+  return req->ws;
+}
+
 GString **request_take_output(Request *req, size_t *ret_n) {
   *ret_n = req->output_n;
   req->output_n = 0;

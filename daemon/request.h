@@ -45,6 +45,9 @@ void request_on_progress(Request *req, RequestProgressCb progress_cb);
  * once and after the request finished (it then does nothing). */
 void request_cancel(Request *req);
 
+/* The workspace the request reads in (the one request_start() was given). */
+Workspace *request_workspace(const Request *req);
+
 /* Takes the formatted answer: *ret_n pieces to send in order, so that a large answer is
  * never copied into one buffer (free each with g_string_free(p, TRUE), then the array with
  * g_free). NULL (and *ret_n 0) after the first call, when cancelled, or when formatting failed. */

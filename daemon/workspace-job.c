@@ -53,8 +53,13 @@ static void build_fence(WorkspaceJob *j) {
   if (cwd != NULL)
     g_ptr_array_add(ok, cwd);
   g_ptr_array_add(ok, NULL);
-  if (j->roots != NULL && ok->len == 1)
-    log_warning("mcp: no root is a folder: no file will be read");
+  if (j->roots != NULL && ok->len == 1) {
+    /* Said to the reads, which answer it (mcp.c), rather than refusing each file. */
+    j->ws = workspace_new_closed();
+    j->error = g_strdup("no usable workspace root was given (no root the client named is a "
+                        "folder)");
+    return;
+  }
   if (workspace_new_roots((const char *const *)ok->pdata, true, (const char *const *)j->exclude,
                           &j->ws, &j->error) == 0)
     return;

@@ -30,7 +30,19 @@ typedef struct {
   JsonNode *id;       /* points into root: a number or string node; NULL for a notification */
   JsonNode *params;   /* points into root: object or array, NULL when absent */
   JsonNode *root;     /* owned */
+  /* With JSONRPC_PARSE_KEEP_PARAM_VALUES: a value below the envelope's members (in params)
+   * that json-glib could not keep as sent (static text), or NULL. */
+  const char *value_error;
 } JsonrpcMessage;
+
+/* jsonrpc_parse_flags()'s flags. */
+enum {
+  /* A request whose only fault is a value json-glib cannot keep as sent (an integer beyond 64
+   * bits, \u0000, an unpaired surrogate) inside a member of the envelope is returned with
+   * msg->value_error set, for the handler to answer (MCP's tool errors), instead of as
+   * JSONRPC_INVALID_REQUEST. */
+  JSONRPC_PARSE_KEEP_PARAM_VALUES = 1 << 0,
+};
 
 /* Parses and validates one line. On success returns 0 and fills *ret_msg (clear it with
  * jsonrpc_message_clear). On failure returns JSONRPC_PARSE_ERROR or JSONRPC_INVALID_REQUEST,
@@ -41,6 +53,10 @@ typedef struct {
  * surrogates and integers beyond 64 bits make an invalid request. A null "params" is absent. */
 int jsonrpc_parse(const char *line, size_t len, JsonrpcMessage *ret_msg, JsonNode **ret_id,
                   char **ret_error);
+
+/* jsonrpc_parse() with flags (JSONRPC_PARSE_*). */
+int jsonrpc_parse_flags(const char *line, size_t len, unsigned flags, JsonrpcMessage *ret_msg,
+                        JsonNode **ret_id, char **ret_error);
 
 /* Releases what the message owns and zeroes it; NULL is fine. */
 void jsonrpc_message_clear(JsonrpcMessage *msg);

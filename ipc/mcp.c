@@ -47,7 +47,8 @@ static const char tools_list[] =
     "\"description\":\"The files to read, in the order their results should come back: a path, "
     "or an object with the path and its own options.\","
     "\"items\":{\"anyOf\":[{\"type\":\"string\",\"minLength\":1},"
-    "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
+    "{\"type\":\"object\",\"additionalProperties\":false,"
+    "\"anyOf\":[{\"required\":[\"path\"]},{\"required\":[\"pathBytes\"]}],\"properties\":{"
     "\"path\":{\"type\":\"string\",\"minLength\":1},"
     "\"pathBytes\":{\"type\":\"string\",\"description\":\"Instead of path: a name that is "
     "not UTF-8, as a <Content pathBytes='...'> gave it.\"},"
@@ -77,7 +78,8 @@ static const char tools_list[] =
     "as \\\"iso-8859-2\\\" or \\\"gbk\\\", when the detected one (encodingSource) is wrong.\"},"
     "\"expand\":{\"description\":\"Folders and globs in paths read as the files under them "
     "(default true); false answers IS_DIRECTORY for a folder.\",\"anyOf\":[{\"type\":\"boolean\"},"
-    "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
+    "{\"type\":\"object\",\"additionalProperties\":false,"
+    "\"anyOf\":[{\"required\":[\"path\"]},{\"required\":[\"pathBytes\"]}],\"properties\":{"
     "\"maxFiles\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":10000,\"description\":"
     "\"Files per folder or glob at most (default 500).\"},"
     "\"ignored\":{\"type\":\"boolean\",\"description\":\"Also files that .gitignore or .ignore "
@@ -372,8 +374,42 @@ char *mcp_tool_error_json(const char *message) {
   return mcp_tool_text_json(message, true);
 }
 
-int mcp_roots_parse(JsonNode *result, char ***ret_paths, char **ret_error) {
-  GPtrArray *out;
+/* The local folder of one root, or NULL with *ret_why (static) saying why it is not usable. */
+static char *root_path(JsonNode *r, const char **ret_why) {
+  g_autofree char *host = NULL;
+  JsonNode *node = NULL;
+  const char *uri;
+  char *path;
+
+  if (JSON_NODE_HOLDS_OBJECT(r))
+    node = json_object_get_member(json_node_get_object(r), "uri");
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE(node) ||
+      json_node_get_value_type(node) != G_TYPE_STRING) {
+    *ret_why = "it has no uri";
+    return NULL;
+  }
+  uri = json_node_get_string(node);
+  if (g_ascii_strncasecmp(uri, "file:", 5) != 0) {
+    *ret_why = "it is not a file:// URI";
+    return NULL;
+  }
+  /* GLib refuses an escaped NUL or '/' and a relative path; a host other than this one names
+   * another machine's folder. */
+  path = g_filename_from_uri(uri, &host, NULL);
+  if (path == NULL) {
+    *ret_why = "it is not a valid file:// URI of an absolute path";
+    return NULL;
+  }
+  if (host != NULL && g_ascii_strcasecmp(host, "localhost") != 0) {
+    g_free(path);
+    *ret_why = "it names a folder on another host";
+    return NULL;
+  }
+  return path;
+}
+
+int mcp_roots_parse(JsonNode *result, char ***ret_paths, char ***ret_skipped, char **ret_error) {
+  g_autoptr(GPtrArray) out = NULL, skipped = NULL;
   JsonArray *roots;
   JsonNode *node;
 
@@ -383,28 +419,23 @@ int mcp_roots_parse(JsonNode *result, char ***ret_paths, char **ret_error) {
     return fail(ret_error, "roots/list answered without a roots array");
   roots = json_node_get_array(node);
   out = g_ptr_array_new_with_free_func(g_free);
+  skipped = g_ptr_array_new_with_free_func(g_free);
+  /* Each root on its own: one that cannot be used is left out, never the reason to fall back
+   * on a wider fence. */
   for (guint i = 0; i < json_array_get_length(roots); i++) {
-    JsonNode *r = json_array_get_element(roots, i);
-    const char *uri = NULL;
-    g_autofree char *host = NULL;
-    char *path;
+    const char *why = NULL;
+    char *path = root_path(json_array_get_element(roots, i), &why);
 
-    if (JSON_NODE_HOLDS_OBJECT(r) &&
-        (node = json_object_get_member(json_node_get_object(r), "uri")) != NULL &&
-        JSON_NODE_HOLDS_VALUE(node) && json_node_get_value_type(node) == G_TYPE_STRING)
-      uri = json_node_get_string(node);
-    /* Only local folders: a file:// URI naming another host is not one. */
-    path = uri != NULL ? g_filename_from_uri(uri, &host, NULL) : NULL;
-    if (path != NULL && host != NULL && strcmp(host, "localhost") != 0)
-      g_clear_pointer(&path, g_free);
-    if (path == NULL) {
-      g_ptr_array_free(out, TRUE);
-      return fail(ret_error, "roots[%u] is not a local file:// URI", i);
-    }
-    g_ptr_array_add(out, path);
+    if (path != NULL)
+      g_ptr_array_add(out, path);
+    else
+      g_ptr_array_add(skipped, g_strdup_printf("roots[%u] is left out: %s", i, why));
   }
   g_ptr_array_add(out, NULL);
-  *ret_paths = (char **)g_ptr_array_free(out, FALSE);
+  g_ptr_array_add(skipped, NULL);
+  *ret_paths = (char **)g_ptr_array_free(g_steal_pointer(&out), FALSE);
+  if (ret_skipped != NULL)
+    *ret_skipped = (char **)g_ptr_array_free(g_steal_pointer(&skipped), FALSE);
   return 0;
 }
 

@@ -72,10 +72,12 @@ char *mcp_tool_error_json(const char *message);
 #define MCP_READ_RESULT_HEAD "{\"content\":"
 #define MCP_READ_RESULT_TAIL ",\"isError\":false}}\n"
 
-/* The folders of a roots/list result ({roots: [{uri: "file:///..."}]}): a NULL-terminated
- * array (g_strfreev). Returns 0, or -EINVAL with *ret_error when the result is malformed or
- * a root is not a local file:// URI. An empty list gives an empty array. */
-int mcp_roots_parse(JsonNode *result, char ***ret_paths, char **ret_error);
+/* The folders of a roots/list result ({roots: [{uri: "file:///..."}]}), each root taken on its
+ * own: *ret_paths gets the usable ones, a NULL-terminated array (g_strfreev), maybe empty; a
+ * root that is not a local file:// URI (another scheme, another host, no uri, an escaped NUL)
+ * is left out, and *ret_skipped (may be NULL; g_strfreev) gets a line saying so for each.
+ * Returns 0, or -EINVAL with *ret_error when the result has no roots array. */
+int mcp_roots_parse(JsonNode *result, char ***ret_paths, char ***ret_skipped, char **ret_error);
 
 /* A notifications/progress line ('\n'-terminated) for token (a string or number node).
  * g_free the result; its length in *ret_len. */

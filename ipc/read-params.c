@@ -1,7 +1,8 @@
 /* The `read` method's params, checked field by field into a ReadParams.
  *
- * Optional members set to null are taken as absent, and unknown members are ignored so that
- * newer clients keep working. Strings with U+0000 never get here: json-glib would cut them,
+ * Optional members set to null are taken as absent, and unknown params are ignored so that
+ * newer clients keep working; an unknown member of an option object (expand, images) is
+ * refused, since it can only be a misspelt option. Strings with U+0000 never get here: json-glib would cut them,
  * so jsonrpc_parse() refuses such messages before. */
 #include "ipc/read-params.h"
 
@@ -257,12 +258,34 @@ static int read_params_tile(JsonNode *node, ReadParams *ret, char **ret_error) {
   return 0;
 }
 
+/* Refuses a member of the option object `name` that is not in `known` (NULL-terminated): a
+ * misspelt option would otherwise do nothing, silently. */
+static int read_params_known(JsonObject *obj, const char *name, const char *const *known,
+                             char **ret_error) {
+  g_autoptr(GList) members = json_object_get_members(obj);
+
+  for (GList *l = members; l != NULL; l = l->next) {
+    g_autofree char *list = NULL;
+
+    if (g_strv_contains(known, l->data))
+      continue;
+    list = g_strjoinv(", ", (char **)known);
+    return read_params_fail(ret_error, "%s has no member \"%s\" (it takes %s)", name,
+                            g_utf8_validate(l->data, -1, NULL) ? (const char *)l->data : "?",
+                            list);
+  }
+  return 0;
+}
+
 static int read_params_images(JsonNode *node, ReadParams *ret, char **ret_error) {
+  static const char *const known[] = {"maxDimension", "maxTotalBytes", "tile", "detail", NULL};
   JsonNode *dim, *total;
   int64_t v;
 
   if (!JSON_NODE_HOLDS_OBJECT(node))
     return read_params_fail(ret_error, "images must be an object");
+  if (read_params_known(json_node_get_object(node), "images", known, ret_error) < 0)
+    return -EINVAL;
   dim = read_params_member(json_node_get_object(node), "maxDimension");
   if (dim && !read_params_get_int(dim, READ_MIN_MAX_DIMENSION, READ_MAX_MAX_DIMENSION, &v))
     return read_params_fail(ret_error, "images.maxDimension must be an integer from %d to %d",
@@ -317,6 +340,7 @@ const char *read_params_if_none_match(const ReadParams *p, const char *path) {
 
 /* expand: a boolean, or an object of options that turns it on. */
 static int read_params_expand(JsonNode *node, ReadExpand *ret, char **ret_error) {
+  static const char *const known[] = {"maxFiles", "ignored", "binary", NULL};
   JsonObject *obj;
   JsonNode *m;
 
@@ -325,6 +349,8 @@ static int read_params_expand(JsonNode *node, ReadExpand *ret, char **ret_error)
   if (!JSON_NODE_HOLDS_OBJECT(node))
     return read_params_fail(ret_error, "expand must be a boolean or an object");
   obj = json_node_get_object(node);
+  if (read_params_known(obj, "expand", known, ret_error) < 0)
+    return -EINVAL;
   ret->on = true;
   if ((m = read_params_member(obj, "maxFiles")) &&
       !read_params_get_int(m, 1, READ_MAX_PATHS, &ret->max_files))

@@ -265,6 +265,22 @@ START_TEST(daemon_bad_json) {
   JsonNode *dm = rd_conn_recv(c, 10000);
   ck_assert_msg(rd_error_code(dm) != 0, "deeply nested params were not refused");
   json_node_unref(dm);
+  /* The same nesting behind a '"' that only a single-quoted string or a comment holds: JSON has
+   * neither, so the line is not JSON, whatever json-glib would make of it. */
+  static const char *const covers[] = {"{'\"':", "{/* \" */\"a\":"};
+  for (size_t k = 0; k < G_N_ELEMENTS(covers); k++) {
+    GString *hidden = g_string_new(covers[k]);
+
+    for (int i = 0; i < 100000; i++)
+      g_string_append_c(hidden, '[');
+    g_string_append_c(hidden, '\n');
+    rd_conn_send(c, hidden->str, hidden->len);
+    g_string_free(hidden, TRUE);
+    dm = rd_conn_recv(c, 10000);
+    ck_assert_int_eq(rd_error_code(dm), -32700);
+    json_node_unref(dm);
+    assert_serves(c);
+  }
   rd_conn_send_str(c, "{\"jsonrpc\":\"2.0\",\"id\":\"\xff\xfe\",\"method\":\"initialize\"}\n");
   dm = rd_conn_recv(c, 10000);
   ck_assert_msg(rd_error_code(dm) == -32700,

@@ -379,6 +379,69 @@ START_TEST(docs_daemon_order_windows_and_caps) {
 }
 END_TEST
 
+/* Notebooks of hostile JSON: 100,000 brackets behind a '"' that only a single-quoted string or
+ * a comment holds (a bracket count that skips double-quoted strings would miss them, json-glib's
+ * recursion would not), and a value before the notebook's object (json-glib would leak the
+ * whole tree of each read). Each is a per-file error; the daemon serves the next client and its
+ * memory does not grow with the reads. */
+START_TEST(docs_daemon_hostile_json_notebooks) {
+  static const char *const covers[] = {"{\"nbformat\":4,\"cells\":[],'\"':",
+                                       "{\"nbformat\":4,\"cells\":[], /* \" */ \"a\":"};
+  const char *const names[] = {"quote.ipynb", "comment.ipynb"};
+  g_autoptr(GString) big = g_string_new("6{\"nbformat\":4,\"nbformat_minor\":5,\"metadata\":{},"
+                                        "\"cells\":[");
+  g_autofree char *cwd = rd_json_quote(dmn->dir);
+  g_autofree char *extra = g_strdup_printf("\"cwd\":%s", cwd);
+  int64_t before, after;
+  RdConn *next;
+  RdResult *r;
+
+  for (size_t k = 0; k < G_N_ELEMENTS(covers); k++) {
+    g_autoptr(GString) s = g_string_new(covers[k]);
+
+    for (int i = 0; i < 100000; i++)
+      g_string_append_c(s, '[');
+    g_free(rd_write_file(dmn->dir, names[k], s->str, s->len));
+  }
+  r = read_in_dir(names, G_N_ELEMENTS(names), NULL);
+  for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
+    ck_assert_str_eq(rd_file_str(r, i, "code"), "CORRUPTED_FILE");
+    ck_assert_msg(g_str_has_prefix(rd_file_str(r, i, "error"), "not a notebook: invalid JSON"),
+                  "%s", rd_file_str(r, i, "error"));
+  }
+  rd_result_free(r);
+  ck_assert(rd_daemon_alive(dmn));
+  next = rd_conn_new(dmn->sock);
+  r = rd_read_paths(next, (const char *const[]){"a.txt"}, 1, extra);
+  ck_assert_ptr_null(rd_file_str(r, 0, "code"));
+  rd_result_free(r);
+  rd_conn_free(next);
+
+  /* 8 MB of cells after a "6". */
+  for (int i = 0; i < 4000; i++) {
+    g_string_append_printf(big, "%s{\"cell_type\":\"code\",\"metadata\":{},\"source\":[", i ? "," : "");
+    for (int j = 0; j < 40; j++)
+      g_string_append_printf(big, "%s\"x = [%d, %d]\\n\"", j ? "," : "", i, j);
+    g_string_append(big, "],\"outputs\":[],\"execution_count\":1}");
+  }
+  g_string_append(big, "]}");
+  g_free(rd_write_file(dmn->dir, "six.ipynb", big->str, big->len));
+  r = read_in_dir((const char *const[]){"six.ipynb"}, 1, NULL);
+  ck_assert_str_eq(rd_file_str(r, 0, "code"), "CORRUPTED_FILE");
+  rd_result_free(r);
+  before = rd_daemon_rss_kib(dmn);
+  for (int i = 0; i < 10; i++) {
+    r = read_in_dir((const char *const[]){"six.ipynb"}, 1, NULL);
+    ck_assert_msg(strstr(rd_file_str(r, 0, "error"), "unexpected data after the JSON value"),
+                  "%s", rd_file_str(r, 0, "error"));
+    rd_result_free(r);
+  }
+  after = rd_daemon_rss_kib(dmn);
+  ck_assert_msg(after - before < 64 * 1024, "%zu bytes read 10 times: RSS %" G_GINT64_FORMAT
+                " KiB -> %" G_GINT64_FORMAT " KiB", big->len, before, after);
+}
+END_TEST
+
 static Suite *docs_suite(void) {
   Suite *s = suite_create("docs-daemon");
   TCase *tc = tcase_create("core");
@@ -392,6 +455,7 @@ static Suite *docs_suite(void) {
   tcase_add_test(tc, docs_daemon_formats_show_cells);
   tcase_add_test(tc, docs_daemon_hostile_files_answered_alone);
   tcase_add_test(tc, docs_daemon_order_windows_and_caps);
+  tcase_add_test(tc, docs_daemon_hostile_json_notebooks);
   suite_add_tcase(s, tc);
   return s;
 }

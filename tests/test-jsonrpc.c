@@ -388,6 +388,34 @@ START_TEST(jsonrpc_integers_beyond_64_bits) {
 }
 END_TEST
 
+/* With JSONRPC_PARSE_KEEP_PARAM_VALUES, such a value inside params leaves the request whole for
+ * its handler to answer; in the envelope it is still an invalid request. */
+START_TEST(jsonrpc_keep_param_values) {
+  static const char line[] = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":"
+                             "{\"arguments\":{\"offset\":9223372036854775808}}}";
+  static const char envelope[] = "{\"jsonrpc\":\"2.0\",\"id\":9223372036854775808,\"method\":\"m\"}";
+  JsonrpcMessage msg;
+  JsonNode *id = NULL;
+  char *error = NULL;
+
+  ck_assert_int_eq(jsonrpc_parse_flags(line, strlen(line), JSONRPC_PARSE_KEEP_PARAM_VALUES, &msg,
+                                       &id, &error),
+                   0);
+  ck_assert_str_eq(msg.value_error, "integers must fit in 64 bits");
+  ck_assert_str_eq(msg.method, "tools/call");
+  jsonrpc_message_clear(&msg);
+  ck_assert_int_eq(jsonrpc_parse_flags(line, strlen(line), 0, &msg, &id, &error),
+                   JSONRPC_INVALID_REQUEST);
+  json_node_unref(id);
+  g_free(error);
+  ck_assert_int_eq(jsonrpc_parse_flags(envelope, strlen(envelope), JSONRPC_PARSE_KEEP_PARAM_VALUES,
+                                       &msg, &id, &error),
+                   JSONRPC_INVALID_REQUEST);
+  ck_assert_ptr_null(id);
+  g_free(error);
+}
+END_TEST
+
 START_TEST(jsonrpc_id_keys) {
   g_autoptr(JsonNode) n7 = json_node_init_int(json_node_alloc(), 7);
   g_autoptr(JsonNode) s7 = json_node_init_string(json_node_alloc(), "7");
@@ -559,6 +587,7 @@ static Suite *jsonrpc_suite(void) {
   tcase_add_test(tc, jsonrpc_unparsable_is_parse_error);
   tcase_add_test(tc, jsonrpc_data_after_a_scalar_is_parse_error);
   tcase_add_test(tc, jsonrpc_nul_byte_or_bad_utf8_is_parse_error);
+  tcase_add_test(tc, jsonrpc_keep_param_values);
   tcase_add_test(tc, jsonrpc_line_need_not_be_nul_terminated);
   tcase_add_test(tc, jsonrpc_nesting_is_limited);
   tcase_add_test(tc, jsonrpc_batch_is_refused);

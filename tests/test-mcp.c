@@ -249,27 +249,62 @@ END_TEST
 
 START_TEST(mcp_roots) {
   g_autoptr(JsonNode) ok = parse("{\"roots\":[{\"uri\":\"file:///home/me/proj\",\"name\":\"p\"},"
-                                 "{\"uri\":\"file:///tmp/a%20b\"}]}");
-  g_autoptr(JsonNode) remote = parse("{\"roots\":[{\"uri\":\"https://example.com/x\"}]}");
-  g_autoptr(JsonNode) other_host = parse("{\"roots\":[{\"uri\":\"file://host/x\"}]}");
+                                 "{\"uri\":\"file:///tmp/a%20b\"},"
+                                 "{\"uri\":\"file://localhost/srv/x\"}]}");
   g_autoptr(JsonNode) empty = parse("{\"roots\":[]}");
   g_autoptr(JsonNode) none = parse("{}");
   g_autofree char *err = NULL;
-  char **paths = NULL;
+  char **paths = NULL, **skipped = NULL;
 
-  ck_assert_int_eq(mcp_roots_parse(ok, &paths, &err), 0);
-  ck_assert_uint_eq(g_strv_length(paths), 2);
+  ck_assert_int_eq(mcp_roots_parse(ok, &paths, &skipped, &err), 0);
+  ck_assert_uint_eq(g_strv_length(paths), 3);
   ck_assert_str_eq(paths[0], "/home/me/proj");
   ck_assert_str_eq(paths[1], "/tmp/a b");
+  ck_assert_str_eq(paths[2], "/srv/x");
+  ck_assert_uint_eq(g_strv_length(skipped), 0);
   g_strfreev(paths);
-  ck_assert_int_eq(mcp_roots_parse(empty, &paths, &err), 0);
+  g_strfreev(skipped);
+  ck_assert_int_eq(mcp_roots_parse(empty, &paths, NULL, &err), 0);
   ck_assert_uint_eq(g_strv_length(paths), 0);
   g_strfreev(paths);
-  ck_assert_int_lt(mcp_roots_parse(remote, &paths, &err), 0);
-  g_clear_pointer(&err, g_free);
-  ck_assert_int_lt(mcp_roots_parse(other_host, &paths, &err), 0);
-  g_clear_pointer(&err, g_free);
-  ck_assert_int_lt(mcp_roots_parse(none, &paths, &err), 0);
+  ck_assert_int_eq(mcp_roots_parse(none, &paths, &skipped, &err), -EINVAL);
+  ck_assert_ptr_nonnull(err);
+}
+END_TEST
+
+/* One root readerd cannot use is left out on its own, whatever it is: the others stay, and the
+ * answer is never refused whole (which would leave the wider fence of the working directory). */
+START_TEST(mcp_roots_unusable_left_out) {
+  static const struct {
+    const char *root;
+    const char *why;
+  } bad[] = {
+      {"{\"uri\":\"https://example.com/x\"}", "not a file:// URI"},
+      {"{\"uri\":\"vscode-remote://ssh-remote+box/home/me\"}", "not a file:// URI"},
+      {"{\"uri\":\"file://otherhost/x\"}", "another host"},
+      {"{\"name\":\"no uri\"}", "no uri"},
+      {"{\"uri\":7}", "no uri"},
+      {"\"file:///etc\"", "no uri"},
+      {"{\"uri\":\"file:///tmp/a%00b\"}", "not a valid file:// URI"},
+      {"{\"uri\":\"file:///tmp/a%2Fb\"}", "not a valid file:// URI"},
+      {"{\"uri\":\"file:relative/x\"}", "not a valid file:// URI"},
+  };
+
+  for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+    g_autofree char *json =
+        g_strdup_printf("{\"roots\":[{\"uri\":\"file:///project\"},%s]}", bad[i].root);
+    g_autoptr(JsonNode) n = parse(json);
+    g_auto(GStrv) paths = NULL, skipped = NULL;
+    g_autofree char *err = NULL;
+
+    ck_assert_int_eq(mcp_roots_parse(n, &paths, &skipped, &err), 0);
+    ck_assert_uint_eq(g_strv_length(paths), 1);
+    ck_assert_str_eq(paths[0], "/project");
+    ck_assert_uint_eq(g_strv_length(skipped), 1);
+    ck_assert_msg(g_str_has_prefix(skipped[0], "roots[1] is left out: ") &&
+                      strstr(skipped[0], bad[i].why) != NULL,
+                  "%s: %s", bad[i].root, skipped[0]);
+  }
 }
 END_TEST
 
@@ -369,6 +404,7 @@ static Suite *mcp_suite(void) {
   tcase_add_test(tc, mcp_args_refused_with_their_name);
   tcase_add_test(tc, mcp_tool_error_result);
   tcase_add_test(tc, mcp_roots);
+  tcase_add_test(tc, mcp_roots_unusable_left_out);
   tcase_add_test(tc, mcp_args_if_none_match);
   tcase_add_test(tc, mcp_progress_and_request_lines);
   suite_add_tcase(s, tc);

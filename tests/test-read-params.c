@@ -163,6 +163,18 @@ START_TEST(read_params_every_field) {
 }
 END_TEST
 
+/* A member expand or images does not take is refused by name: a misspelt option would
+ * otherwise do nothing. Unknown params at the top stay ignored (newer clients). */
+START_TEST(read_params_option_objects_refuse_unknown_members) {
+  expect_top_invalid("\"expand\":{\"maxfiles\":3}",
+                     "expand has no member \"maxfiles\" (it takes maxFiles, ignored, binary)");
+  expect_top_invalid("\"expand\":{\"ignored\":true,\"hidden\":true}", "expand has no member \"hidden\"");
+  expect_top_invalid("\"images\":{\"maxDimensions\":512}",
+                     "images has no member \"maxDimensions\" (it takes maxDimension, "
+                     "maxTotalBytes, tile, detail)");
+}
+END_TEST
+
 START_TEST(read_params_nulls_and_unknown_members) {
   ReadParams p;
 
@@ -367,7 +379,7 @@ START_TEST(read_params_images) {
   parse_ok("{\"paths\":[\"f\"],\"images\":{\"maxDimension\":16}}", &p);
   ck_assert_int_eq(p.max_dimension, READ_MIN_MAX_DIMENSION);
   read_params_clear(&p);
-  parse_ok("{\"paths\":[\"f\"],\"images\":{\"maxDimension\":8000,\"other\":1}}", &p);
+  parse_ok("{\"paths\":[\"f\"],\"images\":{\"maxDimension\":8000}}", &p);
   ck_assert_int_eq(p.max_dimension, READ_MAX_MAX_DIMENSION);
   ck_assert_int_eq(p.max_total_image_bytes, READ_DEFAULT_MAX_TOTAL_IMAGE_BYTES);
   read_params_clear(&p);
@@ -694,6 +706,7 @@ static Suite *read_params_suite(void) {
   tcase_add_test(tc, read_params_minimal);
   tcase_add_test(tc, read_params_every_field);
   tcase_add_test(tc, read_params_nulls_and_unknown_members);
+  tcase_add_test(tc, read_params_option_objects_refuse_unknown_members);
   tcase_add_test(tc, read_params_must_be_object);
   tcase_add_test(tc, read_params_paths_required);
   tcase_add_test(tc, read_params_bad_path_items);

@@ -143,7 +143,9 @@ START_TEST(vision_response_errors) {
       {422, "{\"detail\":\"bad image\"}", -EREMOTEIO, "bad image"},
       {502, "<html>\n<b>Bad gateway</b>\n</html>", -EREMOTEIO, "<html> <b>Bad gateway</b> </html>"},
       {500, "", -EREMOTEIO, "no message"},
-      {200, "not json", -EBADMSG, "the endpoint's answer is not a JSON object"},
+      {200, "not json", -EBADMSG,
+       "the endpoint's answer is not JSON: line 1, column 1: expected a value"},
+      {200, "[1]", -EBADMSG, "the endpoint's answer is not a JSON object"},
       {200, "{\"choices\":[]}", -EBADMSG,
        "the endpoint's answer has no choices[0].message.content"},
       {200, "{\"error\":{\"message\":\"overloaded\"}}", -EBADMSG, "overloaded"},
@@ -157,6 +159,21 @@ START_TEST(vision_response_errors) {
                      cases[i].want);
     ck_assert_str_eq(err, cases[i].message);
     ck_assert_ptr_null(a.answer);
+    g_free(err);
+  }
+  /* Nesting that would run json-glib's recursion out of stack, plain or behind a comment. */
+  for (int k = 0; k < 2; k++) {
+    g_autoptr(GString) deep = g_string_new(k == 0 ? "{\"a\":" : "{/* \" */\"a\":");
+    VisionAnswer a;
+    char *err;
+
+    for (int i = 0; i < 100000; i++)
+      g_string_append_c(deep, '[');
+    ck_assert_int_eq(vision_response_parse(VISION_PROVIDER_OPENAI, 200, deep->str, deep->len, &a,
+                                           &err),
+                     -EBADMSG);
+    ck_assert_msg(g_str_has_prefix(err, "the endpoint's answer is not JSON: line 1, column "), "%s",
+                  err);
     g_free(err);
   }
 }
@@ -326,6 +343,45 @@ START_TEST(vision_target_levels) {
 }
 END_TEST
 
+/* A key set for a provider's default endpoint does not follow a call to another provider's:
+ * a key for OpenAI's API is never sent to Anthropic's because a call says provider anthropic. */
+START_TEST(vision_target_key_stays_with_default_endpoint) {
+  VisionSettings conn = {0}, call = {.provider = "anthropic"};
+  VisionTarget t;
+  char *err = NULL;
+
+  unsetenv("READERD_VISION_BASE_URL");
+  unsetenv("READERD_VISION_PROVIDER");
+  setenv("READERD_VISION_MODEL", "m", 1);
+  setenv("READERD_VISION_API_KEY", "openai-key", 1);
+  ck_assert_int_eq(vision_target_resolve(NULL, &call, &t, &err), 0);
+  ck_assert_str_eq(t.base_url, "https://api.anthropic.com/v1");
+  ck_assert_ptr_null(t.api_key);
+  vision_target_clear(&t);
+  /* The same from a connection's key, both ways. */
+  unsetenv("READERD_VISION_API_KEY");
+  conn.api_key = "conn-key";
+  conn.provider = "anthropic";
+  call.provider = "openai";
+  ck_assert_int_eq(vision_target_resolve(&conn, &call, &t, &err), 0);
+  ck_assert_str_eq(t.base_url, "https://api.openai.com/v1");
+  ck_assert_ptr_null(t.api_key);
+  vision_target_clear(&t);
+  /* The provider the key was given for keeps it, and so does a base URL that names its
+   * default endpoint. */
+  call.provider = "anthropic";
+  ck_assert_int_eq(vision_target_resolve(&conn, &call, &t, &err), 0);
+  ck_assert_str_eq(t.api_key, "conn-key");
+  vision_target_clear(&t);
+  call.provider = NULL;
+  call.base_url = "https://api.anthropic.com/v1";
+  ck_assert_int_eq(vision_target_resolve(&conn, &call, &t, &err), 0);
+  ck_assert_str_eq(t.api_key, "conn-key");
+  vision_target_clear(&t);
+  unsetenv("READERD_VISION_MODEL");
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("vision-body");
   TCase *tc = tcase_create("vision-body");
@@ -341,6 +397,7 @@ int main(void) {
   tcase_add_test(tc, vision_params_parse);
   tcase_add_test(tc, vision_settings_from_initialize);
   tcase_add_test(tc, vision_target_levels);
+  tcase_add_test(tc, vision_target_key_stays_with_default_endpoint);
   suite_add_tcase(s, tc);
   failed = check_run(s);
   return failed == 0 ? 0 : 1;

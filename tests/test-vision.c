@@ -924,6 +924,54 @@ START_TEST(vision_cli) {
 }
 END_TEST
 
+/* Hostile answers: any client of `serve` may name the endpoint of its call, so an answer nested
+ * 100,000 arrays deep is that call's error and the daemon serves the next client; an answer
+ * quoting the key it was sent shows "[redacted]" in its place, through the daemon and the CLI. */
+START_TEST(vision_hostile_answers) {
+  g_autofree char *p = png("p.png", 64, 64), *params = NULL, *quote_url = NULL;
+  g_autoptr(JsonNode) deep = NULL, quoted = NULL, sent = NULL;
+  g_autofree char *text = NULL;
+  JsonObject *err, *res;
+  RdConn *c, *c2;
+  RdDaemon *d;
+  RdRun run = {0};
+
+  use_mode("quotekey");
+  d = daemon_up(&c);
+  params = g_strdup_printf("{\"paths\":[\"%s\"],\"query\":\"q\",\"baseUrl\":\"%s/deep/v1\"}",
+                           p, base);
+  deep = read_images(c, params);
+  err = error_of(deep);
+  ck_assert_int_eq(json_object_get_int_member(err, "code"), -32001);
+  assert_contains(str_at(err, "message"), "nested too deeply");
+  ck_assert(rd_daemon_alive(d));
+
+  g_free(params);
+  params = g_strdup_printf("{\"paths\":[\"%s\"],\"query\":\"q\"}", p);
+  c2 = rd_conn_new(d->sock);
+  quoted = read_images(c2, params);
+  res = result_of(quoted);
+  ck_assert_str_eq(str_at(res, "answer"), "you sent the key [redacted], keep it");
+  ck_assert_str_eq(str_at(res, "model"), "m-[redacted]");
+  text = json_to_string(quoted, FALSE);
+  ck_assert_msg(strstr(text, KEY) == NULL, "the key is in the answer: %s", text);
+  sent = recorded(2);
+  ck_assert_str_eq(header(sent, "authorization"), "Bearer " KEY);
+  rd_conn_free(c2);
+  rd_conn_free(c);
+  rd_daemon_stop(d);
+  rd_daemon_free(d);
+
+  unsetenv("READERD_VISION_BASE_URL");
+  quote_url = g_strdup_printf("%s/quotekey/v1", base);
+  run_cli(&run, "--json", "--query", "q", "--base-url", quote_url, p, NULL);
+  ck_assert_int_eq(run.code, 0);
+  ck_assert_msg(strstr(run.out, KEY) == NULL, "the key is in the output: %s", run.out);
+  assert_contains(run.out, "you sent the key [redacted], keep it");
+  rd_run_clear(&run);
+}
+END_TEST
+
 /* The response with id `id` among the lines of out. Unref it. */
 static JsonNode *line_with_id(const char *out, int id) {
   g_auto(GStrv) lines = g_strsplit(out, "\n", -1);
@@ -1070,6 +1118,7 @@ static Suite *vision_suite(void) {
   tcase_add_test(tc, vision_key_stays_with_its_endpoint);
   tcase_add_test(tc, vision_fence_and_stdio);
   tcase_add_test(tc, vision_cli);
+  tcase_add_test(tc, vision_hostile_answers);
   tcase_add_test(tc, vision_mcp_tool);
   tcase_add_test(tc, vision_mcp_waits_for_roots);
   suite_add_tcase(s, tc);

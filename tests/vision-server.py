@@ -11,6 +11,8 @@ body) as DIR/NNNN.json and behaves as the first segment of the path says:
   /drop/...          reads the request, then closes the connection without a word
   /malformed/...     answers 200 with a body that is not JSON
   /huge/...          answers 200 with a body of 9 MiB
+  /deep/...          answers 200 with an answer nested 100,000 arrays deep
+  /quotekey/...      answers as /ok, the answer and the model quoting the key it was sent
 
 Usage: vision-server.py DIR; it writes its port to DIR/port once it listens.
 """
@@ -120,6 +122,11 @@ class Handler(BaseHTTPRequestHandler):
             self.connection.shutdown(2)
         elif mode == "malformed":
             self.send(200, raw=b"{\"choices\": [ this is not json")
+        elif mode == "deep":
+            self.send(200, raw=b"{\"choices\":" + b"[" * 100000 + b"]" * 100000 + b"}")
+        elif mode == "quotekey":
+            self.send(200, {"model": "m-" + key, "choices": [{"index": 0, "message": {
+                "role": "assistant", "content": "you sent the key %s, keep it" % key}}]})
         elif mode == "huge":
             self.send(200, raw=b"{\"pad\": \"" + b"x" * (9 * 1024 * 1024) + b"\"}")
         else:

@@ -10,6 +10,7 @@
 
 #include "daemon/readers/window.h"
 #include "formatters/utf8.h"
+#include "ipc/json-parse.h"
 
 #define SNIFF_BYTES ((size_t)64 * 1024)
 
@@ -21,32 +22,6 @@ typedef struct {
   size_t shown_bytes;   /* text of the cells shown so far */
   int64_t image_bytes;  /* base64 of the pictures sent so far */
 } Parse;
-
-/* The nesting depth of the JSON text, strings skipped, stopping once it passes max: json-glib
- * parses by recursion, so a file of a million '[' must be refused before it sees it. */
-static bool depth_within(const char *s, size_t len, int max) {
-  int depth = 0;
-  bool in_string = false;
-
-  for (size_t i = 0; i < len; i++) {
-    char c = s[i];
-
-    if (in_string) {
-      if (c == '\\')
-        i++;
-      else if (c == '"')
-        in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > max)
-        return false;
-    } else if (c == ']' || c == '}') {
-      depth--;
-    }
-  }
-  return true;
-}
 
 /* A JSON object naming "cells" and "nbformat" in its head; see notebook.h. */
 bool notebook_sniff(const uint8_t *head, size_t n) {
@@ -375,30 +350,28 @@ static int add_cells(Parse *ps, JsonArray *cells) {
 
 /* The notebook in data into res, pictures through o->image; see notebook.h. */
 int notebook_parse(const char *data, size_t len, const NotebookOptions *o, FileResult *res) {
-  g_autoptr(JsonParser) parser = json_parser_new_immutable();
-  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) tree = NULL;
+  g_autofree char *error = NULL;
   Parse ps = {.o = o, .res = res};
   JsonObject *root;
   JsonNode *nbformat;
   JsonArray *cells;
 
   res->type = FILE_TYPE_NOTEBOOK;
-  if (!depth_within(data, len, NOTEBOOK_MAX_DEPTH)) {
-    file_result_fail(res, CODE_CORRUPTED_FILE,
-                     "not a notebook: its JSON nests deeper than %d levels", NOTEBOOK_MAX_DEPTH);
+  /* The head may start with a byte order mark (notebook_sniff() allows one); JSON has none. */
+  if (len >= 3 && memcmp(data, "\xef\xbb\xbf", 3) == 0) {
+    data += 3;
+    len -= 3;
+  }
+  if (json_parse_bounded(data, len, NOTEBOOK_MAX_DEPTH, &tree, &error) < 0) {
+    file_result_fail(res, CODE_CORRUPTED_FILE, "not a notebook: invalid JSON: %s", error);
     return -EBADMSG;
   }
-  if (len > G_MAXSSIZE || !json_parser_load_from_data(parser, data, (gssize)len, &error)) {
-    file_result_fail(res, CODE_CORRUPTED_FILE, "not a notebook: invalid JSON: %s",
-                     error != NULL ? error->message : "too large");
-    return -EBADMSG;
-  }
-  if (json_parser_get_root(parser) == NULL ||
-      !JSON_NODE_HOLDS_OBJECT(json_parser_get_root(parser))) {
+  if (!JSON_NODE_HOLDS_OBJECT(tree)) {
     file_result_fail(res, CODE_CORRUPTED_FILE, "not a notebook: the JSON is not an object");
     return -EBADMSG;
   }
-  root = json_node_get_object(json_parser_get_root(parser));
+  root = json_node_get_object(tree);
   nbformat = json_object_get_member(root, "nbformat");
   if (nbformat != NULL && JSON_NODE_HOLDS_VALUE(nbformat) &&
       json_node_get_value_type(nbformat) == G_TYPE_INT64 && json_node_get_int(nbformat) < 4) {

@@ -7,6 +7,8 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
+#include "ipc/json-parse.h"
+
 int vision_provider_from_name(const char *name, VisionProvider *ret) {
   if (name != NULL && strcmp(name, "openai") == 0)
     *ret = VISION_PROVIDER_OPENAI;
@@ -220,22 +222,26 @@ static char *anthropic_answer(JsonObject *o) {
 
 int vision_response_parse(VisionProvider p, long status, const char *body, size_t len,
                           VisionAnswer *ret, char **ret_error) {
-  g_autoptr(JsonParser) parser = json_parser_new_immutable();
-  JsonNode *root = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *invalid = NULL;
   JsonObject *o = NULL, *usage;
   bool anthropic = p == VISION_PROVIDER_ANTHROPIC;
 
   memset(ret, 0, sizeof(*ret));
-  if (json_parser_load_from_data(parser, body, (gssize)len, NULL))
-    root = json_parser_get_root(parser);
-  if (root != NULL && JSON_NODE_HOLDS_OBJECT(root))
+  /* Any client of `serve` may name the endpoint: its answer is hostile JSON like a client's. */
+  if (json_parse_bounded(body, len, VISION_MAX_DEPTH, &root, &invalid) == 0 &&
+      JSON_NODE_HOLDS_OBJECT(root))
     o = json_node_get_object(root);
   if (status < 200 || status > 299) {
     *ret_error = error_message(o, body, len);
     return -EREMOTEIO;
   }
   if (o == NULL) {
-    *ret_error = g_strdup("the endpoint's answer is not a JSON object");
+    g_autofree char *why = invalid != NULL
+                               ? g_strdup_printf("the endpoint's answer is not JSON: %s", invalid)
+                               : g_strdup("the endpoint's answer is not a JSON object");
+
+    *ret_error = clean_message(why, strlen(why));
     return -EBADMSG;
   }
   ret->answer = anthropic ? anthropic_answer(o) : openai_answer(o);

@@ -15,6 +15,8 @@ typedef enum {
 #define VISION_ANTHROPIC_VERSION "2023-06-01"
 /* Bytes of an endpoint's error message kept (cut at a character boundary). */
 #define VISION_MAX_ERROR_MESSAGE 512
+/* Deepest nesting of arrays and objects read in an endpoint's answer; deeper is no answer. */
+#define VISION_MAX_DEPTH 64
 
 /* The provider called name ("openai", "anthropic"). Returns 0, or -EINVAL when there is none. */
 int vision_provider_from_name(const char *name, VisionProvider *ret);
@@ -61,7 +63,8 @@ typedef struct {
 /* Reads an endpoint's response: HTTP status and body. Returns 0 with *ret filled (clear with
  * vision_answer_clear) for a 2xx answer with text; -EREMOTEIO for any other status, with
  * *ret_error the endpoint's error message (error.message, or an error string, else the start
- * of the body, else "no message"); -EBADMSG for a 2xx body that is not an answer, with
+ * of the body, else "no message"); -EBADMSG for a 2xx body that is not an answer (not strict
+ * JSON, nested deeper than VISION_MAX_DEPTH, not an object, no text), with
  * *ret_error saying what is wrong. *ret_error is g_malloc'd valid UTF-8 of at most
  * VISION_MAX_ERROR_MESSAGE bytes. *ret is zeroed on failure. */
 int vision_response_parse(VisionProvider p, long status, const char *body, size_t len,

@@ -7,6 +7,9 @@
 
 #include <glib.h>
 
+#define OPENAI_BASE_URL "https://api.openai.com/v1"
+#define ANTHROPIC_BASE_URL "https://api.anthropic.com/v1"
+
 /* READERD_VISION_* as a setting: NULL when unset or empty. */
 static const char *env(const char *name) {
   const char *v = getenv(name);
@@ -33,34 +36,48 @@ static bool has_control(const char *s) {
   return false;
 }
 
-/* One level of settings over what is below it: a base URL of its own without a key of its
- * own drops the key from below, which was meant for another endpoint. */
+/* The base URL a call of these settings goes to: the one given, else the provider's default
+ * (openai's when the provider is unknown: resolving refuses it anyway). */
+static const char *base_url_of(const VisionSettings *acc) {
+  VisionProvider p = VISION_PROVIDER_OPENAI;
+
+  if (acc->base_url != NULL)
+    return acc->base_url;
+  if (acc->provider != NULL && vision_provider_from_name(acc->provider, &p) < 0)
+    p = VISION_PROVIDER_OPENAI;
+  return p == VISION_PROVIDER_ANTHROPIC ? ANTHROPIC_BASE_URL : OPENAI_BASE_URL;
+}
+
+/* One level of settings over what is below it. A key is bound to the base URL its level
+ * resolves to (its own, the one below, or the provider's default), so that it goes to no
+ * other: *key_url is that URL. */
 static void settings_over(const char *base_url, const char *model, const char *api_key,
-                          const char *provider, VisionSettings *acc) {
-  if (base_url != NULL && g_strcmp0(base_url, acc->base_url) != 0 && api_key == NULL)
-    g_clear_pointer(&acc->api_key, g_free);
+                          const char *provider, VisionSettings *acc, char **key_url) {
   if (base_url != NULL)
     g_free(acc->base_url), acc->base_url = g_strdup(base_url);
   if (model != NULL)
     g_free(acc->model), acc->model = g_strdup(model);
-  if (api_key != NULL)
-    g_free(acc->api_key), acc->api_key = g_strdup(api_key);
   if (provider != NULL)
     g_free(acc->provider), acc->provider = g_strdup(provider);
+  if (api_key != NULL) {
+    g_free(acc->api_key), acc->api_key = g_strdup(api_key);
+    g_free(*key_url), *key_url = g_strdup(base_url_of(acc));
+  }
 }
 
 int vision_target_resolve(const VisionSettings *conn, const VisionSettings *call, VisionTarget *ret,
                           char **ret_error) {
   VisionSettings acc = {0};
+  g_autofree char *key_url = NULL;
   int r = -EINVAL;
 
   memset(ret, 0, sizeof(*ret));
   settings_over(env("READERD_VISION_BASE_URL"), env("READERD_VISION_MODEL"),
-                env("READERD_VISION_API_KEY"), env("READERD_VISION_PROVIDER"), &acc);
+                env("READERD_VISION_API_KEY"), env("READERD_VISION_PROVIDER"), &acc, &key_url);
   if (conn != NULL)
-    settings_over(conn->base_url, conn->model, conn->api_key, conn->provider, &acc);
+    settings_over(conn->base_url, conn->model, conn->api_key, conn->provider, &acc, &key_url);
   if (call != NULL)
-    settings_over(call->base_url, call->model, NULL, call->provider, &acc);
+    settings_over(call->base_url, call->model, NULL, call->provider, &acc, &key_url);
   if (acc.provider != NULL && vision_provider_from_name(acc.provider, &ret->provider) < 0) {
     *ret_error = g_strdup("READERD_VISION_PROVIDER must be \"openai\" or \"anthropic\"");
     goto out;
@@ -80,12 +97,12 @@ int vision_target_resolve(const VisionSettings *conn, const VisionSettings *call
                           "or the call's model");
     goto out;
   }
-  ret->base_url = acc.base_url != NULL ? g_steal_pointer(&acc.base_url)
-                                       : g_strdup(ret->provider == VISION_PROVIDER_ANTHROPIC
-                                                      ? "https://api.anthropic.com/v1"
-                                                      : "https://api.openai.com/v1");
+  ret->base_url = g_strdup(base_url_of(&acc));
   ret->model = g_steal_pointer(&acc.model);
-  ret->api_key = g_steal_pointer(&acc.api_key);
+  /* The key travels only to the base URL it was given for: another level naming another
+   * endpoint, or another provider's default endpoint, gets none. */
+  if (key_url != NULL && strcmp(key_url, ret->base_url) == 0)
+    ret->api_key = g_steal_pointer(&acc.api_key);
   ret->connect_timeout_ms = env_ms("READERD_VISION_CONNECT_TIMEOUT_MS");
   ret->timeout_ms = env_ms("READERD_VISION_TIMEOUT_MS");
   r = 0;

@@ -18,8 +18,9 @@ typedef struct {
 /* Resolves a call's target: each setting from the call (may be NULL), else the connection's
  * (may be NULL), else READERD_VISION_BASE_URL, _MODEL, _API_KEY, _PROVIDER (default openai);
  * the timeouts from READERD_VISION_CONNECT_TIMEOUT_MS and READERD_VISION_TIMEOUT_MS. A key
- * goes only to the base URL given with it or below it: a level that names another base URL
- * without a key of its own sends none. The anthropic provider's default base URL is
+ * goes only to the base URL its level resolves to (given with it, or below it, or its
+ * provider's default): a call whose base URL differs from it, by another level's base URL or
+ * another provider's default, is sent without a key. The anthropic provider's default base URL is
  * https://api.anthropic.com/v1, openai's https://api.openai.com/v1. Returns 0, or -EINVAL with
  * *ret_error (g_malloc'd) when no model is set or a setting is wrong. Clear *ret with
  * vision_target_clear(). A base URL must be http:// or https://. */

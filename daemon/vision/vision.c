@@ -57,6 +57,14 @@ static char *safe_url(const VisionCall *call) {
   return s;
 }
 
+/* *text with the key replaced by "[redacted]"; NULL stays NULL. */
+static void redact_in_place(char **text, const char *key) {
+  char *clean = vision_redact(*text, key);
+
+  g_free(*text);
+  *text = clean;
+}
+
 static void finish(VisionCall *call, int status, long http_status, char *error) {
   call->status = status;
   call->http_status = http_status;
@@ -221,6 +229,9 @@ static void http_done_cb(HttpTransfer *t, const HttpResult *res, void *data) {
   r = vision_response_parse(call->target.provider, res->status, res->body->str, res->body->len,
                             &call->answer, &err);
   if (r == 0) {
+    /* An endpoint may quote the key it was sent in its answer, as in its errors. */
+    redact_in_place(&call->answer.answer, call->target.api_key);
+    redact_in_place(&call->answer.model, call->target.api_key);
     finish(call, 0, res->status, NULL);
     return;
   }

@@ -66,7 +66,16 @@ async function connect({ args = [], cwd = tmp, capabilities = {}, onRootsList, s
     maxBufferSize: 256 << 20,
   });
   let log = '';
-  transport.stderr.on('data', (d) => { log += d; });
+  const logWaits = [];
+  transport.stderr.on('data', (d) => {
+    log += d;
+    for (const w of logWaits.splice(0)) if (!w.re.test(log)) logWaits.push(w); else w.res();
+  });
+  // Resolves when the server's log says re: on the stderr event that brings it, since the
+  // pipe may deliver it after the answer the line led to.
+  const logged = (re, ms = 5000) => within(new Promise((res) => {
+    if (re.test(log)) res(); else logWaits.push({ re, res });
+  }), ms, `log line ${re}`);
   let negotiated;
   transport.setProtocolVersion = (v) => { negotiated = v; };
   const client = new Client({ name: clientName, version: '1.0.0' }, { capabilities });
@@ -84,7 +93,7 @@ async function connect({ args = [], cwd = tmp, capabilities = {}, onRootsList, s
     assert.equal(signal, null, `readerd mcp was killed by ${signal}: ${log}`);
     assert.equal(code, 0, `readerd mcp exit status: ${log}`);
   };
-  return { client, transport, errors, close, negotiated: () => negotiated, log: () => log };
+  return { client, transport, errors, close, negotiated: () => negotiated, log: () => log, logged };
 }
 
 // Resolves as p does, or rejects after ms with what was awaited.
@@ -330,6 +339,11 @@ describe('tools', () => {
       [{ paths: ['hello.txt'], images: { maxDimension: 5 } }, 'maxDimension'],
       [{ paths: [TASN1_PDF], pages: 'one to three' }, 'pages'],
       [{ paths: Array(10001).fill('hello.txt') }, 'paths'],
+      // 2 ** 63 goes out as 9223372036854776000: past 64 bits, still the tool's error.
+      [{ paths: ['hello.txt'], offset: 2 ** 63 }, '64 bits'],
+      [{ paths: [{ path: 'hello.txt', limit: -(2 ** 64) }] }, '64 bits'],
+      [{ paths: ['hello.txt'], expand: { maxfiles: 3 } }, 'maxfiles'],
+      [{ paths: ['hello.txt'], images: { detial: 'low' } }, 'detial'],
     ];
     for (const [args, name] of cases) {
       const r = await read(s.client, args);
@@ -496,11 +510,12 @@ describe('tools', () => {
     const calls = [];
     for (let i = 0; i < 50; i++) {
       const mine = files.slice(i * 10, i * 10 + 10);
-      calls.push(read(s.client, { paths: [...mine, `missing-${i}.txt`] }).then((r) => ({ mine, r })));
+      // A budget out of the way: this is about answers reaching their own calls.
+      calls.push(read(s.client, { paths: [...mine, `missing-${i}.txt`], budget: { tokens: 1000000 } }).then((r) => ({ mine, r })));
     }
     for (const { mine, r } of await Promise.all(calls)) {
       assert.equal(r.isError, false);
-      assert.equal(r.content.length, mine.length + 1);
+      assert.equal(r.content.length, mine.length + 1, r.content.map((b) => b.text.slice(0, 200)).join("\n"));
       mine.forEach((f, k) => {
         const c = contentOf(r.content[k].text);
         assert.equal(c.attrs.path, f);
@@ -619,7 +634,7 @@ describe('fence (bad roots)', () => {
     assert.match(r.stderr, /--root .*no-such-folder is not a folder/);
   });
 
-  test('fence_bad_client_roots: roots that are not folders are left out; with none left, nothing is read', async () => {
+  test('fence_bad_client_roots: roots that are not folders are left out; with none left, reads answer why', async () => {
     const s = await connect({
       cwd: tmp, // the cwd fence would allow hello.txt: the client's roots must replace it
       capabilities: { roots: { listChanged: false } },
@@ -627,10 +642,52 @@ describe('fence (bad roots)', () => {
     });
     try {
       const r = await within(read(s.client, { paths: [path.join(tmp, 'hello.txt'), 'hello.txt'] }), 5000, 'answer');
-      const c = r.content.map((x) => contentOf(x.text));
-      assert.equal(c[0].attrs.code, 'ACCESS_DENIED');
-      assert.equal(c[1].attrs.code, 'ACCESS_DENIED');
-      assert.match(s.log(), /not a folder/);
+      assert.equal(r.isError, true, JSON.stringify(r));
+      assert.match(r.content[0].text, /no usable workspace root was given/);
+      assert.doesNotMatch(r.content[0].text, /Hello|hello world/i);
+      await s.logged(/not a folder/);
+    } finally {
+      await s.close();
+    }
+  });
+
+  // One root readerd cannot take must not widen the fence to the working directory: started in
+  // "/", as Cline starts its servers, /etc/passwd stays unread.
+  test('fence_unusable_client_roots: an unusable root is left out alone; none usable reads nothing', async () => {
+    const unusable = [
+      { uri: 'https://example.com/repo' },
+      { uri: 'vscode-remote://ssh-remote+box/home/me' },
+      { uri: 'file://otherhost/srv/x' },
+      { name: 'no uri' },
+      { uri: 'file:///tmp/a%00b' },
+    ];
+    for (const extra of unusable) {
+      const s = await connect({
+        cwd: '/',
+        capabilities: { roots: { listChanged: false } },
+        onRootsList: async () => ({ roots: [{ uri: pathToFileURL(tmp).href }, extra] }),
+      });
+      try {
+        const r = await within(read(s.client, { paths: ['/etc/passwd', path.join(tmp, 'hello.txt')] }), 5000, 'answer');
+        const c = r.content.map((x) => contentOf(x.text));
+        assert.equal(c[0].attrs.code, 'ACCESS_DENIED', JSON.stringify(extra));
+        assertMatchesDisk(c[1], path.join(tmp, 'hello.txt'));
+        await s.logged(/roots\[1\] is left out/);
+      } finally {
+        await s.close();
+      }
+    }
+    const s = await connect({
+      cwd: '/',
+      capabilities: { roots: { listChanged: false } },
+      onRootsList: async () => ({ roots: unusable }),
+    });
+    try {
+      const r = await within(read(s.client, { paths: ['/etc/passwd'] }), 5000, 'answer');
+      assert.equal(r.isError, true, JSON.stringify(r));
+      assert.match(r.content[0].text, /no usable workspace root was given/);
+      assert.doesNotMatch(r.content[0].text, /root:/);
+      await s.logged(/roots\[4\] is left out/);
     } finally {
       await s.close();
     }
