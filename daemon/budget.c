@@ -4,7 +4,7 @@
 
 #include <glib.h>
 
-#include "daemon/pdf/worker/image-tiles.h"
+#include "basic/image-tiles.h"
 #include "daemon/readers/image-header.h"
 #include "daemon/readers/lines.h"
 #include "daemon/readers/text.h"

@@ -19,7 +19,7 @@
 #include <glib.h>
 
 #include "formatters/format-internal.h"
-#include "formatters/path-bytes.h"
+#include "basic/path-bytes.h"
 #include "formatters/result-json.h"
 #include "formatters/xml.h"
 
@@ -130,7 +130,7 @@ static void text_meta(GString *out, const FileResult *f) {
     g_string_append(out, ", truncated");
 }
 
-/* ", pathBytes a\xff.txt" when the path cannot say the name exactly (formatters/path-bytes.h):
+/* ", pathBytes a\xff.txt" when the path cannot say the name exactly (basic/path-bytes.h):
  * the spelling holds no control character, so it goes out as it is. */
 static void text_path_bytes(GString *out, const char *path) {
   g_autofree char *bytes = path_bytes_escape(path);

@@ -10,7 +10,7 @@
 #include <emmintrin.h>
 #endif
 
-#include "formatters/path-bytes.h"
+#include "basic/path-bytes.h"
 
 /* U+FFFD REPLACEMENT CHARACTER, written for bytes that are not UTF-8. */
 #define REPLACEMENT "\xEF\xBF\xBD"
@@ -233,7 +233,7 @@ static void json_bool(GString *gs, const char *key, bool v) {
   g_string_append(gs, v ? "true," : "false,");
 }
 
-/* path, and pathBytes when path cannot say the name exactly (formatters/path-bytes.h). */
+/* path, and pathBytes when path cannot say the name exactly (basic/path-bytes.h). */
 static void json_path(GString *gs, const char *path) {
   g_autofree char *bytes = path_bytes_escape(path);
 

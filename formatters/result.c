@@ -6,7 +6,7 @@
 
 #include <glib.h>
 #include "formatters/tokens.h"
-#include "formatters/utf8.h"
+#include "basic/utf8.h"
 
 /* Releases everything an ImageOut owns; the struct itself is not freed. NULL is fine. */
 void image_out_clear(ImageOut *img) {

@@ -11,7 +11,7 @@
 #include <emmintrin.h>
 #endif
 
-#include "formatters/path-bytes.h"
+#include "basic/path-bytes.h"
 #include "formatters/result-json.h"
 #include "formatters/tokens.h"
 
@@ -327,7 +327,7 @@ static void put_attr_int(XmlOut *x, const char *name, int64_t v) {
   put_attr_len(x, name, buf, result_format_int(buf, v));
 }
 
-/* path, and pathBytes when path cannot say the name exactly (formatters/path-bytes.h). */
+/* path, and pathBytes when path cannot say the name exactly (basic/path-bytes.h). */
 static void put_path(XmlOut *x, const char *path) {
   g_autofree char *bytes = path_bytes_escape(path);
 

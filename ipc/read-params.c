@@ -13,9 +13,9 @@
 
 #include <glib.h>
 
-#include "daemon/pdf/pdf-select.h"
+#include "basic/pdf-select.h"
 #include "formatters/format.h"
-#include "formatters/path-bytes.h"
+#include "basic/path-bytes.h"
 
 #define PATH_ITEM_ERROR                                                                            \
   "paths[%zu] must be a non-empty string or an object with a \"path\" or \"pathBytes\""
@@ -160,7 +160,7 @@ static int read_params_path_window(JsonObject *obj, size_t i, PathSpec *spec, ch
 }
 
 /* A path object's name: `path`, or `pathBytes`, the exact bytes of a name that is not UTF-8
- * as the answer spells them (formatters/path-bytes.h). */
+ * as the answer spells them (basic/path-bytes.h). */
 static int read_params_path_name(JsonObject *obj, size_t i, PathSpec *spec, char **ret_error) {
   JsonNode *node = read_params_member(obj, "path"), *bytes = read_params_member(obj, "pathBytes");
   const char *s;

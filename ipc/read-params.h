@@ -96,7 +96,7 @@ void read_params_init(ReadParams *ret);
 int read_params_parse(JsonNode *params, ReadParams *ret, char **ret_error);
 
 /* The etag the client sent for path in ifNoneMatch (borrowed from p), or NULL. A path that is
- * not UTF-8 (formatters/path-bytes.h) is looked up by its pathBytes spelling. */
+ * not UTF-8 (basic/path-bytes.h) is looked up by its pathBytes spelling. */
 const char *read_params_if_none_match(const ReadParams *p, const char *path);
 
 /* True when spec is a valid PDF page selection: comma-separated items, each "N", "N-M" with

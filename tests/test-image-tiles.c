@@ -1,4 +1,4 @@
-/* The tile geometry of tall and wide pictures (daemon/pdf/worker/image-tiles.c): counts,
+/* The tile geometry of tall and wide pictures (basic/image-tiles.c): counts,
  * overlap, coverage, scale, and the modes, on the sizes of real screenshots and over a sweep. */
 #include <check.h>
 #include <limits.h>
@@ -6,7 +6,7 @@
 
 #include <glib.h>
 
-#include "daemon/pdf/worker/image-tiles.h"
+#include "basic/image-tiles.h"
 #include "tests/lib/check-run.h"
 #include "tests/lib/skip.h"
 

@@ -1,4 +1,4 @@
-/* The pathBytes spelling of file names (formatters/path-bytes.c): which names need it, the
+/* The pathBytes spelling of file names (basic/path-bytes.c): which names need it, the
  * spelling itself, and the way back, on every byte value and on what is not a spelling. */
 #include <check.h>
 #include <errno.h>
@@ -7,7 +7,7 @@
 
 #include <glib.h>
 
-#include "formatters/path-bytes.h"
+#include "basic/path-bytes.h"
 #include "tests/lib/check-run.h"
 
 START_TEST(path_bytes_spelling) {

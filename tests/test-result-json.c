@@ -7,7 +7,7 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
-#include "formatters/path-bytes.h"
+#include "basic/path-bytes.h"
 #include "formatters/result-json.h"
 #include "formatters/result.h"
 #include "tests/lib/check-run.h"

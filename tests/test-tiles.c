@@ -11,7 +11,7 @@
 #include <check.h>
 #include <gdk-pixbuf/gdk-pixbuf.h>
 
-#include "daemon/pdf/worker/image-tiles.h"
+#include "basic/image-tiles.h"
 #include "tests/lib/rd.h"
 #include "tests/lib/sanitizer.h"
 #include "tests/lib/skip.h"

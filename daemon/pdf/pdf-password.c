@@ -3,10 +3,10 @@
 #include <errno.h>
 #include <stdint.h>
 
-#include "formatters/utf8.h"
+#include "basic/utf8.h"
 
 /* The code point of the UTF-8 character at p[0..left), its length in *ret_n; -EILSEQ when it
- * is not a valid, shortest-form character that fits (formatters/utf8.h decides). */
+ * is not a valid, shortest-form character that fits (basic/utf8.h decides). */
 static int32_t utf8_char(const unsigned char *p, size_t left, size_t *ret_n) {
   uint32_t c;
 

@@ -12,7 +12,7 @@
 #include "daemon/pdf/pdf-collect.h"
 #include "daemon/pdf/pdf-file-id.h"
 #include "daemon/pdf/pdf-password.h"
-#include "daemon/pdf/pdf-select.h"
+#include "basic/pdf-select.h"
 #include "daemon/pdf/pdf-spawn.h"
 #include "daemon/pdf/pdf-wire.h"
 #include "daemon/pdf/worker/pdf-worker.h"

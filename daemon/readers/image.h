@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include "daemon/pdf/worker/image-tiles.h"
+#include "basic/image-tiles.h"
 #include "daemon/readers/detect.h"
 #include "formatters/result.h"
 

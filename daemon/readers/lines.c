@@ -7,7 +7,7 @@
 #include <emmintrin.h>
 #endif
 
-#include "daemon/readers/window.h"
+#include "basic/window.h"
 #include "formatters/tokens.h"
 
 /* Bytes kept free under the content cap for the final notice, which is at most

@@ -8,8 +8,8 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
-#include "daemon/readers/window.h"
-#include "formatters/utf8.h"
+#include "basic/window.h"
+#include "basic/utf8.h"
 #include "ipc/json-parse.h"
 
 #define SNIFF_BYTES ((size_t)64 * 1024)

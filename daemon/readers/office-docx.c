@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "daemon/readers/office-internal.h"
-#include "daemon/readers/window.h"
+#include "basic/window.h"
 
 /* Bytes of one line: room is left under the content cap for a heading or list mark and the
  * marker, so that one line always fits. */

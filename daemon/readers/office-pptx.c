@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "daemon/readers/office-internal.h"
-#include "daemon/readers/window.h"
+#include "basic/window.h"
 
 #define KEPT_MAX_BYTES (OFFICE_MAX_CONTENT * 4) /* text kept of every slide and notes page */
 

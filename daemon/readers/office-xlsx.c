@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "daemon/readers/office-internal.h"
-#include "daemon/readers/window.h"
+#include "basic/window.h"
 
 #define ROW_ROOM 512 /* bytes kept free under the cap for the lines after the rows */
 

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "daemon/pdf/worker/image-tiles.h"
+#include "basic/image-tiles.h"
 #include "daemon/readers/detect.h"
 #include "daemon/readers/workspace.h"
 #include "formatters/result.h"

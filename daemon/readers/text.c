@@ -14,7 +14,7 @@
 #include "daemon/readers/detect.h"
 #include "daemon/readers/lines.h"
 #include "daemon/readers/tail.h"
-#include "formatters/utf8.h"
+#include "basic/utf8.h"
 
 #define CHUNK_SIZE ((size_t)64 * 1024) /* bytes read at a time after the head */
 #define CARRY_MAX 16                   /* bytes of a character split across two chunks */
@@ -54,7 +54,7 @@ typedef struct {
   int64_t first_line;
 } Decoder;
 
-/* One UTF-8 sequence at p, by the one decoder (formatters/utf8.h): 1 valid, 0 cut short, -1
+/* One UTF-8 sequence at p, by the one decoder (basic/utf8.h): 1 valid, 0 cut short, -1
  * invalid, with *ret_len as utf8_decode() gives it. */
 static int utf8_check(const uint8_t *p, size_t n, size_t *ret_len) {
   return utf8_decode(p, n, NULL, ret_len);

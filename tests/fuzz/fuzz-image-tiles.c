@@ -9,7 +9,7 @@
  * a picture that is not tiled gets no plan. */
 #include <string.h>
 
-#include "daemon/pdf/worker/image-tiles.h"
+#include "basic/image-tiles.h"
 #include "tests/fuzz/fuzz.h"
 
 static int32_t word(const uint8_t *data, size_t size, size_t i) {

@@ -11,7 +11,7 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
-#include "daemon/pdf/pdf-select.h"
+#include "basic/pdf-select.h"
 #include "ipc/read-params.h"
 #include "tests/fuzz/fuzz.h"
 

@@ -11,7 +11,7 @@
 #include <glib.h>
 
 #include "daemon/mutex.h"
-#include "daemon/pdf/worker/image-tiles.h"
+#include "basic/image-tiles.h"
 
 #define FEED_CHUNK ((size_t)64 * 1024) /* bytes given to the loader between budget checks */
 #define FEW_COLOURS 16384              /* at most this many distinct colours: graphics, PNG */

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "daemon/pdf/worker/image-tiles.h"
+#include "basic/image-tiles.h"
 #include "formatters/result.h"
 
 #define IMAGE_MAX_PIXELS ((int64_t)100 * 1000 * 1000)         /* refused above, before decoding */

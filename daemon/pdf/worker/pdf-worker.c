@@ -22,7 +22,7 @@
 #include "daemon/pdf/pdf-password.h"
 #include "daemon/pdf/worker/pdf-poppler.h"
 #include "daemon/pdf/worker/worker-limits.h"
-#include "daemon/pdf/pdf-select.h"
+#include "basic/pdf-select.h"
 #include "daemon/pdf/pdf-wire.h"
 
 #define REQUEST_MAX ((size_t)1024 * 1024)

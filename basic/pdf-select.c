@@ -1,4 +1,4 @@
-#include "daemon/pdf/pdf-select.h"
+#include "basic/pdf-select.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-#include "formatters/utf8.h"
+#include "basic/utf8.h"
 
 int utf8_decode(const uint8_t *p, size_t n, uint32_t *ret_cp, size_t *ret_len) {
   uint8_t b = p[0], lo = 0x80, hi = 0xBF;

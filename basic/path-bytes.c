@@ -1,4 +1,4 @@
-#include "formatters/path-bytes.h"
+#include "basic/path-bytes.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -6,7 +6,7 @@
 
 #include <glib.h>
 
-#include "formatters/utf8.h"
+#include "basic/utf8.h"
 
 /* Bytes of the character at p[0..n) kept as they are: 0 when its bytes are escaped. */
 static size_t kept_len(const uint8_t *p, size_t n) {

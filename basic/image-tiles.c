@@ -1,4 +1,4 @@
-#include "daemon/pdf/worker/image-tiles.h"
+#include "basic/image-tiles.h"
 
 #include <math.h>
 #include <stdint.h>
