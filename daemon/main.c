@@ -10,7 +10,7 @@
 #include <glib.h>
 #include <libxml/parser.h>
 
-#include "daemon/cli.h"
+#include "daemon/cli/cli.h"
 #include "daemon/log.h"
 #include "daemon/pdf/pdf.h"
 #include "daemon/pdf/worker/pdf-worker.h"

@@ -1,10 +1,7 @@
 /* The command line: `readerd read`, `readerd serve`, help and version. */
 #pragma once
 
-/* Exit statuses of the command line. */
-#define CLI_EXIT_FILE_ERROR 1 /* `read`: some file has a per-file error */
-#define CLI_EXIT_USAGE 2      /* a usage error */
-#define CLI_EXIT_OUTPUT 3     /* the output could not be written (a full disk, a closed pipe) */
+#include "daemon/cli/cli-usage.h"
 
 /* `readerd read [--json] [--format FORMAT] [--offset N] [--limit N] [--no-line-numbers]
  *               [--max-dimension N] [--max-image-bytes N] [--image-detail auto|low|high]
@@ -24,13 +21,6 @@ int cli_serve(int argc, char **argv);
 /* `readerd mcp [--root DIR]... [--exclude GLOB]... [--no-default-excludes]`: the Model Context
  * Protocol on stdin/stdout (mcp.h); argv[0] is "mcp". Returns the exit status. */
 int cli_mcp(int argc, char **argv);
-
-/* Flushes stdout. Returns `status` when everything written to it got out; otherwise says so
- * on stderr (once) and returns CLI_EXIT_OUTPUT. */
-int cli_check_output(int status);
-
-/* Prints the usage text to stdout (to_stderr 0) or stderr (1). */
-void cli_usage(int to_stderr);
 
 /* `readerd read-images --query TEXT [--detail low|high|auto] [--model M] [--base-url URL]
  *                      [--provider openai|anthropic] [--pages SPEC] [--max-tokens N] [--json]

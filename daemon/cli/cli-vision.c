@@ -8,8 +8,8 @@
 #include <glib.h>
 #include <uv.h>
 
-#include "daemon/cli-args.h"
-#include "daemon/cli.h"
+#include "daemon/cli/cli-args.h"
+#include "daemon/cli/cli.h"
 #include "daemon/vision/vision.h"
 #include "ipc/read-images-params.h"
 

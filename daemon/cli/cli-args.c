@@ -1,11 +1,11 @@
 /* The command line's shared option checks: see cli-args.h. */
-#include "daemon/cli-args.h"
+#include "daemon/cli/cli-args.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "daemon/cli.h"
+#include "daemon/cli/cli-usage.h"
 #include "ipc/read-params.h"
 
 int cli_usage_error(const char *command, const char *what, const char *arg) {

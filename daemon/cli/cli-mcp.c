@@ -4,7 +4,7 @@
 
 #include <glib.h>
 
-#include "daemon/cli.h"
+#include "daemon/cli/cli.h"
 #include "daemon/mcp.h"
 #include "daemon/server.h"
 
