@@ -12,8 +12,8 @@
 
 #include "daemon/cli/cli.h"
 #include "daemon/log.h"
-#include "daemon/pdf/pdf.h"
-#include "daemon/pdf/worker/pdf-worker.h"
+#include "daemon/readers/pdf.h"
+#include "daemon/worker/child/pdf-worker.h"
 #include "daemon/pool-gate.h"
 #include "daemon/readers/detect.h"
 #include "daemon/scheduler.h"

@@ -19,15 +19,15 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
-#include "daemon/pdf/worker/pdf-doc-cache.h"
-#include "daemon/pdf/worker/pdf-encode.h"
-#include "daemon/pdf/pdf-file-id.h"
-#include "daemon/pdf/pdf-password.h"
+#include "daemon/worker/child/pdf-doc-cache.h"
+#include "daemon/worker/child/pdf-encode.h"
+#include "daemon/worker/pdf-file-id.h"
+#include "daemon/worker/pdf-password.h"
 #include "basic/pdf-select.h"
-#include "daemon/pdf/pdf-spawn.h"
-#include "daemon/pdf/pdf-wire.h"
-#include "daemon/pdf/worker/pdf-worker.h"
-#include "daemon/pdf/pdf.h"
+#include "daemon/worker/pdf-spawn.h"
+#include "daemon/worker/pdf-wire.h"
+#include "daemon/worker/child/pdf-worker.h"
+#include "daemon/readers/pdf.h"
 #include "daemon/readers/reader.h"
 #include "tests/lib/check-run.h"
 #include "tests/lib/skip.h"

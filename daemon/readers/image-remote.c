@@ -10,11 +10,11 @@
 
 #include <glib.h>
 
-#include "daemon/pdf/worker/image-worker.h"
-#include "daemon/pdf/pdf-collect.h"
-#include "daemon/pdf/pdf-spawn.h"
-#include "daemon/pdf/pdf-wire.h"
-#include "daemon/pdf/pdf.h"
+#include "daemon/worker/child/image-worker.h"
+#include "daemon/worker/pdf-collect.h"
+#include "daemon/worker/pdf-spawn.h"
+#include "daemon/worker/pdf-wire.h"
+#include "daemon/readers/pdf.h"
 
 #define REPLY_MAX (IMAGE_MAX_BASE64 + 4096) /* a longer record is a broken worker */
 #define IMAGE_FIXED 48                      /* PDF_RES_IMAGE's numbers before the base64 */

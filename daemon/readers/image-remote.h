@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "daemon/pdf/worker/image-convert.h"
+#include "daemon/worker/child/image-convert.h"
 #include "formatters/result.h"
 
 #define IMAGE_DEFAULT_BUDGET_MS 5000 /* per image; READERD_IMAGE_TIMEOUT_MS overrides */

@@ -8,7 +8,7 @@
 #include <glib.h>
 
 #include "daemon/readers/image-cache.h"
-#include "daemon/pdf/worker/image-convert.h"
+#include "daemon/worker/child/image-convert.h"
 #include "daemon/readers/image-header.h"
 #include "daemon/readers/image-remote.h"
 

@@ -12,7 +12,7 @@
 #include "daemon/readers/image.h"
 #include "daemon/readers/notebook.h"
 #include "daemon/readers/office.h"
-#include "daemon/pdf/pdf.h"
+#include "daemon/readers/pdf.h"
 #include "daemon/readers/text.h"
 
 #define HEAD_SIZE ((size_t)64 * 1024)

@@ -1,4 +1,4 @@
-/* Fuzz target for pdf_password_cut (daemon/pdf-password.c, compiled in here: it is pure and
+/* Fuzz target for pdf_password_cut (daemon/worker/pdf-password.c, compiled in here: it is pure and
  * this target needs nothing else of the readers). The input is a password of any bytes; both
  * rules must keep a prefix within the input and within what the PDF standard reads, and the
  * padding rule's prefix must end on a character boundary when it keeps characters. Any broken
@@ -10,7 +10,7 @@
 
 #include <glib.h>
 
-#include "daemon/pdf/pdf-password.c"
+#include "daemon/worker/pdf-password.c"
 #include "tests/fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -1,4 +1,4 @@
-/* Fuzz target for the PDF worker wire (daemon/pdf-wire.c): the input is a stream of records as
+/* Fuzz target for the worker wire (daemon/worker/pdf-wire.c): the input is a stream of records as
  * either side of the worker socket may receive it.
  *
  * The first byte seeds the cuts: the rest arrives in pieces of 1 to 300 bytes and records are
@@ -11,7 +11,7 @@
 
 #include <glib.h>
 
-#include "daemon/pdf/pdf-wire.h"
+#include "daemon/worker/pdf-wire.h"
 #include "tests/fuzz/fuzz.h"
 
 #define FUZZ_MAX_PIECE 300

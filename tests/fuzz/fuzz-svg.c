@@ -12,7 +12,7 @@
 
 #include <glib.h>
 
-#include "daemon/pdf/worker/image-convert.h"
+#include "daemon/worker/child/image-convert.h"
 #include "daemon/readers/image.h"
 #include "tests/fuzz/fuzz.h"
 

@@ -8,7 +8,7 @@
 
 #include <poppler.h>
 
-#include "daemon/pdf/worker/pdf-encode.h"
+#include "daemon/worker/child/pdf-encode.h"
 
 #define PDF_OUTLINE_MAX_ENTRIES 500
 #define PDF_OUTLINE_MAX_DEPTH 8

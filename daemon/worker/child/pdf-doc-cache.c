@@ -1,4 +1,4 @@
-#include "daemon/pdf/worker/pdf-doc-cache.h"
+#include "daemon/worker/child/pdf-doc-cache.h"
 
 #include <malloc.h>
 #include <string.h>

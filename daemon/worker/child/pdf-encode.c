@@ -1,4 +1,4 @@
-#include "daemon/pdf/worker/pdf-encode.h"
+#include "daemon/worker/child/pdf-encode.h"
 
 #include <errno.h>
 #include <setjmp.h>

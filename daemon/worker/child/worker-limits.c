@@ -1,4 +1,4 @@
-#include "daemon/pdf/worker/worker-limits.h"
+#include "daemon/worker/child/worker-limits.h"
 
 #include <sys/resource.h>
 

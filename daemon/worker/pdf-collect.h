@@ -9,7 +9,7 @@
 
 #include <glib.h>
 
-#include "daemon/pdf/pdf-wire.h"
+#include "daemon/worker/pdf-wire.h"
 
 #define PDF_COLLECT_SLICE_MS 50 /* how often a waiting reader looks at the cancel flag */
 

@@ -1,4 +1,4 @@
-#include "daemon/pdf/pdf-file-id.h"
+#include "daemon/worker/pdf-file-id.h"
 
 #include <errno.h>
 

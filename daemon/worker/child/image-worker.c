@@ -1,4 +1,4 @@
-#include "daemon/pdf/worker/image-worker.h"
+#include "daemon/worker/child/image-worker.h"
 
 #include <errno.h>
 #include <malloc.h>
@@ -8,9 +8,9 @@
 
 #include <glib.h>
 
-#include "daemon/pdf/worker/image-convert.h"
-#include "daemon/pdf/worker/worker-limits.h"
-#include "daemon/pdf/pdf-wire.h"
+#include "daemon/worker/child/image-convert.h"
+#include "daemon/worker/child/worker-limits.h"
+#include "daemon/worker/pdf-wire.h"
 
 #define IDLE_KEEP ((size_t)32 * 1024 * 1024) /* free heap an idle worker may keep */
 #define REQ_FIXED 12 /* flags, max_dim, budget_ms; the loader's name follows */

@@ -1,4 +1,4 @@
-#include "daemon/pdf/pdf-wire.h"
+#include "daemon/worker/pdf-wire.h"
 
 #include <errno.h>
 #include <string.h>

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "daemon/pdf/pdf-file-id.h"
+#include "daemon/worker/pdf-file-id.h"
 
 #define PDF_SPAWN_MAX_IDLE 4   /* idle workers kept: as many as the pool reads at once */
 #define PDF_SPAWN_MAX_READS 32 /* requests one worker serves before it is retired */

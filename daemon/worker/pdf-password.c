@@ -1,4 +1,4 @@
-#include "daemon/pdf/pdf-password.h"
+#include "daemon/worker/pdf-password.h"
 
 #include <errno.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-#include "daemon/pdf/pdf-spawn.h"
+#include "daemon/worker/pdf-spawn.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,8 +15,8 @@
 #include <glib.h>
 
 #include "daemon/mutex.h"
-#include "daemon/pdf/pdf-wire.h"
-#include "daemon/pdf/worker/pdf-worker.h"
+#include "daemon/worker/pdf-wire.h"
+#include "daemon/worker/child/pdf-worker.h"
 
 extern char **environ;
 

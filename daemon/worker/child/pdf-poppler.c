@@ -1,4 +1,4 @@
-#include "daemon/pdf/worker/pdf-poppler.h"
+#include "daemon/worker/child/pdf-poppler.h"
 
 #include <errno.h>
 #include <math.h>

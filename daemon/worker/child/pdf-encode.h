@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "daemon/pdf/pdf-wire.h"
+#include "daemon/worker/pdf-wire.h"
 
 #define PDF_PNG_MAX_COLORS 256 /* pictures with more colours are photo-like: JPEG */
 #define PDF_JPEG_QUALITY 85

@@ -1,4 +1,4 @@
-#include "daemon/pdf/worker/image-convert.h"
+#include "daemon/worker/child/image-convert.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -1,4 +1,4 @@
-#include "daemon/pdf/worker/pdf-worker.h"
+#include "daemon/worker/child/pdf-worker.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,15 +15,15 @@
 #include <glib.h>
 #include <poppler.h>
 
-#include "daemon/pdf/worker/image-worker.h"
+#include "daemon/worker/child/image-worker.h"
 #include "daemon/log.h"
-#include "daemon/pdf/worker/pdf-doc-cache.h"
-#include "daemon/pdf/pdf-file-id.h"
-#include "daemon/pdf/pdf-password.h"
-#include "daemon/pdf/worker/pdf-poppler.h"
-#include "daemon/pdf/worker/worker-limits.h"
+#include "daemon/worker/child/pdf-doc-cache.h"
+#include "daemon/worker/pdf-file-id.h"
+#include "daemon/worker/pdf-password.h"
+#include "daemon/worker/child/pdf-poppler.h"
+#include "daemon/worker/child/worker-limits.h"
 #include "basic/pdf-select.h"
-#include "daemon/pdf/pdf-wire.h"
+#include "daemon/worker/pdf-wire.h"
 
 #define REQUEST_MAX ((size_t)1024 * 1024)
 #define CUT_MARKER "\n… [the rest of this page is cut: 100 KiB content limit]"

@@ -1,4 +1,4 @@
-#include "daemon/pdf/pdf.h"
+#include "daemon/readers/pdf.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -9,13 +9,13 @@
 
 #include <glib.h>
 
-#include "daemon/pdf/pdf-collect.h"
-#include "daemon/pdf/pdf-file-id.h"
-#include "daemon/pdf/pdf-password.h"
+#include "daemon/worker/pdf-collect.h"
+#include "daemon/worker/pdf-file-id.h"
+#include "daemon/worker/pdf-password.h"
 #include "basic/pdf-select.h"
-#include "daemon/pdf/pdf-spawn.h"
-#include "daemon/pdf/pdf-wire.h"
-#include "daemon/pdf/worker/pdf-worker.h"
+#include "daemon/worker/pdf-spawn.h"
+#include "daemon/worker/pdf-wire.h"
+#include "daemon/worker/child/pdf-worker.h"
 
 static const char *worker_path;
 

@@ -13,7 +13,7 @@
 
 #include <poppler.h>
 
-#include "daemon/pdf/pdf-file-id.h"
+#include "daemon/worker/pdf-file-id.h"
 
 #define PDF_DOC_CACHE_MAX_DOCS 3                           /* documents kept per worker */
 #define PDF_DOC_CACHE_MAX_HEAP ((size_t)256 * 1024 * 1024) /* heap in use, kept documents held */

@@ -1,4 +1,4 @@
-#include "daemon/pdf/pdf-collect.h"
+#include "daemon/worker/pdf-collect.h"
 
 #include <errno.h>
 #include <poll.h>

@@ -10,7 +10,7 @@
 
 #include <glib.h>
 
-#include "daemon/pdf/pdf-wire.h"
+#include "daemon/worker/pdf-wire.h"
 
 #define PDF_FILE_ID_BYTES 48 /* the record's payload */
 
