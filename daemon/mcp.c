@@ -1,5 +1,6 @@
 #include "daemon/mcp.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,14 +8,8 @@
 #include <json-glib/json-glib.h>
 
 #include "daemon/log.h"
-#include "daemon/read-queue.h"
-#include "daemon/reply.h"
-#include "daemon/readers/workspace.h"
+#include "daemon/mcp-internal.h"
 #include "daemon/request.h"
-#include "daemon/rpc-vision.h"
-#include "daemon/workspace-job.h"
-#include "ipc/jsonrpc.h"
-#include "ipc/mcp.h"
 
 #define PROGRESS_EVERY_US (100 * 1000) /* at most one progress notification this often */
 #define ROOTS_WAIT_MS 5000             /* reads wait this long for the client's roots, then go on */
@@ -25,31 +20,9 @@ const char *const mcp_default_excludes[] = {
     "id_ecdsa", "id_ed25519", "id_ed25519.*", ".netrc", ".npmrc", ".pypirc", NULL,
 };
 
-static struct {
-  char **roots;
-  char **exclude; /* defaults and --exclude together */
-} config;
+McpConfig mcp_config;
 
-/* A tools/call in flight: its progress token, when the client asked for progress. */
-typedef struct {
-  JsonNode *token;
-  gint64 last_us;
-} Call;
-
-typedef struct {
-  ReadQueue *reads;
-  Workspace *ws;           /* the fence reads start in */
-  WorkspaceJob *fencing;   /* the fence being built on the pool: reads wait */
-  ReplyParse *parsing;     /* a long line being parsed on the pool: the lines after it wait */
-  bool client_roots;       /* the client offers roots/list */
-  int64_t budget;          /* tokens of a read_files call that names none (by client) */
-  bool roots_pending;      /* roots/list asked, not answered: reads wait */
-  unsigned roots_asked;    /* roots/list requests sent */
-  uv_timer_t *roots_timer; /* ends the wait for roots; allocated on first use, freed when closed */
-  RpcVision *vision;       /* read_images calls */
-  GPtrArray *vision_waiting; /* VisionWaiting *: read_images calls waiting for the roots */
-  Conn *conn;
-} Mcp;
+#define config mcp_config
 
 void mcp_configure(const McpOptions *opt) {
   GPtrArray *ex = g_ptr_array_new();
@@ -83,28 +56,110 @@ static void vision_waiting_free(void *data) {
   g_free(w);
 }
 
-static Mcp *mcp_of(const Conn *c) {
+Mcp *mcp_of(const Conn *c) {
   return conn_state(c);
 }
 
 static void call_free(void *data) {
-  Call *call = data;
+  McpCall *call = data;
 
   if (call->token != NULL)
     json_node_unref(call->token);
+  g_free(call->uri);
   g_free(call);
+}
+
+void mcp_reply(Conn *c, JsonNode *id, const char *result_json, const McpCache *cache) {
+  g_autofree char *modern = NULL;
+
+  if (!mcp_of(c)->modern) {
+    reply_result(c, id, result_json);
+    return;
+  }
+  modern = mcp_result_modern(result_json, cache);
+  reply_result(c, id, modern);
+}
+
+void mcp_log(Conn *c, McpLogLevel level, const char *text) {
+  mcp_log_for(c, mcp_of(c)->log_level, level, text);
+}
+
+void mcp_log_for(Conn *c, int threshold, McpLogLevel level, const char *text) {
+  size_t len;
+  char *line;
+
+  if (level >= MCP_LOG_ERROR)
+    log_error("mcp: %s", text);
+  else
+    log_warning("mcp: %s", text);
+  if (threshold < 0 || (int)level < threshold)
+    return;
+  line = mcp_log_line(level, text, &len);
+  conn_send_line(c, line, len);
+}
+
+/* A request other than a read, waiting for the fence. */
+typedef struct {
+  JsonNode *id;
+  JsonNode *params; /* may be NULL */
+  size_t len;
+  McpWaitingFn fn;
+} McpWaiting;
+
+static void waiting_free(void *data) {
+  McpWaiting *w = data;
+
+  json_node_unref(w->id);
+  if (w->params != NULL)
+    json_node_unref(w->params);
+  g_free(w);
+}
+
+void mcp_when_fenced(Conn *c, JsonNode *id, JsonNode *params, size_t len, McpWaitingFn fn) {
+  Mcp *m = mcp_of(c);
+  McpWaiting *w;
+
+  if (mcp_fence_ready(m)) {
+    fn(c, id, params, len);
+    return;
+  }
+  w = g_new0(McpWaiting, 1);
+  w->id = json_node_copy(id);
+  w->params = params != NULL ? json_node_copy(params) : NULL;
+  w->len = len;
+  w->fn = fn;
+  g_ptr_array_add(m->waiting, w);
 }
 
 /* The fence is built: reads start in it. The job fails closed (workspace-job.h); should it
  * still bring no fence, reads meet one over no folder, never none. */
-static void fence_done_cb(void *data, Workspace *ws, char *error) {
+static void fence_done_cb(void *data, Workspace *ws, char *error, char **warnings) {
   Mcp *m = data;
 
   m->fencing = NULL;
+  /* Each warning reaches the client too: why a file is refused is not only on stderr. */
+  for (size_t i = 0; warnings != NULL && warnings[i] != NULL; i++)
+    mcp_log(m->conn, MCP_LOG_WARNING, warnings[i]);
   if (ws == NULL) {
-    log_error("mcp: %s: no file will be read", error);
+    g_autofree char *text = g_strdup_printf("%s: no file will be read", error);
+
+    mcp_log(m->conn, MCP_LOG_ERROR, text);
     ws = workspace_new_closed();
   }
+  /* A fence over no folder says why to every call that meets it. */
+  g_clear_pointer(&m->fence_problem, g_free);
+  if (m->roots_unusable != NULL)
+    mcp_log(m->conn, MCP_LOG_WARNING, m->roots_unusable);
+  if (workspace_closed(ws))
+    m->fence_problem = g_strdup_printf(
+        "No file can be read: %s. Start readerd mcp with --root FOLDER, or list a folder as a "
+        "root in the client.",
+        m->roots_unusable != NULL                ? m->roots_unusable
+        : warnings != NULL && warnings[0] != NULL ? warnings[g_strv_length(warnings) - 1]
+        : error != NULL                          ? error
+                                                 : "the fence holds no folder");
+  g_clear_pointer(&m->roots_unusable, g_free);
+  g_strfreev(warnings);
   g_free(error);
   workspace_unref(m->ws);
   m->ws = ws;
@@ -114,18 +169,50 @@ static void fence_done_cb(void *data, Workspace *ws, char *error) {
 /* Builds the fence over the folders of `roots` (NULL: the working directory) on the pool
  * (workspace-job.h); reads wait for it. A newer fence replaces one still being built. */
 static void fence(Mcp *m, const char *const *roots) {
+  g_strfreev(m->fence_roots);
+  m->fence_roots = roots != NULL ? g_strdupv((char **)roots) : NULL;
   workspace_job_detach(m->fencing);
   m->fencing = workspace_job_roots(conn_loop(m->conn), roots, (const char *const *)config.exclude,
                                    fence_done_cb, m);
 }
 
 /* Reads and read_images calls wait for the client's roots and for their fence. */
-static bool fence_ready(const Mcp *m) {
+bool mcp_fence_ready(const Mcp *m) {
   return !m->roots_pending && m->fencing == NULL;
 }
 
-static void read_done_cb(Conn *c, ReadCall *call, Request *req, int status) {
+#define fence_ready mcp_fence_ready
+
+/* Files refused by an exclude pattern are said to the client too (at warning), with the first
+ * one's path: the model sees ACCESS_DENIED, the person at the client why. Only a read with
+ * failed files is looked through. */
+static void mcp_log_excluded(Conn *c, int threshold, GString **pieces, size_t n) {
+  static const char mark[] = "excluded by the workspace";
+  g_autofree char *first = NULL, *text = NULL, *patterns = NULL;
+  size_t count = 0;
+
+  for (size_t i = 0; i < n; i++) {
+    const char *hit = g_strstr_len(pieces[i]->str, (gssize)pieces[i]->len, mark);
+    const char *p, *e;
+
+    if (hit == NULL)
+      continue;
+    if (count++ == 0 && (p = g_strstr_len(pieces[i]->str, hit - pieces[i]->str, "path='")) != NULL &&
+        (e = strchr(p + 6, '\'')) != NULL)
+      first = g_strndup(p + 6, (gsize)(e - p - 6));
+  }
+  if (count == 0)
+    return;
+  patterns = g_strjoinv(" ", config.exclude != NULL ? config.exclude : (char *[]){NULL});
+  text = g_strdup_printf("%zu file%s refused by the exclude patterns (%s)%s%s", count,
+                         count == 1 ? "" : "s", patterns, first != NULL ? ", first " : "",
+                         first != NULL ? first : "");
+  mcp_log_for(c, threshold, MCP_LOG_WARNING, text);
+}
+
+static void read_done_cb(Conn *c, ReadCall *rc, Request *req, int status) {
   g_autofree char *envelope = NULL, *tail = NULL;
+  McpCall *call = rc->data;
   size_t head_len, n, chars = 0, tail_len;
   GString **pieces;
   char *head;
@@ -135,14 +222,20 @@ static void read_done_cb(Conn *c, ReadCall *call, Request *req, int status) {
     return;
   pieces = request_take_output(req, &n);
   if (pieces == NULL) {
-    reply_error(c, call->id, JSONRPC_INTERNAL_ERROR, "formatting the result failed");
+    reply_error(c, rc->id, JSONRPC_INTERNAL_ERROR, "formatting the result failed");
+    return;
+  }
+  if (request_failed_count(req) > 0)
+    mcp_log_excluded(c, call != NULL ? call->log_level : -1, pieces, n);
+  if (call != NULL && call->uri != NULL) {
+    mcp_resources_answer(c, call, rc->id, pieces, n);
     return;
   }
   /* A result past what the client keeps inline asks for room in its _meta. */
   for (size_t i = 0; i < n; i++)
     chars += pieces[i]->len;
-  tail = mcp_read_result_tail(chars, &tail_len);
-  envelope = jsonrpc_format_result_head(call->id, &head_len);
+  tail = mcp_read_result_tail(chars, mcp_of(c)->modern, &tail_len);
+  envelope = jsonrpc_format_result_head(rc->id, &head_len);
   head = g_strconcat(envelope, MCP_READ_RESULT_HEAD, NULL);
   /* The tail goes with the last piece: conn_send_pieces() does not own a tail of its own. */
   g_string_append_len(pieces[n - 1], tail, (gssize)tail_len);
@@ -150,7 +243,7 @@ static void read_done_cb(Conn *c, ReadCall *call, Request *req, int status) {
 }
 
 static void read_progress_cb(Conn *c, ReadCall *rc, size_t done, size_t total) {
-  Call *call = rc->data;
+  McpCall *call = rc->data;
   gint64 now = g_get_monotonic_time();
   size_t len;
   char *line;
@@ -171,7 +264,7 @@ static void vision_answer(Conn *c, JsonNode *id, VisionCall *call) {
 
   text = failed ? g_strdup_printf("%s\n%s", vision_call_error(call), xml) : g_steal_pointer(&xml);
   result = mcp_tool_text_json(text, failed);
-  reply_result(c, id, result);
+  mcp_reply(c, id, result, NULL);
 }
 
 /* True when a vision model is configured: read_images is offered. */
@@ -186,8 +279,11 @@ static void *mcp_new_state(Conn *c) {
 
   m->conn = c;
   m->budget = mcp_client_budget(NULL);
+  m->log_level = MCP_LOG_WARNING;
   m->vision = rpc_vision_new(c, vision_answer);
   m->vision_waiting = g_ptr_array_new_with_free_func(vision_waiting_free);
+  m->waiting = g_ptr_array_new_with_free_func(waiting_free);
+  m->completing = g_ptr_array_new();
   m->reads = read_queue_new(c, REQUEST_OUTPUT_BARE, read_done_cb, read_progress_cb, call_free);
   fence(m, (const char *const *)config.roots);
   return m;
@@ -201,7 +297,15 @@ static void mcp_free_state(void *state) {
   read_queue_free(m->reads);
   rpc_vision_free(m->vision);
   g_ptr_array_free(m->vision_waiting, TRUE);
+  g_ptr_array_free(m->waiting, TRUE);
+  mcp_completion_detach_all(m);
+  g_ptr_array_free(m->completing, TRUE);
+  if (m->files != NULL)
+    g_ptr_array_unref(m->files);
   workspace_unref(m->ws);
+  g_strfreev(m->fence_roots);
+  g_free(m->fence_problem);
+  g_free(m->roots_unusable);
   g_free(m);
 }
 
@@ -221,15 +325,27 @@ static void mcp_progress(Conn *c) {
     vision_start(c, w->id, &w->params);
     vision_waiting_free(w);
   }
+  while (m->waiting->len > 0 && fence_ready(m)) {
+    McpWaiting *w = g_ptr_array_steal_index(m->waiting, 0);
+
+    w->fn(c, w->id, w->params, w->len);
+    waiting_free(w);
+  }
 }
 
 static bool mcp_busy(Conn *c) {
-  return mcp_of(c)->parsing != NULL || read_queue_busy(mcp_of(c)->reads);
+  Mcp *m = mcp_of(c);
+
+  /* Calls waiting for the fence count as reads waiting: the connection stops reading. */
+  return m->parsing != NULL || read_queue_busy(m->reads) ||
+         m->waiting->len >= READ_QUEUE_MAX_WAITING;
 }
 
 static bool mcp_idle(Conn *c) {
-  return mcp_of(c)->parsing == NULL && read_queue_idle(mcp_of(c)->reads) &&
-         rpc_vision_idle(mcp_of(c)->vision) && mcp_of(c)->vision_waiting->len == 0;
+  Mcp *m = mcp_of(c);
+
+  return m->parsing == NULL && read_queue_idle(m->reads) && rpc_vision_idle(m->vision) &&
+         m->vision_waiting->len == 0 && m->waiting->len == 0 && m->completing->len == 0;
 }
 
 static void timer_free_cb(uv_handle_t *h) {
@@ -242,6 +358,8 @@ static void mcp_closing(Conn *c) {
   read_queue_close(m->reads);
   rpc_vision_close(m->vision);
   g_ptr_array_set_size(m->vision_waiting, 0);
+  g_ptr_array_set_size(m->waiting, 0);
+  mcp_completion_detach_all(m);
   workspace_job_detach(g_steal_pointer(&m->fencing));
   reply_parse_detach(g_steal_pointer(&m->parsing));
   /* Freed in its own close callback: the state goes before the timer is done closing. */
@@ -252,24 +370,27 @@ static void mcp_closing(Conn *c) {
 /* The client did not answer roots/list in time: reads go on in the fence they had. */
 static void roots_timeout_cb(uv_timer_t *t) {
   Mcp *m = t->data;
+  g_autofree char *text = NULL;
 
   if (!m->roots_pending)
     return;
-  log_warning("mcp: the client did not answer roots/list within %d ms; reading in the fence "
-              "the server started with",
-              ROOTS_WAIT_MS);
+  text = g_strdup_printf("the client did not answer roots/list within %d ms; reading in the "
+                         "fence the server started with",
+                         ROOTS_WAIT_MS);
+  mcp_log(m->conn, MCP_LOG_WARNING, text);
   m->roots_pending = false;
   conn_progress(m->conn);
 }
 
-/* Asks the client for its roots, when it offers them and no --root was given. */
+/* Asks the client for its roots, when it offers them, no --root was given, and it speaks the
+ * initialize era (a 2026-07-28 server sends no request of its own on stdio). */
 static void ask_roots(Conn *c) {
   Mcp *m = mcp_of(c);
   g_autofree char *id = NULL;
   size_t len;
   char *line;
 
-  if (!m->client_roots || config.roots != NULL)
+  if (!m->client_roots || config.roots != NULL || m->modern)
     return;
   id = g_strdup_printf(ROOTS_ID_PREFIX "%u", ++m->roots_asked);
   line = mcp_request_line(id, "roots/list", &len);
@@ -295,10 +416,14 @@ static void handle_response(Conn *c, const JsonrpcMessage *msg) {
   if (key == NULL || strcmp(key, want) != 0)
     return; /* not ours, or an older roots/list's */
   m->roots_pending = false;
-  if (!json_object_has_member(o, "result") ||
-      mcp_roots_parse(json_object_get_member(o, "result"), &roots, &err) < 0) {
-    log_warning("mcp: roots/list failed (%s); reading from the working directory only",
-                err != NULL ? err : "the client answered an error");
+  if (!json_object_has_member(o, "result")) {
+    mcp_log(c, MCP_LOG_WARNING, "roots/list failed (the client answered an error); reading in "
+                                "the fence the server started with");
+  } else if (mcp_roots_parse(json_object_get_member(o, "result"), &roots, &err) < 0) {
+    /* An answer that cannot be used fences in no folder, and says why to every call. */
+    g_free(m->roots_unusable);
+    m->roots_unusable = g_strdup_printf("the client's roots/list answer cannot be used (%s)", err);
+    fence(m, (const char *const *)(char *[]){NULL});
   } else {
     fence(m, (const char *const *)roots);
     g_strfreev(roots);
@@ -309,11 +434,15 @@ static void handle_response(Conn *c, const JsonrpcMessage *msg) {
   mcp_progress(c);
 }
 
-static void handle_initialize(Conn *c, const JsonrpcMessage *msg) {
+static JsonObject *params_object(const JsonrpcMessage *msg) {
+  return msg->params != NULL && JSON_NODE_HOLDS_OBJECT(msg->params)
+             ? json_node_get_object(msg->params)
+             : NULL;
+}
+
+static void handle_initialize(Conn *c, const JsonrpcMessage *msg, size_t len) {
   g_autofree char *result = NULL;
-  JsonObject *p = msg->params != NULL && JSON_NODE_HOLDS_OBJECT(msg->params)
-                      ? json_node_get_object(msg->params)
-                      : NULL;
+  JsonObject *p = params_object(msg);
   const char *asked = NULL;
   JsonNode *caps, *info;
 
@@ -328,8 +457,48 @@ static void handle_initialize(Conn *c, const JsonrpcMessage *msg) {
   if (info != NULL && JSON_NODE_HOLDS_OBJECT(info))
     mcp_of(c)->budget = mcp_client_budget(
         json_object_get_string_member_with_default(json_node_get_object(info), "name", NULL));
+  /* A client that probed with server/discover and fell back speaks the initialize era. */
+  mcp_of(c)->modern = false;
   result = mcp_initialize_result_json(mcp_protocol_version(asked));
   reply_result(c, msg->id, result);
+}
+
+static void handle_discover(Conn *c, const JsonrpcMessage *msg, size_t len) {
+  g_autofree char *result = mcp_discover_result_json();
+
+  reply_result(c, msg->id, result);
+}
+
+static void handle_ping(Conn *c, const JsonrpcMessage *msg, size_t len) {
+  mcp_reply(c, msg->id, "{}", NULL);
+}
+
+/* logging/setLevel: notifications/message at that level and above from now on. */
+static void handle_set_level(Conn *c, const JsonrpcMessage *msg, size_t len) {
+  JsonObject *p = params_object(msg);
+  const char *name = p != NULL && json_object_has_member(p, "level") &&
+                             JSON_NODE_HOLDS_VALUE(json_object_get_member(p, "level")) &&
+                             json_node_get_value_type(json_object_get_member(p, "level")) ==
+                                 G_TYPE_STRING
+                         ? json_object_get_string_member(p, "level")
+                         : NULL;
+  int level = mcp_log_level(name);
+
+  if (level < 0) {
+    reply_error(c, msg->id, JSONRPC_INVALID_PARAMS,
+                "level must be one of debug, info, notice, warning, error, critical, alert, "
+                "emergency");
+    return;
+  }
+  mcp_of(c)->log_level = level;
+  mcp_reply(c, msg->id, "{}", NULL);
+}
+
+/* The tools/list result fits the server: read_images only with a vision model. */
+static void handle_tools_list(Conn *c, const JsonrpcMessage *msg, size_t len) {
+  static const McpCache cache = {MCP_LIST_TTL_MS, "public"};
+
+  mcp_reply(c, msg->id, mcp_tools_list_json(vision_configured()), &cache);
 }
 
 /* Starts a read_images call (params taken) in the fence reads have now; no model to ask is
@@ -341,20 +510,26 @@ static void vision_start(Conn *c, JsonNode *id, ReadImagesParams *params) {
   if (rpc_vision_start(m->vision, id, params, m->ws, &err) == 0)
     return;
   result = mcp_tool_error_json(err);
-  reply_result(c, id, result);
+  mcp_reply(c, id, result, NULL);
 }
 
-/* read_images: bad arguments are the tool's error; the call waits for the client's roots as
- * reads do. */
-static void handle_read_images(Conn *c, const JsonrpcMessage *msg, JsonNode *arguments) {
-  g_autofree char *err = NULL, *result = NULL;
+/* A tool's bad arguments: the tool's error, which the model reads and can act on. */
+static void tool_error(Conn *c, JsonNode *id, const char *text) {
+  g_autofree char *result = mcp_tool_error_json(text);
+
+  mcp_reply(c, id, result, NULL);
+}
+
+/* read_images: the call waits for the client's roots as reads do. */
+static void tool_read_images(Conn *c, const JsonrpcMessage *msg, JsonNode *arguments,
+                             size_t len) {
+  g_autofree char *err = NULL;
   ReadImagesParams params;
   Mcp *m = mcp_of(c);
   VisionWaiting *w;
 
   if (mcp_read_images_args_parse(arguments, &params, &err) < 0) {
-    result = mcp_tool_error_json(err);
-    reply_result(c, msg->id, result);
+    tool_error(c, msg->id, err);
     return;
   }
   if (fence_ready(m)) {
@@ -367,70 +542,169 @@ static void handle_read_images(Conn *c, const JsonrpcMessage *msg, JsonNode *arg
   g_ptr_array_add(m->vision_waiting, w);
 }
 
-/* tools/call: bad arguments are the tool's error (the model reads it and can try again); an
- * unknown tool is the protocol's. */
-static void handle_call(Conn *c, const JsonrpcMessage *msg, size_t len) {
-  JsonObject *p = msg->params != NULL && JSON_NODE_HOLDS_OBJECT(msg->params)
-                      ? json_node_get_object(msg->params)
-                      : NULL;
-  JsonNode *name = p != NULL ? json_object_get_member(p, "name") : NULL;
+/* Queues a read of the tools/call in msg (params taken), with its progress token. */
+static void queue_read(Conn *c, const JsonrpcMessage *msg, ReadParams *params, size_t len) {
+  JsonObject *p = params_object(msg);
   JsonNode *meta = p != NULL ? json_object_get_member(p, "_meta") : NULL;
-  g_autofree char *err = NULL;
-  ReadParams params;
-  Call *call;
+  McpCall *call = g_new0(McpCall, 1);
 
-  if (name != NULL && JSON_NODE_HOLDS_VALUE(name) &&
-      json_node_get_value_type(name) == G_TYPE_STRING &&
-      strcmp(json_node_get_string(name), MCP_TOOL_READ_IMAGES) == 0 && vision_configured()) {
-    handle_read_images(c, msg, json_object_get_member(p, "arguments"));
-    return;
-  }
-  if (name == NULL || !JSON_NODE_HOLDS_VALUE(name) ||
-      json_node_get_value_type(name) != G_TYPE_STRING ||
-      strcmp(json_node_get_string(name), MCP_TOOL_READ_FILES) != 0) {
-    g_autofree char *text =
-        g_strdup_printf("unknown tool: %s", name != NULL && JSON_NODE_HOLDS_VALUE(name) &&
-                                                    json_node_get_value_type(name) == G_TYPE_STRING
-                                                ? json_node_get_string(name)
-                                                : "(no name)");
-
-    reply_error(c, msg->id, JSONRPC_INVALID_PARAMS, text);
-    return;
-  }
-  read_params_init(&params);
-  if (mcp_read_args_parse(json_object_get_member(p, "arguments"), mcp_of(c)->budget, &params,
-                          &err) < 0) {
-    g_autofree char *result = mcp_tool_error_json(err);
-
-    reply_result(c, msg->id, result);
-    return;
-  }
-  call = g_new0(Call, 1);
+  call->log_level = mcp_of(c)->log_level;
   if (meta != NULL && JSON_NODE_HOLDS_OBJECT(meta) &&
       json_object_has_member(json_node_get_object(meta), "progressToken"))
     call->token =
         json_node_copy(json_object_get_member(json_node_get_object(meta), "progressToken"));
-  read_queue_add(mcp_of(c)->reads, msg->id, &params, len, call);
+  read_queue_add(mcp_of(c)->reads, msg->id, params, len, call);
   mcp_progress(c);
 }
 
-static void handle_request(Conn *c, const JsonrpcMessage *msg, size_t len) {
-  const char *m = msg->method;
+static void tool_read_files(Conn *c, const JsonrpcMessage *msg, JsonNode *arguments,
+                            size_t len) {
+  g_autofree char *err = NULL;
+  ReadParams params;
 
-  if (strcmp(m, "initialize") == 0) {
-    handle_initialize(c, msg);
-  } else if (strcmp(m, "ping") == 0) {
-    reply_result(c, msg->id, "{}");
-  } else if (strcmp(m, "tools/list") == 0) {
-    reply_result(c, msg->id,
-                 vision_configured() ? mcp_tools_list_vision_json() : mcp_tools_list_json());
-  } else if (strcmp(m, "tools/call") == 0) {
-    handle_call(c, msg, len);
-  } else {
-    g_autofree char *text = g_strdup_printf("unknown method: %s", m);
-
-    reply_error(c, msg->id, JSONRPC_METHOD_NOT_FOUND, text);
+  read_params_init(&params);
+  if (mcp_read_args_parse(arguments, mcp_of(c)->budget, &params, &err) < 0) {
+    tool_error(c, msg->id, err);
+    return;
   }
+  queue_read(c, msg, &params, len);
+}
+
+static void tool_list_files(Conn *c, const JsonrpcMessage *msg, JsonNode *arguments,
+                            size_t len) {
+  g_autofree char *err = NULL;
+  ReadParams params;
+
+  read_params_init(&params);
+  if (mcp_list_args_parse(arguments, mcp_of(c)->budget, &params, &err) < 0) {
+    tool_error(c, msg->id, err);
+    return;
+  }
+  queue_read(c, msg, &params, len);
+}
+
+static void tool_workspace_info(Conn *c, const JsonrpcMessage *msg, JsonNode *arguments,
+                                size_t len) {
+  g_autofree char *err = NULL;
+
+  if (mcp_workspace_info_args_check(arguments, &err) < 0) {
+    tool_error(c, msg->id, err);
+    return;
+  }
+  mcp_tool_workspace_info(c, msg->id, NULL, len);
+}
+
+/* The tools, by name: what tools/list lists (ipc/mcp-tools.c) and what runs each. */
+static const struct {
+  const char *name;
+  void (*run)(Conn *c, const JsonrpcMessage *msg, JsonNode *arguments, size_t len);
+  bool (*offered)(void); /* NULL: always */
+} tools[] = {
+    {MCP_TOOL_READ_FILES, tool_read_files, NULL},
+    {MCP_TOOL_LIST_FILES, tool_list_files, NULL},
+    {MCP_TOOL_WORKSPACE_INFO, tool_workspace_info, NULL},
+    {MCP_TOOL_READ_IMAGES, tool_read_images, vision_configured},
+};
+
+/* tools/call, once the fence is known: bad arguments are the tool's error (the model reads it
+ * and can try again); an unknown tool is the protocol's. A fence over no folder is the tool's
+ * error too, in words. */
+static void call_fenced(Conn *c, JsonNode *id, JsonNode *params, size_t len) {
+  JsonObject *p = params != NULL && JSON_NODE_HOLDS_OBJECT(params) ? json_node_get_object(params)
+                                                                   : NULL;
+  JsonNode *name = p != NULL ? json_object_get_member(p, "name") : NULL;
+  const char *tool = name != NULL && JSON_NODE_HOLDS_VALUE(name) &&
+                             json_node_get_value_type(name) == G_TYPE_STRING
+                         ? json_node_get_string(name)
+                         : NULL;
+  const JsonrpcMessage msg = {.id = id, .params = params, .method = "tools/call"};
+  g_autofree char *text = NULL;
+  Mcp *m = mcp_of(c);
+
+  for (size_t i = 0; tool != NULL && i < G_N_ELEMENTS(tools); i++) {
+    if (strcmp(tool, tools[i].name) != 0 || (tools[i].offered != NULL && !tools[i].offered()))
+      continue;
+    if (m->fence_problem != NULL && tools[i].run != tool_workspace_info) {
+      tool_error(c, id, m->fence_problem);
+      return;
+    }
+    tools[i].run(c, &msg, json_object_get_member(p, "arguments"), len);
+    return;
+  }
+  text = g_strdup_printf("unknown tool: %s", tool != NULL ? tool : "(no name)");
+  reply_error(c, id, JSONRPC_INVALID_PARAMS, text);
+}
+
+/* tools/call waits for the client's roots and their fence, in order with the others. */
+static void handle_call(Conn *c, const JsonrpcMessage *msg, size_t len) {
+  mcp_when_fenced(c, msg->id, msg->params, len, call_fenced);
+}
+
+/* The methods, by name. */
+static const struct {
+  const char *method;
+  void (*handle)(Conn *c, const JsonrpcMessage *msg, size_t len);
+} methods[] = {
+    {"initialize", handle_initialize},
+    {"server/discover", handle_discover},
+    {"ping", handle_ping},
+    {"logging/setLevel", handle_set_level},
+    {"tools/list", handle_tools_list},
+    {"tools/call", handle_call},
+    {"resources/list", mcp_resources_list},
+    {"resources/templates/list", mcp_resources_templates_list},
+    {"resources/read", mcp_resources_read},
+    {"completion/complete", mcp_completion_complete},
+};
+
+/* A request naming a revision in its _meta speaks that era from now on; one naming a revision
+ * readerd does not speak gets -32022 with the revisions it does. */
+static int request_era(Conn *c, const JsonrpcMessage *msg) {
+  g_autofree char *data = NULL;
+  McpRequestMeta meta;
+  Mcp *m = mcp_of(c);
+  size_t len;
+  char *line;
+  int r = mcp_request_meta(msg->params, &meta);
+
+  if (r == MCP_UNSUPPORTED_PROTOCOL_VERSION || r == -EINVAL) {
+    JsonObject *p = params_object(msg);
+    JsonNode *mn = p != NULL ? json_object_get_member(p, "_meta") : NULL;
+    const char *asked =
+        mn != NULL && JSON_NODE_HOLDS_OBJECT(mn)
+            ? json_object_get_string_member_with_default(json_node_get_object(mn),
+                                                         MCP_META_PROTOCOL_VERSION, NULL)
+            : NULL;
+
+    data = mcp_unsupported_version_data(r == -EINVAL ? NULL : asked);
+    line = jsonrpc_format_error_data(msg->id, MCP_UNSUPPORTED_PROTOCOL_VERSION,
+                                     "Unsupported protocol version", data, &len);
+    conn_send_line(c, line, len);
+    return -EPROTO;
+  }
+  if (!meta.modern)
+    return 0;
+  m->modern = true;
+  if (meta.client != NULL)
+    m->budget = mcp_client_budget(meta.client);
+  /* The revision asks for messages only of a request that names a level. */
+  m->log_level = meta.log_level;
+  return 0;
+}
+
+static void handle_request(Conn *c, const JsonrpcMessage *msg, size_t len) {
+  g_autofree char *text = NULL;
+
+  if (strcmp(msg->method, "server/discover") != 0 && request_era(c, msg) < 0)
+    return;
+  for (size_t i = 0; i < G_N_ELEMENTS(methods); i++) {
+    if (strcmp(msg->method, methods[i].method) == 0) {
+      methods[i].handle(c, msg, len);
+      return;
+    }
+  }
+  text = g_strdup_printf("unknown method: %s", msg->method);
+  reply_error(c, msg->id, JSONRPC_METHOD_NOT_FOUND, text);
 }
 
 static void handle_notification(Conn *c, const JsonrpcMessage *msg) {

@@ -12,8 +12,9 @@
 typedef struct WorkspaceJob WorkspaceJob;
 
 /* The job's outcome, on the loop: the workspace (the callee's to unref), or NULL and a message
- * (the callee's to g_free). */
-typedef void (*WorkspaceJobCb)(void *data, Workspace *ws, char *error);
+ * (the callee's to g_free); and what the fence left out and why, already logged (a
+ * NULL-terminated array, or NULL when nothing was; the callee's to g_strfreev). */
+typedef void (*WorkspaceJobCb)(void *data, Workspace *ws, char *error, char **warnings);
 
 /* readerd's initialize: `root` (may be NULL) must be an existing folder, fence or not, since
  * relative paths would otherwise resolve against nothing ("rootPath R is not a folder"); then

@@ -222,3 +222,15 @@ bool workspace_allows(const Workspace *ws, int fd, const char *path, FileResult 
   }
   return true;
 }
+
+bool workspace_closed(const Workspace *ws) {
+  return ws != NULL && ws->confine && ws->real_roots != NULL && ws->real_roots[0] == NULL;
+}
+
+const char *const *workspace_real_roots(const Workspace *ws) {
+  return ws != NULL ? (const char *const *)ws->real_roots : NULL;
+}
+
+const char *const *workspace_patterns(const Workspace *ws) {
+  return ws != NULL ? (const char *const *)ws->patterns : NULL;
+}

@@ -1,0 +1,97 @@
+/* What the files of `readerd mcp`'s connection side share (daemon/mcp*.c): the state of one
+ * connection and the helpers that answer on it. Loop thread. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <json-glib/json-glib.h>
+
+#include "daemon/conn.h"
+#include "daemon/read-queue.h"
+#include "daemon/readers/workspace.h"
+#include "daemon/reply.h"
+#include "daemon/rpc-vision.h"
+#include "daemon/workspace-job.h"
+#include "ipc/jsonrpc.h"
+#include "ipc/mcp.h"
+
+typedef struct {
+  ReadQueue *reads;
+  Workspace *ws;           /* the fence reads start in */
+  char **fence_roots;      /* the folders of that fence (NULL: the working directory) */
+  char *fence_problem;     /* why no file can be read in it, or NULL */
+  char *roots_unusable;    /* why the client's last roots answer could not be used, or NULL */
+  WorkspaceJob *fencing;   /* the fence being built on the pool: reads wait */
+  ReplyParse *parsing;     /* a long line being parsed on the pool: the lines after it wait */
+  bool client_roots;       /* the client offers roots/list */
+  bool modern;             /* the client speaks 2026-07-28: results say their resultType */
+  int log_level;           /* notifications/message at this level and above; -1: none */
+  int64_t budget;          /* tokens of a read_files call that names none (by client) */
+  bool roots_pending;      /* roots/list asked, not answered: reads wait */
+  unsigned roots_asked;    /* roots/list requests sent */
+  uv_timer_t *roots_timer; /* ends the wait for roots; allocated on first use, freed when closed */
+  RpcVision *vision;       /* read_images calls */
+  GPtrArray *vision_waiting; /* VisionWaiting *: read_images calls waiting for the roots */
+  GPtrArray *waiting;      /* McpWaiting *: calls that are not reads, waiting for the fence */
+  GPtrArray *completing;   /* McpCompletion *: completion/complete walks on the pool */
+  GPtrArray *files;        /* char *: the files of the fence, as the last walk found them */
+  gint64 files_us;         /* when that walk was made */
+  Conn *conn;
+} Mcp;
+
+/* The options the server was started with (mcp_configure). */
+typedef struct {
+  char **roots;
+  char **exclude; /* defaults and --exclude together */
+} McpConfig;
+
+extern McpConfig mcp_config;
+
+Mcp *mcp_of(const Conn *c);
+
+/* Answers a request with result_json, which in the 2026-07-28 era gains resultType (and, with
+ * a cache, ttlMs and cacheScope). */
+void mcp_reply(Conn *c, JsonNode *id, const char *result_json, const McpCache *cache);
+
+/* Sends text as notifications/message at `level` when the client asked for that level (by
+ * default, warnings and above in the initialize era), and logs it on stderr. */
+void mcp_log(Conn *c, McpLogLevel level, const char *text);
+
+/* The same for what one request caused: at `threshold` (the level that request asked for, or
+ * the connection's when it was made; -1: none) and above. */
+void mcp_log_for(Conn *c, int threshold, McpLogLevel level, const char *text);
+
+/* True once the client's roots are known and their fence is built. */
+bool mcp_fence_ready(const Mcp *m);
+
+/* A request that waits for the fence before it is answered (not a read: the read queue holds
+ * those). */
+typedef void (*McpWaitingFn)(Conn *c, JsonNode *id, JsonNode *params, size_t len);
+
+/* Runs fn(c, id, params, len) now when the fence is ready, else once it is (len: the request's
+ * size). id and params are copied. */
+void mcp_when_fenced(Conn *c, JsonNode *id, JsonNode *params, size_t len, McpWaitingFn fn);
+
+/* A read in flight: its progress token, and for resources/read the resource's URI. */
+typedef struct {
+  JsonNode *token;
+  gint64 last_us;
+  char *uri; /* resources/read: the answer is the resource's contents */
+  int log_level; /* notifications/message of this read at this level and above; -1: none */
+} McpCall;
+
+/* The methods of the other files, by the table in mcp.c. */
+void mcp_resources_list(Conn *c, const JsonrpcMessage *msg, size_t len);
+void mcp_resources_templates_list(Conn *c, const JsonrpcMessage *msg, size_t len);
+void mcp_resources_read(Conn *c, const JsonrpcMessage *msg, size_t len);
+void mcp_completion_complete(Conn *c, const JsonrpcMessage *msg, size_t len);
+
+/* resources/read's answer from a read's output (pieces taken). */
+void mcp_resources_answer(Conn *c, McpCall *call, JsonNode *id, GString **pieces, size_t n);
+
+/* Detaches the completion walks still on the pool (the connection is closing). */
+void mcp_completion_detach_all(Mcp *m);
+
+/* The tools that are not reads: workspace_info. */
+void mcp_tool_workspace_info(Conn *c, JsonNode *id, JsonNode *params, size_t len);
