@@ -26,6 +26,7 @@ typedef struct {
   ReplyParse *parsing;     /* a long line being parsed on the pool: the lines after it wait */
   bool client_roots;       /* the client offers roots/list */
   bool modern;             /* the client speaks 2026-07-28: results say their resultType */
+  bool modern_roots_known; /* a 2026-07-28 client sent its roots (inputResponses.roots) */
   int log_level;           /* notifications/message at this level and above; -1: none */
   int64_t budget;          /* tokens of a read_files call that names none (by client) */
   bool roots_pending;      /* roots/list asked, not answered: reads wait */

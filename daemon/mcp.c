@@ -692,10 +692,56 @@ static int request_era(Conn *c, const JsonrpcMessage *msg) {
   return 0;
 }
 
+/* The requests whose answer depends on the fence: in the 2026-07-28 era they ask the client
+ * for its roots the way that revision asks (an input_required result) when they must. */
+static const char *const fenced_methods[] = {"tools/call", "resources/read", "resources/list",
+                                             "completion/complete", NULL};
+
+/* 2026-07-28 has no request from a stdio server: a client that offers roots, to a server
+ * started without --root, is asked for them inside the answer to its first request that
+ * reads (resultType input_required, inputRequests {roots: roots/list}), and sends them back with
+ * that request retried (params.inputResponses.roots). The fence built from them is kept for the
+ * process, as one built from roots/list is. Returns true when msg was answered. */
+static bool modern_roots(Conn *c, const JsonrpcMessage *msg) {
+  Mcp *m = mcp_of(c);
+  JsonObject *p = params_object(msg);
+  JsonObject *responses = p != NULL && json_object_has_member(p, "inputResponses") &&
+                                  JSON_NODE_HOLDS_OBJECT(json_object_get_member(p, "inputResponses"))
+                              ? json_object_get_object_member(p, "inputResponses")
+                              : NULL;
+  JsonNode *answer = responses != NULL ? json_object_get_member(responses, "roots") : NULL;
+  g_autofree char *err = NULL;
+  McpRequestMeta meta;
+  char **roots = NULL;
+
+  if (config.roots != NULL || m->modern_roots_known || mcp_request_meta(msg->params, &meta) < 0 ||
+      !meta.modern || !meta.roots || !g_strv_contains(fenced_methods, msg->method))
+    return false;
+  if (answer == NULL) {
+    reply_result(c, msg->id,
+                 "{\"resultType\":\"input_required\",\"inputRequests\":{\"roots\":{\"method\":"
+                 "\"roots/list\"}}}");
+    return true;
+  }
+  m->modern_roots_known = true;
+  if (mcp_roots_parse(answer, &roots, &err) < 0) {
+    g_free(m->roots_unusable);
+    m->roots_unusable = g_strdup_printf("the client's roots answer cannot be used (%s)", err);
+    fence(m, (const char *const *)(char *[]){NULL});
+  } else {
+    fence(m, (const char *const *)roots);
+    g_strfreev(roots);
+  }
+  /* The request goes on, and waits for the fence like any other. */
+  return false;
+}
+
 static void handle_request(Conn *c, const JsonrpcMessage *msg, size_t len) {
   g_autofree char *text = NULL;
 
   if (strcmp(msg->method, "server/discover") != 0 && request_era(c, msg) < 0)
+    return;
+  if (modern_roots(c, msg))
     return;
   for (size_t i = 0; i < G_N_ELEMENTS(methods); i++) {
     if (strcmp(msg->method, methods[i].method) == 0) {

@@ -69,7 +69,7 @@ async function closeRaw(s) {
 
 describe('eras', () => {
   test('era_raw_2026: server/discover, _meta on every request, resultType, cache hints, -32022, no request of the server', async () => {
-    const s = sessionOf(READERD, ['mcp'], tmp);
+    const s = sessionOf(READERD, ['mcp', '--root', tmp], tmp);
     try {
       const d = (await s.call('server/discover', { _meta: META })).result;
       assert.deepEqual(d.supportedVersions, [MODERN, '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05']);
@@ -113,6 +113,28 @@ describe('eras', () => {
       const list = (await s.call('tools/list')).result;
       assert.equal(list.resultType, undefined);
       assert.deepEqual(list.tools.map((t) => t.name), ['read_files', 'list_files', 'workspace_info']);
+    } finally {
+      await closeRaw(s);
+    }
+  });
+
+  test('era_raw_2026_roots: without --root, a client offering roots is asked for them in an input_required result', async () => {
+    const s = sessionOf(READERD, ['mcp'], tmp); // the working directory would allow hello.txt
+    try {
+      const params = { name: 'read_files', arguments: { paths: ['main.c', path.join(tmp, 'hello.txt')] }, _meta: META };
+      const ask = (await s.call('tools/call', params)).result;
+      assert.deepEqual(ask, { resultType: 'input_required', inputRequests: { roots: { method: 'roots/list' } } });
+      const r = (await s.call('tools/call', {
+        ...params, inputResponses: { roots: { roots: [{ uri: pathToFileURL(path.join(tmp, 'src')).href }] } },
+      })).result;
+      assert.equal(r.resultType, 'complete');
+      const c = r.content.map((x) => contentOf(x.text));
+      assert.equal(c[0].attrs.type, 'text', 'relative to the first root');
+      assert.equal(c[1].attrs.code, 'ACCESS_DENIED', 'outside the roots');
+      // Kept: the next call is not asked again.
+      const again = (await s.call('tools/call', { ...params, _meta: META })).result;
+      assert.equal(again.resultType, 'complete');
+      assert.deepEqual(s.incoming.filter((m) => 'method' in m && 'id' in m), []);
     } finally {
       await closeRaw(s);
     }
@@ -175,6 +197,26 @@ describe('eras', () => {
       // The SDK's own StdioClientTransport probes on a disposable sibling process by design,
       // whatever the server answers; nothing more is started for readerd.
       assert.ok(r.spawns <= 2, `${r.spawns} processes`);
+    });
+
+    test('sdk_v2_pinned_roots: without --root, the pinned client\'s roots (asked inside an answer) are the fence', async () => {
+      const transport = new v2.StdioClientTransport({ command: READERD, args: ['mcp'], cwd: tmp, stderr: 'pipe' });
+      const client = new v2.Client({ name: 'readerd-v2-test', version: '1.0.0' },
+        { capabilities: { roots: {} }, versionNegotiation: { mode: { pin: MODERN } } });
+      let asked = 0;
+      client.setRequestHandler('roots/list', async () => { asked++; return { roots: [{ uri: pathToFileURL(path.join(tmp, 'src')).href }] }; });
+      await within(client.connect(transport), 20000, 'connect');
+      try {
+        const r = await client.callTool({ name: 'read_files', arguments: { paths: ['main.c', path.join(tmp, 'hello.txt')] } });
+        const c = r.content.map((x) => contentOf(x.text));
+        assert.equal(c[0].attrs.type, 'text');
+        assert.equal(c[1].attrs.code, 'ACCESS_DENIED');
+        assert.equal(asked, 1);
+        await client.callTool({ name: 'read_files', arguments: { paths: ['main.c'] } });
+        assert.equal(asked, 1, 'asked once');
+      } finally {
+        await client.close();
+      }
     });
 
     test('sdk_v2_auto_in_place: a transport that probes in place needs one readerd process', async () => {
