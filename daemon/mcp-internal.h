@@ -34,10 +34,10 @@ typedef struct {
   uv_timer_t *roots_timer; /* ends the wait for roots; allocated on first use, freed when closed */
   RpcVision *vision;       /* read_images calls */
   GPtrArray *vision_waiting; /* VisionWaiting *: read_images calls waiting for the roots */
-  GPtrArray *waiting;      /* McpWaiting *: calls that are not reads, waiting for the fence */
-  GPtrArray *completing;   /* McpCompletion *: completion/complete walks on the pool */
-  GPtrArray *files;        /* char *: the files of the fence, as the last walk found them */
-  gint64 files_us;         /* when that walk was made */
+  GPtrArray *waiting;        /* McpWaiting *: calls that are not reads, waiting for the fence */
+  GPtrArray *completing;     /* McpCompletion *: completion/complete walks on the pool */
+  GPtrArray *files;          /* char *: the files of the fence, as the last walk found them */
+  gint64 files_us;           /* when that walk was made */
   Conn *conn;
 } Mcp;
 
@@ -78,7 +78,7 @@ void mcp_when_fenced(Conn *c, JsonNode *id, JsonNode *params, size_t len, McpWai
 typedef struct {
   JsonNode *token;
   gint64 last_us;
-  char *uri; /* resources/read: the answer is the resource's contents */
+  char *uri;     /* resources/read: the answer is the resource's contents */
   int log_level; /* notifications/message of this read at this level and above; -1: none */
 } McpCall;
 

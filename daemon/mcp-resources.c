@@ -102,7 +102,7 @@ void mcp_resources_answer(Conn *c, McpCall *call, JsonNode *id, GString **pieces
 
 typedef struct {
   PoolGateJob job;
-  Mcp *m;           /* NULL once detached */
+  Mcp *m; /* NULL once detached */
   JsonNode *id;
   char *value;
   Workspace *ws;
@@ -191,8 +191,7 @@ static void complete_fenced(Conn *c, JsonNode *id, JsonNode *params, size_t len)
   j->ws = workspace_ref(m->ws);
   j->job.work.data = j;
   g_ptr_array_add(m->completing, j);
-  pool_gate_queue(&completion_gate, conn_loop(c), &j->job, completion_work_cb,
-                  completion_after_cb);
+  pool_gate_queue(&completion_gate, conn_loop(c), &j->job, completion_work_cb, completion_after_cb);
 }
 
 /* completion/complete: only the template's path argument has values to offer. */

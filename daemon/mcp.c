@@ -154,10 +154,10 @@ static void fence_done_cb(void *data, Workspace *ws, char *error, char **warning
     m->fence_problem = g_strdup_printf(
         "No file can be read: %s. Start readerd mcp with --root FOLDER, or list a folder as a "
         "root in the client.",
-        m->roots_unusable != NULL                ? m->roots_unusable
+        m->roots_unusable != NULL                 ? m->roots_unusable
         : warnings != NULL && warnings[0] != NULL ? warnings[g_strv_length(warnings) - 1]
-        : error != NULL                          ? error
-                                                 : "the fence holds no folder");
+        : error != NULL                           ? error
+                                                  : "the fence holds no folder");
   g_clear_pointer(&m->roots_unusable, g_free);
   g_strfreev(warnings);
   g_free(error);
@@ -197,7 +197,8 @@ static void mcp_log_excluded(Conn *c, int threshold, GString **pieces, size_t n)
 
     if (hit == NULL)
       continue;
-    if (count++ == 0 && (p = g_strstr_len(pieces[i]->str, hit - pieces[i]->str, "path='")) != NULL &&
+    if (count++ == 0 &&
+        (p = g_strstr_len(pieces[i]->str, hit - pieces[i]->str, "path='")) != NULL &&
         (e = strchr(p + 6, '\'')) != NULL)
       first = g_strndup(p + 6, (gsize)(e - p - 6));
   }
@@ -417,8 +418,9 @@ static void handle_response(Conn *c, const JsonrpcMessage *msg) {
     return; /* not ours, or an older roots/list's */
   m->roots_pending = false;
   if (!json_object_has_member(o, "result")) {
-    mcp_log(c, MCP_LOG_WARNING, "roots/list failed (the client answered an error); reading in "
-                                "the fence the server started with");
+    mcp_log(c, MCP_LOG_WARNING,
+            "roots/list failed (the client answered an error); reading in "
+            "the fence the server started with");
   } else if (mcp_roots_parse(json_object_get_member(o, "result"), &roots, &err) < 0) {
     /* An answer that cannot be used fences in no folder, and says why to every call. */
     g_free(m->roots_unusable);
@@ -476,12 +478,12 @@ static void handle_ping(Conn *c, const JsonrpcMessage *msg, size_t len) {
 /* logging/setLevel: notifications/message at that level and above from now on. */
 static void handle_set_level(Conn *c, const JsonrpcMessage *msg, size_t len) {
   JsonObject *p = params_object(msg);
-  const char *name = p != NULL && json_object_has_member(p, "level") &&
-                             JSON_NODE_HOLDS_VALUE(json_object_get_member(p, "level")) &&
-                             json_node_get_value_type(json_object_get_member(p, "level")) ==
-                                 G_TYPE_STRING
-                         ? json_object_get_string_member(p, "level")
-                         : NULL;
+  const char *name =
+      p != NULL && json_object_has_member(p, "level") &&
+              JSON_NODE_HOLDS_VALUE(json_object_get_member(p, "level")) &&
+              json_node_get_value_type(json_object_get_member(p, "level")) == G_TYPE_STRING
+          ? json_object_get_string_member(p, "level")
+          : NULL;
   int level = mcp_log_level(name);
 
   if (level < 0) {
@@ -521,8 +523,7 @@ static void tool_error(Conn *c, JsonNode *id, const char *text) {
 }
 
 /* read_images: the call waits for the client's roots as reads do. */
-static void tool_read_images(Conn *c, const JsonrpcMessage *msg, JsonNode *arguments,
-                             size_t len) {
+static void tool_read_images(Conn *c, const JsonrpcMessage *msg, JsonNode *arguments, size_t len) {
   g_autofree char *err = NULL;
   ReadImagesParams params;
   Mcp *m = mcp_of(c);
@@ -557,8 +558,7 @@ static void queue_read(Conn *c, const JsonrpcMessage *msg, ReadParams *params, s
   mcp_progress(c);
 }
 
-static void tool_read_files(Conn *c, const JsonrpcMessage *msg, JsonNode *arguments,
-                            size_t len) {
+static void tool_read_files(Conn *c, const JsonrpcMessage *msg, JsonNode *arguments, size_t len) {
   g_autofree char *err = NULL;
   ReadParams params;
 
@@ -570,8 +570,7 @@ static void tool_read_files(Conn *c, const JsonrpcMessage *msg, JsonNode *argume
   queue_read(c, msg, &params, len);
 }
 
-static void tool_list_files(Conn *c, const JsonrpcMessage *msg, JsonNode *arguments,
-                            size_t len) {
+static void tool_list_files(Conn *c, const JsonrpcMessage *msg, JsonNode *arguments, size_t len) {
   g_autofree char *err = NULL;
   ReadParams params;
 
@@ -610,13 +609,13 @@ static const struct {
  * and can try again); an unknown tool is the protocol's. A fence over no folder is the tool's
  * error too, in words. */
 static void call_fenced(Conn *c, JsonNode *id, JsonNode *params, size_t len) {
-  JsonObject *p = params != NULL && JSON_NODE_HOLDS_OBJECT(params) ? json_node_get_object(params)
-                                                                   : NULL;
+  JsonObject *p =
+      params != NULL && JSON_NODE_HOLDS_OBJECT(params) ? json_node_get_object(params) : NULL;
   JsonNode *name = p != NULL ? json_object_get_member(p, "name") : NULL;
-  const char *tool = name != NULL && JSON_NODE_HOLDS_VALUE(name) &&
-                             json_node_get_value_type(name) == G_TYPE_STRING
-                         ? json_node_get_string(name)
-                         : NULL;
+  const char *tool =
+      name != NULL && JSON_NODE_HOLDS_VALUE(name) && json_node_get_value_type(name) == G_TYPE_STRING
+          ? json_node_get_string(name)
+          : NULL;
   const JsonrpcMessage msg = {.id = id, .params = params, .method = "tools/call"};
   g_autofree char *text = NULL;
   Mcp *m = mcp_of(c);
@@ -670,11 +669,10 @@ static int request_era(Conn *c, const JsonrpcMessage *msg) {
   if (r == MCP_UNSUPPORTED_PROTOCOL_VERSION || r == -EINVAL) {
     JsonObject *p = params_object(msg);
     JsonNode *mn = p != NULL ? json_object_get_member(p, "_meta") : NULL;
-    const char *asked =
-        mn != NULL && JSON_NODE_HOLDS_OBJECT(mn)
-            ? json_object_get_string_member_with_default(json_node_get_object(mn),
-                                                         MCP_META_PROTOCOL_VERSION, NULL)
-            : NULL;
+    const char *asked = mn != NULL && JSON_NODE_HOLDS_OBJECT(mn)
+                            ? json_object_get_string_member_with_default(
+                                  json_node_get_object(mn), MCP_META_PROTOCOL_VERSION, NULL)
+                            : NULL;
 
     data = mcp_unsupported_version_data(r == -EINVAL ? NULL : asked);
     line = jsonrpc_format_error_data(msg->id, MCP_UNSUPPORTED_PROTOCOL_VERSION,
@@ -705,10 +703,11 @@ static const char *const fenced_methods[] = {"tools/call", "resources/read", "re
 static bool modern_roots(Conn *c, const JsonrpcMessage *msg) {
   Mcp *m = mcp_of(c);
   JsonObject *p = params_object(msg);
-  JsonObject *responses = p != NULL && json_object_has_member(p, "inputResponses") &&
-                                  JSON_NODE_HOLDS_OBJECT(json_object_get_member(p, "inputResponses"))
-                              ? json_object_get_object_member(p, "inputResponses")
-                              : NULL;
+  JsonObject *responses =
+      p != NULL && json_object_has_member(p, "inputResponses") &&
+              JSON_NODE_HOLDS_OBJECT(json_object_get_member(p, "inputResponses"))
+          ? json_object_get_object_member(p, "inputResponses")
+          : NULL;
   JsonNode *answer = responses != NULL ? json_object_get_member(responses, "roots") : NULL;
   g_autofree char *err = NULL;
   McpRequestMeta meta;

@@ -22,7 +22,7 @@ struct WorkspaceJob {
   Workspace *ws;
   char *error;
   GPtrArray *warnings; /* char *: what the fence left out and why, for the client too */
-  WorkspaceJobCb cb; /* NULL once detached */
+  WorkspaceJobCb cb;   /* NULL once detached */
   void *data;
 };
 

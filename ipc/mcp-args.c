@@ -42,7 +42,8 @@ static int tolerate_lines(JsonObject *o, char **ret_error) {
   }
   first = start != NULL ? MAX(json_node_get_int(start), 1) : 1;
   if (end != NULL && json_node_get_int(end) < first) {
-    *ret_error = g_strdup_printf("end_line (%" G_GINT64_FORMAT ") is before start_line (%" G_GINT64_FORMAT ")",
+    *ret_error = g_strdup_printf("end_line (%" G_GINT64_FORMAT
+                                 ") is before start_line (%" G_GINT64_FORMAT ")",
                                  json_node_get_int(end), first);
     return -EINVAL;
   }

@@ -13,9 +13,9 @@ static const char *const legacy_versions[] = {MCP_PROTOCOL_LATEST, "2025-06-18",
 static const char *const modern_versions[] = {MCP_PROTOCOL_MODERN};
 
 #define INSTRUCTIONS                                                                               \
-  "Use read_files to read files: many in one call, with line numbers, pictures of images and "    \
+  "Use read_files to read files: many in one call, with line numbers, pictures of images and "     \
   "PDF pages, and a clear error for each file that cannot be read. list_files says what a "        \
-  "folder or glob holds and what reading it would cost; workspace_info says which folders may "   \
+  "folder or glob holds and what reading it would cost; workspace_info says which folders may "    \
   "be read. Files are also resources: file:///{+path}."
 
 const char *mcp_protocol_version(const char *requested) {
@@ -40,8 +40,8 @@ static const char *member_string(JsonObject *o, const char *name) {
 }
 
 int mcp_request_meta(JsonNode *params, McpRequestMeta *ret) {
-  JsonObject *p = params != NULL && JSON_NODE_HOLDS_OBJECT(params) ? json_node_get_object(params)
-                                                                   : NULL;
+  JsonObject *p =
+      params != NULL && JSON_NODE_HOLDS_OBJECT(params) ? json_node_get_object(params) : NULL;
   JsonObject *meta = member_object(p, "_meta"), *caps, *info;
   const char *version, *level;
 

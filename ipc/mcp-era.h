@@ -27,11 +27,11 @@
 
 /* What a request's params._meta says of its era. */
 typedef struct {
-  bool modern;            /* it names a revision of the stateless era (2026-07-28) */
-  const char *version;    /* the revision it names (static), or NULL */
-  bool roots;             /* its clientCapabilities offer roots */
-  const char *client;     /* clientInfo.name, or NULL (points into params) */
-  int log_level;          /* the logLevel it asks for (mcp_log_level()), or -1 */
+  bool modern;         /* it names a revision of the stateless era (2026-07-28) */
+  const char *version; /* the revision it names (static), or NULL */
+  bool roots;          /* its clientCapabilities offer roots */
+  const char *client;  /* clientInfo.name, or NULL (points into params) */
+  int log_level;       /* the logLevel it asks for (mcp_log_level()), or -1 */
 } McpRequestMeta;
 
 /* Reads the _meta of a request's params (params may be NULL). Returns 0, or

@@ -6,9 +6,10 @@
 #include <json-glib/json-glib.h>
 
 static const char *const names[] = {
-    [MCP_LOG_DEBUG] = "debug",     [MCP_LOG_INFO] = "info",         [MCP_LOG_NOTICE] = "notice",
-    [MCP_LOG_WARNING] = "warning", [MCP_LOG_ERROR] = "error",       [MCP_LOG_CRITICAL] = "critical",
-    [MCP_LOG_ALERT] = "alert",     [MCP_LOG_EMERGENCY] = "emergency",
+    [MCP_LOG_DEBUG] = "debug",   [MCP_LOG_INFO] = "info",
+    [MCP_LOG_NOTICE] = "notice", [MCP_LOG_WARNING] = "warning",
+    [MCP_LOG_ERROR] = "error",   [MCP_LOG_CRITICAL] = "critical",
+    [MCP_LOG_ALERT] = "alert",   [MCP_LOG_EMERGENCY] = "emergency",
 };
 
 int mcp_log_level(const char *name) {

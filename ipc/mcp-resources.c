@@ -54,8 +54,9 @@ char *mcp_resource_roots_json(const char *const *roots) {
     member(b, "uri", folder);
     member(b, "name", name);
     member(b, "title", roots[i]);
-    member(b, "description", "A folder of the workspace: reading it lists what it holds, with "
-                             "sizes and what reading each file would cost.");
+    member(b, "description",
+           "A folder of the workspace: reading it lists what it holds, with "
+           "sizes and what reading each file would cost.");
     member(b, "mimeType", "text/plain");
     json_builder_end_object(b);
   }

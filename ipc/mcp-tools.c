@@ -8,16 +8,18 @@
 #include "ipc/mcp.h"
 
 #define LIST_FILES_DESCRIPTION                                                                     \
-  "Lists what a folder or glob holds without reading it: each file with its kind (text, image, "  \
-  "pdf, notebook, office, binary), size, lines and the tokens reading it would cost (readerd's "    \
+  "Lists what a folder or glob holds without reading it: each file with its kind (text, image, "   \
+  "pdf, notebook, office, binary), size, lines and the tokens reading it would cost (readerd's "   \
   "plan of a read). Use it before read_files to choose what to read in a large folder, or to "     \
-  "find files by glob (src/**/*.test.ts). Files that .gitignore and .ignore files ignore are left " \
+  "find files by glob (src/**/*.test.ts). Files that .gitignore and .ignore files ignore are "     \
+  "left "                                                                                          \
   "out unless ignored is true; secrets and files outside the workspace are refused. The listing "  \
-  "fits the same budget as a read: past it, an <Omitted> element names the skip that lists the "  \
+  "fits the same budget as a read: past it, an <Omitted> element names the skip that lists the "   \
   "rest."
 
 #define WORKSPACE_INFO_DESCRIPTION                                                                 \
-  "Says where files may be read: the folders of the workspace (relative paths resolve against the " \
+  "Says where files may be read: the folders of the workspace (relative paths resolve against "    \
+  "the "                                                                                           \
   "first), where they come from, and the patterns of files never read. Use it when a file comes "  \
   "back ACCESS_DENIED or outside the workspace, or to learn the root before using relative paths."
 
@@ -101,7 +103,8 @@ static void list_files_tool(JsonBuilder *b) {
   json_builder_end_object(b);
   property(b, "ignored", "boolean",
            "Also files that .gitignore or .ignore leave out (default false).");
-  property(b, "maxFiles", "integer", "Files per folder or glob at most (default 500, at most 10000).");
+  property(b, "maxFiles", "integer",
+           "Files per folder or glob at most (default 500, at most 10000).");
   property(b, "skip", "integer", "List from this entry on: the skip an <Omitted> element names.");
   tool_end(b, "List files");
 }
@@ -180,12 +183,12 @@ int mcp_list_args_parse(JsonNode *arguments, int64_t default_budget, ReadParams 
   paths = o != NULL ? json_object_get_member(o, "paths") : NULL;
   if (path != NULL && paths != NULL)
     return fail(ret_error, "give path or paths, not both");
-  if (path != NULL && (!JSON_NODE_HOLDS_VALUE(path) ||
-                       json_node_get_value_type(path) != G_TYPE_STRING ||
-                       *json_node_get_string(path) == '\0'))
+  if (path != NULL &&
+      (!JSON_NODE_HOLDS_VALUE(path) || json_node_get_value_type(path) != G_TYPE_STRING ||
+       *json_node_get_string(path) == '\0'))
     return fail(ret_error, "path must be a folder, a glob or a file (a non-empty string)");
-  if (paths != NULL && (!JSON_NODE_HOLDS_ARRAY(paths) ||
-                        json_array_get_length(json_node_get_array(paths)) > 100))
+  if (paths != NULL &&
+      (!JSON_NODE_HOLDS_ARRAY(paths) || json_array_get_length(json_node_get_array(paths)) > 100))
     return fail(ret_error, "paths must be an array of at most 100 folders, globs or files");
   /* The plan of a read of those paths, folders and globs expanded. */
   call = json_node_init_object(json_node_alloc(), json_object_new());
@@ -210,7 +213,8 @@ int mcp_list_args_parse(JsonNode *arguments, int64_t default_budget, ReadParams 
 
 int mcp_workspace_info_args_check(JsonNode *arguments, char **ret_error) {
   if (arguments == NULL || JSON_NODE_HOLDS_NULL(arguments) ||
-      (JSON_NODE_HOLDS_OBJECT(arguments) && json_object_get_size(json_node_get_object(arguments)) == 0))
+      (JSON_NODE_HOLDS_OBJECT(arguments) &&
+       json_object_get_size(json_node_get_object(arguments)) == 0))
     return 0;
   return fail(ret_error, "workspace_info takes no argument");
 }

@@ -77,9 +77,9 @@ char *mcp_tool_text_json(const char *text, bool is_error);
 int mcp_args_tolerate(JsonNode *arguments, JsonNode **ret, char **ret_error);
 
 /* Validates read_files' arguments (an object; NULL is invalid: paths is required; tolerated
- * as mcp_args_tolerate() says) into read params in the mcp format; a call without `budget` gets default_budget tokens (0: none).
- * Returns 0, or -EINVAL with *ret_error (g_malloc'd) naming the argument; *ret
- * (read_params_init'ed) is then cleared. */
+ * as mcp_args_tolerate() says) into read params in the mcp format; a call without `budget` gets
+ * default_budget tokens (0: none). Returns 0, or -EINVAL with *ret_error (g_malloc'd) naming the
+ * argument; *ret (read_params_init'ed) is then cleared. */
 int mcp_read_args_parse(JsonNode *arguments, int64_t default_budget, ReadParams *ret,
                         char **ret_error);
 

@@ -83,8 +83,8 @@ START_TEST(mcp_tools_list_schema) {
   ck_assert_uint_eq(json_array_get_length(tools), 3);
   /* Every description under the 2 KB Claude Code keeps, and saying when to use the tool. */
   for (guint i = 0; i < 3; i++) {
-    const char *d = json_object_get_string_member(json_array_get_object_element(tools, i),
-                                                  "description");
+    const char *d =
+        json_object_get_string_member(json_array_get_object_element(tools, i), "description");
 
     ck_assert_uint_lt(strlen(d), 2048);
     ck_assert_msg(strstr(d, "use it") != NULL || strstr(d, "Use it") != NULL, "%s", d);
@@ -279,10 +279,10 @@ END_TEST
 
 /* The 2026-07-28 era: a request's _meta says its revision; results say their resultType. */
 START_TEST(mcp_eras) {
-  g_autoptr(JsonNode) modern = parse(
-      "{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
-      "\"io.modelcontextprotocol/clientCapabilities\":{\"roots\":{}},"
-      "\"io.modelcontextprotocol/clientInfo\":{\"name\":\"claude-code\"}}}");
+  g_autoptr(JsonNode) modern =
+      parse("{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+            "\"io.modelcontextprotocol/clientCapabilities\":{\"roots\":{}},"
+            "\"io.modelcontextprotocol/clientInfo\":{\"name\":\"claude-code\"}}}");
   g_autoptr(JsonNode) unknown =
       parse("{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2099-01-01\"}}");
   g_autoptr(JsonNode) none = parse("{\"name\":\"x\"}");
@@ -299,15 +299,15 @@ START_TEST(mcp_eras) {
   ck_assert_int_eq(mcp_request_meta(unknown, &meta), MCP_UNSUPPORTED_PROTOCOL_VERSION);
   ck_assert_int_eq(mcp_request_meta(none, &meta), 0);
   ck_assert(!meta.modern);
-  ck_assert_str_eq(json_array_get_string_element(
-                       json_object_get_array_member(o, "supportedVersions"), 0),
-                   MCP_PROTOCOL_MODERN);
+  ck_assert_str_eq(
+      json_array_get_string_element(json_object_get_array_member(o, "supportedVersions"), 0),
+      MCP_PROTOCOL_MODERN);
   ck_assert_str_eq(json_object_get_string_member(o, "resultType"), "complete");
   ck_assert_str_eq(json_object_get_string_member(o, "cacheScope"), "public");
   ck_assert(json_object_has_member(o, "ttlMs"));
   ck_assert(json_object_has_member(json_object_get_object_member(o, "capabilities"), "logging"));
-  ck_assert(json_object_has_member(json_object_get_object_member(o, "_meta"),
-                                   MCP_META_SERVER_INFO));
+  ck_assert(
+      json_object_has_member(json_object_get_object_member(o, "_meta"), MCP_META_SERVER_INFO));
   ck_assert_str_eq(data, "{\"supported\":[\"2026-07-28\",\"2025-11-25\",\"2025-06-18\","
                          "\"2025-03-26\",\"2024-11-05\"],\"requested\":\"x\"}");
   ck_assert_str_eq(r1, "{\"resultType\":\"complete\"}");
@@ -318,8 +318,9 @@ END_TEST
 
 /* Resources: a read's blocks become the resource's contents; completion ranks and caps. */
 START_TEST(mcp_resources_pure) {
-  GString *piece = g_string_new("[{\"type\":\"text\",\"text\":\"<Content path='a'>{\\\"type\\\"}\"},"
-                                "{\"type\":\"image\",\"data\":\"AAAA\",\"mimeType\":\"image/png\"}]");
+  GString *piece =
+      g_string_new("[{\"type\":\"text\",\"text\":\"<Content path='a'>{\\\"type\\\"}\"},"
+                   "{\"type\":\"image\",\"data\":\"AAAA\",\"mimeType\":\"image/png\"}]");
   g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
   const char *const roots[] = {"/w", NULL};
   g_autofree char *c1 = NULL, *c2 = NULL;
@@ -328,10 +329,11 @@ START_TEST(mcp_resources_pure) {
   g_autofree char *root = mcp_resource_path("file:///w/", &folder);
 
   mcp_resource_contents(piece, "file:///w/a");
-  ck_assert_str_eq(piece->str,
-                   "[{\"uri\":\"file:///w/a\",\"mimeType\":\"text/plain\",\"text\":"
-                   "\"<Content path='a'>{\\\"type\\\"}\"},{\"uri\":\"file:///w/a\",\"blob\":\"AAAA\","
-                   "\"mimeType\":\"image/png\"}]");
+  ck_assert_str_eq(
+      piece->str,
+      "[{\"uri\":\"file:///w/a\",\"mimeType\":\"text/plain\",\"text\":"
+      "\"<Content path='a'>{\\\"type\\\"}\"},{\"uri\":\"file:///w/a\",\"blob\":\"AAAA\","
+      "\"mimeType\":\"image/png\"}]");
   g_string_free(piece, TRUE);
   ck_assert_str_eq(path, "/w/src/a b.c");
   ck_assert(folder);
