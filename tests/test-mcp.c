@@ -351,6 +351,52 @@ START_TEST(mcp_resources_pure) {
 }
 END_TEST
 
+/* list_files is read_files' plan of its path; workspace_info takes nothing and says where. */
+START_TEST(mcp_list_and_workspace_info) {
+  g_autoptr(JsonNode) one = parse("{\"path\":\"src/*.c\",\"ignored\":true,\"maxFiles\":7}");
+  g_autoptr(JsonNode) both = parse("{\"path\":\"a\",\"paths\":[\"b\"]}");
+  g_autoptr(JsonNode) extra = parse("{\"content\":true}");
+  g_autoptr(JsonNode) empty = parse("{}");
+  const char *const roots[] = {"/w", NULL}, *const ex[] = {".env", NULL};
+  g_autofree char *text = mcp_workspace_info_text(roots, "--root", ex, NULL);
+  g_autofree char *none = mcp_workspace_info_text(NULL, "the client's roots", NULL, "why");
+  g_autofree char *line = NULL;
+  char *err = NULL;
+  ReadParams p;
+  size_t len;
+
+  read_params_init(&p);
+  ck_assert_int_eq(mcp_list_args_parse(one, 100, &p, &err), 0);
+  ck_assert(p.plan && p.expand.on && p.expand.ignored);
+  ck_assert_int_eq(p.expand.max_files, 7);
+  ck_assert_str_eq(p.paths[0].path, "src/*.c");
+  ck_assert_int_eq(p.budget_tokens, 100);
+  read_params_clear(&p);
+  ck_assert_int_eq(mcp_list_args_parse(NULL, 0, &p, &err), 0);
+  ck_assert_str_eq(p.paths[0].path, ".");
+  read_params_clear(&p);
+  ck_assert_int_eq(mcp_list_args_parse(both, 0, &p, &err), -EINVAL);
+  ck_assert_str_eq(err, "give path or paths, not both");
+  g_free(err);
+  ck_assert_int_eq(mcp_list_args_parse(extra, 0, &p, &err), -EINVAL);
+  ck_assert_str_eq(err, "unknown argument content");
+  g_free(err);
+  ck_assert_int_eq(mcp_workspace_info_args_check(empty, &err), 0);
+  ck_assert_int_eq(mcp_workspace_info_args_check(extra, &err), -EINVAL);
+  g_free(err);
+  ck_assert(strstr(text, "  /w\nThey come from --root.\n") != NULL);
+  ck_assert(strstr(text, " .env\n") != NULL);
+  ck_assert(g_str_has_prefix(none, "No folder may be read the client's roots.\nwhy\n"));
+  ck_assert_int_eq(mcp_log_level("warning"), MCP_LOG_WARNING);
+  ck_assert_int_eq(mcp_log_level("loud"), -1);
+  line = mcp_log_line(MCP_LOG_ERROR, "x \"y\"", &len);
+  ck_assert_str_eq(line,
+                   "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":"
+                   "{\"level\":\"error\",\"logger\":\"readerd\",\"data\":\"x \\\"y\\\"\"}}\n");
+  ck_assert_uint_eq(len, strlen(line));
+}
+END_TEST
+
 START_TEST(mcp_tool_error_result) {
   g_autofree char *json = mcp_tool_error_json("paths must be \"an array\"");
   g_autoptr(JsonNode) n = parse(json);
@@ -489,6 +535,7 @@ static Suite *mcp_suite(void) {
   tcase_add_test(tc, mcp_args_tolerated);
   tcase_add_test(tc, mcp_eras);
   tcase_add_test(tc, mcp_resources_pure);
+  tcase_add_test(tc, mcp_list_and_workspace_info);
   tcase_add_test(tc, mcp_roots);
   tcase_add_test(tc, mcp_args_if_none_match);
   tcase_add_test(tc, mcp_progress_and_request_lines);
