@@ -64,7 +64,8 @@ void mcp_resources_read(Conn *c, const JsonrpcMessage *msg, size_t len) {
     return;
   }
   /* A file reads as read_files reads it; a folder lists what it holds (the plan). */
-  args = json_node_init_object(json_node_alloc(), json_object_new());
+  args = json_node_new(JSON_NODE_OBJECT);
+  json_node_take_object(args, json_object_new());
   a = json_node_get_object(args);
   paths = json_array_new();
   json_array_add_string_element(paths, path);

@@ -191,7 +191,8 @@ int mcp_list_args_parse(JsonNode *arguments, int64_t default_budget, ReadParams 
       (!JSON_NODE_HOLDS_ARRAY(paths) || json_array_get_length(json_node_get_array(paths)) > 100))
     return fail(ret_error, "paths must be an array of at most 100 folders, globs or files");
   /* The plan of a read of those paths, folders and globs expanded. */
-  call = json_node_init_object(json_node_alloc(), json_object_new());
+  call = json_node_new(JSON_NODE_OBJECT);
+  json_node_take_object(call, json_object_new());
   c = json_node_get_object(call);
   if (paths != NULL) {
     json_object_set_member(c, "paths", json_node_copy(paths));
