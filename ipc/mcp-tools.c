@@ -8,9 +8,10 @@
 #include "ipc/mcp.h"
 
 #define LIST_FILES_DESCRIPTION                                                                     \
-  "Lists what a folder or glob holds without reading it: each file with its kind (text, image, "   \
-  "pdf, notebook, office, binary), size, lines and the tokens reading it would cost (readerd's "   \
-  "plan of a read). Use it before read_files to choose what to read in a large folder, or to "     \
+  "Lists what a folder or glob holds without reading it: each file with its type (text, image, "   \
+  "pdf, notebook, document; a binary file says omitted='binary'), size, lines and the tokens "     \
+  "reading it would cost (readerd's plan of a read). Use it before read_files to choose what to "  \
+  "read in a large folder, or to "                                                                 \
   "find files by glob (src/**/*.test.ts). Files that .gitignore and .ignore files ignore are "     \
   "left "                                                                                          \
   "out unless ignored is true; secrets and files outside the workspace are refused. The listing "  \
