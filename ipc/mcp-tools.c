@@ -11,12 +11,10 @@
   "Lists what a folder or glob holds without reading it: each file with its type (text, image, "   \
   "pdf, notebook, document; a binary file says omitted='binary'), size, lines and the tokens "     \
   "reading it would cost (readerd's plan of a read). Use it before read_files to choose what to "  \
-  "read in a large folder, or to "                                                                 \
-  "find files by glob (src/**/*.test.ts). Files that .gitignore and .ignore files ignore are "     \
-  "left "                                                                                          \
-  "out unless ignored is true; secrets and files outside the workspace are refused. The listing "  \
-  "fits the same budget as a read: past it, an <Omitted> element names the skip that lists the "   \
-  "rest."
+  "read in a large folder, or to find files by glob (src/**/*.test.ts). Files that .gitignore "    \
+  "and .ignore files ignore are left out unless ignored is true; secrets and files outside the "   \
+  "workspace are refused. The listing fits the same budget as a read: past it, an <Omitted> "      \
+  "element names the skip that lists the rest."
 
 #define WORKSPACE_INFO_DESCRIPTION                                                                 \
   "Says where files may be read: the folders of the workspace (relative paths resolve against "    \
