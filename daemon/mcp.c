@@ -187,19 +187,21 @@ bool mcp_fence_ready(const Mcp *m) {
  * one's path: the model sees ACCESS_DENIED, the person at the client why. Only a read with
  * failed files is looked through. */
 static void mcp_log_excluded(Conn *c, int threshold, GString **pieces, size_t n) {
-  static const char mark[] = "excluded by the workspace";
+  static const char mark[] = "error='excluded by the workspace";
   g_autofree char *first = NULL, *text = NULL, *patterns = NULL;
   size_t count = 0;
 
   for (size_t i = 0; i < n; i++) {
-    const char *hit = g_strstr_len(pieces[i]->str, (gssize)pieces[i]->len, mark);
-    const char *p, *e;
+    const char *s = pieces[i]->str, *end = s + pieces[i]->len;
+    const char *open = g_strstr_len(s, (gssize)pieces[i]->len, "<Content ");
+    const char *close = open != NULL ? memchr(open, '>', (size_t)(end - open)) : NULL;
+    const char *hit, *p, *e;
 
-    if (hit == NULL)
+    /* Only the element's attributes count, never a file's content that quotes them. */
+    if (close == NULL || (hit = g_strstr_len(open, close - open, mark)) == NULL)
       continue;
-    if (count++ == 0 &&
-        (p = g_strstr_len(pieces[i]->str, hit - pieces[i]->str, "path='")) != NULL &&
-        (e = strchr(p + 6, '\'')) != NULL)
+    if (count++ == 0 && (p = g_strstr_len(open, hit - open, "path='")) != NULL &&
+        (e = memchr(p + 6, '\'', (size_t)(close - p - 6))) != NULL)
       first = g_strndup(p + 6, (gsize)(e - p - 6));
   }
   if (count == 0)

@@ -264,10 +264,17 @@ describe('logging', () => {
       assert.equal(s.messages[0].level, 'warning');
       assert.equal(s.messages[0].logger, 'readerd');
       assert.match(s.messages[0].data, /1 file refused by the exclude patterns \(.*\.env.*\), first \.env/);
+      // Two refused, counted once each; a file that quotes the message is not one of them.
+      fs.writeFileSync(path.join(tmp, 'quote.txt'), "error='excluded by the workspace&apos;s exclude patterns'\n");
+      fs.writeFileSync(path.join(tmp, 'server.key'), 'k\n');
+      r = await s.client.callTool({ name: 'read_files', arguments: { paths: ['quote.txt', '.env', 'server.key'] } });
+      assert.equal(contentOf(r.content[0].text).attrs.type, 'text');
+      assert.equal(s.messages.length, 2, JSON.stringify(s.messages));
+      assert.match(s.messages[1].data, /^2 files refused by the exclude patterns \(.*\), first \.env$/);
       await s.client.setLoggingLevel('error');
       r = await s.client.callTool({ name: 'read_files', arguments: { paths: ['.env'] } });
       assert.equal(contentOf(r.content[0].text).attrs.code, 'ACCESS_DENIED');
-      assert.equal(s.messages.length, 1, 'a warning is below error');
+      assert.equal(s.messages.length, 2, 'a warning is below error');
       await assert.rejects(s.client.request({ method: 'logging/setLevel', params: { level: 'loud' } },
         (await import('@modelcontextprotocol/sdk/types.js')).EmptyResultSchema), /level must be one of/);
     } finally {
