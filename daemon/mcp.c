@@ -119,7 +119,8 @@ void mcp_when_fenced(Conn *c, JsonNode *id, JsonNode *params, size_t len, McpWai
   Mcp *m = mcp_of(c);
   McpWaiting *w;
 
-  if (mcp_fence_ready(m)) {
+  /* In order: none overtakes a call still waiting. */
+  if (mcp_fence_ready(m) && m->waiting->len == 0) {
     fn(c, id, params, len);
     return;
   }
