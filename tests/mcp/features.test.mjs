@@ -285,7 +285,8 @@ describe('logging', () => {
 
 describe('resources', () => {
   let s;
-  const roots = [tmp, PIXBUF && path.dirname(PIXBUF), fs.existsSync(TASN1_PDF) && path.dirname(TASN1_PDF)].filter(Boolean);
+  const DATA = path.join(HERE, '..', 'data');
+  const roots = [tmp, PIXBUF && path.dirname(PIXBUF), fs.existsSync(TASN1_PDF) && path.dirname(TASN1_PDF), DATA].filter(Boolean);
   before(async () => { s = await connectV1(roots.flatMap((r) => ['--root', r])); });
   after(async () => { await s.close(); });
 
@@ -323,6 +324,15 @@ describe('resources', () => {
   test('resources_read_pdf: pages as text', { skip: !fs.existsSync(TASN1_PDF) && 'SKIP: libtasn1-doc is not installed' }, async () => {
     const { contents } = await s.client.readResource({ uri: pathToFileURL(TASN1_PDF).href });
     assert.match(contents[0].text, /<Page number='1'/);
+  });
+
+  test('resources_read_documents: a notebook and an office document read as read_files reads them', async () => {
+    for (const [file, type, line] of [['notebook/analysis.ipynb', 'notebook', /<Cell index='2' kind='code' language='python'>/], ['office/report.docx', 'document', /# Quarterly report/]]) {
+      const { contents } = await s.client.readResource({ uri: pathToFileURL(path.join(DATA, file)).href });
+      const c = contentOf(contents[0].text);
+      assert.equal(c.attrs.type, type, contents[0].text.slice(0, 300));
+      assert.match(c.body, line);
+    }
   });
 
   test('resources_read_folder: a folder lists what it holds, ignore rules kept', async () => {
