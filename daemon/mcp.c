@@ -22,24 +22,22 @@ const char *const mcp_default_excludes[] = {
 
 McpConfig mcp_config;
 
-#define config mcp_config
-
 void mcp_configure(const McpOptions *opt) {
   GPtrArray *ex = g_ptr_array_new();
 
   mcp_configure_clear();
-  config.roots = opt->roots != NULL ? g_strdupv((char **)opt->roots) : NULL;
+  mcp_config.roots = opt->roots != NULL ? g_strdupv((char **)opt->roots) : NULL;
   for (size_t i = 0; !opt->no_default_excludes && mcp_default_excludes[i] != NULL; i++)
     g_ptr_array_add(ex, g_strdup(mcp_default_excludes[i]));
   for (size_t i = 0; opt->exclude != NULL && opt->exclude[i] != NULL; i++)
     g_ptr_array_add(ex, g_strdup(opt->exclude[i]));
   g_ptr_array_add(ex, NULL);
-  config.exclude = (char **)g_ptr_array_free(ex, FALSE);
+  mcp_config.exclude = (char **)g_ptr_array_free(ex, FALSE);
 }
 
 void mcp_configure_clear(void) {
-  g_clear_pointer(&config.roots, g_strfreev);
-  g_clear_pointer(&config.exclude, g_strfreev);
+  g_clear_pointer(&mcp_config.roots, g_strfreev);
+  g_clear_pointer(&mcp_config.exclude, g_strfreev);
 }
 
 /* A read_images call made before the client said where its roots are. */
@@ -173,16 +171,14 @@ static void fence(Mcp *m, const char *const *roots) {
   g_strfreev(m->fence_roots);
   m->fence_roots = roots != NULL ? g_strdupv((char **)roots) : NULL;
   workspace_job_detach(m->fencing);
-  m->fencing = workspace_job_roots(conn_loop(m->conn), roots, (const char *const *)config.exclude,
-                                   fence_done_cb, m);
+  m->fencing = workspace_job_roots(conn_loop(m->conn), roots,
+                                   (const char *const *)mcp_config.exclude, fence_done_cb, m);
 }
 
 /* Reads and read_images calls wait for the client's roots and for their fence. */
 bool mcp_fence_ready(const Mcp *m) {
   return !m->roots_pending && m->fencing == NULL;
 }
-
-#define fence_ready mcp_fence_ready
 
 /* Files refused by an exclude pattern are said to the client too (at warning), with the first
  * one's path: the model sees ACCESS_DENIED, the person at the client why. Only a read with
@@ -207,7 +203,7 @@ static void mcp_log_excluded(Conn *c, int threshold, GString **pieces, size_t n)
   }
   if (count == 0)
     return;
-  patterns = g_strjoinv(" ", config.exclude != NULL ? config.exclude : (char *[]){NULL});
+  patterns = g_strjoinv(" ", mcp_config.exclude != NULL ? mcp_config.exclude : (char *[]){NULL});
   text = g_strdup_printf("%zu file%s refused by the exclude patterns (%s)%s%s", count,
                          count == 1 ? "" : "s", patterns, first != NULL ? ", first " : "",
                          first != NULL ? first : "");
@@ -289,7 +285,7 @@ static void *mcp_new_state(Conn *c) {
   m->waiting = g_ptr_array_new_with_free_func(waiting_free);
   m->completing = g_ptr_array_new();
   m->reads = read_queue_new(c, REQUEST_OUTPUT_BARE, read_done_cb, read_progress_cb, call_free);
-  fence(m, (const char *const *)config.roots);
+  fence(m, (const char *const *)mcp_config.roots);
   return m;
 }
 
@@ -320,7 +316,7 @@ static void mcp_progress(Conn *c) {
 
   /* Until the client says where its roots are and their fence is built, reads wait: they
    * would meet the wrong fence. */
-  if (!fence_ready(m))
+  if (!mcp_fence_ready(m))
     return;
   read_queue_start(m->reads, m->ws);
   while (m->vision_waiting->len > 0) {
@@ -329,7 +325,7 @@ static void mcp_progress(Conn *c) {
     vision_start(c, w->id, &w->params);
     vision_waiting_free(w);
   }
-  while (m->waiting->len > 0 && fence_ready(m)) {
+  while (m->waiting->len > 0 && mcp_fence_ready(m)) {
     McpWaiting *w = g_ptr_array_steal_index(m->waiting, 0);
 
     w->fn(c, w->id, w->params, w->len);
@@ -394,7 +390,7 @@ static void ask_roots(Conn *c) {
   size_t len;
   char *line;
 
-  if (!m->client_roots || config.roots != NULL || m->modern)
+  if (!m->client_roots || mcp_config.roots != NULL || m->modern)
     return;
   id = g_strdup_printf(ROOTS_ID_PREFIX "%u", ++m->roots_asked);
   line = mcp_request_line(id, "roots/list", &len);
@@ -536,7 +532,7 @@ static void tool_read_images(Conn *c, const JsonrpcMessage *msg, JsonNode *argum
     tool_error(c, msg->id, err);
     return;
   }
-  if (fence_ready(m)) {
+  if (mcp_fence_ready(m)) {
     vision_start(c, msg->id, &params);
     return;
   }
@@ -716,8 +712,9 @@ static bool modern_roots(Conn *c, const JsonrpcMessage *msg) {
   McpRequestMeta meta;
   char **roots = NULL;
 
-  if (config.roots != NULL || m->modern_roots_known || mcp_request_meta(msg->params, &meta) < 0 ||
-      !meta.modern || !meta.roots || !g_strv_contains(fenced_methods, msg->method))
+  if (mcp_config.roots != NULL || m->modern_roots_known ||
+      mcp_request_meta(msg->params, &meta) < 0 || !meta.modern || !meta.roots ||
+      !g_strv_contains(fenced_methods, msg->method))
     return false;
   if (answer == NULL) {
     reply_result(c, msg->id,
