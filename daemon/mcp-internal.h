@@ -82,7 +82,28 @@ typedef struct {
   int log_level; /* notifications/message of this read at this level and above; -1: none */
 } McpCall;
 
+/* The params of a request as an object, or NULL. */
+JsonObject *mcp_params(const JsonrpcMessage *msg);
+
+/* Builds the fence over the folders of `roots` (NULL: the working directory) on the pool;
+ * calls wait for it. A newer fence replaces one still being built. */
+void mcp_fence(Mcp *m, const char *const *roots);
+
+/* A request's era from its _meta (mcp-era.c): 0, or -EPROTO when it named a revision readerd
+ * does not speak and was answered -32022. */
+int mcp_request_era(Conn *c, const JsonrpcMessage *msg);
+
+/* In the 2026-07-28 era, asks a client that offers roots for them inside the answer to msg, or
+ * takes them from msg's inputResponses. Returns true when msg was answered. */
+bool mcp_modern_roots(Conn *c, const JsonrpcMessage *msg);
+
+/* Says (mcp_log_for) how many of a read's files an exclude pattern refused, looking through
+ * its output pieces. */
+void mcp_log_excluded(Conn *c, int threshold, GString **pieces, size_t n);
+
 /* The methods of the other files, by the table in mcp.c. */
+void mcp_server_discover(Conn *c, const JsonrpcMessage *msg, size_t len);
+void mcp_logging_set_level(Conn *c, const JsonrpcMessage *msg, size_t len);
 void mcp_resources_list(Conn *c, const JsonrpcMessage *msg, size_t len);
 void mcp_resources_templates_list(Conn *c, const JsonrpcMessage *msg, size_t len);
 void mcp_resources_read(Conn *c, const JsonrpcMessage *msg, size_t len);

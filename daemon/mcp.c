@@ -78,24 +78,6 @@ void mcp_reply(Conn *c, JsonNode *id, const char *result_json, const McpCache *c
   reply_result(c, id, modern);
 }
 
-void mcp_log(Conn *c, McpLogLevel level, const char *text) {
-  mcp_log_for(c, mcp_of(c)->log_level, level, text);
-}
-
-void mcp_log_for(Conn *c, int threshold, McpLogLevel level, const char *text) {
-  size_t len;
-  char *line;
-
-  if (level >= MCP_LOG_ERROR)
-    log_error("mcp: %s", text);
-  else
-    log_warning("mcp: %s", text);
-  if (threshold < 0 || (int)level < threshold)
-    return;
-  line = mcp_log_line(level, text, &len);
-  conn_send_line(c, line, len);
-}
-
 /* A request other than a read, waiting for the fence. */
 typedef struct {
   JsonNode *id;
@@ -167,7 +149,7 @@ static void fence_done_cb(void *data, Workspace *ws, char *error, char **warning
 
 /* Builds the fence over the folders of `roots` (NULL: the working directory) on the pool
  * (workspace-job.h); reads wait for it. A newer fence replaces one still being built. */
-static void fence(Mcp *m, const char *const *roots) {
+void mcp_fence(Mcp *m, const char *const *roots) {
   g_strfreev(m->fence_roots);
   m->fence_roots = roots != NULL ? g_strdupv((char **)roots) : NULL;
   workspace_job_detach(m->fencing);
@@ -178,36 +160,6 @@ static void fence(Mcp *m, const char *const *roots) {
 /* Reads and read_images calls wait for the client's roots and for their fence. */
 bool mcp_fence_ready(const Mcp *m) {
   return !m->roots_pending && m->fencing == NULL;
-}
-
-/* Files refused by an exclude pattern are said to the client too (at warning), with the first
- * one's path: the model sees ACCESS_DENIED, the person at the client why. Only a read with
- * failed files is looked through. */
-static void mcp_log_excluded(Conn *c, int threshold, GString **pieces, size_t n) {
-  static const char mark[] = "error='excluded by the workspace";
-  g_autofree char *first = NULL, *text = NULL, *patterns = NULL;
-  size_t count = 0;
-
-  for (size_t i = 0; i < n; i++) {
-    const char *s = pieces[i]->str, *end = s + pieces[i]->len;
-    const char *open = g_strstr_len(s, (gssize)pieces[i]->len, "<Content ");
-    const char *close = open != NULL ? memchr(open, '>', (size_t)(end - open)) : NULL;
-    const char *hit, *p, *e;
-
-    /* Only the element's attributes count, never a file's content that quotes them. */
-    if (close == NULL || (hit = g_strstr_len(open, close - open, mark)) == NULL)
-      continue;
-    if (count++ == 0 && (p = g_strstr_len(open, hit - open, "path='")) != NULL &&
-        (e = memchr(p + 6, '\'', (size_t)(close - p - 6))) != NULL)
-      first = g_strndup(p + 6, (gsize)(e - p - 6));
-  }
-  if (count == 0)
-    return;
-  patterns = g_strjoinv(" ", mcp_config.exclude != NULL ? mcp_config.exclude : (char *[]){NULL});
-  text = g_strdup_printf("%zu file%s refused by the exclude patterns (%s)%s%s", count,
-                         count == 1 ? "" : "s", patterns, first != NULL ? ", first " : "",
-                         first != NULL ? first : "");
-  mcp_log_for(c, threshold, MCP_LOG_WARNING, text);
 }
 
 static void read_done_cb(Conn *c, ReadCall *rc, Request *req, int status) {
@@ -285,7 +237,7 @@ static void *mcp_new_state(Conn *c) {
   m->waiting = g_ptr_array_new_with_free_func(waiting_free);
   m->completing = g_ptr_array_new();
   m->reads = read_queue_new(c, REQUEST_OUTPUT_BARE, read_done_cb, read_progress_cb, call_free);
-  fence(m, (const char *const *)mcp_config.roots);
+  mcp_fence(m, (const char *const *)mcp_config.roots);
   return m;
 }
 
@@ -424,9 +376,9 @@ static void handle_response(Conn *c, const JsonrpcMessage *msg) {
     /* An answer that cannot be used fences in no folder, and says why to every call. */
     g_free(m->roots_unusable);
     m->roots_unusable = g_strdup_printf("the client's roots/list answer cannot be used (%s)", err);
-    fence(m, (const char *const *)(char *[]){NULL});
+    mcp_fence(m, (const char *const *)(char *[]){NULL});
   } else {
-    fence(m, (const char *const *)roots);
+    mcp_fence(m, (const char *const *)roots);
     g_strfreev(roots);
   }
   if (m->roots_timer != NULL)
@@ -435,7 +387,7 @@ static void handle_response(Conn *c, const JsonrpcMessage *msg) {
   mcp_progress(c);
 }
 
-static JsonObject *params_object(const JsonrpcMessage *msg) {
+JsonObject *mcp_params(const JsonrpcMessage *msg) {
   return msg->params != NULL && JSON_NODE_HOLDS_OBJECT(msg->params)
              ? json_node_get_object(msg->params)
              : NULL;
@@ -443,7 +395,7 @@ static JsonObject *params_object(const JsonrpcMessage *msg) {
 
 static void handle_initialize(Conn *c, const JsonrpcMessage *msg, size_t len) {
   g_autofree char *result = NULL;
-  JsonObject *p = params_object(msg);
+  JsonObject *p = mcp_params(msg);
   const char *asked = NULL;
   JsonNode *caps, *info;
 
@@ -464,34 +416,7 @@ static void handle_initialize(Conn *c, const JsonrpcMessage *msg, size_t len) {
   reply_result(c, msg->id, result);
 }
 
-static void handle_discover(Conn *c, const JsonrpcMessage *msg, size_t len) {
-  g_autofree char *result = mcp_discover_result_json();
-
-  reply_result(c, msg->id, result);
-}
-
 static void handle_ping(Conn *c, const JsonrpcMessage *msg, size_t len) {
-  mcp_reply(c, msg->id, "{}", NULL);
-}
-
-/* logging/setLevel: notifications/message at that level and above from now on. */
-static void handle_set_level(Conn *c, const JsonrpcMessage *msg, size_t len) {
-  JsonObject *p = params_object(msg);
-  const char *name =
-      p != NULL && json_object_has_member(p, "level") &&
-              JSON_NODE_HOLDS_VALUE(json_object_get_member(p, "level")) &&
-              json_node_get_value_type(json_object_get_member(p, "level")) == G_TYPE_STRING
-          ? json_object_get_string_member(p, "level")
-          : NULL;
-  int level = mcp_log_level(name);
-
-  if (level < 0) {
-    reply_error(c, msg->id, JSONRPC_INVALID_PARAMS,
-                "level must be one of debug, info, notice, warning, error, critical, alert, "
-                "emergency");
-    return;
-  }
-  mcp_of(c)->log_level = level;
   mcp_reply(c, msg->id, "{}", NULL);
 }
 
@@ -544,7 +469,7 @@ static void tool_read_images(Conn *c, const JsonrpcMessage *msg, JsonNode *argum
 
 /* Queues a read of the tools/call in msg (params taken), with its progress token. */
 static void queue_read(Conn *c, const JsonrpcMessage *msg, ReadParams *params, size_t len) {
-  JsonObject *p = params_object(msg);
+  JsonObject *p = mcp_params(msg);
   JsonNode *meta = p != NULL ? json_object_get_member(p, "_meta") : NULL;
   McpCall *call = g_new0(McpCall, 1);
 
@@ -644,9 +569,9 @@ static const struct {
   void (*handle)(Conn *c, const JsonrpcMessage *msg, size_t len);
 } methods[] = {
     {"initialize", handle_initialize},
-    {"server/discover", handle_discover},
+    {"server/discover", mcp_server_discover},
     {"ping", handle_ping},
-    {"logging/setLevel", handle_set_level},
+    {"logging/setLevel", mcp_logging_set_level},
     {"tools/list", handle_tools_list},
     {"tools/call", handle_call},
     {"resources/list", mcp_resources_list},
@@ -655,92 +580,12 @@ static const struct {
     {"completion/complete", mcp_completion_complete},
 };
 
-/* A request naming a revision in its _meta speaks that era from now on; one naming a revision
- * readerd does not speak gets -32022 with the revisions it does. */
-static int request_era(Conn *c, const JsonrpcMessage *msg) {
-  g_autofree char *data = NULL;
-  McpRequestMeta meta;
-  Mcp *m = mcp_of(c);
-  size_t len;
-  char *line;
-  int r = mcp_request_meta(msg->params, &meta);
-
-  if (r == MCP_UNSUPPORTED_PROTOCOL_VERSION || r == -EINVAL) {
-    JsonObject *p = params_object(msg);
-    JsonNode *mn = p != NULL ? json_object_get_member(p, "_meta") : NULL;
-    const char *asked = mn != NULL && JSON_NODE_HOLDS_OBJECT(mn)
-                            ? json_object_get_string_member_with_default(
-                                  json_node_get_object(mn), MCP_META_PROTOCOL_VERSION, NULL)
-                            : NULL;
-
-    data = mcp_unsupported_version_data(r == -EINVAL ? NULL : asked);
-    line = jsonrpc_format_error_data(msg->id, MCP_UNSUPPORTED_PROTOCOL_VERSION,
-                                     "Unsupported protocol version", data, &len);
-    conn_send_line(c, line, len);
-    return -EPROTO;
-  }
-  if (!meta.modern)
-    return 0;
-  m->modern = true;
-  if (meta.client != NULL)
-    m->budget = mcp_client_budget(meta.client);
-  /* The revision asks for messages only of a request that names a level. */
-  m->log_level = meta.log_level;
-  return 0;
-}
-
-/* The requests whose answer depends on the fence: in the 2026-07-28 era they ask the client
- * for its roots the way that revision asks (an input_required result) when they must. */
-static const char *const fenced_methods[] = {"tools/call", "resources/read", "resources/list",
-                                             "completion/complete", NULL};
-
-/* 2026-07-28 has no request from a stdio server: a client that offers roots, to a server
- * started without --root, is asked for them inside the answer to its first request that
- * reads (resultType input_required, inputRequests {roots: roots/list}), and sends them back with
- * that request retried (params.inputResponses.roots). The fence built from them is kept for the
- * process, as one built from roots/list is. Returns true when msg was answered. */
-static bool modern_roots(Conn *c, const JsonrpcMessage *msg) {
-  Mcp *m = mcp_of(c);
-  JsonObject *p = params_object(msg);
-  JsonObject *responses =
-      p != NULL && json_object_has_member(p, "inputResponses") &&
-              JSON_NODE_HOLDS_OBJECT(json_object_get_member(p, "inputResponses"))
-          ? json_object_get_object_member(p, "inputResponses")
-          : NULL;
-  JsonNode *answer = responses != NULL ? json_object_get_member(responses, "roots") : NULL;
-  g_autofree char *err = NULL;
-  McpRequestMeta meta;
-  char **roots = NULL;
-
-  if (mcp_config.roots != NULL || m->modern_roots_known ||
-      mcp_request_meta(msg->params, &meta) < 0 || !meta.modern || !meta.roots ||
-      !g_strv_contains(fenced_methods, msg->method))
-    return false;
-  if (answer == NULL) {
-    reply_result(c, msg->id,
-                 "{\"resultType\":\"input_required\",\"inputRequests\":{\"roots\":{\"method\":"
-                 "\"roots/list\"}}}");
-    return true;
-  }
-  m->modern_roots_known = true;
-  if (mcp_roots_parse(answer, &roots, &err) < 0) {
-    g_free(m->roots_unusable);
-    m->roots_unusable = g_strdup_printf("the client's roots answer cannot be used (%s)", err);
-    fence(m, (const char *const *)(char *[]){NULL});
-  } else {
-    fence(m, (const char *const *)roots);
-    g_strfreev(roots);
-  }
-  /* The request goes on, and waits for the fence like any other. */
-  return false;
-}
-
 static void handle_request(Conn *c, const JsonrpcMessage *msg, size_t len) {
   g_autofree char *text = NULL;
 
-  if (strcmp(msg->method, "server/discover") != 0 && request_era(c, msg) < 0)
+  if (strcmp(msg->method, "server/discover") != 0 && mcp_request_era(c, msg) < 0)
     return;
-  if (modern_roots(c, msg))
+  if (mcp_modern_roots(c, msg))
     return;
   for (size_t i = 0; i < G_N_ELEMENTS(methods); i++) {
     if (strcmp(msg->method, methods[i].method) == 0) {

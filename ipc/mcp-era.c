@@ -52,6 +52,7 @@ int mcp_request_meta(JsonNode *params, McpRequestMeta *ret) {
   version = member_string(meta, MCP_META_PROTOCOL_VERSION);
   if (version == NULL)
     return -EINVAL;
+  ret->asked = version;
   caps = member_object(meta, MCP_META_CLIENT_CAPABILITIES);
   ret->roots = caps != NULL && json_object_has_member(caps, "roots");
   info = member_object(meta, MCP_META_CLIENT_INFO);

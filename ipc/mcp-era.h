@@ -29,6 +29,7 @@
 typedef struct {
   bool modern;         /* it names a revision of the stateless era (2026-07-28) */
   const char *version; /* the revision it names (static), or NULL */
+  const char *asked;   /* the revision as the request spells it (points into params), or NULL */
   bool roots;          /* its clientCapabilities offer roots */
   const char *client;  /* clientInfo.name, or NULL (points into params) */
   int log_level;       /* the logLevel it asks for (mcp_log_level()), or -1 */
