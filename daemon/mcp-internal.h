@@ -33,11 +33,10 @@ typedef struct {
   unsigned roots_asked;    /* roots/list requests sent */
   uv_timer_t *roots_timer; /* ends the wait for roots; allocated on first use, freed when closed */
   RpcVision *vision;       /* read_images calls */
-  GPtrArray *vision_waiting; /* VisionWaiting *: read_images calls waiting for the roots */
-  GPtrArray *waiting;        /* McpWaiting *: calls that are not reads, waiting for the fence */
-  GPtrArray *completing;     /* McpCompletion *: completion/complete walks on the pool */
-  GPtrArray *files;          /* char *: the files of the fence, as the last walk found them */
-  gint64 files_us;           /* when that walk was made */
+  GPtrArray *waiting;      /* McpWaiting *: calls that are not reads, waiting for the fence */
+  GPtrArray *completing;   /* McpCompletion *: completion/complete walks on the pool */
+  GPtrArray *files;        /* char *: the files of the fence, as the last walk found them */
+  gint64 files_us;         /* when that walk was made */
   Conn *conn;
 } Mcp;
 
@@ -62,6 +61,10 @@ void mcp_log(Conn *c, McpLogLevel level, const char *text);
 /* The same for what one request caused: at `threshold` (the level that request asked for, or
  * the connection's when it was made; -1: none) and above. */
 void mcp_log_for(Conn *c, int threshold, McpLogLevel level, const char *text);
+
+/* Starts what may start now that something changed (the handler's progress): reads and calls
+ * waiting for the fence, once it is ready. */
+void mcp_progress(Conn *c);
 
 /* True once the client's roots are known and their fence is built. */
 bool mcp_fence_ready(const Mcp *m);
@@ -115,5 +118,9 @@ void mcp_resources_answer(Conn *c, McpCall *call, JsonNode *id, GString **pieces
 /* Detaches the completion walks still on the pool (the connection is closing). */
 void mcp_completion_detach_all(Mcp *m);
 
-/* The tools that are not reads: workspace_info. */
-void mcp_tool_workspace_info(Conn *c, JsonNode *id, JsonNode *params, size_t len);
+/* True when a vision model is configured: read_images is offered. */
+bool mcp_vision_configured(void);
+
+/* tools/list and tools/call (mcp-tools.c). */
+void mcp_tools_list(Conn *c, const JsonrpcMessage *msg, size_t len);
+void mcp_tools_call(Conn *c, const JsonrpcMessage *msg, size_t len);

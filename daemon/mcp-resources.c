@@ -82,7 +82,7 @@ void mcp_resources_read(Conn *c, const JsonrpcMessage *msg, size_t len) {
   call->uri = g_strdup(uri);
   call->log_level = mcp_of(c)->log_level;
   read_queue_add(mcp_of(c)->reads, msg->id, &params, len, call);
-  conn_progress(c);
+  mcp_progress(c);
 }
 
 void mcp_resources_answer(Conn *c, McpCall *call, JsonNode *id, GString **pieces, size_t n) {

@@ -40,20 +40,6 @@ void mcp_configure_clear(void) {
   g_clear_pointer(&mcp_config.exclude, g_strfreev);
 }
 
-/* A read_images call made before the client said where its roots are. */
-typedef struct {
-  JsonNode *id;
-  ReadImagesParams params;
-} VisionWaiting;
-
-static void vision_waiting_free(void *data) {
-  VisionWaiting *w = data;
-
-  json_node_unref(w->id);
-  read_images_params_clear(&w->params);
-  g_free(w);
-}
-
 Mcp *mcp_of(const Conn *c) {
   return conn_state(c);
 }
@@ -219,13 +205,6 @@ static void vision_answer(Conn *c, JsonNode *id, VisionCall *call) {
   mcp_reply(c, id, result, NULL);
 }
 
-/* True when a vision model is configured: read_images is offered. */
-static bool vision_configured(void) {
-  const char *model = getenv("READERD_VISION_MODEL");
-
-  return model != NULL && *model != '\0';
-}
-
 static void *mcp_new_state(Conn *c) {
   Mcp *m = g_new0(Mcp, 1);
 
@@ -233,7 +212,6 @@ static void *mcp_new_state(Conn *c) {
   m->budget = mcp_client_budget(NULL);
   m->log_level = MCP_LOG_WARNING;
   m->vision = rpc_vision_new(c, vision_answer);
-  m->vision_waiting = g_ptr_array_new_with_free_func(vision_waiting_free);
   m->waiting = g_ptr_array_new_with_free_func(waiting_free);
   m->completing = g_ptr_array_new();
   m->reads = read_queue_new(c, REQUEST_OUTPUT_BARE, read_done_cb, read_progress_cb, call_free);
@@ -248,7 +226,6 @@ static void mcp_free_state(void *state) {
   reply_parse_detach(m->parsing);
   read_queue_free(m->reads);
   rpc_vision_free(m->vision);
-  g_ptr_array_free(m->vision_waiting, TRUE);
   g_ptr_array_free(m->waiting, TRUE);
   mcp_completion_detach_all(m);
   g_ptr_array_free(m->completing, TRUE);
@@ -261,9 +238,7 @@ static void mcp_free_state(void *state) {
   g_free(m);
 }
 
-static void vision_start(Conn *c, JsonNode *id, ReadImagesParams *params);
-
-static void mcp_progress(Conn *c) {
+void mcp_progress(Conn *c) {
   Mcp *m = mcp_of(c);
 
   /* Until the client says where its roots are and their fence is built, reads wait: they
@@ -271,12 +246,6 @@ static void mcp_progress(Conn *c) {
   if (!mcp_fence_ready(m))
     return;
   read_queue_start(m->reads, m->ws);
-  while (m->vision_waiting->len > 0) {
-    VisionWaiting *w = g_ptr_array_steal_index(m->vision_waiting, 0);
-
-    vision_start(c, w->id, &w->params);
-    vision_waiting_free(w);
-  }
   while (m->waiting->len > 0 && mcp_fence_ready(m)) {
     McpWaiting *w = g_ptr_array_steal_index(m->waiting, 0);
 
@@ -297,7 +266,7 @@ static bool mcp_idle(Conn *c) {
   Mcp *m = mcp_of(c);
 
   return m->parsing == NULL && read_queue_idle(m->reads) && rpc_vision_idle(m->vision) &&
-         m->vision_waiting->len == 0 && m->waiting->len == 0 && m->completing->len == 0;
+         m->waiting->len == 0 && m->completing->len == 0;
 }
 
 static void timer_free_cb(uv_handle_t *h) {
@@ -309,7 +278,6 @@ static void mcp_closing(Conn *c) {
 
   read_queue_close(m->reads);
   rpc_vision_close(m->vision);
-  g_ptr_array_set_size(m->vision_waiting, 0);
   g_ptr_array_set_size(m->waiting, 0);
   mcp_completion_detach_all(m);
   workspace_job_detach(g_steal_pointer(&m->fencing));
@@ -420,149 +388,6 @@ static void handle_ping(Conn *c, const JsonrpcMessage *msg, size_t len) {
   mcp_reply(c, msg->id, "{}", NULL);
 }
 
-/* The tools/list result fits the server: read_images only with a vision model. */
-static void handle_tools_list(Conn *c, const JsonrpcMessage *msg, size_t len) {
-  static const McpCache cache = {MCP_LIST_TTL_MS, "public"};
-
-  mcp_reply(c, msg->id, mcp_tools_list_json(vision_configured()), &cache);
-}
-
-/* Starts a read_images call (params taken) in the fence reads have now; no model to ask is
- * the tool's error. */
-static void vision_start(Conn *c, JsonNode *id, ReadImagesParams *params) {
-  g_autofree char *err = NULL, *result = NULL;
-  Mcp *m = mcp_of(c);
-
-  if (rpc_vision_start(m->vision, id, params, m->ws, &err) == 0)
-    return;
-  result = mcp_tool_error_json(err);
-  mcp_reply(c, id, result, NULL);
-}
-
-/* A tool's bad arguments: the tool's error, which the model reads and can act on. */
-static void tool_error(Conn *c, JsonNode *id, const char *text) {
-  g_autofree char *result = mcp_tool_error_json(text);
-
-  mcp_reply(c, id, result, NULL);
-}
-
-/* read_images: the call waits for the client's roots as reads do. */
-static void tool_read_images(Conn *c, const JsonrpcMessage *msg, JsonNode *arguments, size_t len) {
-  g_autofree char *err = NULL;
-  ReadImagesParams params;
-  Mcp *m = mcp_of(c);
-  VisionWaiting *w;
-
-  if (mcp_read_images_args_parse(arguments, &params, &err) < 0) {
-    tool_error(c, msg->id, err);
-    return;
-  }
-  if (mcp_fence_ready(m)) {
-    vision_start(c, msg->id, &params);
-    return;
-  }
-  w = g_new0(VisionWaiting, 1);
-  w->id = json_node_copy(msg->id);
-  w->params = params;
-  g_ptr_array_add(m->vision_waiting, w);
-}
-
-/* Queues a read of the tools/call in msg (params taken), with its progress token. */
-static void queue_read(Conn *c, const JsonrpcMessage *msg, ReadParams *params, size_t len) {
-  JsonObject *p = mcp_params(msg);
-  JsonNode *meta = p != NULL ? json_object_get_member(p, "_meta") : NULL;
-  McpCall *call = g_new0(McpCall, 1);
-
-  call->log_level = mcp_of(c)->log_level;
-  if (meta != NULL && JSON_NODE_HOLDS_OBJECT(meta) &&
-      json_object_has_member(json_node_get_object(meta), "progressToken"))
-    call->token =
-        json_node_copy(json_object_get_member(json_node_get_object(meta), "progressToken"));
-  read_queue_add(mcp_of(c)->reads, msg->id, params, len, call);
-  mcp_progress(c);
-}
-
-static void tool_read_files(Conn *c, const JsonrpcMessage *msg, JsonNode *arguments, size_t len) {
-  g_autofree char *err = NULL;
-  ReadParams params;
-
-  read_params_init(&params);
-  if (mcp_read_args_parse(arguments, mcp_of(c)->budget, &params, &err) < 0) {
-    tool_error(c, msg->id, err);
-    return;
-  }
-  queue_read(c, msg, &params, len);
-}
-
-static void tool_list_files(Conn *c, const JsonrpcMessage *msg, JsonNode *arguments, size_t len) {
-  g_autofree char *err = NULL;
-  ReadParams params;
-
-  read_params_init(&params);
-  if (mcp_list_args_parse(arguments, mcp_of(c)->budget, &params, &err) < 0) {
-    tool_error(c, msg->id, err);
-    return;
-  }
-  queue_read(c, msg, &params, len);
-}
-
-static void tool_workspace_info(Conn *c, const JsonrpcMessage *msg, JsonNode *arguments,
-                                size_t len) {
-  g_autofree char *err = NULL;
-
-  if (mcp_workspace_info_args_check(arguments, &err) < 0) {
-    tool_error(c, msg->id, err);
-    return;
-  }
-  mcp_tool_workspace_info(c, msg->id, NULL, len);
-}
-
-/* The tools, by name: what tools/list lists (ipc/mcp-tools.c) and what runs each. */
-static const struct {
-  const char *name;
-  void (*run)(Conn *c, const JsonrpcMessage *msg, JsonNode *arguments, size_t len);
-  bool (*offered)(void); /* NULL: always */
-} tools[] = {
-    {MCP_TOOL_READ_FILES, tool_read_files, NULL},
-    {MCP_TOOL_LIST_FILES, tool_list_files, NULL},
-    {MCP_TOOL_WORKSPACE_INFO, tool_workspace_info, NULL},
-    {MCP_TOOL_READ_IMAGES, tool_read_images, vision_configured},
-};
-
-/* tools/call, once the fence is known: bad arguments are the tool's error (the model reads it
- * and can try again); an unknown tool is the protocol's. A fence over no folder is the tool's
- * error too, in words. */
-static void call_fenced(Conn *c, JsonNode *id, JsonNode *params, size_t len) {
-  JsonObject *p =
-      params != NULL && JSON_NODE_HOLDS_OBJECT(params) ? json_node_get_object(params) : NULL;
-  JsonNode *name = p != NULL ? json_object_get_member(p, "name") : NULL;
-  const char *tool =
-      name != NULL && JSON_NODE_HOLDS_VALUE(name) && json_node_get_value_type(name) == G_TYPE_STRING
-          ? json_node_get_string(name)
-          : NULL;
-  const JsonrpcMessage msg = {.id = id, .params = params, .method = "tools/call"};
-  g_autofree char *text = NULL;
-  Mcp *m = mcp_of(c);
-
-  for (size_t i = 0; tool != NULL && i < G_N_ELEMENTS(tools); i++) {
-    if (strcmp(tool, tools[i].name) != 0 || (tools[i].offered != NULL && !tools[i].offered()))
-      continue;
-    if (m->fence_problem != NULL && tools[i].run != tool_workspace_info) {
-      tool_error(c, id, m->fence_problem);
-      return;
-    }
-    tools[i].run(c, &msg, json_object_get_member(p, "arguments"), len);
-    return;
-  }
-  text = g_strdup_printf("unknown tool: %s", tool != NULL ? tool : "(no name)");
-  reply_error(c, id, JSONRPC_INVALID_PARAMS, text);
-}
-
-/* tools/call waits for the client's roots and their fence, in order with the others. */
-static void handle_call(Conn *c, const JsonrpcMessage *msg, size_t len) {
-  mcp_when_fenced(c, msg->id, msg->params, len, call_fenced);
-}
-
 /* The methods, by name. */
 static const struct {
   const char *method;
@@ -572,8 +397,8 @@ static const struct {
     {"server/discover", mcp_server_discover},
     {"ping", handle_ping},
     {"logging/setLevel", mcp_logging_set_level},
-    {"tools/list", handle_tools_list},
-    {"tools/call", handle_call},
+    {"tools/list", mcp_tools_list},
+    {"tools/call", mcp_tools_call},
     {"resources/list", mcp_resources_list},
     {"resources/templates/list", mcp_resources_templates_list},
     {"resources/read", mcp_resources_read},
@@ -609,12 +434,13 @@ static void handle_notification(Conn *c, const JsonrpcMessage *msg) {
     g_autofree char *key = id != NULL ? jsonrpc_id_key(id) : NULL;
 
     if (key != NULL) {
-      GPtrArray *waiting = mcp_of(c)->vision_waiting;
+      GPtrArray *waiting = mcp_of(c)->waiting;
 
       read_queue_cancel(mcp_of(c)->reads, key);
       rpc_vision_cancel(mcp_of(c)->vision, key);
+      /* A call still waiting for the fence is dropped: nothing is answered for it. */
       for (guint i = waiting->len; i > 0; i--) {
-        g_autofree char *k = jsonrpc_id_key(((VisionWaiting *)waiting->pdata[i - 1])->id);
+        g_autofree char *k = jsonrpc_id_key(((McpWaiting *)waiting->pdata[i - 1])->id);
 
         if (g_strcmp0(k, key) == 0)
           g_ptr_array_remove_index(waiting, i - 1);
