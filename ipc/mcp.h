@@ -1,6 +1,7 @@
-/* The Model Context Protocol's messages that `readerd mcp` answers (docs/mcp.md): protocol
- * revisions, the initialize result, the tools and their arguments, tool results, roots and
- * progress. Pure: JSON in, JSON text out; the connection side is daemon/mcp.c. */
+/* The Model Context Protocol's messages that `readerd mcp` answers (docs/mcp.md): the tools and
+ * their arguments (mcp.c, mcp-args.c, mcp-tools.c), tool results, roots and progress; the eras
+ * are in mcp-era.h, logging in mcp-log.h, resources in mcp-resources.h. Pure: JSON in, JSON
+ * text out; the connection side is daemon/mcp*.c. */
 #pragma once
 
 #include <stddef.h>
