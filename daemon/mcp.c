@@ -117,14 +117,21 @@ static void fence_done_cb(void *data, Workspace *ws, char *error, char **warning
   g_clear_pointer(&m->fence_problem, g_free);
   if (m->roots_unusable != NULL)
     mcp_log(m->conn, MCP_LOG_WARNING, m->roots_unusable);
-  if (workspace_closed(ws))
+  if (workspace_closed(ws)) {
+    const char *why = m->roots_unusable != NULL ? m->roots_unusable
+                      : warnings != NULL && warnings[0] != NULL
+                          ? warnings[g_strv_length(warnings) - 1]
+                      : error != NULL ? error
+                                      : "the fence holds no folder";
+    const char *tail = g_strrstr(why, ": no file will be read");
+
     m->fence_problem = g_strdup_printf(
-        "No file can be read: %s. Start readerd mcp with --root FOLDER, or list a folder as a "
+        "No file can be read: %.*s. Start readerd mcp with --root FOLDER, or list a folder as a "
         "root in the client.",
-        m->roots_unusable != NULL                 ? m->roots_unusable
-        : warnings != NULL && warnings[0] != NULL ? warnings[g_strv_length(warnings) - 1]
-        : error != NULL                           ? error
-                                                  : "the fence holds no folder");
+        tail != NULL && tail[strlen(": no file will be read")] == '\0' ? (int)(tail - why)
+                                                                       : (int)strlen(why),
+        why);
+  }
   g_clear_pointer(&m->roots_unusable, g_free);
   g_strfreev(warnings);
   g_free(error);
