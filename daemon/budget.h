@@ -19,6 +19,7 @@
 
 #include "daemon/readers/reader.h"
 #include "formatters/result.h"
+#include "formatters/tokens.h"
 #include "ipc/read-params.h"
 
 /* The floor of a share, in tokens: when the fair share of every file would fall below it (or
@@ -46,10 +47,15 @@
 
 typedef struct Budget Budget;
 
-/* The budget and plan of a request of p->n_paths files, or NULL when p asks for neither.
- * openai: pictures are priced by OpenAI's formula (low_detail: at detail low). Free with
- * budget_free(). */
-Budget *budget_new(const ReadParams *p, bool openai, bool low_detail);
+/* The budget and plan of a request of p->n_paths files, or NULL when p asks for neither;
+ * everything is priced by `pricing` (the answer's format's). Free with budget_free(). */
+Budget *budget_new(const ReadParams *p, const TokensPricing *pricing);
+
+/* The provider pictures are tiled for: the one whose formula prices them. */
+static inline ImageTileTarget budget_tile_target(const TokensPricing *pricing) {
+  return pricing->images == TOKENS_IMAGES_OPENAI ? IMAGE_TILE_FOR_OPENAI
+                                                 : IMAGE_TILE_FOR_ANTHROPIC;
+}
 
 /* NULL is fine. */
 void budget_free(Budget *b);
@@ -80,8 +86,10 @@ bool budget_settled(const Budget *b, size_t i);
 bool budget_counting(const Budget *b, size_t i);
 
 /* Reads the head of file i (up to 64 KiB) into res, cleared first, for its lines, type,
- * encoding and the estimate of the whole file; the entry stays omitted. On a lane. */
-void budget_count(Budget *b, size_t i, const ReaderOptions *o, const Workspace *ws,
+ * encoding and the estimate of the whole file; the entry stays omitted. On a lane. Returns
+ * false, res untouched, for a PDF, a notebook or a document: the read phase reads it as any
+ * other, and budget_enforce() lists it with the estimate of the whole file. */
+bool budget_count(Budget *b, size_t i, const ReaderOptions *o, const Workspace *ws,
                   const atomic_bool *cancelled, FileResult *res);
 
 /* The token cap of reading file i (ReaderOptions.max_tokens): 0 for none. */

@@ -40,6 +40,7 @@ struct Request {
   ReadParams params;
   Workspace *ws;
   const Formatter *fmt; /* the request's format (params.format) */
+  TokensPricing pricing; /* how it prices what it writes */
   FormatOptions fopt;
   RequestDoneCb done_cb;
   RequestProgressCb progress_cb;
@@ -85,15 +86,9 @@ static GString *format_file(const Request *req, size_t i, int64_t image_index) {
   return format_file_piece(req->fmt, &req->result.files[i], i, image_index, &req->fopt);
 }
 
-/* Pictures are priced by OpenAI's formula in the openai format, by Anthropic's otherwise. */
-static bool priced_as_openai(const Request *req) {
-  return strcmp(req->fmt->name, "openai") == 0;
-}
-
-/* f's tokens by the request's format and image detail. */
+/* f's tokens as the request's format prices them. */
 static void count_tokens(const Request *req, FileResult *f) {
-  file_result_count_tokens(f, priced_as_openai(req),
-                           req->params.image_detail == READ_IMAGE_DETAIL_LOW);
+  file_result_count_tokens(f, &req->pricing);
 }
 
 /* File i was read: its piece is formatted now, in parallel with the others, while it is hot
@@ -146,7 +141,7 @@ static ReaderOptions reader_options(const Request *req, size_t i) {
       .tile = p->image_tile == READ_IMAGE_TILE_NEVER    ? IMAGE_TILE_NEVER
               : p->image_tile == READ_IMAGE_TILE_ALWAYS ? IMAGE_TILE_ALWAYS
                                                         : IMAGE_TILE_AUTO,
-      .tile_target = priced_as_openai(req) ? IMAGE_TILE_FOR_OPENAI : IMAGE_TILE_FOR_ANTHROPIC,
+      .tile_target = budget_tile_target(&req->pricing),
       .max_tokens = budget_max_tokens(req->budget, i),
   };
 }
@@ -181,8 +176,9 @@ static void lane_work_cb(uv_work_t *w) {
       else if (budget_measure(req->budget, i, &o, req->ws, &req->cancelled, &req->result.files[i]))
         n++;
       lane->read++;
-    } else if (req->budget != NULL && budget_counting(req->budget, i)) {
-      budget_count(req->budget, i, &o, req->ws, &req->cancelled, &req->result.files[i]);
+    } else if (req->budget != NULL && budget_counting(req->budget, i) &&
+               budget_count(req->budget, i, &o, req->ws, &req->cancelled,
+                            &req->result.files[i])) {
       file_done(req, i);
       lane->read++;
       n++;
@@ -475,8 +471,7 @@ static void request_setup_files(Request *req) {
   req->result.budget = req->params.budget_tokens;
   req->result.plan = req->params.plan;
   /* After the expansion: the budget shares what it found. */
-  req->budget = budget_new(&req->params, priced_as_openai(req),
-                           req->params.image_detail == READ_IMAGE_DETAIL_LOW);
+  req->budget = budget_new(&req->params, &req->pricing);
   req->frags = g_new0(GString *, req->result.n_files);
   req->blocking = g_new(size_t, req->result.n_files);
   atomic_init(&req->next, 0);
@@ -526,6 +521,7 @@ Request *request_start(uv_loop_t *loop, ReadParams *params, Workspace *ws, Reque
   req->ws = workspace_ref(ws);
   req->fmt = format_get(req->params.format);
   g_assert(req->fmt != NULL);
+  req->pricing = format_pricing(req->fmt, req->params.image_detail == READ_IMAGE_DETAIL_LOW);
   req->fopt.bare = output == REQUEST_OUTPUT_BARE;
   req->keep = output == REQUEST_OUTPUT_NONE;
   req->fopt.detail = read_image_detail_name(req->params.image_detail);
