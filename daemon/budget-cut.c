@@ -388,6 +388,9 @@ bool budget_cut(FileResult *f, int64_t room, int64_t budget, bool keep_one,
   case CUT_NONE:
     break;
   }
+  /* A PDF's outline goes before its first page does: the pages are the document. */
+  if (c.kind == CUT_PAGES && f->outline != NULL && c.n > 0 && price(&c, 1) > room)
+    g_clear_pointer(&f->outline, g_free);
   /* The most pieces that fit, by bisection: the price grows with them. */
   lo = 0;
   hi = c.n;

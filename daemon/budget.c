@@ -58,6 +58,7 @@ struct Budget {
   bool plan;
   bool measuring;
   size_t first; /* the answer's first entry that is not refused: it always gets a share */
+  int64_t first_room; /* what it may write at most, alone in the answer (markup included) */
   TokensPricing pricing; /* the format's: pictures by its provider's formula */
   int max_dimension;
   ImageTileMode tile; /* images.tile: a tall picture is priced as the tiles it is sent as */
@@ -638,6 +639,14 @@ void budget_decide(Budget *b, ReadResult *r) {
   }
   for (b->first = 0; b->first < b->n && b->items[b->first].kind == ITEM_REFUSED; b->first++)
     ;
+  /* What the first file can have when every other one is left out: a first piece (a page, a
+   * cell) over its share takes that rather than be cut inside. */
+  if (admitted != NULL && b->first < b->n) {
+    g_autofree bool *alone = g_new0(bool, b->n);
+
+    alone[b->first] = true;
+    b->first_room = b->tokens - overhead(b, alone);
+  }
   /* The answer's first file always gets a share, whatever the floor left it: the continuation
    * of an answer moves on. Only a picture over the budget is listed with its price instead. */
   if (admitted != NULL && b->first < b->n && !admitted[b->first] &&
@@ -732,7 +741,13 @@ void budget_enforce(Budget *b, size_t i, FileResult *f) {
   /* A PDF, a notebook, a document: cut on its pages, cells, slides, rows or lines to its share
    * and its markup, as written. */
   if (budget_cut_applies(f)) {
-    if (!budget_cut(f, it->grant + it->markup, it->grant, i == b->first, &b->pricing))
+    if (budget_cut(f, it->grant + it->markup, it->grant, false, &b->pricing))
+      return;
+    /* Not even its first page, cell, slide, row or line fits its share: the answer's first
+     * file takes the room the others leave (they are left out at the answer's last check). */
+    if (i != b->first ||
+        !budget_cut(f, MAX(b->first_room, it->grant + it->markup), MAX(b->first_room, it->grant),
+                    true, &b->pricing))
       omit(f, f->tokens_total);
     return;
   }
