@@ -628,7 +628,7 @@ bool budget_count(Budget *b, size_t i, const ReaderOptions *o, const Workspace *
 
 void budget_decide(Budget *b, ReadResult *r) {
   g_autofree bool *admitted = NULL;
-  int64_t level = 0, first_grant = 0;
+  int64_t level = 0, first_grant = 0, slack = 0;
 
   b->measuring = false;
   if (b->tokens > 0) {
@@ -636,6 +636,14 @@ void budget_decide(Budget *b, ReadResult *r) {
       unsample_past_floor(b, r);
     admitted = g_new0(bool, b->n);
     level = admit_within_budget(b, admitted);
+  }
+  /* What the admitted files' costs at the level and their markup leave of the budget. */
+  if (admitted != NULL) {
+    slack = b->tokens - overhead(b, admitted);
+    for (size_t i = 0; i < b->n; i++)
+      if (admitted[i])
+        slack -= cost_at(&b->items[i], level) + b->items[i].markup;
+    slack = MAX(slack, 0);
   }
   for (b->first = 0; b->first < b->n && b->items[b->first].kind == ITEM_REFUSED; b->first++)
     ;
@@ -667,6 +675,9 @@ void budget_decide(Budget *b, ReadResult *r) {
       continue;
     if (admitted != NULL) {
       it->grant = first_grant > 0 && i == b->first ? first_grant : grant_at(it, level);
+      /* A guess reads to the level, but never to more than the others leave it. */
+      if (it->guessed && admitted[i] && !(first_grant > 0 && i == b->first))
+        it->grant = MIN(it->grant, cost_at(it, level) + slack);
       /* Not admitted, or a share too thin to show a line and the notice: no share. */
       if (!admitted[i] || it->kind == ITEM_UNSAMPLED ||
           (it->kind == ITEM_TEXT && it->grant < it->want && it->grant < BUDGET_MIN_CUT_TOKENS)) {
