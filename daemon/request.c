@@ -217,7 +217,44 @@ static size_t tail_bytes(const Request *req, const FileResult *f) {
   return n;
 }
 
-/* File i's piece, within the answer's cap: past it, the file is answered FILE_TOO_LARGE. */
+/* Files from `first` on are past the answer's cap: each is FILE_TOO_LARGE in files[], and the
+ * answer the model reads sums them up in one element on the first, which names the skip that
+ * reads them next. */
+static void summarize_past_cap(Request *req, size_t first) {
+  ReadResult *r = &req->result;
+  ResultSummary *sum = g_new0(ResultSummary, 1);
+  size_t cap = req->params.max_answer_bytes;
+
+  sum->files = r->n_files - first;
+  sum->skip = req->params.skip + (int64_t)first;
+  sum->cap_mib = MAX(cap / (1024 * 1024), 1);
+  for (size_t j = first; j < r->n_files; j++) {
+    FileResult *f = &r->files[j];
+
+    if (f->bytes > 0)
+      sum->bytes += f->bytes;
+    sum->tokens_total += f->code == NULL ? MAX(f->tokens, f->tokens_total) : 0;
+    if (req->frags[j] != NULL)
+      g_string_free(g_steal_pointer(&req->frags[j]), TRUE);
+    if (f->summarized) {
+      g_clear_pointer(&f->summary, g_free);
+      continue;
+    }
+    f->summarized = true;
+    if (f->code != NULL)
+      continue;
+    file_result_drop_images(f);
+    f->tokens = 0;
+    file_result_fail(f, CODE_FILE_TOO_LARGE,
+                     "the answer reached its cap of %zu MiB of content before this file; read "
+                     "it in another request",
+                     cap / (1024 * 1024));
+  }
+  r->files[first].summary = sum;
+}
+
+/* File i's piece, within the answer's cap: past it, the files from it on are summed up in one
+ * element (summarize_past_cap). */
 static GString *piece_within_cap(Request *req, size_t i, int64_t image_index, size_t *used) {
   FileResult *f = &req->result.files[i];
   GString *piece = g_steal_pointer(&req->frags[i]);
@@ -228,15 +265,10 @@ static GString *piece_within_cap(Request *req, size_t i, int64_t image_index, si
   if (piece == NULL)
     return NULL;
   cost = piece->len + tail_bytes(req, f);
-  if (f->code == NULL && *used + cost > cap) {
+  if (*used < cap && *used + cost > cap && !f->summarized) {
     g_string_free(piece, TRUE);
-    file_result_drop_images(f);
-    f->tokens = 0;
-    file_result_fail(f, CODE_FILE_TOO_LARGE,
-                     "the answer reached its cap of %zu MiB of content before this file; read "
-                     "it in another request",
-                     cap / (1024 * 1024));
-    /* Every file after it too: the client continues from the first one refused. */
+    summarize_past_cap(req, i);
+    /* Every file after it too: the client continues from the first one summed up. */
     *used = cap;
     return format_file(req, i, image_index);
   }
@@ -296,8 +328,8 @@ static void assemble(Request *req) {
     pieces_free(parts, k);
     return;
   }
-  /* Files a budget's summary counts have empty pieces: none goes to the socket. */
-  if (req->budget != NULL) {
+  /* Files a summary counts have empty pieces: none goes to the socket. */
+  {
     size_t kept = 1;
 
     for (size_t j = 1; j + 1 < k; j++) {

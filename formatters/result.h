@@ -187,6 +187,8 @@ typedef struct ResultSummary {
   int64_t tokens_total; /* their estimated tokens summed (tokensTotal) */
   int64_t skip;         /* the request's `skip` that answers them next: this entry's index in
                            the request's (expanded) paths */
+  size_t cap_mib;       /* > 0: they are past the answer's size cap (this many MiB of content),
+                           not the budget */
 } ResultSummary;
 
 /* An entry that says what is known of a file and what it would cost, without its content: a

@@ -554,9 +554,15 @@ static void put_summary(XmlOut *x, const FileResult *f) {
   put_attr_int(x, "tokensTotal", s->tokens_total);
   put_attr(x, "first", f->path);
   put_attr_int(x, "skip", s->skip);
-  message = g_strdup_printf("%zu files left out by the budget, from the one named first "
-                            "on; read them next with the same request and skip=%" PRId64,
-                            s->files, s->skip);
+  if (s->cap_mib > 0)
+    message = g_strdup_printf("%zu files past the answer's cap of %zu MiB of content, from the "
+                              "one named first on; read them next with the same request and "
+                              "skip=%" PRId64,
+                              s->files, s->cap_mib, s->skip);
+  else
+    message = g_strdup_printf("%zu files left out by the budget, from the one named first "
+                              "on; read them next with the same request and skip=%" PRId64,
+                              s->files, s->skip);
   put_cdata(x, message, strlen(message));
   put_end_line(x);
 }
