@@ -551,9 +551,46 @@ END_TEST
 
 /* ---------------------------------------------------------------- every kind, to its end */
 
+/* A workbook of two sheets, of 300 and 120 rows, written as a spreadsheet generator does. */
+static void write_xlsx(const char *path) {
+  static const char types[] = "<?xml version=\"1.0\"?><Types xmlns=\"http://schemas."
+                              "openxmlformats.org/package/2006/content-types\"/>";
+  static const char book[] =
+      "<?xml version=\"1.0\"?><workbook xmlns=\"http://schemas.openxmlformats.org/"
+      "spreadsheetml/2006/main\" xmlns:r=\"http://schemas.openxmlformats.org/officeDocument/2006/"
+      "relationships\"><sheets><sheet name=\"Data\" sheetId=\"1\" r:id=\"rId1\"/><sheet "
+      "name=\"More\" sheetId=\"2\" r:id=\"rId2\"/></sheets></workbook>";
+  static const char rels[] =
+      "<?xml version=\"1.0\"?><Relationships xmlns=\"http://schemas.openxmlformats.org/package/"
+      "2006/relationships\"><Relationship Id=\"rId1\" Type=\"http://schemas.openxmlformats.org/"
+      "officeDocument/2006/relationships/worksheet\" Target=\"worksheets/sheet1.xml\"/>"
+      "<Relationship Id=\"rId2\" Type=\"http://schemas.openxmlformats.org/officeDocument/2006/"
+      "relationships/worksheet\" Target=\"worksheets/sheet2.xml\"/></Relationships>";
+  RdZip *z = rd_zip_new(path);
+
+  rd_zip_add(z, "[Content_Types].xml", types, strlen(types));
+  rd_zip_add(z, "xl/workbook.xml", book, strlen(book));
+  rd_zip_add(z, "xl/_rels/workbook.xml.rels", rels, strlen(rels));
+  for (int k = 1; k <= 2; k++) {
+    GString *sheet = g_string_new("<?xml version=\"1.0\"?><worksheet xmlns=\"http://schemas."
+                                  "openxmlformats.org/spreadsheetml/2006/main\"><sheetData>");
+    g_autofree char *name = g_strdup_printf("xl/worksheets/sheet%d.xml", k);
+
+    for (int i = 1; i <= (k == 1 ? 300 : 120); i++)
+      g_string_append_printf(sheet,
+                             "<row r=\"%d\"><c r=\"A%d\" t=\"inlineStr\"><is><t>%s %d</t></is>"
+                             "</c><c r=\"B%d\"><v>%d</v></c></row>",
+                             i, i, k == 1 ? "item" : "note", i, i, i * 3);
+    g_string_append(sheet, "</sheetData></worksheet>");
+    rd_zip_add(z, name, sheet->str, sheet->len);
+    g_string_free(sheet, TRUE);
+  }
+  rd_zip_close(z);
+}
+
 /* A folder of every kind readerd reads: text, notebooks (the project's and one of 150 cells),
- * office documents (the project's and a DOCX of 400 paragraphs), a PDF when the machine has
- * shared-mime-info's spec, pictures. Returns the folder; g_free, rd_rmtree. */
+ * office documents (the project's, a DOCX of 400 paragraphs, an XLSX of 300 and 120 rows), a
+ * PDF when the machine has shared-mime-info's spec, a picture. Returns the folder; g_free, rd_rmtree. */
 static char *mixed_folder(void) {
   const char *root = getenv("READERD_SOURCE_ROOT");
   static const char *const data[] = {"notebook/analysis.ipynb", "office/fruit.xlsx",
@@ -562,6 +599,7 @@ static char *mixed_folder(void) {
   GString *nb = g_string_new("{\"cells\":[");
   GString *text = g_string_new(NULL), *docx = g_string_new(NULL);
   g_autofree char *docx_path = g_build_filename(dir, "long.docx", NULL);
+  g_autofree char *xlsx_path = g_build_filename(dir, "stock.xlsx", NULL);
   g_autofree unsigned char *png = NULL;
   size_t png_len;
 
@@ -598,6 +636,7 @@ static char *mixed_folder(void) {
     g_string_append_printf(docx, "%sParagraph %d of the report says what was measured.",
                            i > 1 ? "\n" : "", i);
   rd_zip_docx(docx_path, docx->str);
+  write_xlsx(xlsx_path);
   png = rd_make_png(320, 200, &png_len);
   g_free(rd_write_file(dir, "shot.png", png, png_len));
   g_string_free(nb, TRUE);
