@@ -107,10 +107,10 @@ typedef struct {
   CutKind kind;
   const TokensPricing *p;
   int64_t budget;
-  size_t n;       /* pieces */
-  int64_t *rows;  /* CUT_ROWS: the row numbers shown, sorted, without repeats */
+  size_t n;           /* pieces */
+  int64_t *rows;      /* CUT_ROWS: the row numbers shown, sorted, without repeats */
   SectionOut *sheets; /* CUT_ROWS: the sections of a view */
-  char *notice;   /* of the view last made */
+  char *notice;       /* of the view last made */
 } Cut;
 
 /* The pictures the first k pieces show (they come in order: the highest index shown, plus one). */
@@ -144,11 +144,10 @@ static char *cut_notice(const Cut *c, size_t k) {
                            next, c->budget, next);
   case CUT_SECTIONS:
     next = f->section_out[k].number;
-    return g_strdup_printf("[%s %" PRId64 "-%" PRId64 " of %" PRId64
-                           " not shown (budget of %" PRId64 " tokens); read on with offset %" PRId64
-                           "]",
-                           f->type == FILE_TYPE_NOTEBOOK ? "cells" : "slides", next, total, total,
-                           c->budget, next);
+    return g_strdup_printf(
+        "[%s %" PRId64 "-%" PRId64 " of %" PRId64 " not shown (budget of %" PRId64
+        " tokens); read on with offset %" PRId64 "]",
+        f->type == FILE_TYPE_NOTEBOOK ? "cells" : "slides", next, total, total, c->budget, next);
   case CUT_ROWS:
     next = c->rows[k];
     return g_strdup_printf("[rows from %" PRId64 " not shown in any sheet (budget of %" PRId64
@@ -293,15 +292,14 @@ static void cut_first_piece(Cut *c, int64_t room) {
     while (f->n_images > 0)
       image_out_clear(&f->images[--f->n_images]);
   }
-  rest = g_strdup_printf("%s[the rest of this %s is over the budget of %" PRId64
-                         " tokens and not shown]\n",
-                         f->notice != NULL ? f->notice : "",
-                         c->kind == CUT_PAGES      ? "page"
-                         : c->kind == CUT_SECTIONS ? (f->type == FILE_TYPE_NOTEBOOK ? "cell"
-                                                                                     : "slide")
-                         : c->kind == CUT_ROWS     ? "sheet"
-                                                   : "line",
-                         c->budget);
+  rest = g_strdup_printf(
+      "%s[the rest of this %s is over the budget of %" PRId64 " tokens and not shown]\n",
+      f->notice != NULL ? f->notice : "",
+      c->kind == CUT_PAGES      ? "page"
+      : c->kind == CUT_SECTIONS ? (f->type == FILE_TYPE_NOTEBOOK ? "cell" : "slide")
+      : c->kind == CUT_ROWS     ? "sheet"
+                                : "line",
+      c->budget);
   g_free(f->notice);
   f->notice = g_steal_pointer(&rest);
   f->truncated = true;

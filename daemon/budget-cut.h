@@ -29,5 +29,4 @@ bool budget_cut_applies(const FileResult *f);
  * named there). With `keep_one`, at least its first piece stays, its text cut by lines to fit
  * when it alone is over (the notice says so). Returns true when f fits now, false when nothing
  * of it fits (f unchanged): the caller leaves it out. f->tokens is counted again by p. */
-bool budget_cut(FileResult *f, int64_t room, int64_t budget, bool keep_one,
-                const TokensPricing *p);
+bool budget_cut(FileResult *f, int64_t room, int64_t budget, bool keep_one, const TokensPricing *p);

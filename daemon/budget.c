@@ -57,8 +57,8 @@ struct Budget {
   int64_t skip;  /* the request's skip: the answer's first entry is this one of its paths */
   bool plan;
   bool measuring;
-  size_t first; /* the answer's first entry that is not refused: it always gets a share */
-  int64_t first_room; /* what it may write at most, alone in the answer (markup included) */
+  size_t first;          /* the answer's first entry that is not refused: it always gets a share */
+  int64_t first_room;    /* what it may write at most, alone in the answer (markup included) */
   TokensPricing pricing; /* the format's: pictures by its provider's formula */
   int max_dimension;
   ImageTileMode tile; /* images.tile: a tall picture is priced as the tiles it is sent as */
@@ -322,14 +322,11 @@ static void measure_image(Budget *b, const ReaderSample *s, Item *it, FileResult
   if (s->svg_render || !detect_is_web_image(s->kind) ||
       image_header_size(s->kind, s->head, s->head_len, &w, &h) < 0 || w <= 0 || h <= 0)
     return;
-  if (image_tiles_plan(w, h, b->max_dimension,
-                       budget_tile_target(&b->pricing), b->tile,
-                       &tiles)) {
+  if (image_tiles_plan(w, h, b->max_dimension, budget_tile_target(&b->pricing), b->tile, &tiles)) {
     /* Sent as tiles, each priced as sent; the first tile's size is the file's. */
     it->kind = ITEM_IMAGE;
     it->want = it->total =
-        (int64_t)tiles.n *
-        tokens_image(&b->pricing, tiles.out_width, tiles.out_height);
+        (int64_t)tiles.n * tokens_image(&b->pricing, tiles.out_width, tiles.out_height);
     res->width = tiles.out_width;
     res->height = tiles.out_height;
     return;
@@ -340,8 +337,7 @@ static void measure_image(Budget *b, const ReaderSample *s, Item *it, FileResult
     h = MAX(1, (int)((double)h * b->max_dimension / longest + 0.5));
   }
   it->kind = ITEM_IMAGE;
-  it->want = it->total =
-      tokens_image(&b->pricing, w, h);
+  it->want = it->total = tokens_image(&b->pricing, w, h);
   res->width = w;
   res->height = h;
 }
@@ -756,9 +752,8 @@ void budget_enforce(Budget *b, size_t i, FileResult *f) {
       return;
     /* Not even its first page, cell, slide, row or line fits its share: the answer's first
      * file takes the room the others leave (they are left out at the answer's last check). */
-    if (i != b->first ||
-        !budget_cut(f, MAX(b->first_room, it->grant + it->markup), MAX(b->first_room, it->grant),
-                    true, &b->pricing))
+    if (i != b->first || !budget_cut(f, MAX(b->first_room, it->grant + it->markup),
+                                     MAX(b->first_room, it->grant), true, &b->pricing))
       omit(f, f->tokens_total);
     return;
   }

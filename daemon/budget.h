@@ -53,8 +53,7 @@ Budget *budget_new(const ReadParams *p, const TokensPricing *pricing);
 
 /* The provider pictures are tiled for: the one whose formula prices them. */
 static inline ImageTileTarget budget_tile_target(const TokensPricing *pricing) {
-  return pricing->images == TOKENS_IMAGES_OPENAI ? IMAGE_TILE_FOR_OPENAI
-                                                 : IMAGE_TILE_FOR_ANTHROPIC;
+  return pricing->images == TOKENS_IMAGES_OPENAI ? IMAGE_TILE_FOR_OPENAI : IMAGE_TILE_FOR_ANTHROPIC;
 }
 
 /* NULL is fine. */

@@ -177,8 +177,7 @@ static void lane_work_cb(uv_work_t *w) {
         n++;
       lane->read++;
     } else if (req->budget != NULL && budget_counting(req->budget, i) &&
-               budget_count(req->budget, i, &o, req->ws, &req->cancelled,
-                            &req->result.files[i])) {
+               budget_count(req->budget, i, &o, req->ws, &req->cancelled, &req->result.files[i])) {
       file_done(req, i);
       lane->read++;
       n++;
@@ -265,7 +264,7 @@ static GString *piece_within_cap(Request *req, size_t i, int64_t image_index, si
   if (piece == NULL)
     return NULL;
   cost = piece->len + tail_bytes(req, f);
-  if (*used < cap && *used + cost > cap && !f->summarized) {
+  if (*used<cap && * used + cost> cap && !f->summarized) {
     g_string_free(piece, TRUE);
     summarize_past_cap(req, i);
     /* Every file after it too: the client continues from the first one summed up. */

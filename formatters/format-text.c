@@ -236,8 +236,8 @@ static void text_file_body(GString *out, const FileResult *f, size_t index, int6
                              "same request and skip=%" PRId64 "]\n",
                              index > 0 ? "\n" : "", f->summary->files,
                              f->summary->cap_mib > 0 ? "the answer's size cap" : "the budget",
-                             f->path, f->summary->bytes,
-                             f->summary->tokens_total, f->summary->skip);
+                             f->path, f->summary->bytes, f->summary->tokens_total,
+                             f->summary->skip);
     return;
   }
   if (index > 0)

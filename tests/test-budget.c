@@ -590,7 +590,8 @@ static void write_xlsx(const char *path) {
 
 /* A folder of every kind readerd reads: text, notebooks (the project's and one of 150 cells),
  * office documents (the project's, a DOCX of 400 paragraphs, an XLSX of 300 and 120 rows), a
- * PDF when the machine has shared-mime-info's spec, a picture. Returns the folder; g_free, rd_rmtree. */
+ * PDF when the machine has shared-mime-info's spec, a picture. Returns the folder; g_free,
+ * rd_rmtree. */
 static char *mixed_folder(void) {
   const char *root = getenv("READERD_SOURCE_ROOT");
   static const char *const data[] = {"notebook/analysis.ipynb", "office/fruit.xlsx",
@@ -708,8 +709,8 @@ static void seen_content(GHashTable *seen, xmlNodePtr n) {
         int64_t row = g_ascii_strtoll(lines[i], &end, 10);
 
         if (end != lines[i] && *end == ':') {
-          g_autofree char *r = g_strdup_printf("row|%" PRId64 "|%" PRId64,
-                                               prop_int(c, "number"), row);
+          g_autofree char *r =
+              g_strdup_printf("row|%" PRId64 "|%" PRId64, prop_int(c, "number"), row);
 
           seen_unit(seen, path, r);
         }
@@ -718,8 +719,8 @@ static void seen_content(GHashTable *seen, xmlNodePtr n) {
   }
   /* Text and a DOCX say their lines in shown='a-b'. */
   if (shown != NULL && (g_strcmp0(type, "text") == 0 || g_strcmp0(format, "docx") == 0)) {
-    int64_t a = g_ascii_strtoll(shown, NULL, 10), b = g_ascii_strtoll(strchr(shown, '-') + 1,
-                                                                      NULL, 10);
+    int64_t a = g_ascii_strtoll(shown, NULL, 10),
+            b = g_ascii_strtoll(strchr(shown, '-') + 1, NULL, 10);
 
     for (int64_t l = a; l <= b; l++) {
       g_autofree char *u = g_strdup_printf("line|%" PRId64, l);
@@ -826,8 +827,8 @@ static bool o200k_counts(GPtrArray *paths, int64_t *counts) {
   for (guint i = 0; i < paths->len; i++)
     g_ptr_array_add(argv, paths->pdata[i]);
   g_ptr_array_add(argv, NULL);
-  ck_assert(g_spawn_sync(NULL, (char **)argv->pdata, NULL, 0, NULL, NULL, &out, NULL, &status,
-                         NULL));
+  ck_assert(
+      g_spawn_sync(NULL, (char **)argv->pdata, NULL, 0, NULL, NULL, &out, NULL, &status, NULL));
   ck_assert(g_spawn_check_wait_status(status, NULL));
   lines = g_strsplit(out, "\n", -1);
   for (guint i = 0; i < paths->len; i++) {
@@ -872,8 +873,8 @@ START_TEST(budget_every_kind_read_to_its_end) {
                     budgets[b], (const char *)key);
     g_hash_table_iter_init(&it, seen);
     while (g_hash_table_iter_next(&it, &key, &val)) {
-      ck_assert_msg(GPOINTER_TO_INT(val) == 1, "budget %" PRId64 ": %s shown %d times",
-                    budgets[b], (const char *)key, GPOINTER_TO_INT(val));
+      ck_assert_msg(GPOINTER_TO_INT(val) == 1, "budget %" PRId64 ": %s shown %d times", budgets[b],
+                    (const char *)key, GPOINTER_TO_INT(val));
       ck_assert_msg(g_hash_table_contains(want, key), "budget %" PRId64 ": %s not in the file",
                     budgets[b], (const char *)key);
     }
