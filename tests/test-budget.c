@@ -897,6 +897,51 @@ START_TEST(budget_every_kind_read_to_its_end) {
 }
 END_TEST
 
+/* A plan of every kind shows no content of any: each entry is an empty element with its kind,
+ * its whole-file estimate and what it counts (cells, sheets, slides, pages, lines). */
+START_TEST(budget_plan_every_kind) {
+  g_autofree char *folder = mixed_folder(), *qf = rd_json_quote(folder), *params = NULL;
+  RdConn *c = rd_conn_new(dmn->sock);
+  RdResult *r;
+
+  params = g_strdup_printf("{\"paths\":[%s],\"expand\":{\"maxFiles\":100},\"plan\":true}", qf);
+  r = rd_read(c, params);
+  ck_assert_uint_ge(r->contents->len, 8);
+  for (guint i = 0; i < r->contents->len; i++) {
+    xmlNodePtr n = r->contents->pdata[i];
+    g_autofree char *path = prop(n, "path"), *type = prop(n, "type");
+    g_autofree char *format = prop(n, "format");
+
+    ck_assert_msg(n->children == NULL, "%s: a plan entry with content", path);
+    ck_assert_msg(prop_int(n, "tokensTotal") > 0, "%s: no tokensTotal", path);
+    ck_assert_msg(prop_int(n, "tokens") > 0, "%s: priced 0", path);
+    if (g_str_has_suffix(path, ".ipynb")) {
+      ck_assert_str_eq(type, "notebook");
+      ck_assert_int_gt(prop_int(n, "cells"), 0);
+    } else if (g_strcmp0(format, "xlsx") == 0) {
+      ck_assert_int_gt(prop_int(n, "sheets"), 0);
+    } else if (g_strcmp0(format, "pptx") == 0) {
+      ck_assert_int_gt(prop_int(n, "slides"), 0);
+    } else if (g_strcmp0(format, "docx") == 0) {
+      ck_assert_int_gt(prop_int(n, "lines"), 0);
+    } else if (g_strcmp0(type, "text") == 0) {
+      g_autofree char *encoding = prop(n, "encoding");
+
+      /* Its lines only when its head is the whole file. */
+      ck_assert_ptr_nonnull(encoding);
+    } else if (g_strcmp0(type, "pdf") == 0) {
+      ck_assert_int_gt(prop_int(n, "pages"), 0);
+    } else {
+      ck_assert_str_eq(type, "image");
+      ck_assert_int_gt(prop_int(n, "width"), 0);
+    }
+  }
+  rd_result_free(r);
+  rd_conn_free(c);
+  rd_rmtree(folder);
+}
+END_TEST
+
 static Suite *budget_suite(void) {
   Suite *s = suite_create("budget");
   TCase *tc = tcase_create("core");
@@ -914,6 +959,7 @@ static Suite *budget_suite(void) {
   tcase_add_test(tc, budget_fence_past_admission);
   tcase_add_test(tc, budget_cancel_while_measuring);
   tcase_add_test(tc, budget_every_kind_read_to_its_end);
+  tcase_add_test(tc, budget_plan_every_kind);
   suite_add_tcase(s, tc);
   return s;
 }
