@@ -3,10 +3,14 @@
  *
  * With either, a request first measures every file on its lanes (stat and the head the reader
  * reads anyway; nothing is decoded or formatted), then decides on the loop thread: a plan
- * answers every text file and picture from that measure alone; a budget gives each file a
- * fair share of the tokens (water-filling in request order, with a floor: see budget.c) and
- * the read phase reads only the files admitted, each cut to its share. A file left out is
- * answered omitted="budget" with what the measure learned of it.
+ * answers every text file and picture from that measure alone (a PDF, a notebook, a document
+ * is read to be priced); a budget gives each file a fair share of the tokens (water-filling in
+ * request order, with a floor: see budget.c) and the read phase reads only the files admitted,
+ * each cut to its share as its element is written (budget-cut.h). The answer's first file
+ * always gets a share, so that a continuation moves on. A file left out is answered
+ * omitted="budget" with the estimate of the whole file.
+ *
+ * Everything is priced by the answer's format (TokensPricing): no call here names a format.
  *
  * The measure and the per-file calls run on pool threads, each touching only its own file i;
  * budget_new, budget_decide and budget_settle_answer run where the request says. */
@@ -94,8 +98,10 @@ bool budget_count(Budget *b, size_t i, const ReaderOptions *o, const Workspace *
 /* The token cap of reading file i (ReaderOptions.max_tokens): 0 for none. */
 int64_t budget_max_tokens(const Budget *b, size_t i);
 
-/* File i was read (f->tokens counted): keeps it within its share (a PDF loses pages from its
- * end, anything else over it is omitted), or turns it into a plan entry. On its thread. */
+/* File i was read (f->tokens counted): sets its whole-file estimate (tokens_total) and keeps it
+ * within its share (a PDF, a notebook, a document cut on its pages, cells, slides, rows or
+ * lines; text and pictures over it omitted, but for the answer's first file), or turns it into
+ * a plan entry, or a listed one. On its thread. */
 void budget_enforce(Budget *b, size_t i, FileResult *f);
 
 /* At assembly, once every file is read, in request order: keeps the whole answer the model
