@@ -604,10 +604,10 @@ bool budget_count(Budget *b, size_t i, const ReaderOptions *o, const Workspace *
   int64_t total = it->total;
   ReaderSample s;
 
+  file_result_clear(res);
   /* A PDF, a notebook, a document: what it would write is known once read, whole. */
   if (it->kind == ITEM_OPAQUE)
     return false;
-  file_result_clear(res);
   if (!reader_measure(o, ws, cancelled, READER_SAMPLE_SIZE, res, &s))
     return true; /* refused now (a binary file, one gone since): its entry says why */
   if (res->type == FILE_TYPE_TEXT) {

@@ -90,7 +90,7 @@ bool budget_counting(const Budget *b, size_t i);
 
 /* Reads the head of file i (up to 64 KiB) into res, cleared first, for its lines, type,
  * encoding and the estimate of the whole file; the entry stays omitted. On a lane. Returns
- * false, res untouched, for a PDF, a notebook or a document: the read phase reads it as any
+ * false, res cleared, for a PDF, a notebook or a document: the read phase reads it as any
  * other, and budget_enforce() lists it with the estimate of the whole file. */
 bool budget_count(Budget *b, size_t i, const ReaderOptions *o, const Workspace *ws,
                   const atomic_bool *cancelled, FileResult *res);
