@@ -114,10 +114,6 @@ void budget_free(Budget *b) {
   g_free(b);
 }
 
-bool budget_measuring(const Budget *b) {
-  return b->measuring;
-}
-
 /* A line's number as the line engine writes it ("%6d\t"), counted on in place: a measure
  * numbers every line of thousands of heads, and formatting each number anew was a fifth of
  * its cost. */

@@ -63,9 +63,6 @@ static inline ImageTileTarget budget_tile_target(const TokensPricing *pricing) {
 /* NULL is fine. */
 void budget_free(Budget *b);
 
-/* True until budget_decide(): the request's lanes measure instead of reading. */
-bool budget_measuring(const Budget *b);
-
 /* Measures file i (options o) into res, which must be zeroed. On a lane. Returns true when
  * it read the file's head, false when a stat was all it took (a file past what the budget
  * can admit, or one refused before it was opened). */

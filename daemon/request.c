@@ -35,6 +35,14 @@ typedef struct {
   bool read; /* the file was read to the end */
 } Job;
 
+/* A request's phases, in order. Each reads or measures files one function per file; the budget
+ * (daemon/budget.h) is a policy they consult, not a branch of their own. */
+typedef enum {
+  PHASE_EXPAND,  /* folders and globs become files (daemon/expand.h), on the pool */
+  PHASE_MEASURE, /* with a budget or a plan: each file's stat and head (measure_one) */
+  PHASE_READ,    /* each file read, cut to its share, formatted (read_one); the last assembles */
+} Phase;
+
 struct Request {
   uv_loop_t *loop;
   ReadParams params;
@@ -64,7 +72,7 @@ struct Request {
   /* The expansion phase (daemon/expand.h): paths[] becomes the files of folders and globs. */
   uv_work_t expand_work;
   Expansion expansion; /* its items, indexed like files[], until each file is done */
-  bool expanding;      /* until the expanded paths replace the request's */
+  Phase phase; /* written on the loop thread between phases, while no lane runs */
   int expand_status;
 
   atomic_size_t unread; /* files not read yet; the thread that brings it to 0 assembles */
@@ -146,6 +154,46 @@ static ReaderOptions reader_options(const Request *req, size_t i) {
   };
 }
 
+/* The measure phase of file i, on a lane: an expansion's binary file or empty pattern is
+ * answered as it is, any other file measured. Returns 1 when that read its head, 0 when it cost
+ * a stat or nothing. */
+static size_t measure_one(Request *req, Lane *lane, size_t i) {
+  ReaderOptions o = reader_options(req, i);
+  FileResult *f = &req->result.files[i];
+  size_t cost = 0;
+
+  if (expansion_answer(&req->expansion, i, f))
+    budget_answered(req->budget, i, f);
+  else if (budget_measure(req->budget, i, &o, req->ws, &req->cancelled, f))
+    cost = 1;
+  lane->read++;
+  return cost;
+}
+
+/* The read phase of file i, on a lane: a file the budget settled after the measure is done; one
+ * it lists is counted from its head; any other is read when it is text, else left to a blocking
+ * job. Returns 1 for a file read or counted or deferred, 0 for one settled. */
+static size_t read_one(Request *req, Lane *lane, size_t i) {
+  ReaderOptions o = reader_options(req, i);
+  FileResult *f = &req->result.files[i];
+  bool counted = req->budget != NULL && budget_counting(req->budget, i) &&
+                 budget_count(req->budget, i, &o, req->ws, &req->cancelled, f);
+
+  if (!counted && req->budget != NULL && budget_settled(req->budget, i)) {
+    file_done(req, i);
+    lane->read++;
+    return 0;
+  }
+  if (counted || expansion_answer(&req->expansion, i, f) ||
+      reader_read_text(&o, req->ws, &req->cancelled, f)) {
+    file_done(req, i);
+    lane->read++;
+    return 1;
+  }
+  lane->deferred[lane->n_deferred++] = i;
+  return 1;
+}
+
 static void lane_work_cb(uv_work_t *w) {
   Lane *lane = container_of(w, Lane, work);
   Request *req = lane->req;
@@ -156,7 +204,6 @@ static void lane_work_cb(uv_work_t *w) {
    * costs next to nothing and does not count (the time limit still holds). */
   for (size_t n = 0; !atomic_load(&req->cancelled);) {
     size_t i;
-    ReaderOptions o;
 
     /* The slice is over: without company the lane goes on for another one. */
     if (n >= cap || g_get_monotonic_time() >= until) {
@@ -169,30 +216,7 @@ static void lane_work_cb(uv_work_t *w) {
     i = atomic_fetch_add(&req->next, 1);
     if (i >= req->result.n_files)
       break;
-    o = reader_options(req, i);
-    if (req->budget != NULL && budget_measuring(req->budget)) {
-      if (expansion_answer(&req->expansion, i, &req->result.files[i]))
-        budget_answered(req->budget, i, &req->result.files[i]);
-      else if (budget_measure(req->budget, i, &o, req->ws, &req->cancelled, &req->result.files[i]))
-        n++;
-      lane->read++;
-    } else if (req->budget != NULL && budget_counting(req->budget, i) &&
-               budget_count(req->budget, i, &o, req->ws, &req->cancelled, &req->result.files[i])) {
-      file_done(req, i);
-      lane->read++;
-      n++;
-    } else if (req->budget != NULL && budget_settled(req->budget, i)) {
-      file_done(req, i);
-      lane->read++;
-    } else if (expansion_answer(&req->expansion, i, &req->result.files[i]) ||
-               reader_read_text(&o, req->ws, &req->cancelled, &req->result.files[i])) {
-      file_done(req, i);
-      lane->read++;
-      n++;
-    } else {
-      lane->deferred[lane->n_deferred++] = i;
-      n++;
-    }
+    n += req->phase == PHASE_MEASURE ? measure_one(req, lane, i) : read_one(req, lane, i);
   }
 }
 
@@ -389,10 +413,8 @@ static const SchedulerOps request_scheduler_ops = {
 
 /* True when every file was read to the end (a cancelled file was not). */
 static bool all_read(const Request *req) {
-  if (req->expanding)
-    return false;
-  /* Cancelled while measuring: nothing was read. */
-  if (req->budget != NULL && budget_measuring(req->budget))
+  /* Cancelled while expanding or measuring: nothing was read. */
+  if (req->phase != PHASE_READ)
     return false;
   if (req->completed < req->result.n_files)
     return false;
@@ -407,7 +429,7 @@ static bool all_read(const Request *req) {
 /* Tells the progress callback, when there is one, how many files are read. */
 static void report_progress(Request *req, size_t before) {
   /* The measure phase counts files too, but nothing is read yet. */
-  if (req->budget != NULL && budget_measuring(req->budget))
+  if (req->phase != PHASE_READ)
     return;
   if (req->progress_cb != NULL && req->completed > before && !atomic_load(&req->cancelled))
     req->progress_cb(req, req->completed, req->result.n_files);
@@ -423,8 +445,9 @@ static void maybe_finish(Request *req) {
   if (!atomic_load(&req->cancelled) && req->completed < req->result.n_files)
     return;
   /* Every file measured: decide, then read from the first file again. */
-  if (req->budget != NULL && budget_measuring(req->budget) && !atomic_load(&req->cancelled)) {
+  if (req->phase == PHASE_MEASURE && !atomic_load(&req->cancelled)) {
     budget_decide(req->budget, &req->result);
+    req->phase = PHASE_READ;
     req->completed = 0;
     atomic_store(&req->next, 0);
     scheduler_kick(&req->task);
@@ -503,6 +526,7 @@ static void request_setup_files(Request *req) {
   req->result.plan = req->params.plan;
   /* After the expansion: the budget shares what it found. */
   req->budget = budget_new(&req->params, &req->pricing);
+  req->phase = req->budget != NULL ? PHASE_MEASURE : PHASE_READ;
   req->frags = g_new0(GString *, req->result.n_files);
   req->blocking = g_new(size_t, req->result.n_files);
   atomic_init(&req->next, 0);
@@ -512,6 +536,7 @@ static void request_setup_files(Request *req) {
   if (req->result.n_files == 0) {
     assemble(req);
     budget_free(g_steal_pointer(&req->budget));
+    req->phase = PHASE_READ;
     req->in_flight++;
     uv_queue_work(req->loop, &req->cancel_work, cancel_work_cb, cancel_after_cb);
   }
@@ -530,7 +555,6 @@ static void expand_after_cb(uv_work_t *w, int status) {
   if (status == 0 && req->expand_status == 0 && !atomic_load(&req->cancelled)) {
     expansion_take_paths(&req->expansion, &req->params);
     request_setup_files(req);
-    req->expanding = false;
     scheduler_kick(&req->task);
   } else {
     atomic_store(&req->cancelled, true);
@@ -561,7 +585,7 @@ Request *request_start(uv_loop_t *loop, ReadParams *params, Workspace *ws, Reque
   atomic_init(&req->cancelled, false);
   /* Folders and globs first, on the pool: the files' slots are known after. */
   if (expand_wanted(&req->params)) {
-    req->expanding = true;
+    req->phase = PHASE_EXPAND;
     req->in_flight++;
     uv_queue_work(loop, &req->expand_work, expand_work_cb, expand_after_cb);
   } else {
