@@ -72,7 +72,7 @@ struct Request {
   /* The expansion phase (daemon/expand.h): paths[] becomes the files of folders and globs. */
   uv_work_t expand_work;
   Expansion expansion; /* its items, indexed like files[], until each file is done */
-  Phase phase; /* written on the loop thread between phases, while no lane runs */
+  Phase phase;         /* written on the loop thread between phases, while no lane runs */
   int expand_status;
 
   atomic_size_t unread; /* files not read yet; the thread that brings it to 0 assembles */
