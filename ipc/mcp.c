@@ -23,8 +23,8 @@ static const char *const versions[] = {MCP_PROTOCOL_LATEST, "2025-03-26", "2024-
   "cannot be read gets a <Content> with code='...' and error='...' (FILE_NOT_FOUND, "              \
   "IS_DIRECTORY, ACCESS_DENIED, ...) while the others are still read. Limits: 2000 lines and "     \
   "100 KiB of text per file, 20 PDF pages per read, 5 MiB per picture, 8 MiB per call; when a "    \
-  "file is cut, its element says so and gives the offset or pages to read next (a file past "      \
-  "the call's 8 MiB is refused: read it in another call). "                                        \
+  "file is cut, its element says so and gives the offset or pages to read next (files past the "  \
+  "call's 8 MiB come back in one <Omitted> element: read them with its skip). "                    \
   "A folder or a glob (src/, src/**/*.test.ts) reads the files under it, sorted, leaving out "     \
   "what .gitignore and .ignore files ignore and listing binary files unread; each such file "      \
   "says from='N' (its folder's index in paths), and a <Notice> follows when files were left out. " \
