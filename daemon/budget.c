@@ -634,7 +634,9 @@ static void mark_listed(Budget *b, const ReadResult *r) {
     listed += BUDGET_MARKUP_LISTED + tokens_str(f->path) + LINES_ATTR_TOKENS;
     if (listed > cap)
       break;
-    if (it->kind == ITEM_UNSAMPLED || it->kind == ITEM_OPAQUE ||
+    /* A PDF, a notebook or a document is read whole for what it would write; a picture
+     * without a readable header (or an SVG to render) stays with what its measure said. */
+    if (it->kind == ITEM_UNSAMPLED || (it->kind == ITEM_OPAQUE && it->cuttable) ||
         (it->kind == ITEM_TEXT && f->lines < 0)) {
       it->count = true;
       it->settled = false;
