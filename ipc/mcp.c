@@ -18,7 +18,8 @@
   "with their outputs; DOCX, XLSX and PPTX as their text. A file that cannot be read gets "         \
   "code='...' and error='...' while the others are still read. A folder or glob (src/, "            \
   "src/**/*.ts) reads the files under it, leaving out what .gitignore ignores. Per file: 2000 "    \
-  "lines and 100 KiB of text, 20 PDF pages; a file cut short says which offset or pages to read "  \
+  "lines and 100 KiB of text, 20 PDF pages, 8 MiB a call (the files past it in one <Omitted>); a " \
+  "file cut short says which offset or pages to read "  \
   "next. The answer fits a budget (25,000 estimated tokens unless budget.tokens says): files past " \
   "it are listed with omitted='budget', and an <Omitted> element names the skip that reads the "   \
   "rest with the same arguments. To read again a file you have, pass ifNoneMatch {path: etag}: "   \
