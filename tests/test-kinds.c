@@ -235,28 +235,31 @@ static void world_add(const Kind *k, const char *data, size_t len) {
   k->corrupt(data, len, broken_path);
 }
 
-/* root/all, its excluded copy, a copy outside and a link to it: each file of the table. */
+/* Copies every file of the folder src into dst. */
+static void copy_folder(const char *src, const char *dst) {
+  g_autoptr(GDir) d = g_dir_open(src, 0, NULL);
+  const char *name;
+
+  mkdirs(dst);
+  while (d != NULL && (name = g_dir_read_name(d)) != NULL) {
+    g_autofree char *path = g_build_filename(src, name, NULL), *data = NULL;
+    gsize len = 0;
+
+    if (g_file_get_contents(path, &data, &len, NULL))
+      put_in(dst, name, data, len);
+  }
+}
+
+/* The folder's excluded copy (its name matches the exclude pattern), a copy outside the root
+ * and a link to that from inside. */
 static void world_add_folder(void) {
-  const char *const names[] = {"private-folder-", "outside"};
   g_autofree char *folder = g_build_filename(root, FOLDER->file, NULL);
+  g_autofree char *private = g_strdup_printf("%s/private-folder-%s", root, FOLDER->file);
   g_autofree char *link = g_strdup_printf("%s/link-folder-%s", root, FOLDER->file);
   g_autofree char *target = g_strdup_printf("%s/folder-%s", outside, FOLDER->file);
 
-  for (size_t n = 0; n < G_N_ELEMENTS(names); n++) {
-    g_autofree char *dst = n == 0 ? g_strdup_printf("%s/%s%s", root, names[n], FOLDER->file)
-                                  : g_strdup(target);
-    g_autoptr(GDir) d = g_dir_open(folder, 0, NULL);
-    const char *name;
-
-    mkdirs(dst);
-    while (d != NULL && (name = g_dir_read_name(d)) != NULL) {
-      g_autofree char *src = g_build_filename(folder, name, NULL), *data = NULL;
-      gsize len = 0;
-
-      if (g_file_get_contents(src, &data, &len, NULL))
-        put_in(dst, name, data, len);
-    }
-  }
+  copy_folder(folder, private);
+  copy_folder(folder, target);
   if (symlink(target, link) != 0) {
     perror(link);
     exit(EXIT_FAILURE);
