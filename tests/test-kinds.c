@@ -60,12 +60,12 @@ typedef enum {
 
 /* One row of the table: a kind of file. */
 typedef struct {
-  const char *name;     /* in the cells' names */
-  const char *file;     /* its name in the root, and in the folder */
-  const char *source;   /* absolute, or under the source tree; NULL: written here */
-  const char *package;  /* the Debian package that ships the source, for a skip */
-  const char *type;     /* the type its <Content> states */
-  const char *option;   /* JSON members of its path object, or NULL */
+  const char *name;    /* in the cells' names */
+  const char *file;    /* its name in the root, and in the folder */
+  const char *source;  /* absolute, or under the source tree; NULL: written here */
+  const char *package; /* the Debian package that ships the source, for a skip */
+  const char *type;    /* the type its <Content> states */
+  const char *option;  /* JSON members of its path object, or NULL */
   void (*corrupt)(const char *data, size_t len, const char *dst);
   const char *broken_code; /* what the damaged copy is answered */
   Units units;
@@ -89,8 +89,8 @@ static const Kind kinds[] = {
      "gdk-pixbuf-tests", "image", NULL, corrupt_truncate, "CORRUPTED_FILE", U_WHOLE, 300, 0, 1},
     {"pdf", "manual.pdf", "/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf",
      "shared-mime-info", "pdf", NULL, corrupt_truncate, "CORRUPTED_FILE", U_PAGES, 3000, 3000, 12},
-    {"svg", "drawing.svg", NULL, NULL, "text", NULL, corrupt_nul, "UNSUPPORTED_FORMAT", U_LINES, 800,
-     800, 12},
+    {"svg", "drawing.svg", NULL, NULL, "text", NULL, corrupt_nul, "UNSUPPORTED_FORMAT", U_LINES,
+     800, 800, 12},
     {"svg-render", "drawing.svg", NULL, NULL, "image", "\"render\":true", corrupt_truncate,
      "CORRUPTED_FILE", U_WHOLE, 300, 0, 1},
     {"notebook", "analysis.ipynb", "tests/data/notebook/analysis.ipynb", NULL, "notebook", NULL,
@@ -143,20 +143,22 @@ static void corrupt_nul(const char *data, size_t len, const char *dst) {
 
 /* A drawing of some 90 lines: a bar chart with labels. */
 static char *svg_drawing(void) {
-  GString *s = g_string_new("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"480\" height=\"320\" "
-                            "viewBox=\"0 0 480 320\">\n"
-                            "  <title>Requests served per hour</title>\n"
-                            "  <rect x=\"0\" y=\"0\" width=\"480\" height=\"320\" fill=\"#fafafa\"/>\n");
+  GString *s =
+      g_string_new("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                   "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"480\" height=\"320\" "
+                   "viewBox=\"0 0 480 320\">\n"
+                   "  <title>Requests served per hour</title>\n"
+                   "  <rect x=\"0\" y=\"0\" width=\"480\" height=\"320\" fill=\"#fafafa\"/>\n");
 
   for (int i = 0; i < 28; i++) {
     int h = 40 + (i * 37) % 220;
 
-    g_string_append_printf(s,
-                           "  <rect x=\"%d\" y=\"%d\" width=\"12\" height=\"%d\" fill=\"#%02x6fa8\"/>\n"
-                           "  <text x=\"%d\" y=\"312\" font-size=\"8\">%02d:00</text>\n"
-                           "  <!-- hour %d: %d requests -->\n",
-                           16 + i * 16, 290 - h, h, (i * 9) % 256, 16 + i * 16, i % 24, i, h * 13);
+    g_string_append_printf(
+        s,
+        "  <rect x=\"%d\" y=\"%d\" width=\"12\" height=\"%d\" fill=\"#%02x6fa8\"/>\n"
+        "  <text x=\"%d\" y=\"312\" font-size=\"8\">%02d:00</text>\n"
+        "  <!-- hour %d: %d requests -->\n",
+        16 + i * 16, 290 - h, h, (i * 9) % 256, 16 + i * 16, i % 24, i, h * 13);
   }
   g_string_append(s, "</svg>\n");
   return g_string_free(s, FALSE);
@@ -218,8 +220,8 @@ static void world_add(const Kind *k, const char *data, size_t len) {
   g_autofree char *broken_path = g_build_filename(root, broken, NULL);
   g_autofree char *path = g_build_filename(root, k->file, NULL);
   g_autofree char *folder = g_build_filename(root, FOLDER->file, k->file, NULL);
-  g_autofree char *broken_folder = g_strdup_printf("%s/broken-folder-%s/%s", root, FOLDER->file,
-                                                   k->file);
+  g_autofree char *broken_folder =
+      g_strdup_printf("%s/broken-folder-%s/%s", root, FOLDER->file, k->file);
 
   if (!g_file_test(path, G_FILE_TEST_EXISTS)) {
     put(path, data, len);
@@ -334,13 +336,13 @@ typedef struct {
   guint n;
   guint plain;
   const Kind *kind;
-  int64_t offset;     /* 0: none */
-  const char *pages;  /* NULL: none */
-  int64_t budget;     /* 0: none (MCP: its default, or BIG_BUDGET with big) */
+  int64_t offset;    /* 0: none */
+  const char *pages; /* NULL: none */
+  int64_t budget;    /* 0: none (MCP: its default, or BIG_BUDGET with big) */
   int64_t skip;
   bool plan;
-  bool big;           /* images.maxTotalBytes at its maximum; for MCP a budget nothing passes */
-  bool light;         /* a huge answer: taken apart without the library's checks */
+  bool big;   /* images.maxTotalBytes at its maximum; for MCP a budget nothing passes */
+  bool light; /* a huge answer: taken apart without the library's checks */
 } Req;
 
 static char *req_params(const Req *q, Face f) {
@@ -491,8 +493,8 @@ static Answer *answer_light(JsonNode *msg, JsonObject *result, size_t wire) {
   a->pictures = g_ptr_array_new();
   a->b64 = g_array_new(FALSE, FALSE, sizeof(size_t));
   for (guint k = 0; k < json_array_get_length(images); k++) {
-    size_t len = strlen(json_object_get_string_member(json_array_get_object_element(images, k),
-                                                      "data"));
+    size_t len =
+        strlen(json_object_get_string_member(json_array_get_object_element(images, k), "data"));
 
     g_array_append_val(a->b64, len);
   }
@@ -927,8 +929,8 @@ static void check_denied(Answer *a, guint i) {
   }
   CELL_ASSERT(attr_int(n, "tokens", 0) == 0, "a refused file costs tokens: %s", element_text(n));
   CELL_ASSERT(!has_children(n), "a refused file has content: %s", element_text(n));
-  CELL_ASSERT(error != NULL && strstr(error, outside) == NULL, "the refusal names where it lies: %s",
-              element_text(n));
+  CELL_ASSERT(error != NULL && strstr(error, outside) == NULL,
+              "the refusal names where it lies: %s", element_text(n));
   if (a->res != NULL) {
     JsonObject *f = rd_file(a->res, i);
     g_autoptr(GList) members = json_object_get_members(f);
@@ -973,12 +975,13 @@ static void check_read(Answer *a, guint i, const char *type) {
 static void check_broken(Answer *a, guint i, const Kind *k) {
   xmlNodePtr n = content(a, i);
   g_autofree char *error = attr(n, "error");
-  bool listed_binary = attr_is(n, "omitted", "binary") &&
-                       strcmp(k->broken_code, "UNSUPPORTED_FORMAT") == 0;
+  bool listed_binary =
+      attr_is(n, "omitted", "binary") && strcmp(k->broken_code, "UNSUPPORTED_FORMAT") == 0;
 
-  CELL_ASSERT(attr_is(n, "code", k->broken_code) || listed_binary,
-              "a damaged %s is not %s: %s", k->name, k->broken_code, element_text(n));
-  CELL_ASSERT(listed_binary || (error != NULL && *error != '\0'), "no error message: %s", element_text(n));
+  CELL_ASSERT(attr_is(n, "code", k->broken_code) || listed_binary, "a damaged %s is not %s: %s",
+              k->name, k->broken_code, element_text(n));
+  CELL_ASSERT(listed_binary || (error != NULL && *error != '\0'), "no error message: %s",
+              element_text(n));
   CELL_ASSERT(!has_children(n), "a damaged file shows content: %s", element_text(n));
   CELL_ASSERT(pictures_cost(a, n) == 0, "a damaged file sends a picture: %s", element_text(n));
 }
@@ -1064,7 +1067,8 @@ static void cell_price(Session *s, const Kind *k) {
     printf("%s: %s states %" G_GINT64_FORMAT " tokens, o200k %" G_GINT64_FORMAT "\n", cell, path,
            stated, real);
     CELL_ASSERT(within_10(stated, real),
-                "%s states %" G_GINT64_FORMAT " tokens for what o200k_base counts %" G_GINT64_FORMAT,
+                "%s states %" G_GINT64_FORMAT
+                " tokens for what o200k_base counts %" G_GINT64_FORMAT,
                 path, stated, real);
     priced++;
   }
@@ -1107,7 +1111,8 @@ static void cell_plan(Session *s, const Kind *k) {
     CELL_ASSERT(g_strcmp0(path, read_path) == 0, "the plan's entry %u is %s, the read's %s", i,
                 path, read_path);
     CELL_ASSERT(!has_children(n), "a plan shows content: %s", element_text(n));
-    CELL_ASSERT(attr_is(n, "type", type), "the plan does not say type %s: %s", type, element_text(n));
+    CELL_ASSERT(attr_is(n, "type", type), "the plan does not say type %s: %s", type,
+                element_text(n));
     CELL_ASSERT(total >= 0, "the plan states no tokensTotal: %s", element_text(n));
     check_read(r, i, type);
     real = real_cost(r, whole);
@@ -1137,8 +1142,8 @@ static void seen_add(Chain *c, int64_t unit, const char *what) {
 
   *key = unit;
   CELL_ASSERT(!g_hash_table_contains(c->seen, key),
-              "unit %" G_GINT64_FORMAT " shown again (%s, offset %" G_GINT64_FORMAT ", skip %" G_GINT64_FORMAT
-              ", pages %s)",
+              "unit %" G_GINT64_FORMAT " shown again (%s, offset %" G_GINT64_FORMAT
+              ", skip %" G_GINT64_FORMAT ", pages %s)",
               unit, what, c->offset, c->skip, c->pages != NULL ? c->pages : "-");
   g_hash_table_add(c->seen, key);
 }
@@ -1222,8 +1227,8 @@ static void chain_note(Chain *c, const Kind *k, Answer *a) {
 /* The continuation the answer names: the summary's skip, else the smallest offset its notices
  * name (not a long line's column marker), else a PDF's pages. Returns false when it names none. */
 static bool chain_next(Chain *c, const Kind *k, Answer *a) {
-  g_autoptr(GRegex) offset_re =
-      g_regex_new("(?:continue with offset=|read on with offset )([0-9]+)(?![0-9]|, column)", 0, 0, NULL);
+  g_autoptr(GRegex) offset_re = g_regex_new(
+      "(?:continue with offset=|read on with offset )([0-9]+)(?![0-9]|, column)", 0, 0, NULL);
   g_autoptr(GRegex) pages_re = g_regex_new("continue with pages=\"?([0-9]+)-", 0, 0, NULL);
   int64_t offset = -1;
   char *pages = NULL;
@@ -1288,7 +1293,8 @@ static void cell_continuation(Session *s, const Kind *k) {
     chain_note(&c, k, a);
     more = chain_next(&c, k, a);
     if (more)
-      CELL_ASSERT(c.offset != was_offset || c.skip != was_skip || g_strcmp0(c.pages, was_pages) != 0,
+      CELL_ASSERT(c.offset != was_offset || c.skip != was_skip ||
+                      g_strcmp0(c.pages, was_pages) != 0,
                   "request %d names itself as its continuation (offset %" G_GINT64_FORMAT
                   ", skip %" G_GINT64_FORMAT ", pages %s): it loops: %.600s",
                   requests, c.offset, c.skip, c.pages != NULL ? c.pages : "-", a->text);
@@ -1344,8 +1350,8 @@ static size_t json_len(const char *s, size_t len) {
     unsigned char c = (unsigned char)s[i];
 
     n += c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' || c == '\b' || c == '\f' ? 2
-         : c < 0x20                                                                   ? 6
-                                                                                      : 1;
+         : c < 0x20                                                                             ? 6
+                                                                                                : 1;
   }
   return n;
 }
@@ -1467,7 +1473,8 @@ static void cell_size(Session *s, const Kind *k) {
       sent += entry_bytes(a, spans, i);
       continue;
     }
-    CELL_ASSERT(i >= fill, "filler entry %u refused: the test's arithmetic is wrong: %s", i, element_text(n));
+    CELL_ASSERT(i >= fill, "filler entry %u refused: the test's arithmetic is wrong: %s", i,
+                element_text(n));
     CELL_ASSERT(error != NULL && strstr(error, cap_name) != NULL, "the refusal names no cap: %s",
                 element_text(n));
     first_refused = MIN(first_refused, i);
@@ -1490,8 +1497,8 @@ static void cell_size(Session *s, const Kind *k) {
                   a->meta_chars);
   } else {
     CELL_ASSERT(a->wire <= cap + (size_t)1024 * a->contents->len,
-                "an answer of %zu bytes for %u files past the cap of %s", a->wire,
-                a->contents->len, cap_name);
+                "an answer of %zu bytes for %u files past the cap of %s", a->wire, a->contents->len,
+                cap_name);
   }
   answer_free(a);
 }
@@ -1505,12 +1512,9 @@ static const struct {
   Guarantee run;
   bool o200k; /* needs node and tests/tokens/node_modules */
 } guarantees[] = {
-    {"fence", cell_fence, false},
-    {"hostile", cell_hostile, false},
-    {"price", cell_price, true},
-    {"budget", cell_budget, true},
-    {"plan", cell_plan, true},
-    {"continuation", cell_continuation, false},
+    {"fence", cell_fence, false}, {"hostile", cell_hostile, false},
+    {"price", cell_price, true},  {"budget", cell_budget, true},
+    {"plan", cell_plan, true},    {"continuation", cell_continuation, false},
     {"size", cell_size, false},
 };
 
