@@ -5,6 +5,7 @@
 #include <glib.h>
 
 #include "basic/image-tiles.h"
+#include "daemon/budget-cut.h"
 #include "daemon/readers/image-header.h"
 #include "daemon/readers/lines.h"
 #include "daemon/readers/text.h"
@@ -37,7 +38,13 @@ typedef struct {
   bool settled;    /* the entry is final after the measure */
   bool count;      /* left out and listed: the read phase reads its head for lines and tokens */
   bool head_refused; /* ITEM_REFUSED for what its head held: a stat alone would have passed it */
+  bool cuttable;     /* ITEM_OPAQUE that budget-cut.c cuts once read: a PDF, notebook, document */
 } Item;
+
+/* True when nothing says what the file costs until it is read: it takes the level. */
+static bool unknown_cost(const Item *it) {
+  return it->kind == ITEM_UNSAMPLED || (it->kind == ITEM_OPAQUE && !it->cuttable);
+}
 
 struct Budget {
   int64_t tokens; /* budget.tokens, 0 for a plan without a budget */
@@ -50,7 +57,9 @@ struct Budget {
   int64_t skip;  /* the request's skip: the answer's first entry is this one of its paths */
   bool plan;
   bool measuring;
-  bool openai, low_detail;
+  size_t first;          /* the answer's first entry that is not refused: it always gets a share */
+  int64_t first_room;    /* what it may write at most, alone in the answer (markup included) */
+  TokensPricing pricing; /* the format's: pictures by its provider's formula */
   int max_dimension;
   ImageTileMode tile; /* images.tile: a tall picture is priced as the tiles it is sent as */
   Item *items;
@@ -75,7 +84,7 @@ static int64_t frame_tokens(int64_t budget) {
   return n;
 }
 
-Budget *budget_new(const ReadParams *p, bool openai, bool low_detail) {
+Budget *budget_new(const ReadParams *p, const TokensPricing *pricing) {
   Budget *b;
 
   if (p->budget_tokens <= 0 && !p->plan)
@@ -86,8 +95,7 @@ Budget *budget_new(const ReadParams *p, bool openai, bool low_detail) {
   atomic_init(&b->floor_sum, 0);
   b->plan = p->plan;
   b->measuring = true;
-  b->openai = openai;
-  b->low_detail = low_detail;
+  b->pricing = *pricing;
   b->max_dimension = p->max_dimension;
   b->skip = p->skip;
   b->frame = frame_tokens(b->tokens);
@@ -104,10 +112,6 @@ void budget_free(Budget *b) {
     return;
   g_free(b->items);
   g_free(b);
-}
-
-bool budget_measuring(const Budget *b) {
-  return b->measuring;
 }
 
 /* A line's number as the line engine writes it ("%6d\t"), counted on in place: a measure
@@ -314,15 +318,11 @@ static void measure_image(Budget *b, const ReaderSample *s, Item *it, FileResult
   if (s->svg_render || !detect_is_web_image(s->kind) ||
       image_header_size(s->kind, s->head, s->head_len, &w, &h) < 0 || w <= 0 || h <= 0)
     return;
-  if (image_tiles_plan(w, h, b->max_dimension,
-                       b->openai ? IMAGE_TILE_FOR_OPENAI : IMAGE_TILE_FOR_ANTHROPIC, b->tile,
-                       &tiles)) {
+  if (image_tiles_plan(w, h, b->max_dimension, budget_tile_target(&b->pricing), b->tile, &tiles)) {
     /* Sent as tiles, each priced as sent; the first tile's size is the file's. */
     it->kind = ITEM_IMAGE;
     it->want = it->total =
-        (int64_t)tiles.n *
-        (b->openai ? tokens_image_openai(tiles.out_width, tiles.out_height, b->low_detail)
-                   : tokens_image_anthropic(tiles.out_width, tiles.out_height));
+        (int64_t)tiles.n * tokens_image(&b->pricing, tiles.out_width, tiles.out_height);
     res->width = tiles.out_width;
     res->height = tiles.out_height;
     return;
@@ -333,8 +333,7 @@ static void measure_image(Budget *b, const ReaderSample *s, Item *it, FileResult
     h = MAX(1, (int)((double)h * b->max_dimension / longest + 0.5));
   }
   it->kind = ITEM_IMAGE;
-  it->want = it->total =
-      b->openai ? tokens_image_openai(w, h, b->low_detail) : tokens_image_anthropic(w, h);
+  it->want = it->total = tokens_image(&b->pricing, w, h);
   res->width = w;
   res->height = h;
 }
@@ -346,6 +345,56 @@ static void path_markup(Item *it, const char *path, bool priced) {
 
   it->markup = BUDGET_MARKUP_SHOWN + n;
   it->listing = BUDGET_MARKUP_LISTED + n;
+}
+
+/* True when the JSON string s[0, n) (quotes included) is a picture's base64: 200 characters or
+ * more of its alphabet, with escaped line breaks at most. */
+static bool is_base64_string(const char *s, size_t n) {
+  if (n < 200)
+    return false;
+  for (size_t i = 1; i + 1 < n; i++) {
+    char c = s[i];
+
+    if (c == '\\' && s[i + 1] == 'n')
+      i++;
+    else if (!g_ascii_isalnum(c) && c != '+' && c != '/' && c != '=')
+      return false;
+  }
+  return true;
+}
+
+/* A notebook's cells as written, guessed from its JSON head: the estimate of the JSON without its
+ * pictures' base64 (the read prices the pictures themselves), scaled to the file's size, times
+ * 0.6 (its keys and escapes cost more than the cells' tags: the written cells are 0.55 to 0.65
+ * of the JSON's o200k count on real notebooks). */
+static int64_t notebook_guess(const ReaderSample *s, int64_t bytes) {
+  const char *p = (const char *)s->head, *end = p + s->head_len;
+  int64_t milli = 0;
+
+  while (p < end) {
+    const char *q = memchr(p, '"', (size_t)(end - p)), *close = NULL;
+
+    if (q == NULL)
+      q = end;
+    milli += tokens_text_milli(p, (size_t)(q - p));
+    if (q == end)
+      break;
+    /* The string's end: the next quote that no backslash escapes. */
+    for (const char *c = q + 1; c < end && close == NULL; c++) {
+      if (*c == '\\')
+        c++;
+      else if (*c == '"')
+        close = c + 1;
+    }
+    if (close == NULL)
+      close = end;
+    if (!is_base64_string(q, (size_t)(close - q)))
+      milli += tokens_text_milli(q, (size_t)(close - q));
+    p = close;
+  }
+  if (!s->eof && s->head_len > 0)
+    milli = (int64_t)((double)milli * (double)bytes / (double)s->head_len);
+  return tokens_from_milli(milli) * 6 / 10 + 1;
 }
 
 bool budget_measure(Budget *b, size_t i, const ReaderOptions *o, const Workspace *ws,
@@ -382,14 +431,25 @@ bool budget_measure(Budget *b, size_t i, const ReaderOptions *o, const Workspace
     measure_image(b, &s, it, res);
   else
     it->kind = ITEM_OPAQUE;
-  atomic_fetch_add(&b->floor_sum, it->kind == ITEM_OPAQUE ? b->floor : MIN(it->want, b->floor));
+  /* Known once read: until then, about four bytes a token. A PDF, a notebook or a document is
+   * cut to its share once read: it costs that guess, and may read up to the level. */
+  if (it->kind == ITEM_OPAQUE) {
+    it->total = res->bytes > 0 ? res->bytes / 4 + 1 : 0;
+    it->cuttable = res->type == FILE_TYPE_PDF || res->type == FILE_TYPE_NOTEBOOK ||
+                   res->type == FILE_TYPE_DOCUMENT;
+    if (res->type == FILE_TYPE_NOTEBOOK)
+      it->total = notebook_guess(&s, res->bytes);
+    it->want = it->total;
+    it->guessed = it->cuttable;
+  }
+  atomic_fetch_add(&b->floor_sum, unknown_cost(it) ? b->floor : MIN(it->want, b->floor));
   return true;
 }
 
 /* What file i costs at a water level: its estimate, capped by the level; what is known only
  * once read takes the level. */
 static int64_t cost_at(const Item *it, int64_t level) {
-  return it->kind == ITEM_OPAQUE || it->kind == ITEM_UNSAMPLED ? level : MIN(it->want, level);
+  return unknown_cost(it) ? level : MIN(it->want, level);
 }
 
 /* The cap of reading file i: its cost at the level, or the level itself when its cost was
@@ -501,6 +561,7 @@ static void omit(FileResult *f, int64_t total) {
   f->n_page_out = 0;
   g_clear_pointer(&f->outline, g_free);
   g_clear_pointer(&f->notice, g_free);
+  file_result_drop_sections(f);
   f->truncated = false;
   f->shown_first = f->shown_last = 0;
   f->eol = NULL;
@@ -548,7 +609,7 @@ static void unsample_past_floor(Budget *b, ReadResult *r) {
       f->width = f->height = 0;
       continue;
     }
-    sum += it->kind == ITEM_OPAQUE ? b->floor : MIN(it->want, b->floor);
+    sum += unknown_cost(it) ? b->floor : MIN(it->want, b->floor);
   }
 }
 
@@ -573,7 +634,10 @@ static void mark_listed(Budget *b, const ReadResult *r) {
     listed += BUDGET_MARKUP_LISTED + tokens_str(f->path) + LINES_ATTR_TOKENS;
     if (listed > cap)
       break;
-    if (it->kind == ITEM_UNSAMPLED || (it->kind == ITEM_TEXT && f->lines < 0)) {
+    /* A PDF, a notebook or a document is read whole for what it would write; a picture
+     * without a readable header (or an SVG to render) stays with what its measure said. */
+    if (it->kind == ITEM_UNSAMPLED || (it->kind == ITEM_OPAQUE && it->cuttable) ||
+        (it->kind == ITEM_TEXT && f->lines < 0)) {
       it->count = true;
       it->settled = false;
     }
@@ -584,15 +648,18 @@ bool budget_counting(const Budget *b, size_t i) {
   return b->items[i].count;
 }
 
-void budget_count(Budget *b, size_t i, const ReaderOptions *o, const Workspace *ws,
+bool budget_count(Budget *b, size_t i, const ReaderOptions *o, const Workspace *ws,
                   const atomic_bool *cancelled, FileResult *res) {
   Item *it = &b->items[i], head = {0};
   int64_t total = it->total;
   ReaderSample s;
 
   file_result_clear(res);
+  /* A PDF, a notebook, a document: what it would write is known once read, whole. */
+  if (it->kind == ITEM_OPAQUE)
+    return false;
   if (!reader_measure(o, ws, cancelled, READER_SAMPLE_SIZE, res, &s))
-    return; /* refused now (a binary file, one gone since): its entry says why */
+    return true; /* refused now (a binary file, one gone since): its entry says why */
   if (res->type == FILE_TYPE_TEXT) {
     measure_text(b, &s, o, &head, res);
     total = head.total;
@@ -602,11 +669,12 @@ void budget_count(Budget *b, size_t i, const ReaderOptions *o, const Workspace *
       total = head.total;
   }
   omit(res, total);
+  return true;
 }
 
 void budget_decide(Budget *b, ReadResult *r) {
   g_autofree bool *admitted = NULL;
-  int64_t level = 0;
+  int64_t level = 0, first_grant = 0, slack = 0;
 
   b->measuring = false;
   if (b->tokens > 0) {
@@ -614,6 +682,35 @@ void budget_decide(Budget *b, ReadResult *r) {
       unsample_past_floor(b, r);
     admitted = g_new0(bool, b->n);
     level = admit_within_budget(b, admitted);
+  }
+  /* What the admitted files' costs at the level and their markup leave of the budget. */
+  if (admitted != NULL) {
+    slack = b->tokens - overhead(b, admitted);
+    for (size_t i = 0; i < b->n; i++)
+      if (admitted[i])
+        slack -= cost_at(&b->items[i], level) + b->items[i].markup;
+    slack = MAX(slack, 0);
+  }
+  for (b->first = 0; b->first < b->n && b->items[b->first].kind == ITEM_REFUSED; b->first++)
+    ;
+  /* What the first file can have when every other one is left out: a first piece (a page, a
+   * cell) over its share takes that rather than be cut inside. */
+  if (admitted != NULL && b->first < b->n) {
+    g_autofree bool *alone = g_new0(bool, b->n);
+
+    alone[b->first] = true;
+    b->first_room = b->tokens - overhead(b, alone);
+  }
+  /* The answer's first file always gets a share, whatever the floor left it: the continuation
+   * of an answer moves on. Only a picture over the budget is listed with its price instead. */
+  if (admitted != NULL && b->first < b->n && !admitted[b->first] &&
+      b->items[b->first].kind != ITEM_IMAGE) {
+    Item *it = &b->items[b->first];
+
+    admitted[b->first] = true;
+    it->kind = it->kind == ITEM_UNSAMPLED ? ITEM_OPAQUE : it->kind;
+    it->guessed = true; /* its grant below is the level it reads to */
+    first_grant = MAX(b->tokens - overhead(b, admitted) - it->markup, BUDGET_MIN_CUT_TOKENS);
   }
   for (size_t i = 0; i < b->n; i++) {
     Item *it = &b->items[i];
@@ -623,7 +720,10 @@ void budget_decide(Budget *b, ReadResult *r) {
     if (it->kind == ITEM_REFUSED)
       continue;
     if (admitted != NULL) {
-      it->grant = grant_at(it, level);
+      it->grant = first_grant > 0 && i == b->first ? first_grant : grant_at(it, level);
+      /* A guess reads to the level, but never to more than the others leave it. */
+      if (it->guessed && admitted[i] && !(first_grant > 0 && i == b->first))
+        it->grant = MIN(it->grant, cost_at(it, level) + slack);
       /* Not admitted, or a share too thin to show a line and the notice: no share. */
       if (!admitted[i] || it->kind == ITEM_UNSAMPLED ||
           (it->kind == ITEM_TEXT && it->grant < it->want && it->grant < BUDGET_MIN_CUT_TOKENS)) {
@@ -660,38 +760,12 @@ int64_t budget_max_tokens(const Budget *b, size_t i) {
   return b->items[i].grant;
 }
 
-/* Drops a PDF's pages from its end until it fits `grant`; the notice says where to go on. */
-static void pdf_cut(Budget *b, FileResult *f, int64_t grant) {
-  size_t before = f->n_page_out;
-  int next;
+/* A file read for the plan (a PDF, a notebook, an office document, an SVG render): what it
+ * showed becomes the estimate, the whole file's extrapolated from it. */
+static void plan_entry(FileResult *f, const TokensPricing *p) {
+  int64_t shown = budget_cut_applies(f) ? budget_cut_written(f, p) : f->tokens;
+  int64_t total = f->tokens_total;
 
-  while (f->n_page_out > 0 && f->tokens > grant) {
-    PageOut *p = &f->page_out[--f->n_page_out];
-
-    /* Pages are rendered in order: a dropped page's picture is the last one. */
-    if (p->image >= 0 && (size_t)p->image + 1 == f->n_images)
-      image_out_clear(&f->images[--f->n_images]);
-    g_clear_pointer(&p->text, g_free);
-    p->text_len = 0;
-    g_clear_pointer(&f->notice, g_free);
-    file_result_count_tokens(f, b->openai, b->low_detail);
-  }
-  if (f->n_page_out == 0 || f->n_page_out == before)
-    return;
-  next = f->page_out[f->n_page_out - 1].number + 1;
-  f->truncated = true;
-  f->notice = g_strdup_printf("\u2026 pages from %d not shown (budget of %" G_GINT64_FORMAT
-                              " tokens); continue with pages=%d-\n",
-                              next, grant, next);
-  file_result_count_tokens(f, b->openai, b->low_detail);
-}
-
-/* A file read for the plan (a PDF, an SVG render): what it showed becomes the estimate. */
-static void plan_entry(FileResult *f) {
-  int64_t shown = f->tokens, total = shown;
-
-  if (f->type == FILE_TYPE_PDF && f->n_page_out > 0 && f->pages > (int64_t)f->n_page_out)
-    total = shown * f->pages / (int64_t)f->n_page_out;
   if (f->type == FILE_TYPE_IMAGE && f->n_images > 0) {
     f->width = f->images[0].width;
     f->height = f->images[0].height;
@@ -707,19 +781,36 @@ void budget_enforce(Budget *b, size_t i, FileResult *f) {
 
   if (f->code != NULL || f->omitted != NULL || f->planned)
     return;
+  /* The whole file's estimate, from what the read shows of it: what a listing of it says. */
+  f->tokens_total = budget_cut_applies(f) ? budget_cut_whole(f, &b->pricing, f->tokens)
+                                          : MAX(it->total, f->tokens);
+  /* Read only to be listed with what it would cost. */
+  if (it->count) {
+    omit(f, f->tokens_total);
+    return;
+  }
   if (b->plan) {
-    plan_entry(f);
+    plan_entry(f, &b->pricing);
     if (b->tokens > 0)
       f->tokens = MIN(f->tokens, it->grant);
     return;
   }
-  if (f->tokens <= it->grant)
+  /* A PDF, a notebook, a document: cut on its pages, cells, slides, rows or lines to its share
+   * and its markup, as written. */
+  if (budget_cut_applies(f)) {
+    if (budget_cut(f, it->grant + it->markup, it->grant, false, &b->pricing))
+      return;
+    /* Not even its first page, cell, slide, row or line fits its share: the answer's first
+     * file takes the room the others leave (they are left out at the answer's last check). */
+    if (i != b->first || !budget_cut(f, MAX(b->first_room, it->grant + it->markup),
+                                     MAX(b->first_room, it->grant), true, &b->pricing))
+      omit(f, f->tokens_total);
     return;
-  /* A PDF loses whole pages from its end. */
-  if (f->type == FILE_TYPE_PDF && f->n_page_out > 0)
-    pdf_cut(b, f, it->grant);
-  if (f->tokens > it->grant)
-    omit(f, MAX(it->total, f->tokens));
+  }
+  /* Text was cut by the line engine as it read; the answer's first entry keeps what it has. */
+  if (f->tokens <= it->grant || (i == b->first && f->type == FILE_TYPE_TEXT))
+    return;
+  omit(f, f->tokens_total);
 }
 
 /* True when f shows content (it was read, not omitted nor refused). */
@@ -782,7 +873,7 @@ static void summarize_from(const Budget *b, ReadResult *r, size_t cut, bool *cha
     FileResult *f = &r->files[j];
 
     if (shows(f))
-      omit(f, f->tokens);
+      omit(f, f->tokens_total);
     changed[j] = true;
     f->summarized = true;
     if (f->bytes > 0 && f->code == NULL)
@@ -836,14 +927,20 @@ void budget_settle(const Budget *b, ReadResult *r, bool *changed) {
         image_index += (int64_t)f->n_images;
         continue;
       }
-      omit(f, f->tokens);
+      /* The answer's first entry always stays: a continuation from it moves on. */
+      if (i == 0) {
+        used += c;
+        image_index += (int64_t)f->n_images;
+        continue;
+      }
+      omit(f, f->tokens_total);
       changed[i] = true;
     }
     /* Listed: a file left out while the listing's share lasts, a refusal, a binary file. */
     c = MAX(xml_content_tokens(f, image_index, false), 0);
     reserve = summary_reserve(b, r, i + 1, notices, b->tokens - used - c);
-    if (used + c + reserve <= b->tokens &&
-        (g_strcmp0(f->omitted, OMITTED_BUDGET) != 0 || listed + c <= cap)) {
+    if (i == 0 || (used + c + reserve <= b->tokens &&
+                   (g_strcmp0(f->omitted, OMITTED_BUDGET) != 0 || listed + c <= cap))) {
       used += c;
       if (g_strcmp0(f->omitted, OMITTED_BUDGET) == 0)
         listed += c;

@@ -3,10 +3,14 @@
  *
  * With either, a request first measures every file on its lanes (stat and the head the reader
  * reads anyway; nothing is decoded or formatted), then decides on the loop thread: a plan
- * answers every text file and picture from that measure alone; a budget gives each file a
- * fair share of the tokens (water-filling in request order, with a floor: see budget.c) and
- * the read phase reads only the files admitted, each cut to its share. A file left out is
- * answered omitted="budget" with what the measure learned of it.
+ * answers every text file and picture from that measure alone (a PDF, a notebook, a document
+ * is read to be priced); a budget gives each file a fair share of the tokens (water-filling in
+ * request order, with a floor: see budget.c) and the read phase reads only the files admitted,
+ * each cut to its share as its element is written (budget-cut.h). The answer's first file
+ * always gets a share, so that a continuation moves on. A file left out is answered
+ * omitted="budget" with the estimate of the whole file.
+ *
+ * Everything is priced by the answer's format (TokensPricing): no call here names a format.
  *
  * The measure and the per-file calls run on pool threads, each touching only its own file i;
  * budget_new, budget_decide and budget_settle_answer run where the request says. */
@@ -19,6 +23,7 @@
 
 #include "daemon/readers/reader.h"
 #include "formatters/result.h"
+#include "formatters/tokens.h"
 #include "ipc/read-params.h"
 
 /* The floor of a share, in tokens: when the fair share of every file would fall below it (or
@@ -46,16 +51,17 @@
 
 typedef struct Budget Budget;
 
-/* The budget and plan of a request of p->n_paths files, or NULL when p asks for neither.
- * openai: pictures are priced by OpenAI's formula (low_detail: at detail low). Free with
- * budget_free(). */
-Budget *budget_new(const ReadParams *p, bool openai, bool low_detail);
+/* The budget and plan of a request of p->n_paths files, or NULL when p asks for neither;
+ * everything is priced by `pricing` (the answer's format's). Free with budget_free(). */
+Budget *budget_new(const ReadParams *p, const TokensPricing *pricing);
+
+/* The provider pictures are tiled for: the one whose formula prices them. */
+static inline ImageTileTarget budget_tile_target(const TokensPricing *pricing) {
+  return pricing->images == TOKENS_IMAGES_OPENAI ? IMAGE_TILE_FOR_OPENAI : IMAGE_TILE_FOR_ANTHROPIC;
+}
 
 /* NULL is fine. */
 void budget_free(Budget *b);
-
-/* True until budget_decide(): the request's lanes measure instead of reading. */
-bool budget_measuring(const Budget *b);
 
 /* Measures file i (options o) into res, which must be zeroed. On a lane. Returns true when
  * it read the file's head, false when a stat was all it took (a file past what the budget
@@ -80,15 +86,19 @@ bool budget_settled(const Budget *b, size_t i);
 bool budget_counting(const Budget *b, size_t i);
 
 /* Reads the head of file i (up to 64 KiB) into res, cleared first, for its lines, type,
- * encoding and the estimate of the whole file; the entry stays omitted. On a lane. */
-void budget_count(Budget *b, size_t i, const ReaderOptions *o, const Workspace *ws,
+ * encoding and the estimate of the whole file; the entry stays omitted. On a lane. Returns
+ * false, res cleared, for a PDF, a notebook or a document: the read phase reads it as any
+ * other, and budget_enforce() lists it with the estimate of the whole file. */
+bool budget_count(Budget *b, size_t i, const ReaderOptions *o, const Workspace *ws,
                   const atomic_bool *cancelled, FileResult *res);
 
 /* The token cap of reading file i (ReaderOptions.max_tokens): 0 for none. */
 int64_t budget_max_tokens(const Budget *b, size_t i);
 
-/* File i was read (f->tokens counted): keeps it within its share (a PDF loses pages from its
- * end, anything else over it is omitted), or turns it into a plan entry. On its thread. */
+/* File i was read (f->tokens counted): sets its whole-file estimate (tokens_total) and keeps it
+ * within its share (a PDF, a notebook, a document cut on its pages, cells, slides, rows or
+ * lines; text and pictures over it omitted, but for the answer's first file), or turns it into
+ * a plan entry, or a listed one. On its thread. */
 void budget_enforce(Budget *b, size_t i, FileResult *f);
 
 /* At assembly, once every file is read, in request order: keeps the whole answer the model

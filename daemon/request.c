@@ -35,11 +35,20 @@ typedef struct {
   bool read; /* the file was read to the end */
 } Job;
 
+/* A request's phases, in order. Each reads or measures files one function per file; the budget
+ * (daemon/budget.h) is a policy they consult, not a branch of their own. */
+typedef enum {
+  PHASE_EXPAND,  /* folders and globs become files (daemon/expand.h), on the pool */
+  PHASE_MEASURE, /* with a budget or a plan: each file's stat and head (measure_one) */
+  PHASE_READ,    /* each file read, cut to its share, formatted (read_one); the last assembles */
+} Phase;
+
 struct Request {
   uv_loop_t *loop;
   ReadParams params;
   Workspace *ws;
   const Formatter *fmt; /* the request's format (params.format) */
+  TokensPricing pricing; /* how it prices what it writes */
   FormatOptions fopt;
   RequestDoneCb done_cb;
   RequestProgressCb progress_cb;
@@ -63,7 +72,7 @@ struct Request {
   /* The expansion phase (daemon/expand.h): paths[] becomes the files of folders and globs. */
   uv_work_t expand_work;
   Expansion expansion; /* its items, indexed like files[], until each file is done */
-  bool expanding;      /* until the expanded paths replace the request's */
+  Phase phase;         /* written on the loop thread between phases, while no lane runs */
   int expand_status;
 
   atomic_size_t unread; /* files not read yet; the thread that brings it to 0 assembles */
@@ -85,15 +94,9 @@ static GString *format_file(const Request *req, size_t i, int64_t image_index) {
   return format_file_piece(req->fmt, &req->result.files[i], i, image_index, &req->fopt);
 }
 
-/* Pictures are priced by OpenAI's formula in the openai format, by Anthropic's otherwise. */
-static bool priced_as_openai(const Request *req) {
-  return strcmp(req->fmt->name, "openai") == 0;
-}
-
-/* f's tokens by the request's format and image detail. */
+/* f's tokens as the request's format prices them. */
 static void count_tokens(const Request *req, FileResult *f) {
-  file_result_count_tokens(f, priced_as_openai(req),
-                           req->params.image_detail == READ_IMAGE_DETAIL_LOW);
+  file_result_count_tokens(f, &req->pricing);
 }
 
 /* File i was read: its piece is formatted now, in parallel with the others, while it is hot
@@ -146,11 +149,51 @@ static ReaderOptions reader_options(const Request *req, size_t i) {
       .tile = p->image_tile == READ_IMAGE_TILE_NEVER    ? IMAGE_TILE_NEVER
               : p->image_tile == READ_IMAGE_TILE_ALWAYS ? IMAGE_TILE_ALWAYS
                                                         : IMAGE_TILE_AUTO,
-      .tile_target = priced_as_openai(req) ? IMAGE_TILE_FOR_OPENAI : IMAGE_TILE_FOR_ANTHROPIC,
+      .tile_target = budget_tile_target(&req->pricing),
       .max_tokens = budget_max_tokens(req->budget, i),
       .expanded = req->expansion.items != NULL && req->expansion.items[i].expanded,
       .encoding = spec->encoding != NULL ? spec->encoding : p->encoding,
   };
+}
+
+/* The measure phase of file i, on a lane: an expansion's binary file or empty pattern is
+ * answered as it is, any other file measured. Returns 1 when that read its head, 0 when it cost
+ * a stat or nothing. */
+static size_t measure_one(Request *req, Lane *lane, size_t i) {
+  ReaderOptions o = reader_options(req, i);
+  FileResult *f = &req->result.files[i];
+  size_t cost = 0;
+
+  if (expansion_answer(&req->expansion, i, f))
+    budget_answered(req->budget, i, f);
+  else if (budget_measure(req->budget, i, &o, req->ws, &req->cancelled, f))
+    cost = 1;
+  lane->read++;
+  return cost;
+}
+
+/* The read phase of file i, on a lane: a file the budget settled after the measure is done; one
+ * it lists is counted from its head; any other is read when it is text, else left to a blocking
+ * job. Returns 1 for a file read or counted or deferred, 0 for one settled. */
+static size_t read_one(Request *req, Lane *lane, size_t i) {
+  ReaderOptions o = reader_options(req, i);
+  FileResult *f = &req->result.files[i];
+  bool counted = req->budget != NULL && budget_counting(req->budget, i) &&
+                 budget_count(req->budget, i, &o, req->ws, &req->cancelled, f);
+
+  if (!counted && req->budget != NULL && budget_settled(req->budget, i)) {
+    file_done(req, i);
+    lane->read++;
+    return 0;
+  }
+  if (counted || expansion_answer(&req->expansion, i, f) ||
+      reader_read_text(&o, req->ws, &req->cancelled, f)) {
+    file_done(req, i);
+    lane->read++;
+    return 1;
+  }
+  lane->deferred[lane->n_deferred++] = i;
+  return 1;
 }
 
 static void lane_work_cb(uv_work_t *w) {
@@ -163,7 +206,6 @@ static void lane_work_cb(uv_work_t *w) {
    * costs next to nothing and does not count (the time limit still holds). */
   for (size_t n = 0; !atomic_load(&req->cancelled);) {
     size_t i;
-    ReaderOptions o;
 
     /* The slice is over: without company the lane goes on for another one. */
     if (n >= cap || g_get_monotonic_time() >= until) {
@@ -176,30 +218,7 @@ static void lane_work_cb(uv_work_t *w) {
     i = atomic_fetch_add(&req->next, 1);
     if (i >= req->result.n_files)
       break;
-    o = reader_options(req, i);
-    if (req->budget != NULL && budget_measuring(req->budget)) {
-      if (expansion_answer(&req->expansion, i, &req->result.files[i]))
-        budget_answered(req->budget, i, &req->result.files[i]);
-      else if (budget_measure(req->budget, i, &o, req->ws, &req->cancelled, &req->result.files[i]))
-        n++;
-      lane->read++;
-    } else if (req->budget != NULL && budget_counting(req->budget, i)) {
-      budget_count(req->budget, i, &o, req->ws, &req->cancelled, &req->result.files[i]);
-      file_done(req, i);
-      lane->read++;
-      n++;
-    } else if (req->budget != NULL && budget_settled(req->budget, i)) {
-      file_done(req, i);
-      lane->read++;
-    } else if (expansion_answer(&req->expansion, i, &req->result.files[i]) ||
-               reader_read_text(&o, req->ws, &req->cancelled, &req->result.files[i])) {
-      file_done(req, i);
-      lane->read++;
-      n++;
-    } else {
-      lane->deferred[lane->n_deferred++] = i;
-      n++;
-    }
+    n += req->phase == PHASE_MEASURE ? measure_one(req, lane, i) : read_one(req, lane, i);
   }
 }
 
@@ -223,7 +242,44 @@ static size_t tail_bytes(const Request *req, const FileResult *f) {
   return n;
 }
 
-/* File i's piece, within the answer's cap: past it, the file is answered FILE_TOO_LARGE. */
+/* Files from `first` on are past the answer's cap: each is FILE_TOO_LARGE in files[], and the
+ * answer the model reads sums them up in one element on the first, which names the skip that
+ * reads them next. */
+static void summarize_past_cap(Request *req, size_t first) {
+  ReadResult *r = &req->result;
+  ResultSummary *sum = g_new0(ResultSummary, 1);
+  size_t cap = req->params.max_answer_bytes;
+
+  sum->files = r->n_files - first;
+  sum->skip = req->params.skip + (int64_t)first;
+  sum->cap_mib = MAX(cap / (1024 * 1024), 1);
+  for (size_t j = first; j < r->n_files; j++) {
+    FileResult *f = &r->files[j];
+
+    if (f->bytes > 0)
+      sum->bytes += f->bytes;
+    sum->tokens_total += f->code == NULL ? MAX(f->tokens, f->tokens_total) : 0;
+    if (req->frags[j] != NULL)
+      g_string_free(g_steal_pointer(&req->frags[j]), TRUE);
+    if (f->summarized) {
+      g_clear_pointer(&f->summary, g_free);
+      continue;
+    }
+    f->summarized = true;
+    if (f->code != NULL)
+      continue;
+    file_result_drop_images(f);
+    f->tokens = 0;
+    file_result_fail(f, CODE_FILE_TOO_LARGE,
+                     "the answer reached its cap of %zu MiB of content before this file; read "
+                     "it in another request",
+                     cap / (1024 * 1024));
+  }
+  r->files[first].summary = sum;
+}
+
+/* File i's piece, within the answer's cap: past it, the files from it on are summed up in one
+ * element (summarize_past_cap). */
 static GString *piece_within_cap(Request *req, size_t i, int64_t image_index, size_t *used) {
   FileResult *f = &req->result.files[i];
   GString *piece = g_steal_pointer(&req->frags[i]);
@@ -234,15 +290,10 @@ static GString *piece_within_cap(Request *req, size_t i, int64_t image_index, si
   if (piece == NULL)
     return NULL;
   cost = piece->len + tail_bytes(req, f);
-  if (f->code == NULL && *used + cost > cap) {
+  if (*used<cap && * used + cost> cap && !f->summarized) {
     g_string_free(piece, TRUE);
-    file_result_drop_images(f);
-    f->tokens = 0;
-    file_result_fail(f, CODE_FILE_TOO_LARGE,
-                     "the answer reached its cap of %zu MiB of content before this file; read "
-                     "it in another request",
-                     cap / (1024 * 1024));
-    /* Every file after it too: the client continues from the first one refused. */
+    summarize_past_cap(req, i);
+    /* Every file after it too: the client continues from the first one summed up. */
     *used = cap;
     return format_file(req, i, image_index);
   }
@@ -302,8 +353,8 @@ static void assemble(Request *req) {
     pieces_free(parts, k);
     return;
   }
-  /* Files a budget's summary counts have empty pieces: none goes to the socket. */
-  if (req->budget != NULL) {
+  /* Files a summary counts have empty pieces: none goes to the socket. */
+  {
     size_t kept = 1;
 
     for (size_t j = 1; j + 1 < k; j++) {
@@ -364,10 +415,8 @@ static const SchedulerOps request_scheduler_ops = {
 
 /* True when every file was read to the end (a cancelled file was not). */
 static bool all_read(const Request *req) {
-  if (req->expanding)
-    return false;
-  /* Cancelled while measuring: nothing was read. */
-  if (req->budget != NULL && budget_measuring(req->budget))
+  /* Cancelled while expanding or measuring: nothing was read. */
+  if (req->phase != PHASE_READ)
     return false;
   if (req->completed < req->result.n_files)
     return false;
@@ -382,7 +431,7 @@ static bool all_read(const Request *req) {
 /* Tells the progress callback, when there is one, how many files are read. */
 static void report_progress(Request *req, size_t before) {
   /* The measure phase counts files too, but nothing is read yet. */
-  if (req->budget != NULL && budget_measuring(req->budget))
+  if (req->phase != PHASE_READ)
     return;
   if (req->progress_cb != NULL && req->completed > before && !atomic_load(&req->cancelled))
     req->progress_cb(req, req->completed, req->result.n_files);
@@ -398,8 +447,9 @@ static void maybe_finish(Request *req) {
   if (!atomic_load(&req->cancelled) && req->completed < req->result.n_files)
     return;
   /* Every file measured: decide, then read from the first file again. */
-  if (req->budget != NULL && budget_measuring(req->budget) && !atomic_load(&req->cancelled)) {
+  if (req->phase == PHASE_MEASURE && !atomic_load(&req->cancelled)) {
     budget_decide(req->budget, &req->result);
+    req->phase = PHASE_READ;
     req->completed = 0;
     atomic_store(&req->next, 0);
     scheduler_kick(&req->task);
@@ -477,8 +527,8 @@ static void request_setup_files(Request *req) {
   req->result.budget = req->params.budget_tokens;
   req->result.plan = req->params.plan;
   /* After the expansion: the budget shares what it found. */
-  req->budget = budget_new(&req->params, priced_as_openai(req),
-                           req->params.image_detail == READ_IMAGE_DETAIL_LOW);
+  req->budget = budget_new(&req->params, &req->pricing);
+  req->phase = req->budget != NULL ? PHASE_MEASURE : PHASE_READ;
   req->frags = g_new0(GString *, req->result.n_files);
   req->blocking = g_new(size_t, req->result.n_files);
   atomic_init(&req->next, 0);
@@ -488,6 +538,7 @@ static void request_setup_files(Request *req) {
   if (req->result.n_files == 0) {
     assemble(req);
     budget_free(g_steal_pointer(&req->budget));
+    req->phase = PHASE_READ;
     req->in_flight++;
     uv_queue_work(req->loop, &req->cancel_work, cancel_work_cb, cancel_after_cb);
   }
@@ -506,7 +557,6 @@ static void expand_after_cb(uv_work_t *w, int status) {
   if (status == 0 && req->expand_status == 0 && !atomic_load(&req->cancelled)) {
     expansion_take_paths(&req->expansion, &req->params);
     request_setup_files(req);
-    req->expanding = false;
     scheduler_kick(&req->task);
   } else {
     atomic_store(&req->cancelled, true);
@@ -528,6 +578,7 @@ Request *request_start(uv_loop_t *loop, ReadParams *params, Workspace *ws, Reque
   req->ws = workspace_ref(ws);
   req->fmt = format_get(req->params.format);
   g_assert(req->fmt != NULL);
+  req->pricing = format_pricing(req->fmt, req->params.image_detail == READ_IMAGE_DETAIL_LOW);
   req->fopt.bare = output == REQUEST_OUTPUT_BARE;
   req->keep = output == REQUEST_OUTPUT_NONE;
   req->fopt.detail = read_image_detail_name(req->params.image_detail);
@@ -536,7 +587,7 @@ Request *request_start(uv_loop_t *loop, ReadParams *params, Workspace *ws, Reque
   atomic_init(&req->cancelled, false);
   /* Folders and globs first, on the pool: the files' slots are known after. */
   if (expand_wanted(&req->params)) {
-    req->expanding = true;
+    req->phase = PHASE_EXPAND;
     req->in_flight++;
     uv_queue_work(loop, &req->expand_work, expand_work_cb, expand_after_cb);
   } else {

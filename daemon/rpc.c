@@ -114,12 +114,13 @@ static bool rpc_idle(Conn *c) {
 }
 
 /* The workspace is built: the settings of readImages are taken with it, or neither is. */
-static void initialize_done_cb(void *data, Workspace *ws, char *error) {
+static void initialize_done_cb(void *data, Workspace *ws, char *error, char **warnings) {
   Initializing *in = data;
   Conn *c = in->conn;
   Rpc *r = rpc_of(c);
   g_autofree char *err = error, *result = NULL;
 
+  g_strfreev(warnings); /* only MCP's fences warn */
   r->init = NULL;
   if (ws == NULL || rpc_vision_initialize(r->vision, in->params, &err) < 0) {
     workspace_unref(ws);

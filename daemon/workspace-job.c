@@ -1,6 +1,7 @@
 #include "daemon/workspace-job.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,7 +21,8 @@ struct WorkspaceJob {
   char **exclude; /* NULL-terminated, or NULL */
   Workspace *ws;
   char *error;
-  WorkspaceJobCb cb; /* NULL once detached */
+  GPtrArray *warnings; /* char *: what the fence left out and why, for the client too */
+  WorkspaceJobCb cb;   /* NULL once detached */
   void *data;
 };
 
@@ -38,32 +40,42 @@ static void build_root(WorkspaceJob *j) {
 /* The fence over the client's roots (or the working directory). It fails closed: a working
  * directory that is gone (getcwd fails; GLib would answer "/") or a root removed while it was
  * resolved leaves a fence over no folder at all, in which nothing is read. */
+/* Logs a warning and keeps it for the callback. */
+static void warn(WorkspaceJob *j, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+
+static void warn(WorkspaceJob *j, const char *fmt, ...) {
+  va_list ap;
+  char *text;
+
+  va_start(ap, fmt);
+  text = g_strdup_vprintf(fmt, ap);
+  va_end(ap);
+  log_warning("mcp: %s", text);
+  g_ptr_array_add(j->warnings, text);
+}
+
 static void build_fence(WorkspaceJob *j) {
   g_autofree char *cwd = j->roots == NULL ? getcwd(NULL, 0) : NULL;
   g_autoptr(GPtrArray) ok = g_ptr_array_new();
 
   if (j->roots == NULL && cwd == NULL)
-    log_warning("mcp: the working directory is gone (%s): no file will be read", g_strerror(errno));
+    warn(j, "the working directory is gone (%s): no file will be read", g_strerror(errno));
   for (size_t i = 0; j->roots != NULL && j->roots[i] != NULL; i++) {
     if (g_file_test(j->roots[i], G_FILE_TEST_IS_DIR))
       g_ptr_array_add(ok, j->roots[i]);
     else
-      log_warning("mcp: the root %s is not a folder: files under it are not read", j->roots[i]);
+      warn(j, "the root %s is not a folder: files under it are not read", j->roots[i]);
   }
   if (cwd != NULL)
     g_ptr_array_add(ok, cwd);
   g_ptr_array_add(ok, NULL);
-  if (j->roots != NULL && ok->len == 1) {
-    /* Said to the reads, which answer it (mcp.c), rather than refusing each file. */
-    j->ws = workspace_new_closed();
-    j->error = g_strdup("no usable workspace root was given (no root the client named is a "
-                        "folder)");
-    return;
-  }
+  if (j->roots != NULL && ok->len == 1)
+    warn(j, j->roots[0] == NULL ? "the client listed no roots: no file will be read"
+                                : "no root is a folder: no file will be read");
   if (workspace_new_roots((const char *const *)ok->pdata, true, (const char *const *)j->exclude,
                           &j->ws, &j->error) == 0)
     return;
-  log_warning("mcp: %s: no file will be read", j->error);
+  warn(j, "%s: no file will be read", j->error);
   g_clear_pointer(&j->error, g_free);
   j->ws = workspace_new_closed();
 }
@@ -83,6 +95,7 @@ static void job_free(WorkspaceJob *j) {
   g_free(j->root);
   g_strfreev(j->roots);
   g_strfreev(j->exclude);
+  g_ptr_array_unref(j->warnings);
   g_free(j);
 }
 
@@ -91,13 +104,21 @@ static void after_cb(uv_work_t *w, int status) {
 
   if (status != 0 && j->ws == NULL && j->error == NULL)
     j->error = g_strdup(uv_strerror(status));
-  if (j->cb != NULL)
-    j->cb(j->data, g_steal_pointer(&j->ws), g_steal_pointer(&j->error));
+  if (j->cb != NULL) {
+    char **warnings = NULL;
+
+    if (j->warnings->len > 0) {
+      g_ptr_array_add(j->warnings, NULL);
+      warnings = (char **)g_ptr_array_steal(j->warnings, NULL);
+    }
+    j->cb(j->data, g_steal_pointer(&j->ws), g_steal_pointer(&j->error), warnings);
+  }
   job_free(j);
 }
 
 static WorkspaceJob *job_start(uv_loop_t *loop, WorkspaceJob *j) {
   j->job.work.data = j;
+  j->warnings = g_ptr_array_new_with_free_func(g_free);
   pool_gate_queue(&workspace_gate, loop, &j->job, work_cb, after_cb);
   return j;
 }

@@ -12,9 +12,9 @@
 typedef struct WorkspaceJob WorkspaceJob;
 
 /* The job's outcome, on the loop: the workspace (the callee's to unref), or NULL and a message
- * (the callee's to g_free). MCP's fence may also give both: a closed workspace and why
- * (no root the client named is a folder). */
-typedef void (*WorkspaceJobCb)(void *data, Workspace *ws, char *error);
+ * (the callee's to g_free); and what the fence left out and why, already logged (a
+ * NULL-terminated array, or NULL when nothing was; the callee's to g_strfreev). */
+typedef void (*WorkspaceJobCb)(void *data, Workspace *ws, char *error, char **warnings);
 
 /* readerd's initialize: `root` (may be NULL) must be an existing folder, fence or not, since
  * relative paths would otherwise resolve against nothing ("rootPath R is not a folder"); then
@@ -24,7 +24,7 @@ WorkspaceJob *workspace_job_root(uv_loop_t *loop, const char *root, bool confine
 
 /* MCP's fence over the folders of `roots` (NULL: the working directory), confined, with
  * `exclude`. A root that is not a folder is left out with a warning, never replaced: when none
- * is left, nothing may be read (a closed workspace, with a message). It fails closed: when the working directory is gone, or a
+ * is left, nothing may be read. It fails closed: when the working directory is gone, or a
  * root goes while it is resolved, the fence is over no folder at all (never GLib's "/" for a
  * lost working directory, never no fence). The arguments are copied. */
 WorkspaceJob *workspace_job_roots(uv_loop_t *loop, const char *const *roots,

@@ -138,6 +138,7 @@ const Formatter format_openai = {
     .file = openai_file,
     .tail = agent_tail,
     .tail_uses_image_data = false,
+    .images = TOKENS_IMAGES_OPENAI,
 };
 
 /* ---------------------------------------------------------------- mcp */

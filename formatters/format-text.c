@@ -245,11 +245,13 @@ static void text_file_body(GString *out, const FileResult *f, size_t index, int6
   if (f->summarized) {
     if (f->summary != NULL)
       g_string_append_printf(out,
-                             "%s[%zu files left out by the budget, from %s on (%" PRId64
+                             "%s[%zu files left out by %s, from %s on (%" PRId64
                              " bytes, about %" PRId64 " tokens); read them next with the "
                              "same request and skip=%" PRId64 "]\n",
-                             index > 0 ? "\n" : "", f->summary->files, f->path, f->summary->bytes,
-                             f->summary->tokens_total, f->summary->skip);
+                             index > 0 ? "\n" : "", f->summary->files,
+                             f->summary->cap_mib > 0 ? "the answer's size cap" : "the budget",
+                             f->path, f->summary->bytes, f->summary->tokens_total,
+                             f->summary->skip);
     return;
   }
   if (index > 0)

@@ -100,6 +100,10 @@ char *format_result(const Formatter *fmt, const ReadResult *r, const FormatOptio
   return g_string_free(out, FALSE);
 }
 
+TokensPricing format_pricing(const Formatter *fmt, bool low_detail) {
+  return (TokensPricing){.images = fmt->images, .low_detail = low_detail};
+}
+
 /* ---------------------------------------------------------------- shared helpers */
 
 /* A quoted JSON string; see format-internal.h. */

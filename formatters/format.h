@@ -14,6 +14,7 @@
 #include <glib.h>
 
 #include "formatters/result.h"
+#include "formatters/tokens.h"
 
 typedef struct {
   /* The shape alone (what `readerd read --format NAME` prints), rather than the result object
@@ -45,7 +46,14 @@ typedef struct {
   /* The tail writes the images' base64 (xml, toolresult). When false, every image is written
    * by file(), and the caller may free an image's data once its file's piece is formatted. */
   bool tail_uses_image_data;
+
+  /* The formula that prices the pictures this format sends: its provider's. Every price of an
+   * answer in this format (tokens, a budget's shares, a plan) takes it from here. */
+  TokensImageFormula images;
 } Formatter;
+
+/* How fmt's answers are priced, pictures at detail low when low_detail. */
+TokensPricing format_pricing(const Formatter *fmt, bool low_detail);
 
 /* The formatter called name ("xml", "anthropic", "openai", "toolresult", "text"), or NULL when
  * there is none. The formatters are static: nothing to free. This table is the one place

@@ -362,6 +362,16 @@ static void json_listed_fields(GString *gs, const FileResult *f) {
     json_int(gs, "width", f->width);
     json_int(gs, "height", f->height);
   }
+  if (f->type == FILE_TYPE_NOTEBOOK || f->type == FILE_TYPE_DOCUMENT) {
+    const char *count = file_result_sections_name(f);
+
+    if (f->format != NULL)
+      json_str(gs, "format", f->format);
+    if (count != NULL)
+      json_int(gs, count, f->sections);
+    if (f->type == FILE_TYPE_DOCUMENT && f->lines > 0)
+      json_int(gs, "lines", f->lines);
+  }
 }
 
 /* files[i]: the keys in the order of the contract, each only when it is set. */

@@ -37,7 +37,7 @@ void image_out_list_free(ImageOut *list, size_t n) {
   g_free(list);
 }
 
-static void section_out_clear(SectionOut *s) {
+void section_out_clear(SectionOut *s) {
   g_free(s->language);
   g_free(s->name);
   g_free(s->text);
@@ -46,6 +46,14 @@ static void section_out_clear(SectionOut *s) {
     g_free(s->parts[k].text);
   }
   g_free(s->parts);
+  memset(s, 0, sizeof *s);
+}
+
+void file_result_drop_sections(FileResult *f) {
+  for (size_t i = 0; i < f->n_section_out; i++)
+    section_out_clear(&f->section_out[i]);
+  g_clear_pointer(&f->section_out, g_free);
+  f->n_section_out = 0;
 }
 
 /* Releases everything a FileResult owns and zeroes it; NULL is fine. */
@@ -302,7 +310,7 @@ void read_result_tokens(const ReadResult *r, int64_t *ret_tokens, int64_t *ret_t
     *ret_total = total;
 }
 
-void file_result_count_tokens(FileResult *f, bool openai, bool low_detail) {
+void file_result_count_tokens(FileResult *f, const TokensPricing *p) {
   int64_t milli = 0, images = 0;
 
   if (f->code != NULL || f->omitted != NULL || f->planned) {
@@ -319,9 +327,15 @@ void file_result_count_tokens(FileResult *f, bool openai, bool low_detail) {
   milli += tokens_text_milli(f->notice, f->notice != NULL ? strlen(f->notice) : 0);
   for (size_t i = 0; i < f->n_page_out; i++)
     milli += tokens_text_milli(f->page_out[i].text, f->page_out[i].text_len);
+  for (size_t i = 0; i < f->n_section_out; i++) {
+    const SectionOut *s = &f->section_out[i];
+
+    milli += tokens_text_milli(s->text, s->text_len);
+    for (size_t k = 0; k < s->n_parts; k++)
+      milli += tokens_text_milli(s->parts[k].text, s->parts[k].text_len);
+  }
   for (size_t i = 0; i < f->n_images; i++)
-    images += openai ? tokens_image_openai(f->images[i].width, f->images[i].height, low_detail)
-                     : tokens_image_anthropic(f->images[i].width, f->images[i].height);
+    images += tokens_image(p, f->images[i].width, f->images[i].height);
   f->tokens = tokens_from_milli(milli) + images;
 }
 

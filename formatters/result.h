@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "formatters/tokens.h"
+
 /* FileResult.modified_ms when the time is not known: every other value is a real time. */
 #define RESULT_TIME_UNKNOWN INT64_MIN
 
@@ -187,6 +189,8 @@ typedef struct ResultSummary {
   int64_t tokens_total; /* their estimated tokens summed (tokensTotal) */
   int64_t skip;         /* the request's `skip` that answers them next: this entry's index in
                            the request's (expanded) paths */
+  size_t cap_mib;       /* > 0: they are past the answer's size cap (this many MiB of content),
+                           not the budget */
 } ResultSummary;
 
 /* An entry that says what is known of a file and what it would cost, without its content: a
@@ -252,6 +256,12 @@ void file_result_add_notice(FileResult *f, const char *path, size_t from, const 
  * entries may move. */
 SectionOut *file_result_add_section(FileResult *f);
 
+/* Releases everything s owns and zeroes it. */
+void section_out_clear(SectionOut *s);
+
+/* Releases f's sections and empties the list (a file listed or planned: nothing shown). */
+void file_result_drop_sections(FileResult *f);
+
 /* Appends one zeroed SectionPart (image -1) to s->parts; s owns what the caller puts there.
  * Earlier entries may move. */
 SectionPart *section_add_part(SectionOut *s);
@@ -274,10 +284,11 @@ size_t read_result_image_count(const ReadResult *r);
  * the entries not refused (*ret_total; 0 outside a plan). Either may be NULL. */
 void read_result_tokens(const ReadResult *r, int64_t *ret_tokens, int64_t *ret_total);
 
-/* Sets f->tokens from what f shows: its text, its pages' text, outline and notice, and its
- * pictures by the provider's formula (openai: OpenAI's at detail high, or low when low_detail;
- * otherwise Anthropic's). A failed file shows nothing: 0. */
-void file_result_count_tokens(FileResult *f, bool openai, bool low_detail);
+/* Sets f->tokens from what f shows: its text, its pages' text, outline and notice, its
+ * sections' text and their parts' (cells and outputs, slides and notes, sheets' rows), and its
+ * pictures by p's formula (the answer's format's: formatters/format.h). A failed file shows
+ * nothing: 0. */
+void file_result_count_tokens(FileResult *f, const TokensPricing *p);
 
 /* The contract's lowercase name of a type: "text", "image", "pdf", "notebook", "document"; NULL for
  * FILE_TYPE_UNKNOWN. */

@@ -623,3 +623,9 @@ int64_t tokens_image_openai(int width, int height, int low_detail) {
   tiles_h = ((int64_t)h + 511) / 512;
   return 85 + 170 * tiles_w * tiles_h;
 }
+
+int64_t tokens_image(const TokensPricing *p, int width, int height) {
+  if (p->images == TOKENS_IMAGES_OPENAI)
+    return tokens_image_openai(width, height, p->low_detail);
+  return tokens_image_anthropic(width, height);
+}

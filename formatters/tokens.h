@@ -8,6 +8,7 @@
  * tokenizer on real files. Images use the providers' published formulas. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -51,3 +52,18 @@ int64_t tokens_image_anthropic(int width, int height);
 /* OpenAI's formula for a picture as sent at detail `high`: scaled to fit 2048 x 2048, then
  * its short side to at most 768 px, then 85 + 170 per 512 px tile. At `low`: 85. */
 int64_t tokens_image_openai(int width, int height, int low_detail);
+
+/* Whose formula prices a picture: the provider an output format writes for. */
+typedef enum {
+  TOKENS_IMAGES_ANTHROPIC = 0, /* every format but openai */
+  TOKENS_IMAGES_OPENAI,
+} TokensImageFormula;
+
+/* How one answer is priced: its format's picture formula and the detail asked for. */
+typedef struct {
+  TokensImageFormula images;
+  bool low_detail; /* images.detail low (OpenAI's formula only) */
+} TokensPricing;
+
+/* A picture of width x height pixels as sent, by p's formula. */
+int64_t tokens_image(const TokensPricing *p, int width, int height);

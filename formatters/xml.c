@@ -379,6 +379,11 @@ static void put_fields(XmlOut *x, const FileResult *f, int64_t image_index) {
       put_attr_int(x, "width", f->width);
       put_attr_int(x, "height", f->height);
     }
+    /* A notebook's cells, a document's slides or sheets, a DOCX's lines. */
+    if (f->type == FILE_TYPE_NOTEBOOK || f->type == FILE_TYPE_DOCUMENT)
+      put_section_fields(x, f);
+    if (f->type == FILE_TYPE_DOCUMENT && f->lines > 0)
+      put_attr_int(x, "lines", f->lines);
     return;
   }
   if (f->encoding != NULL)
@@ -561,9 +566,15 @@ static void put_summary(XmlOut *x, const FileResult *f) {
   put_attr_int(x, "tokensTotal", s->tokens_total);
   put_attr(x, "first", f->path);
   put_attr_int(x, "skip", s->skip);
-  message = g_strdup_printf("%zu files left out by the budget, from the one named first "
-                            "on; read them next with the same request and skip=%" PRId64,
-                            s->files, s->skip);
+  if (s->cap_mib > 0)
+    message = g_strdup_printf("%zu files past the answer's cap of %zu MiB of content, from the "
+                              "one named first on; read them next with the same request and "
+                              "skip=%" PRId64,
+                              s->files, s->cap_mib, s->skip);
+  else
+    message = g_strdup_printf("%zu files left out by the budget, from the one named first "
+                              "on; read them next with the same request and skip=%" PRId64,
+                              s->files, s->skip);
   put_cdata(x, message, strlen(message));
   put_end_line(x);
 }
@@ -608,7 +619,8 @@ static void put_content(XmlOut *x, const FileResult *f, int64_t image_index) {
   if (f->code == NULL && f->type == FILE_TYPE_IMAGE && f->n_images > 0 &&
       f->images[0].tile.count > 0)
     put_tiles(x, f, image_index);
-  if (f->code == NULL && (f->type == FILE_TYPE_NOTEBOOK || f->type == FILE_TYPE_DOCUMENT))
+  if (f->code == NULL && f->omitted == NULL && !f->planned &&
+      (f->type == FILE_TYPE_NOTEBOOK || f->type == FILE_TYPE_DOCUMENT))
     put_sections(x, f, image_index);
   put_end_line(x);
 }

@@ -8,38 +8,27 @@
 
 #include "formatters/format.h"
 
-static const char *const versions[] = {MCP_PROTOCOL_LATEST, "2025-03-26", "2024-11-05"};
-
 /* What the model reads about the tool: what it reads, how each file comes back, the limits
- * and how to go on past them. */
+ * and how to go on past them; under 2 KB, where Claude Code cuts a description. */
 #define READ_FILES_DESCRIPTION                                                                     \
-  "Reads one or more files at once and returns their contents: use it instead of reading files "   \
-  "one by one. Text files come back with line numbers (cat -n), their size, line count, "          \
-  "encoding, modification time and etag, each in a <Content path='...'> element; images come "     \
-  "back as pictures you can see (scaled to fit, EXIF orientation applied); PDFs page by page, "    \
-  "as text, with pictures of scanned pages (or of every page with render: true); Jupyter "         \
-  "notebooks as their cells and outputs (output pictures included); Word, Excel and PowerPoint "   \
-  "files (DOCX, XLSX, PPTX) as their text, tables as rows, slides with their notes. A file that "  \
-  "cannot be read gets a <Content> with code='...' and error='...' (FILE_NOT_FOUND, "              \
-  "IS_DIRECTORY, ACCESS_DENIED, ...) while the others are still read. Limits: 2000 lines and "     \
-  "100 KiB of text per file, 20 PDF pages per read, 5 MiB per picture, 8 MiB per call; when a "    \
-  "file is cut, its element says so and gives the offset or pages to read next (a file past "      \
-  "the call's 8 MiB is refused: read it in another call). "                                        \
-  "A folder or a glob (src/, src/**/*.test.ts) reads the files under it, sorted, leaving out "     \
-  "what .gitignore and .ignore files ignore and listing binary files unread; each such file "      \
-  "says from='N' (its folder's index in paths), and a <Notice> follows when files were left out. " \
-  "To read again a file you already have, pass ifNoneMatch {path: etag}: while it has not "        \
-  "changed it comes back as unchanged='true', without its content. The answer fits a budget of "   \
-  "25,000 estimated tokens (content and markup) unless `budget` says otherwise: files come in "    \
-  "order, each within a fair share; files past it are listed with omitted='budget', their size "   \
-  "and tokensTotal, and the rest counted in one <Omitted> element whose skip='N' reads them in "   \
-  "the next call (the same arguments plus skip); `plan: true` says what reading would cost "       \
-  "before reading. Relative paths resolve "                                                        \
-  "against the workspace root; files outside it, and secrets such as .env files and private "      \
-  "keys, are refused."
+  "Reads files and returns their contents, many in one call: use it instead of reading files "     \
+  "one by one. Text comes with line numbers (cat -n) in a <Content path='...'> element with its "  \
+  "size, lines, encoding and etag; images come as pictures you can see; PDFs page by page "        \
+  "(text, and pictures of scanned pages, or of every page with render: true); Jupyter notebooks "  \
+  "with their outputs; DOCX, XLSX and PPTX as their text. A file that cannot be read gets "         \
+  "code='...' and error='...' while the others are still read. A folder or glob (src/, "            \
+  "src/**/*.ts) reads the files under it, leaving out what .gitignore ignores. Per file: 2000 "    \
+  "lines and 100 KiB of text, 20 PDF pages, 8 MiB a call (the files past it in one <Omitted>); a " \
+  "file cut short says which offset or pages to read "  \
+  "next. The answer fits a budget (25,000 estimated tokens unless budget.tokens says): files past " \
+  "it are listed with omitted='budget', and an <Omitted> element names the skip that reads the "   \
+  "rest with the same arguments. To read again a file you have, pass ifNoneMatch {path: etag}: "   \
+  "an unchanged file comes back without its content. To see what a folder holds and what reading " \
+  "it would cost, use list_files first. Relative paths resolve against the workspace root; files " \
+  "outside it and secrets (.env, keys) are refused: workspace_info says where the fence is."
 
-static const char tools_list[] =
-    "{\"tools\":[{\"name\":\"" MCP_TOOL_READ_FILES "\",\"title\":\"Read files\","
+static const char read_files_tool[] =
+    "{\"name\":\"" MCP_TOOL_READ_FILES "\",\"title\":\"Read files\","
     "\"description\":\"" READ_FILES_DESCRIPTION "\","
     "\"inputSchema\":{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"paths\"],"
     "\"properties\":{"
@@ -110,7 +99,7 @@ static const char tools_list[] =
     "\"plan\":{\"type\":\"boolean\",\"description\":\"Say what each file is and what reading it "
     "would cost (tokens, tokensTotal), without its content.\"}}},"
     "\"annotations\":{\"title\":\"Read files\",\"readOnlyHint\":true,\"destructiveHint\":false,"
-    "\"idempotentHint\":true,\"openWorldHint\":false}}]}";
+    "\"idempotentHint\":true,\"openWorldHint\":false}}";
 
 #define READ_IMAGES_TOOL                                                                           \
   "{\"name\":\"" MCP_TOOL_READ_IMAGES "\",\"title\":\"Ask about images\","                         \
@@ -137,63 +126,12 @@ static const char tools_list[] =
   "\"annotations\":{\"title\":\"Ask about images\",\"readOnlyHint\":true,"                         \
   "\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true}}"
 
-const char *mcp_tools_list_vision_json(void) {
-  static gsize once = 0;
-  static char *text;
-
-  /* read_files' entry, then read_images': the list without its closing "]}". */
-  if (g_once_init_enter(&once)) {
-    text =
-        g_strdup_printf("%.*s," READ_IMAGES_TOOL "]}", (int)(sizeof(tools_list) - 3), tools_list);
-    g_once_init_leave(&once, 1);
-  }
-  return text;
+const char *mcp_read_files_tool_json(void) {
+  return read_files_tool;
 }
 
-const char *mcp_protocol_version(const char *requested) {
-  for (size_t i = 0; requested != NULL && i < G_N_ELEMENTS(versions); i++)
-    if (strcmp(requested, versions[i]) == 0)
-      return versions[i];
-  return MCP_PROTOCOL_LATEST;
-}
-
-char *mcp_initialize_result_json(const char *version) {
-  g_autoptr(JsonBuilder) b = json_builder_new();
-  g_autoptr(JsonGenerator) gen = json_generator_new();
-  g_autoptr(JsonNode) root = NULL;
-
-  json_builder_begin_object(b);
-  json_builder_set_member_name(b, "protocolVersion");
-  json_builder_add_string_value(b, version);
-  json_builder_set_member_name(b, "capabilities");
-  json_builder_begin_object(b);
-  json_builder_set_member_name(b, "tools");
-  json_builder_begin_object(b);
-  json_builder_set_member_name(b, "listChanged");
-  json_builder_add_boolean_value(b, FALSE);
-  json_builder_end_object(b);
-  json_builder_end_object(b);
-  json_builder_set_member_name(b, "serverInfo");
-  json_builder_begin_object(b);
-  json_builder_set_member_name(b, "name");
-  json_builder_add_string_value(b, "readerd");
-  json_builder_set_member_name(b, "title");
-  json_builder_add_string_value(b, "readerd");
-  json_builder_set_member_name(b, "version");
-  json_builder_add_string_value(b, READERD_VERSION);
-  json_builder_end_object(b);
-  json_builder_set_member_name(b, "instructions");
-  json_builder_add_string_value(b, "Use read_files to read files: many in one call, with line "
-                                   "numbers, pictures of images and PDF pages, and a clear error "
-                                   "for each file that cannot be read.");
-  json_builder_end_object(b);
-  root = json_builder_get_root(b);
-  json_generator_set_root(gen, root);
-  return json_generator_to_data(gen, NULL);
-}
-
-const char *mcp_tools_list_json(void) {
-  return tools_list;
+const char *mcp_read_images_tool_json(void) {
+  return READ_IMAGES_TOOL;
 }
 
 static int fail(char **ret_error, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
@@ -289,10 +227,13 @@ int mcp_read_args_parse(JsonNode *arguments, int64_t default_budget, ReadParams 
   static const char *const passed[] = {"offset",      "limit",  "tail", "images", "expand",
                                        "ifNoneMatch", "budget", "plan", "skip",   "encoding"};
   g_autoptr(JsonBuilder) b = json_builder_new();
-  g_autoptr(JsonNode) params = NULL;
+  g_autoptr(JsonNode) params = NULL, tolerated = NULL;
   JsonObject *o;
   JsonNode *pages, *render;
 
+  if (mcp_args_tolerate(arguments, &tolerated, ret_error) < 0)
+    return -EINVAL;
+  arguments = tolerated;
   if (arguments == NULL || !JSON_NODE_HOLDS_OBJECT(arguments))
     return fail(ret_error, "the arguments must be an object with paths");
   o = json_node_get_object(arguments);
@@ -492,17 +433,18 @@ int64_t mcp_client_budget(const char *client_name) {
   return MCP_DEFAULT_BUDGET_TOKENS;
 }
 
-char *mcp_read_result_tail(size_t chars, size_t *ret_len) {
+char *mcp_read_result_tail(size_t chars, bool modern, size_t *ret_len) {
+  const char *era = modern ? ",\"resultType\":\"complete\"" : "";
   char *tail;
 
   if (chars <= MCP_INLINE_RESULT_CHARS) {
-    tail = g_strdup(MCP_READ_RESULT_TAIL);
+    tail = g_strdup_printf(",\"isError\":false%s}}\n", era);
   } else {
     /* Room for the envelope too, rounded up to a thousand. */
     size_t want = MIN((chars + 999) / 1000 * 1000 + 1000, (size_t)MCP_MAX_RESULT_SIZE_CHARS);
 
     tail = g_strdup_printf(
-        ",\"isError\":false,\"_meta\":{\"anthropic/maxResultSizeChars\":%zu}}}\n", want);
+        ",\"isError\":false%s,\"_meta\":{\"anthropic/maxResultSizeChars\":%zu}}}\n", era, want);
   }
   *ret_len = strlen(tail);
   return tail;

@@ -1,22 +1,26 @@
-/* The Model Context Protocol's messages that `readerd mcp` answers (docs/mcp.md): protocol
- * revisions, the initialize result, the tools and their arguments, tool results, roots and
- * progress. Pure: JSON in, JSON text out; the connection side is daemon/mcp.c. */
+/* The Model Context Protocol's messages that `readerd mcp` answers (docs/mcp.md): the tools and
+ * their arguments (mcp.c, mcp-args.c, mcp-tools.c), tool results, roots and progress; the eras
+ * are in mcp-era.h, logging in mcp-log.h, resources in mcp-resources.h. Pure: JSON in, JSON
+ * text out; the connection side is daemon/mcp*.c. */
 #pragma once
 
 #include <stddef.h>
 
 #include <json-glib/json-glib.h>
 
+#include "ipc/mcp-era.h"
+#include "ipc/mcp-log.h"
 #include "ipc/read-images-params.h"
 #include "ipc/read-params.h"
 
-#define MCP_PROTOCOL_LATEST "2025-06-18"
 /* One tool result's content at most, and the pictures' base64 when the call does not say: MCP
  * clients read a message whole (the TypeScript SDK refuses lines over 10 MiB). */
 #define MCP_MAX_ANSWER_BYTES ((size_t)8 * 1024 * 1024)
 #define MCP_DEFAULT_MAX_IMAGE_BYTES ((int64_t)8 * 1024 * 1024)
 #define MCP_TOOL_READ_FILES "read_files"
 #define MCP_TOOL_READ_IMAGES "read_images"
+#define MCP_TOOL_LIST_FILES "list_files"
+#define MCP_TOOL_WORKSPACE_INFO "workspace_info"
 
 /* The token budget of a read_files call that names none: what the client takes of one tool
  * result (Claude Code: MAX_MCP_OUTPUT_TOKENS, 25,000 by default; docs/mcp.md). */
@@ -32,22 +36,31 @@
 int64_t mcp_client_budget(const char *client_name);
 
 /* What closes a read's result whose content is `chars` characters long: its _meta asks for
- * them inline when they are more than MCP_INLINE_RESULT_CHARS. g_free the result. */
-char *mcp_read_result_tail(size_t chars, size_t *ret_len);
+ * them inline when they are more than MCP_INLINE_RESULT_CHARS; in the 2026-07-28 era (modern)
+ * it says its resultType. g_free the result. */
+char *mcp_read_result_tail(size_t chars, bool modern, size_t *ret_len);
 
-/* The revision to speak with a client that asked for `requested` (may be NULL): the same when
- * readerd knows it, else the latest. Static. */
-const char *mcp_protocol_version(const char *requested);
+/* tools/list's result: the tools with their JSON Schemas (ipc/mcp-tools.c), read_images too
+ * for a server with a vision model configured (docs/vision.md). Static text. */
+const char *mcp_tools_list_json(bool vision);
 
-/* initialize's result for revision `version`. g_free the result. */
-char *mcp_initialize_result_json(const char *version);
+/* The entries of read_files and read_images in tools/list. Static text. */
+const char *mcp_read_files_tool_json(void);
+const char *mcp_read_images_tool_json(void);
 
-/* tools/list's result: the tools with their JSON Schemas. Static text. */
-const char *mcp_tools_list_json(void);
+/* list_files' arguments (path or paths, ignored, maxFiles, budget) into the params of a plan:
+ * read_files' with plan: true. Returns 0, or -EINVAL with *ret_error (g_malloc'd). */
+int mcp_list_args_parse(JsonNode *arguments, int64_t default_budget, ReadParams *ret,
+                        char **ret_error);
 
-/* tools/list's result with read_images after read_files, for a server with a vision model
- * configured (docs/vision.md). Static text. */
-const char *mcp_tools_list_vision_json(void);
+/* workspace_info takes no argument: 0, or -EINVAL with *ret_error for any. */
+int mcp_workspace_info_args_check(JsonNode *arguments, char **ret_error);
+
+/* What workspace_info answers: the folders that may be read (roots, NULL-terminated, may be
+ * NULL or empty), where they come from (`source`), the exclude patterns (may be NULL) and why
+ * no file can be read (problem, may be NULL). g_free the result. */
+char *mcp_workspace_info_text(const char *const *roots, const char *source,
+                              const char *const *excludes, const char *problem);
 
 /* Validates read_images' arguments (an object with paths and query; also detail, pages, model,
  * maxTokens, nothing else: never an endpoint or a key) into *ret. Returns 0, or -EINVAL with
@@ -57,10 +70,17 @@ int mcp_read_images_args_parse(JsonNode *arguments, ReadImagesParams *ret, char 
 /* A tool result holding text, with isError as given. g_free the result. */
 char *mcp_tool_text_json(const char *text, bool is_error);
 
-/* Validates read_files' arguments (an object; NULL is invalid: paths is required) into read
- * params in the mcp format; a call without `budget` gets default_budget tokens (0: none).
- * Returns 0, or -EINVAL with *ret_error (g_malloc'd) naming the argument; *ret
- * (read_params_init'ed) is then cleared. */
+/* read_files' arguments as models send them, read as what they mean: one `path` or
+ * `file_path` as paths: [it], offset: 0 as 1, pages: "" as no selection, start_line/end_line as
+ * offset/limit (in the call and in each paths[] object). *ret is a new node (json_node_unref),
+ * or NULL when arguments is not an object. Returns 0, or -EINVAL with *ret_error (g_malloc'd)
+ * when they contradict each other (path and paths, start_line and offset, ...). */
+int mcp_args_tolerate(JsonNode *arguments, JsonNode **ret, char **ret_error);
+
+/* Validates read_files' arguments (an object; NULL is invalid: paths is required; tolerated
+ * as mcp_args_tolerate() says) into read params in the mcp format; a call without `budget` gets
+ * default_budget tokens (0: none). Returns 0, or -EINVAL with *ret_error (g_malloc'd) naming the
+ * argument; *ret (read_params_init'ed) is then cleared. */
 int mcp_read_args_parse(JsonNode *arguments, int64_t default_budget, ReadParams *ret,
                         char **ret_error);
 

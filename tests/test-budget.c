@@ -1,13 +1,20 @@
 /* Integration tests of token estimates, the request budget and the plan: the real readerd
  * binary over its socket (and its command line), on the project's own source files. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <check.h>
+#include <glib/gstdio.h>
 
 #include "tests/lib/rd.h"
+#include "tests/lib/skip.h"
+
+/* A real PDF of 17 pages with an outline (shared-mime-info); the mixed folder has it when the
+ * machine does. */
+#define MIXED_PDF "/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf"
 
 static RdDaemon *dmn;
 
@@ -542,6 +549,399 @@ START_TEST(budget_cli) {
 }
 END_TEST
 
+/* ---------------------------------------------------------------- every kind, to its end */
+
+/* A workbook of two sheets, of 300 and 120 rows, written as a spreadsheet generator does. */
+static void write_xlsx(const char *path) {
+  static const char types[] = "<?xml version=\"1.0\"?><Types xmlns=\"http://schemas."
+                              "openxmlformats.org/package/2006/content-types\"/>";
+  static const char book[] =
+      "<?xml version=\"1.0\"?><workbook xmlns=\"http://schemas.openxmlformats.org/"
+      "spreadsheetml/2006/main\" xmlns:r=\"http://schemas.openxmlformats.org/officeDocument/2006/"
+      "relationships\"><sheets><sheet name=\"Data\" sheetId=\"1\" r:id=\"rId1\"/><sheet "
+      "name=\"More\" sheetId=\"2\" r:id=\"rId2\"/></sheets></workbook>";
+  static const char rels[] =
+      "<?xml version=\"1.0\"?><Relationships xmlns=\"http://schemas.openxmlformats.org/package/"
+      "2006/relationships\"><Relationship Id=\"rId1\" Type=\"http://schemas.openxmlformats.org/"
+      "officeDocument/2006/relationships/worksheet\" Target=\"worksheets/sheet1.xml\"/>"
+      "<Relationship Id=\"rId2\" Type=\"http://schemas.openxmlformats.org/officeDocument/2006/"
+      "relationships/worksheet\" Target=\"worksheets/sheet2.xml\"/></Relationships>";
+  RdZip *z = rd_zip_new(path);
+
+  rd_zip_add(z, "[Content_Types].xml", types, strlen(types));
+  rd_zip_add(z, "xl/workbook.xml", book, strlen(book));
+  rd_zip_add(z, "xl/_rels/workbook.xml.rels", rels, strlen(rels));
+  for (int k = 1; k <= 2; k++) {
+    GString *sheet = g_string_new("<?xml version=\"1.0\"?><worksheet xmlns=\"http://schemas."
+                                  "openxmlformats.org/spreadsheetml/2006/main\"><sheetData>");
+    g_autofree char *name = g_strdup_printf("xl/worksheets/sheet%d.xml", k);
+
+    for (int i = 1; i <= (k == 1 ? 300 : 120); i++)
+      g_string_append_printf(sheet,
+                             "<row r=\"%d\"><c r=\"A%d\" t=\"inlineStr\"><is><t>%s %d</t></is>"
+                             "</c><c r=\"B%d\"><v>%d</v></c></row>",
+                             i, i, k == 1 ? "item" : "note", i, i, i * 3);
+    g_string_append(sheet, "</sheetData></worksheet>");
+    rd_zip_add(z, name, sheet->str, sheet->len);
+    g_string_free(sheet, TRUE);
+  }
+  rd_zip_close(z);
+}
+
+/* A folder of every kind readerd reads: text, notebooks (the project's and one of 150 cells),
+ * office documents (the project's, a DOCX of 400 paragraphs, an XLSX of 300 and 120 rows), a
+ * PDF when the machine has shared-mime-info's spec, a picture. Returns the folder; g_free,
+ * rd_rmtree. */
+static char *mixed_folder(void) {
+  const char *root = getenv("READERD_SOURCE_ROOT");
+  static const char *const data[] = {"notebook/analysis.ipynb", "office/fruit.xlsx",
+                                     "office/report.docx", "office/roadmap.pptx"};
+  char *dir = rd_tmpdir();
+  GString *nb = g_string_new("{\"cells\":[");
+  GString *text = g_string_new(NULL), *docx = g_string_new(NULL);
+  g_autofree char *docx_path = g_build_filename(dir, "long.docx", NULL);
+  g_autofree char *xlsx_path = g_build_filename(dir, "stock.xlsx", NULL);
+  g_autofree unsigned char *png = NULL;
+  size_t png_len;
+
+  ck_assert_msg(root != NULL, "env READERD_SOURCE_ROOT is not set");
+  for (size_t i = 0; i < G_N_ELEMENTS(data); i++) {
+    g_autofree char *src = g_build_filename(root, "tests", "data", data[i], NULL);
+    g_autofree char *bytes = NULL;
+    gsize len = 0;
+
+    ck_assert(g_file_get_contents(src, &bytes, &len, NULL));
+    g_free(rd_write_file(dir, strrchr(data[i], '/') + 1, bytes, len));
+  }
+  if (g_file_test(MIXED_PDF, G_FILE_TEST_IS_REGULAR)) {
+    g_autofree char *bytes = NULL;
+    gsize len = 0;
+
+    ck_assert(g_file_get_contents(MIXED_PDF, &bytes, &len, NULL));
+    g_free(rd_write_file(dir, "spec.pdf", bytes, len));
+  }
+  for (int i = 1; i <= 150; i++)
+    g_string_append_printf(nb,
+                           "%s{\"cell_type\":\"code\",\"metadata\":{},\"execution_count\":%d,"
+                           "\"source\":[\"rows_%d = load(%d)\\n\",\"print(len(rows_%d))\\n\"],"
+                           "\"outputs\":[{\"output_type\":\"stream\",\"name\":\"stdout\","
+                           "\"text\":[\"%d rows loaded from part %d of the survey\\n\"]}]}",
+                           i > 1 ? "," : "", i, i, i, i, i * 37, i);
+  g_string_append(nb, "],\"metadata\":{\"kernelspec\":{\"language\":\"python\"}},"
+                      "\"nbformat\":4,\"nbformat_minor\":5}");
+  g_free(rd_write_str(dir, "survey.ipynb", nb->str));
+  for (int i = 1; i <= 700; i++)
+    g_string_append_printf(text, "line %d: the reader keeps every answer within its budget\n", i);
+  g_free(rd_write_str(dir, "notes.txt", text->str));
+  for (int i = 1; i <= 400; i++)
+    g_string_append_printf(docx, "%sParagraph %d of the report says what was measured.",
+                           i > 1 ? "\n" : "", i);
+  rd_zip_docx(docx_path, docx->str);
+  write_xlsx(xlsx_path);
+  png = rd_make_png(320, 200, &png_len);
+  g_free(rd_write_file(dir, "shot.png", png, png_len));
+  g_string_free(nb, TRUE);
+  g_string_free(text, TRUE);
+  g_string_free(docx, TRUE);
+  return dir;
+}
+
+static char *prop(xmlNodePtr n, const char *name) {
+  xmlChar *v = xmlGetProp(n, (const xmlChar *)name);
+  char *s = v != NULL ? g_strdup((const char *)v) : NULL;
+
+  xmlFree(v);
+  return s;
+}
+
+static int64_t prop_int(xmlNodePtr n, const char *name) {
+  g_autofree char *v = prop(n, name);
+
+  return v != NULL ? g_ascii_strtoll(v, NULL, 10) : -1;
+}
+
+/* One unit of a file seen in an answer: "path|line|12", "path|Cell|3", "path|row|1|5"... */
+static void seen_unit(GHashTable *seen, const char *path, const char *unit) {
+  g_autofree char *key = g_strdup_printf("%s|%s", path, unit);
+  gpointer n = g_hash_table_lookup(seen, key);
+
+  g_hash_table_insert(seen, g_steal_pointer(&key), GINT_TO_POINTER(GPOINTER_TO_INT(n) + 1));
+}
+
+/* The text directly inside an element (not its children's): a file's content or notice. */
+static char *own_text(xmlNodePtr n) {
+  GString *s = g_string_new(NULL);
+
+  for (xmlNodePtr c = n->children; c != NULL; c = c->next)
+    if ((c->type == XML_CDATA_SECTION_NODE || c->type == XML_TEXT_NODE) && c->content != NULL)
+      g_string_append(s, (const char *)c->content);
+  return g_string_free(s, FALSE);
+}
+
+/* Records what Content n shows of its file, unit by unit: lines, pages, cells, slides, rows. */
+static void seen_content(GHashTable *seen, xmlNodePtr n) {
+  g_autofree char *path = prop(n, "path"), *type = prop(n, "type"), *format = prop(n, "format");
+  g_autofree char *shown = prop(n, "shown");
+
+  if (g_strcmp0(type, "image") == 0) {
+    seen_unit(seen, path, "image");
+    return;
+  }
+  for (xmlNodePtr c = n->children; c != NULL; c = c->next) {
+    g_autofree char *unit = NULL;
+
+    if (c->type != XML_ELEMENT_NODE)
+      continue;
+    if (xmlStrcmp(c->name, (const xmlChar *)"Page") == 0)
+      unit = g_strdup_printf("page|%" PRId64, prop_int(c, "number"));
+    else if (xmlStrcmp(c->name, (const xmlChar *)"Cell") == 0)
+      unit = g_strdup_printf("cell|%" PRId64, prop_int(c, "index"));
+    else if (xmlStrcmp(c->name, (const xmlChar *)"Slide") == 0)
+      unit = g_strdup_printf("slide|%" PRId64, prop_int(c, "number"));
+    if (unit != NULL)
+      seen_unit(seen, path, unit);
+    if (xmlStrcmp(c->name, (const xmlChar *)"Sheet") == 0) {
+      g_autofree char *body = own_text(c);
+      g_auto(GStrv) lines = g_strsplit(body, "\n", -1);
+
+      for (size_t i = 0; lines[i] != NULL; i++) {
+        char *end;
+        int64_t row = g_ascii_strtoll(lines[i], &end, 10);
+
+        if (end != lines[i] && *end == ':') {
+          g_autofree char *r =
+              g_strdup_printf("row|%" PRId64 "|%" PRId64, prop_int(c, "number"), row);
+
+          seen_unit(seen, path, r);
+        }
+      }
+    }
+  }
+  /* Text and a DOCX say their lines in shown='a-b'. */
+  if (shown != NULL && (g_strcmp0(type, "text") == 0 || g_strcmp0(format, "docx") == 0)) {
+    int64_t a = g_ascii_strtoll(shown, NULL, 10),
+            b = g_ascii_strtoll(strchr(shown, '-') + 1, NULL, 10);
+
+    for (int64_t l = a; l <= b; l++) {
+      g_autofree char *u = g_strdup_printf("line|%" PRId64, l);
+
+      seen_unit(seen, path, u);
+    }
+  }
+}
+
+/* The continuation a cut Content names ("continue with offset=N", "read on with offset N",
+ * "continue with pages=N-"), as a path item of the next request; NULL when it names none. */
+static char *continuation(xmlNodePtr n) {
+  g_autofree char *path = prop(n, "path"), *truncated = prop(n, "truncated");
+  g_autofree char *body = own_text(n), *q = rd_json_quote(path);
+  const char *at;
+
+  if (g_strcmp0(truncated, "true") != 0)
+    return NULL;
+  if ((at = g_strrstr(body, "pages=")) != NULL)
+    return g_strdup_printf("{\"path\":%s,\"pages\":\"%" PRId64 "-\"}", q,
+                           g_ascii_strtoll(at + 6, NULL, 10));
+  if ((at = g_strrstr(body, "offset")) != NULL)
+    return g_strdup_printf("{\"path\":%s,\"offset\":%" PRId64 "}", q,
+                           g_ascii_strtoll(at + 7, NULL, 10));
+  return NULL;
+}
+
+/* Reads the mixed folder under a budget, following every continuation the answers name: a
+ * summary's skip, a cut file's offset or pages, a listed file read alone. Returns the units
+ * seen (counted) and the answers' XML written into dir as answer-K.xml (*ret_n of them). */
+static GHashTable *follow_all(RdConn *c, const char *folder, int64_t budget, const char *dir,
+                              int *ret_n) {
+  GHashTable *seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  GQueue todo = G_QUEUE_INIT;
+  g_autofree char *qf = rd_json_quote(folder);
+  int n = 0;
+
+  g_queue_push_tail(&todo, g_strdup_printf("%s|0", qf));
+  while (!g_queue_is_empty(&todo)) {
+    g_autofree char *item = g_queue_pop_head(&todo);
+    char *bar = strrchr(item, '|');
+    int64_t skip = g_ascii_strtoll(bar + 1, NULL, 10);
+    g_autofree char *params = NULL, *name = NULL;
+    const char *xml;
+    RdResult *r;
+
+    *bar = '\0';
+    params = g_strdup_printf("{\"paths\":[%s],\"expand\":{\"maxFiles\":100},"
+                             "\"budget\":{\"tokens\":%" PRId64 "},\"skip\":%" PRId64 "}",
+                             item, budget, skip);
+    r = rd_read(c, params);
+    ck_assert_msg(++n <= 400, "budget %" PRId64 ": more than 400 requests", budget);
+    xml = json_object_get_string_member(r->result, "xml");
+    name = g_strdup_printf("answer-%d.xml", n);
+    g_free(rd_write_str(dir, name, xml));
+    for (guint i = 0; i < r->contents->len; i++) {
+      xmlNodePtr cn = r->contents->pdata[i];
+      g_autofree char *path = prop(cn, "path"), *omitted = prop(cn, "omitted");
+      g_autofree char *code = prop(cn, "code"), *type = prop(cn, "type");
+      g_autofree char *q = rd_json_quote(path), *next = NULL;
+
+      ck_assert_msg(code == NULL, "%s: %s", path, code);
+      if (omitted != NULL) {
+        /* Listed: read next, alone. A picture over the whole budget stays listed, priced. */
+        ck_assert_int_gt(prop_int(cn, "tokensTotal"), 0);
+        if (g_strcmp0(type, "image") == 0 && strcmp(q, item) == 0)
+          seen_unit(seen, path, "image");
+        else
+          g_queue_push_tail(&todo, g_strdup_printf("%s|0", q));
+        continue;
+      }
+      seen_content(seen, cn);
+      if ((next = continuation(cn)) != NULL)
+        g_queue_push_tail(&todo, g_strdup_printf("%s|0", next));
+    }
+    if (r->summary != NULL) {
+      int64_t k = prop_int(r->summary, "skip");
+
+      /* Never a loop: the continuation moves on. */
+      ck_assert_int_gt(k, skip);
+      g_queue_push_tail(&todo, g_strdup_printf("%s|%" PRId64, item, k));
+    }
+    rd_result_free(r);
+  }
+  *ret_n = n;
+  return seen;
+}
+
+/* The o200k_base counts of files (tests/tokens/count.mjs); false without node or its modules. */
+static bool o200k_counts(GPtrArray *paths, int64_t *counts) {
+  const char *root = getenv("READERD_SOURCE_ROOT");
+  g_autofree char *script = g_build_filename(root, "tests", "tokens", "count.mjs", NULL);
+  g_autofree char *modules =
+      g_build_filename(root, "tests", "tokens", "node_modules", "gpt-tokenizer", NULL);
+  g_autofree char *node = g_find_program_in_path("node"), *out = NULL;
+  g_autoptr(GPtrArray) argv = g_ptr_array_new();
+  g_auto(GStrv) lines = NULL;
+  int status = 0;
+
+  if (node == NULL || !g_file_test(modules, G_FILE_TEST_IS_DIR))
+    return false;
+  g_ptr_array_add(argv, node);
+  g_ptr_array_add(argv, script);
+  for (guint i = 0; i < paths->len; i++)
+    g_ptr_array_add(argv, paths->pdata[i]);
+  g_ptr_array_add(argv, NULL);
+  ck_assert(
+      g_spawn_sync(NULL, (char **)argv->pdata, NULL, 0, NULL, NULL, &out, NULL, &status, NULL));
+  ck_assert(g_spawn_check_wait_status(status, NULL));
+  lines = g_strsplit(out, "\n", -1);
+  for (guint i = 0; i < paths->len; i++) {
+    ck_assert_ptr_nonnull(lines[i]);
+    counts[i] = g_ascii_strtoll(lines[i], NULL, 10);
+  }
+  return true;
+}
+
+/* From budgets of 500 and more, following every continuation reads every file of a folder of
+ * every kind to its end, each line, page, cell, slide and row once, in a bounded number of
+ * requests; and no answer passes 1.1 times its budget in real o200k tokens. */
+START_TEST(budget_every_kind_read_to_its_end) {
+  static const int64_t budgets[] = {500, 1500, 6000};
+  g_autofree char *folder = mixed_folder(), *out = rd_tmpdir();
+  g_autofree char *params = NULL, *qf = rd_json_quote(folder);
+  RdConn *c = rd_conn_new(dmn->sock);
+  g_autoptr(GHashTable) want = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  RdResult *whole;
+
+  /* What reading each file whole shows: the units every budget must reach. */
+  params = g_strdup_printf("{\"paths\":[%s],\"expand\":{\"maxFiles\":100}}", qf);
+  whole = rd_read(c, params);
+  for (guint i = 0; i < whole->contents->len; i++)
+    seen_content(want, whole->contents->pdata[i]);
+  ck_assert_int_ge(whole->contents->len, 8);
+  rd_result_free(whole);
+  for (size_t b = 0; b < G_N_ELEMENTS(budgets); b++) {
+    g_autofree char *dir = g_strdup_printf("%s/%" PRId64, out, budgets[b]);
+    g_autoptr(GPtrArray) answers = g_ptr_array_new_with_free_func(g_free);
+    g_autofree int64_t *counts = NULL;
+    GHashTable *seen;
+    GHashTableIter it;
+    gpointer key, val;
+    int n = 0;
+
+    ck_assert_int_eq(g_mkdir(dir, 0700), 0);
+    seen = follow_all(c, folder, budgets[b], dir, &n);
+    g_hash_table_iter_init(&it, want);
+    while (g_hash_table_iter_next(&it, &key, &val))
+      ck_assert_msg(g_hash_table_contains(seen, key), "budget %" PRId64 ": %s never shown",
+                    budgets[b], (const char *)key);
+    g_hash_table_iter_init(&it, seen);
+    while (g_hash_table_iter_next(&it, &key, &val)) {
+      ck_assert_msg(GPOINTER_TO_INT(val) == 1, "budget %" PRId64 ": %s shown %d times", budgets[b],
+                    (const char *)key, GPOINTER_TO_INT(val));
+      ck_assert_msg(g_hash_table_contains(want, key), "budget %" PRId64 ": %s not in the file",
+                    budgets[b], (const char *)key);
+    }
+    g_hash_table_unref(seen);
+    for (int k = 1; k <= n; k++)
+      g_ptr_array_add(answers, g_strdup_printf("%s/answer-%d.xml", dir, k));
+    counts = g_new0(int64_t, answers->len);
+    if (!o200k_counts(answers, counts)) {
+      skip_note("node or tests/tokens/node_modules is missing: answers not counted by o200k");
+      continue;
+    }
+    for (guint k = 0; k < answers->len; k++)
+      ck_assert_msg(counts[k] * 10 <= budgets[b] * 11,
+                    "budget %" PRId64 ": %s is %" PRId64 " o200k tokens", budgets[b],
+                    (const char *)answers->pdata[k], counts[k]);
+  }
+  rd_conn_free(c);
+  rd_rmtree(out);
+  rd_rmtree(folder);
+}
+END_TEST
+
+/* A plan of every kind shows no content of any: each entry is an empty element with its kind,
+ * its whole-file estimate and what it counts (cells, sheets, slides, pages, lines). */
+START_TEST(budget_plan_every_kind) {
+  g_autofree char *folder = mixed_folder(), *qf = rd_json_quote(folder), *params = NULL;
+  RdConn *c = rd_conn_new(dmn->sock);
+  RdResult *r;
+
+  params = g_strdup_printf("{\"paths\":[%s],\"expand\":{\"maxFiles\":100},\"plan\":true}", qf);
+  r = rd_read(c, params);
+  ck_assert_uint_ge(r->contents->len, 8);
+  for (guint i = 0; i < r->contents->len; i++) {
+    xmlNodePtr n = r->contents->pdata[i];
+    g_autofree char *path = prop(n, "path"), *type = prop(n, "type");
+    g_autofree char *format = prop(n, "format");
+
+    ck_assert_msg(n->children == NULL, "%s: a plan entry with content", path);
+    ck_assert_msg(prop_int(n, "tokensTotal") > 0, "%s: no tokensTotal", path);
+    ck_assert_msg(prop_int(n, "tokens") > 0, "%s: priced 0", path);
+    if (g_str_has_suffix(path, ".ipynb")) {
+      ck_assert_str_eq(type, "notebook");
+      ck_assert_int_gt(prop_int(n, "cells"), 0);
+    } else if (g_strcmp0(format, "xlsx") == 0) {
+      ck_assert_int_gt(prop_int(n, "sheets"), 0);
+    } else if (g_strcmp0(format, "pptx") == 0) {
+      ck_assert_int_gt(prop_int(n, "slides"), 0);
+    } else if (g_strcmp0(format, "docx") == 0) {
+      ck_assert_int_gt(prop_int(n, "lines"), 0);
+    } else if (g_strcmp0(type, "text") == 0) {
+      g_autofree char *encoding = prop(n, "encoding");
+
+      /* Its lines only when its head is the whole file. */
+      ck_assert_ptr_nonnull(encoding);
+    } else if (g_strcmp0(type, "pdf") == 0) {
+      ck_assert_int_gt(prop_int(n, "pages"), 0);
+    } else {
+      ck_assert_str_eq(type, "image");
+      ck_assert_int_gt(prop_int(n, "width"), 0);
+    }
+  }
+  rd_result_free(r);
+  rd_conn_free(c);
+  rd_rmtree(folder);
+}
+END_TEST
+
 static Suite *budget_suite(void) {
   Suite *s = suite_create("budget");
   TCase *tc = tcase_create("core");
@@ -558,11 +958,14 @@ static Suite *budget_suite(void) {
   tcase_add_test(tc, budget_cli);
   tcase_add_test(tc, budget_fence_past_admission);
   tcase_add_test(tc, budget_cancel_while_measuring);
+  tcase_add_test(tc, budget_every_kind_read_to_its_end);
+  tcase_add_test(tc, budget_plan_every_kind);
   suite_add_tcase(s, tc);
   return s;
 }
 
 int main(void) {
   rd_init();
-  return rd_run_suite(budget_suite());
+  skip_init();
+  return skip_status(rd_run_suite(budget_suite()));
 }

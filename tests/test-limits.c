@@ -73,6 +73,14 @@ START_TEST(limits_answer_cap_daemon) {
   ck_assert_uint_gt(strlen(line), READ_MAX_ANSWER_BYTES / 2);
   RdResult *res = rd_result_new(rd_json_parse(line, strlen(line)));
   guint first = assert_capped(res, N_PATHS);
+  xmlChar *skip;
+  /* The files past the cap are summed up in one element that names where to go on, not given
+   * an element each. */
+  ck_assert_ptr_nonnull(res->summary);
+  ck_assert_uint_eq(res->contents->len, first);
+  skip = xmlGetProp(res->summary, (const xmlChar *)"skip");
+  ck_assert_int_eq(g_ascii_strtoll((const char *)skip, NULL, 10), first);
+  xmlFree(skip);
   /* The totals count the files that were read, and nothing of the refused ones. */
   ck_assert_int_eq(json_object_get_int_member(res->result, "lines"), (int64_t)first * 2000);
   rd_result_free(res);

@@ -10,6 +10,7 @@
 
 #include "formatters/format.h"
 #include "ipc/mcp.h"
+#include "ipc/mcp-resources.h"
 #include "ipc/read-params.h"
 #include "tests/lib/check-run.h"
 
@@ -50,6 +51,7 @@ START_TEST(mcp_read_args_expand) {
 END_TEST
 
 START_TEST(mcp_protocol_versions) {
+  ck_assert_str_eq(mcp_protocol_version("2025-11-25"), "2025-11-25");
   ck_assert_str_eq(mcp_protocol_version("2025-06-18"), "2025-06-18");
   ck_assert_str_eq(mcp_protocol_version("2025-03-26"), "2025-03-26");
   ck_assert_str_eq(mcp_protocol_version("2024-11-05"), "2024-11-05");
@@ -74,11 +76,23 @@ END_TEST
 
 /* The tool as a client sees it: valid JSON, the schema's required paths, no extra members. */
 START_TEST(mcp_tools_list_schema) {
-  g_autoptr(JsonNode) n = parse(mcp_tools_list_json());
+  g_autoptr(JsonNode) n = parse(mcp_tools_list_json(false));
   JsonArray *tools = json_object_get_array_member(json_node_get_object(n), "tools");
   JsonObject *t, *schema, *props;
 
-  ck_assert_uint_eq(json_array_get_length(tools), 1);
+  ck_assert_uint_eq(json_array_get_length(tools), 3);
+  /* Every description under the 2 KB Claude Code keeps, and saying when to use the tool. */
+  for (guint i = 0; i < 3; i++) {
+    const char *d =
+        json_object_get_string_member(json_array_get_object_element(tools, i), "description");
+
+    ck_assert_uint_lt(strlen(d), 2048);
+    ck_assert_msg(strstr(d, "use it") != NULL || strstr(d, "Use it") != NULL, "%s", d);
+  }
+  ck_assert_str_eq(json_object_get_string_member(json_array_get_object_element(tools, 1), "name"),
+                   MCP_TOOL_LIST_FILES);
+  ck_assert_str_eq(json_object_get_string_member(json_array_get_object_element(tools, 2), "name"),
+                   MCP_TOOL_WORKSPACE_INFO);
   t = json_array_get_object_element(tools, 0);
   ck_assert_str_eq(json_object_get_string_member(t, "name"), MCP_TOOL_READ_FILES);
   ck_assert_uint_gt(strlen(json_object_get_string_member(t, "description")), 200);
@@ -100,15 +114,15 @@ END_TEST
 /* With a vision model, read_images follows read_files: valid JSON, paths and query required,
  * no member naming an endpoint or a key. */
 START_TEST(mcp_tools_list_vision) {
-  g_autoptr(JsonNode) n = parse(mcp_tools_list_vision_json());
+  g_autoptr(JsonNode) n = parse(mcp_tools_list_json(true));
   JsonArray *tools = json_object_get_array_member(json_node_get_object(n), "tools");
   JsonObject *t, *schema, *props;
   JsonArray *req;
 
-  ck_assert_uint_eq(json_array_get_length(tools), 2);
+  ck_assert_uint_eq(json_array_get_length(tools), 4);
   ck_assert_str_eq(json_object_get_string_member(json_array_get_object_element(tools, 0), "name"),
                    MCP_TOOL_READ_FILES);
-  t = json_array_get_object_element(tools, 1);
+  t = json_array_get_object_element(tools, 3);
   ck_assert_str_eq(json_object_get_string_member(t, "name"), MCP_TOOL_READ_IMAGES);
   schema = json_object_get_object_member(t, "inputSchema");
   req = json_object_get_array_member(schema, "required");
@@ -215,7 +229,10 @@ START_TEST(mcp_args_refused_with_their_name) {
       {"{\"paths\":[\"a\"],\"format\":\"xml\"}", "unknown argument format"},
       {"{\"paths\":[\"a\"],\"cwd\":\"/\"}", "unknown argument cwd"},
       {"{\"paths\":[{\"path\":\"a\",\"x\":1}]}", "unknown argument paths[0].x"},
-      {"{\"paths\":[\"a\"],\"offset\":0}", "offset"},
+      {"{\"paths\":[\"a\"],\"offset\":-1}", "offset"},
+      {"{\"paths\":[\"a\"],\"path\":\"b\"}", "give paths, or one path as path"},
+      {"{\"paths\":[\"a\"],\"start_line\":3,\"offset\":2}", "give offset or start_line"},
+      {"{\"paths\":[\"a\"],\"start_line\":9,\"end_line\":3}", "end_line (3) is before"},
       {"{\"paths\":[\"a\"],\"pages\":\"x-\"}", "pages"},
       {"{\"paths\":[\"a\"],\"pages\":[1]}", "pages"},
       {"{\"paths\":[\"a\"],\"render\":\"yes\"}", "render"},
@@ -232,6 +249,151 @@ START_TEST(mcp_args_refused_with_their_name) {
                   bad[i].says);
     read_params_clear(&p);
   }
+}
+END_TEST
+
+/* What models send that the schema does not say, read as what they mean. */
+START_TEST(mcp_args_tolerated) {
+  ReadParams p;
+  char *err;
+
+  err = args("{\"file_path\":\"a.c\",\"offset\":0,\"pages\":\"\"}", &p);
+  ck_assert_msg(err == NULL, "%s", err);
+  ck_assert_uint_eq(p.n_paths, 1);
+  ck_assert_str_eq(p.paths[0].path, "a.c");
+  ck_assert_int_eq(p.offset, 1);
+  ck_assert_ptr_null(p.paths[0].pages);
+  read_params_clear(&p);
+  err = args("{\"path\":\"a.c\",\"start_line\":10,\"end_line\":19}", &p);
+  ck_assert_msg(err == NULL, "%s", err);
+  ck_assert_int_eq(p.offset, 10);
+  ck_assert_int_eq(p.limit, 10);
+  read_params_clear(&p);
+  err = args("{\"paths\":[{\"path\":\"a.c\",\"offset\":0,\"end_line\":5}]}", &p);
+  ck_assert_msg(err == NULL, "%s", err);
+  ck_assert_int_eq(p.paths[0].offset, 1);
+  ck_assert_int_eq(p.paths[0].limit, 5);
+  read_params_clear(&p);
+}
+END_TEST
+
+/* The 2026-07-28 era: a request's _meta says its revision; results say their resultType. */
+START_TEST(mcp_eras) {
+  g_autoptr(JsonNode) modern =
+      parse("{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+            "\"io.modelcontextprotocol/clientCapabilities\":{\"roots\":{}},"
+            "\"io.modelcontextprotocol/clientInfo\":{\"name\":\"claude-code\"}}}");
+  g_autoptr(JsonNode) unknown =
+      parse("{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2099-01-01\"}}");
+  g_autoptr(JsonNode) none = parse("{\"name\":\"x\"}");
+  g_autofree char *disc = mcp_discover_result_json(), *data = mcp_unsupported_version_data("x");
+  g_autofree char *r1 = mcp_result_modern("{}", NULL);
+  g_autofree char *r2 = mcp_result_modern("{\"tools\":[]}", &(McpCache){5, "public"});
+  g_autoptr(JsonNode) d = parse(disc);
+  JsonObject *o = json_node_get_object(d);
+  McpRequestMeta meta;
+
+  ck_assert_int_eq(mcp_request_meta(modern, &meta), 0);
+  ck_assert(meta.modern && meta.roots);
+  ck_assert_str_eq(meta.client, "claude-code");
+  ck_assert_int_eq(mcp_request_meta(unknown, &meta), MCP_UNSUPPORTED_PROTOCOL_VERSION);
+  ck_assert_int_eq(mcp_request_meta(none, &meta), 0);
+  ck_assert(!meta.modern);
+  ck_assert_str_eq(
+      json_array_get_string_element(json_object_get_array_member(o, "supportedVersions"), 0),
+      MCP_PROTOCOL_MODERN);
+  ck_assert_str_eq(json_object_get_string_member(o, "resultType"), "complete");
+  ck_assert_str_eq(json_object_get_string_member(o, "cacheScope"), "public");
+  ck_assert(json_object_has_member(o, "ttlMs"));
+  ck_assert(json_object_has_member(json_object_get_object_member(o, "capabilities"), "logging"));
+  ck_assert(
+      json_object_has_member(json_object_get_object_member(o, "_meta"), MCP_META_SERVER_INFO));
+  ck_assert_str_eq(data, "{\"supported\":[\"2026-07-28\",\"2025-11-25\",\"2025-06-18\","
+                         "\"2025-03-26\",\"2024-11-05\"],\"requested\":\"x\"}");
+  ck_assert_str_eq(r1, "{\"resultType\":\"complete\"}");
+  ck_assert_str_eq(r2, "{\"tools\":[],\"resultType\":\"complete\",\"ttlMs\":5,"
+                       "\"cacheScope\":\"public\"}");
+}
+END_TEST
+
+/* Resources: a read's blocks become the resource's contents; completion ranks and caps. */
+START_TEST(mcp_resources_pure) {
+  GString *piece =
+      g_string_new("[{\"type\":\"text\",\"text\":\"<Content path='a'>{\\\"type\\\"}\"},"
+                   "{\"type\":\"image\",\"data\":\"AAAA\",\"mimeType\":\"image/png\"}]");
+  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
+  const char *const roots[] = {"/w", NULL};
+  g_autofree char *c1 = NULL, *c2 = NULL;
+  bool folder;
+  g_autofree char *path = mcp_resource_path("file:///w/src/a%20b.c", &folder);
+  g_autofree char *root = mcp_resource_path("file:///w/", &folder);
+
+  mcp_resource_contents(piece, "file:///w/a");
+  ck_assert_str_eq(
+      piece->str,
+      "[{\"uri\":\"file:///w/a\",\"mimeType\":\"text/plain\",\"text\":"
+      "\"<Content path='a'>{\\\"type\\\"}\"},{\"uri\":\"file:///w/a\",\"blob\":\"AAAA\","
+      "\"mimeType\":\"image/png\"}]");
+  g_string_free(piece, TRUE);
+  ck_assert_str_eq(path, "/w/src/a b.c");
+  ck_assert(folder);
+  ck_assert_ptr_null(mcp_resource_path("https://x/a", &folder));
+  g_ptr_array_add(files, g_strdup("/w/lib/main.c"));
+  g_ptr_array_add(files, g_strdup("/w/main.c"));
+  g_ptr_array_add(files, g_strdup("/w/src/domain.c"));
+  c1 = mcp_completion_json(roots, files, "ma");
+  ck_assert_str_eq(c1, "{\"completion\":{\"values\":[\"w/main.c\",\"w/lib/main.c\","
+                       "\"w/src/domain.c\"],\"total\":3,\"hasMore\":false}}");
+  for (int i = 0; i < 150; i++)
+    g_ptr_array_add(files, g_strdup_printf("/w/many/f%03d", i));
+  c2 = mcp_completion_json(roots, files, "many/");
+  ck_assert(strstr(c2, "\"total\":150,\"hasMore\":true") != NULL);
+}
+END_TEST
+
+/* list_files is read_files' plan of its path; workspace_info takes nothing and says where. */
+START_TEST(mcp_list_and_workspace_info) {
+  g_autoptr(JsonNode) one = parse("{\"path\":\"src/*.c\",\"ignored\":true,\"maxFiles\":7}");
+  g_autoptr(JsonNode) both = parse("{\"path\":\"a\",\"paths\":[\"b\"]}");
+  g_autoptr(JsonNode) extra = parse("{\"content\":true}");
+  g_autoptr(JsonNode) empty = parse("{}");
+  const char *const roots[] = {"/w", NULL}, *const ex[] = {".env", NULL};
+  g_autofree char *text = mcp_workspace_info_text(roots, "--root", ex, NULL);
+  g_autofree char *none = mcp_workspace_info_text(NULL, "the client's roots", NULL, "why");
+  g_autofree char *line = NULL;
+  char *err = NULL;
+  ReadParams p;
+  size_t len;
+
+  read_params_init(&p);
+  ck_assert_int_eq(mcp_list_args_parse(one, 100, &p, &err), 0);
+  ck_assert(p.plan && p.expand.on && p.expand.ignored);
+  ck_assert_int_eq(p.expand.max_files, 7);
+  ck_assert_str_eq(p.paths[0].path, "src/*.c");
+  ck_assert_int_eq(p.budget_tokens, 100);
+  read_params_clear(&p);
+  ck_assert_int_eq(mcp_list_args_parse(NULL, 0, &p, &err), 0);
+  ck_assert_str_eq(p.paths[0].path, ".");
+  read_params_clear(&p);
+  ck_assert_int_eq(mcp_list_args_parse(both, 0, &p, &err), -EINVAL);
+  ck_assert_str_eq(err, "give path or paths, not both");
+  g_free(err);
+  ck_assert_int_eq(mcp_list_args_parse(extra, 0, &p, &err), -EINVAL);
+  ck_assert_str_eq(err, "unknown argument content");
+  g_free(err);
+  ck_assert_int_eq(mcp_workspace_info_args_check(empty, &err), 0);
+  ck_assert_int_eq(mcp_workspace_info_args_check(extra, &err), -EINVAL);
+  g_free(err);
+  ck_assert(strstr(text, "  /w\nThey come from --root.\n") != NULL);
+  ck_assert(strstr(text, " .env\n") != NULL);
+  ck_assert(g_str_has_prefix(none, "No folder may be read the client's roots.\nwhy\n"));
+  ck_assert_int_eq(mcp_log_level("warning"), MCP_LOG_WARNING);
+  ck_assert_int_eq(mcp_log_level("loud"), -1);
+  line = mcp_log_line(MCP_LOG_ERROR, "x \"y\"", &len);
+  ck_assert_str_eq(line,
+                   "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":"
+                   "{\"level\":\"error\",\"logger\":\"readerd\",\"data\":\"x \\\"y\\\"\"}}\n");
+  ck_assert_uint_eq(len, strlen(line));
 }
 END_TEST
 
@@ -374,10 +536,12 @@ START_TEST(mcp_budget_defaults) {
   g_free(err);
   {
     size_t len;
-    g_autofree char *small = mcp_read_result_tail(MCP_INLINE_RESULT_CHARS, &len);
-    g_autofree char *big = mcp_read_result_tail(123456, &len);
-    g_autofree char *huge = mcp_read_result_tail(9000000, &len);
+    g_autofree char *small = mcp_read_result_tail(MCP_INLINE_RESULT_CHARS, false, &len);
+    g_autofree char *big = mcp_read_result_tail(123456, false, &len);
+    g_autofree char *modern = mcp_read_result_tail(10, true, &len);
+    g_autofree char *huge = mcp_read_result_tail(9000000, false, &len);
 
+    ck_assert_str_eq(modern, ",\"isError\":false,\"resultType\":\"complete\"}}\n");
     ck_assert_str_eq(small, MCP_READ_RESULT_TAIL);
     ck_assert_str_eq(big,
                      ",\"isError\":false,\"_meta\":{\"anthropic/maxResultSizeChars\":125000}}}\n");
@@ -403,6 +567,10 @@ static Suite *mcp_suite(void) {
   tcase_add_test(tc, mcp_args_call_wide_pages_render);
   tcase_add_test(tc, mcp_args_refused_with_their_name);
   tcase_add_test(tc, mcp_tool_error_result);
+  tcase_add_test(tc, mcp_args_tolerated);
+  tcase_add_test(tc, mcp_eras);
+  tcase_add_test(tc, mcp_resources_pure);
+  tcase_add_test(tc, mcp_list_and_workspace_info);
   tcase_add_test(tc, mcp_roots);
   tcase_add_test(tc, mcp_roots_unusable_left_out);
   tcase_add_test(tc, mcp_args_if_none_match);

@@ -1028,8 +1028,8 @@ START_TEST(vision_mcp_tool) {
   ck_assert_int_eq(run.code, 0);
   list = line_with_id(run.out, 2);
   tools = json_object_get_array_member(result_of(list), "tools");
-  ck_assert_int_eq(json_array_get_length(tools), 2);
-  ck_assert_str_eq(str_at(json_array_get_object_element(tools, 1), "name"), "read_images");
+  ck_assert_int_eq(json_array_get_length(tools), 4);
+  ck_assert_str_eq(str_at(json_array_get_object_element(tools, 3), "name"), "read_images");
   ok = line_with_id(run.out, 3);
   text = tool_text(ok, &is_error);
   ck_assert(!is_error);
@@ -1058,7 +1058,7 @@ START_TEST(vision_mcp_tool) {
   json_node_unref(list);
   list = line_with_id(run.out, 2);
   ck_assert_int_eq(json_array_get_length(json_object_get_array_member(result_of(list), "tools")),
-                   1);
+                   3);
   rd_run_clear(&run);
 }
 END_TEST

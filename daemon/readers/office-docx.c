@@ -246,6 +246,7 @@ static int docx_finish(Office *of) {
     file_result_fail(res, CODE_CORRUPTED_FILE, "not a DOCX document: no word/document.xml");
     return -EBADMSG;
   }
+  res->lines = d->lines; /* what a cut to a budget counts its lines from */
   res->shown_first = d->first;
   res->shown_last = d->last;
   res->truncated = d->first > 1 || d->last < d->lines;

@@ -236,6 +236,11 @@ static bool sample_open_file(const ReaderOptions *o, int fd, size_t max, FileRes
   ret->svg_render = ret->kind == DETECT_UNKNOWN && o->render && image_is_svg(head_buf, (size_t)n);
   if (ret->kind == DETECT_PDF) {
     res->type = FILE_TYPE_PDF;
+  } else if (detect_is_office(ret->kind)) {
+    res->type = FILE_TYPE_DOCUMENT;
+  } else if (ret->kind == DETECT_UNKNOWN && !ret->svg_render &&
+             is_notebook(o->path, head_buf, (size_t)n)) {
+    res->type = FILE_TYPE_NOTEBOOK;
   } else if (ret->kind != DETECT_UNKNOWN || ret->svg_render) {
     res->type = FILE_TYPE_IMAGE;
   } else {

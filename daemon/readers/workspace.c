@@ -342,3 +342,15 @@ bool workspace_allows_expanded(int fd, FileResult *res) {
 bool workspace_path_in_git(const char *path) {
   return has_git_component(path[0] == '/' ? path + 1 : path);
 }
+
+bool workspace_closed(const Workspace *ws) {
+  return ws != NULL && ws->confine && ws->real_roots != NULL && ws->real_roots[0] == NULL;
+}
+
+const char *const *workspace_real_roots(const Workspace *ws) {
+  return ws != NULL ? (const char *const *)ws->real_roots : NULL;
+}
+
+const char *const *workspace_patterns(const Workspace *ws) {
+  return ws != NULL ? (const char *const *)ws->patterns : NULL;
+}

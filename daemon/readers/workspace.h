@@ -34,6 +34,15 @@ Workspace *workspace_new_closed(void);
 Workspace *workspace_ref(Workspace *ws);
 void workspace_unref(Workspace *ws);
 
+/* True when ws is confined to no folder at all: every file is refused. */
+bool workspace_closed(const Workspace *ws);
+
+/* The roots once resolved (NULL-terminated; NULL when the workspace resolved none: neither
+ * confined nor excluding by path), and the exclude patterns as given (may be NULL). Owned by
+ * ws. */
+const char *const *workspace_real_roots(const Workspace *ws);
+const char *const *workspace_patterns(const Workspace *ws);
+
 /* The root as given, or NULL. */
 const char *workspace_root(const Workspace *ws);
 

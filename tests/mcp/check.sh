@@ -1,6 +1,6 @@
 #!/bin/sh
-# Meson test: `readerd mcp` driven through the official MCP TypeScript SDK client and the MCP
-# Inspector CLI (mcp.test.mjs, node's own test runner). Skipped (exit 77) only when node or the
+# Meson test: `readerd mcp` driven through the official MCP TypeScript SDK clients (v1 and v2) and the MCP
+# Inspector CLI (mcp.test.mjs, features.test.mjs; node's own test runner). Skipped (exit 77) only when node or the
 # npm packages are missing; they are installed with
 #   npm ci --prefix tests/mcp --no-audit --no-fund
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,4 +20,4 @@ if [ ! -d /usr/share/go-1.19/src ]; then
   echo "SKIP: /usr/share/go-1.19/src is missing (install golang-1.19-src)"
   exit 77
 fi
-exec node --test --test-reporter=spec --test-timeout=120000 "$here/mcp.test.mjs"
+exec node --test --test-reporter=spec --test-timeout=120000 "$here/mcp.test.mjs" "$here/features.test.mjs"

@@ -16,6 +16,7 @@ import {
   ErrorCode,
   LATEST_PROTOCOL_VERSION,
   ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import { contentOf, goFiles, imageSize, linesOf, pdfPageCount, realFile, sessionOf } from './lib.mjs';
@@ -23,7 +24,9 @@ import { contentOf, goFiles, imageSize, linesOf, pdfPageCount, realFile, session
 const READERD = process.env.READERD;
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 // The revisions the server implements, newest first (docs/mcp.md).
-const SERVER_REVISIONS = ['2025-06-18', '2025-03-26', '2024-11-05'];
+const SERVER_REVISIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
+// What tools/list lists without a vision model.
+const TOOLS = ['read_files', 'list_files', 'workspace_info'];
 
 const GO = '/usr/share/go-1.19/src';
 const PIXBUF = realFile(['/usr/libexec/installed-tests/gdk-pixbuf', '/usr/share/installed-tests/gdk-pixbuf'],
@@ -154,7 +157,8 @@ describe('initialize', () => {
   });
 
   for (const [asked, answered] of [['2024-11-05', '2024-11-05'], ['2025-03-26', '2025-03-26'],
-    ['2025-06-18', '2025-06-18'], ['1999-01-01', '2025-06-18']]) {
+    ['2025-06-18', '2025-06-18'], ['2025-11-25', '2025-11-25'], ['1999-01-01', '2025-11-25'],
+    ['2026-07-28', '2025-11-25']]) {
     test(`initialize_raw_${asked}: answered with ${answered}`, async () => {
       const s = sessionOf(READERD, ['mcp'], tmp);
       try {
@@ -166,7 +170,8 @@ describe('initialize', () => {
         s.notify('notifications/initialized');
         assert.deepEqual((await s.call('ping')).result, {});
         const list = await s.call('tools/list');
-        assert.deepEqual(list.result.tools.map((t) => t.name), ['read_files']);
+        assert.deepEqual(list.result.tools.map((t) => t.name), TOOLS);
+        assert.equal(list.result.resultType, undefined, 'the initialize era has no resultType');
         const unknown = await s.call('resources/subscribe_everything', {});
         assert.equal(unknown.error.code, -32601);
         const r = await s.call('tools/call', { name: 'read_files', arguments: { paths: ['hello.txt'] } });
@@ -192,7 +197,8 @@ describe('tools', () => {
 
   test('list_tools_read_files: the tool, its annotations and a schema that works', async () => {
     const { tools } = await s.client.listTools();
-    assert.equal(tools.length, 1);
+    assert.deepEqual(tools.map((x) => x.name), TOOLS);
+    for (const x of tools) assert.ok(x.description.length < 2048, `${x.name}: a description Claude Code keeps whole`);
     const t = tools[0];
     assert.equal(t.name, 'read_files');
     assert.equal(typeof t.description, 'string');
@@ -331,7 +337,9 @@ describe('tools', () => {
       [{ paths: [''] }, 'paths'],
       [{ paths: [42] }, 'paths'],
       [{ paths: [{ offset: 2 }] }, 'path'],
-      [{ paths: ['hello.txt'], offset: 0 }, 'offset'],
+      [{ paths: ['hello.txt'], offset: -1 }, 'offset'],
+      [{ paths: ['hello.txt'], path: 'hello.txt' }, 'not both'],
+      [{ path: 'hello.txt', start_line: 5, end_line: 2 }, 'end_line'],
       [{ paths: ['hello.txt'], limit: 'ten' }, 'limit'],
       [{ paths: ['hello.txt'], colour: 'blue' }, 'colour'],
       [{ paths: [{ path: 'hello.txt', colour: 'blue' }] }, 'colour'],
@@ -634,18 +642,25 @@ describe('fence (bad roots)', () => {
     assert.match(r.stderr, /--root .*no-such-folder is not a folder/);
   });
 
-  test('fence_bad_client_roots: roots that are not folders are left out; with none left, reads answer why', async () => {
+  // The warnings come as notifications/message before the call's answer (the fence is built
+  // before any read starts), so the test waits on the answer, never on stderr.
+  test('fence_bad_client_roots: roots that are not folders are left out; with none left, every call is a tool error saying why', async () => {
     const s = await connect({
       cwd: tmp, // the cwd fence would allow hello.txt: the client's roots must replace it
       capabilities: { roots: { listChanged: false } },
       onRootsList: async () => ({ roots: [{ uri: pathToFileURL(path.join(tmp, 'no-such-folder')).href }] }),
     });
+    const messages = [];
+    s.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => { messages.push(n.params); });
     try {
       const r = await within(read(s.client, { paths: [path.join(tmp, 'hello.txt'), 'hello.txt'] }), 5000, 'answer');
-      assert.equal(r.isError, true, JSON.stringify(r));
-      assert.match(r.content[0].text, /no usable workspace root was given/);
-      assert.doesNotMatch(r.content[0].text, /Hello|hello world/i);
-      await s.logged(/not a folder/);
+      assert.equal(r.isError, true);
+      assert.match(r.content[0].text, /No file can be read: no root is a folder/);
+      assert.ok(messages.some((m) => m.level === 'warning' && /no-such-folder is not a folder/.test(m.data)),
+        JSON.stringify(messages));
+      const info = await s.client.callTool({ name: 'workspace_info', arguments: {} });
+      assert.equal(info.isError, false);
+      assert.match(info.content[0].text, /No folder may be read/);
     } finally {
       await s.close();
     }
@@ -685,7 +700,7 @@ describe('fence (bad roots)', () => {
     try {
       const r = await within(read(s.client, { paths: ['/etc/passwd'] }), 5000, 'answer');
       assert.equal(r.isError, true, JSON.stringify(r));
-      assert.match(r.content[0].text, /no usable workspace root was given/);
+      assert.match(r.content[0].text, /No file can be read/);
       assert.doesNotMatch(r.content[0].text, /root:/);
       await s.logged(/roots\[4\] is left out/);
     } finally {
@@ -693,16 +708,34 @@ describe('fence (bad roots)', () => {
     }
   });
 
-  test('fence_cwd_gone: a working directory removed before the server starts fences in no folder, never "/"', async () => {
+  for (const [name, answer, why] of [['empty', { roots: [] }, /the client listed no roots/],
+    ['unusable', { roots: [{ uri: 'https://example.com/x' }] }, /roots\/list answer names no local folder \(roots\[0\] is left out: /]]) {
+    test(`fence_roots_${name}: an ${name} roots answer is a tool error saying so`, async () => {
+      const s = await connect({
+        cwd: tmp,
+        capabilities: { roots: { listChanged: false } },
+        onRootsList: async () => answer,
+      });
+      try {
+        const r = await within(read(s.client, { paths: ['hello.txt'] }), 5000, 'answer');
+        assert.equal(r.isError, true);
+        assert.match(r.content[0].text, why);
+        assert.match(r.content[0].text, /--root/);
+      } finally {
+        await s.close();
+      }
+    });
+  }
+
+  test('fence_cwd_gone: a working directory removed before the server starts fences in no folder, never "/"; calls say why', async () => {
     const gone = fs.mkdtempSync(path.join(os.tmpdir(), 'readerd-mcp-gone-'));
     const s = await connect({ cwd: gone, shell: `rmdir '${gone}'` });
     try {
       assert.equal(fs.existsSync(gone), false);
       const r = await within(read(s.client, { paths: [path.join(tmp, 'hello.txt'), '/etc/hostname'] }), 5000, 'answer');
-      const c = r.content.map((x) => contentOf(x.text));
-      assert.equal(c[0].attrs.code, 'ACCESS_DENIED');
-      assert.equal(c[1].attrs.code, 'ACCESS_DENIED');
-      assert.match(s.log(), /working directory is gone/);
+      assert.equal(r.isError, true);
+      assert.equal(r.content.length, 1);
+      assert.match(r.content[0].text, /No file can be read: the working directory is gone/);
     } finally {
       await s.close();
     }
@@ -727,20 +760,22 @@ describe('fence (bad roots)', () => {
 });
 
 describe('limits', () => {
-  test('answer_cap: a call answers at most 8 MiB of content, so every MCP client can take it; the rest is FILE_TOO_LARGE', async () => {
+  test('answer_cap: a call answers at most 8 MiB of content, so every MCP client can take it; the rest in one summary', async () => {
     const big = path.join(tmp, 'full.txt');
     fs.writeFileSync(big, Array.from({ length: 2000 }, (_, i) => `${String(i).padStart(4, '0')} the quick brown fox jumps over the lazy dog once more`).join('\n') + '\n');
     const s = await connect({ args: ['--root', tmp] });
     try {
       // A budget past the default (25,000 tokens), which would stop the call long before.
       const r = await read(s.client, { paths: Array(200).fill('full.txt'), budget: { tokens: 100000000 } });
-      const c = r.content.map((x) => contentOf(x.text));
-      const first = c.findIndex((x) => x.attrs.code);
+      // The files past the cap are summed up in one last block naming the skip that reads
+      // them, not given a block each.
+      const last = r.content[r.content.length - 1].text;
+      const c = r.content.slice(0, -1).map((x) => contentOf(x.text));
+      const first = c.length;
       assert.ok(first > 10 && first < 200, `the cap cut at ${first}`);
-      for (const x of c.slice(first)) {
-        assert.equal(x.attrs.code, 'FILE_TOO_LARGE');
-        assert.match(x.attrs.error, /8 MiB/);
-      }
+      assert.ok(c.every((x) => !x.attrs.code), 'no file before the cap is refused');
+      assert.match(last, new RegExp(`^<Omitted files='${200 - first}' [^>]*first='full.txt' skip='${first}'>`));
+      assert.match(last, /past the answer's cap of 8 MiB of content/);
       assert.ok(JSON.stringify(r).length < 10 << 20, 'the answer fits the SDK default buffer');
     } finally {
       await s.close();
@@ -761,7 +796,7 @@ describe('inspector', () => {
 
   test('inspector_cli: tools/list and tools/call through the MCP Inspector', { skip: !fs.existsSync(INSPECTOR) && 'SKIP: @modelcontextprotocol/inspector-cli is not installed' }, () => {
     const list = inspector('--method', 'tools/list');
-    assert.deepEqual(list.tools.map((t) => t.name), ['read_files']);
+    assert.deepEqual(list.tools.map((t) => t.name), TOOLS);
     const r = inspector('--method', 'tools/call', '--tool-name', 'read_files', '--tool-arg', 'paths=["hello.txt","missing.txt"]');
     assert.equal(r.isError, false);
     assertMatchesDisk(contentOf(r.content[0].text), path.join(tmp, 'hello.txt'));

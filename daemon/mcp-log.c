@@ -1,0 +1,77 @@
+/* `readerd mcp`'s logging (docs/mcp.md, "Logging"): logging/setLevel, and what the server
+ * warns about said to the client as notifications/message as well as on stderr. */
+#include <string.h>
+
+#include <glib.h>
+
+#include "daemon/log.h"
+#include "daemon/mcp-internal.h"
+
+void mcp_log(Conn *c, McpLogLevel level, const char *text) {
+  mcp_log_for(c, mcp_of(c)->log_level, level, text);
+}
+
+void mcp_log_for(Conn *c, int threshold, McpLogLevel level, const char *text) {
+  size_t len;
+  char *line;
+
+  if (level >= MCP_LOG_ERROR)
+    log_error("mcp: %s", text);
+  else
+    log_warning("mcp: %s", text);
+  if (threshold < 0 || (int)level < threshold)
+    return;
+  line = mcp_log_line(level, text, &len);
+  conn_send_line(c, line, len);
+}
+
+/* Files refused by an exclude pattern are said to the client too (at warning), with the first
+ * one's path: the model sees ACCESS_DENIED, the person at the client why. Only a read with
+ * failed files is looked through. */
+void mcp_log_excluded(Conn *c, int threshold, GString **pieces, size_t n) {
+  static const char mark[] = "error='excluded by the workspace";
+  g_autofree char *first = NULL, *text = NULL, *patterns = NULL;
+  size_t count = 0;
+
+  for (size_t i = 0; i < n; i++) {
+    const char *s = pieces[i]->str, *end = s + pieces[i]->len;
+    const char *open = g_strstr_len(s, (gssize)pieces[i]->len, "<Content ");
+    const char *close = open != NULL ? memchr(open, '>', (size_t)(end - open)) : NULL;
+    const char *hit, *p, *e;
+
+    /* Only the element's attributes count, never a file's content that quotes them. */
+    if (close == NULL || (hit = g_strstr_len(open, close - open, mark)) == NULL)
+      continue;
+    if (count++ == 0 && (p = g_strstr_len(open, hit - open, "path='")) != NULL &&
+        (e = memchr(p + 6, '\'', (size_t)(close - p - 6))) != NULL)
+      first = g_strndup(p + 6, (gsize)(e - p - 6));
+  }
+  if (count == 0)
+    return;
+  patterns = g_strjoinv(" ", mcp_config.exclude != NULL ? mcp_config.exclude : (char *[]){NULL});
+  text = g_strdup_printf("%zu file%s refused by the exclude patterns (%s)%s%s", count,
+                         count == 1 ? "" : "s", patterns, first != NULL ? ", first " : "",
+                         first != NULL ? first : "");
+  mcp_log_for(c, threshold, MCP_LOG_WARNING, text);
+}
+
+/* logging/setLevel: notifications/message at that level and above from now on. */
+void mcp_logging_set_level(Conn *c, const JsonrpcMessage *msg, size_t len) {
+  JsonObject *p = mcp_params(msg);
+  const char *name =
+      p != NULL && json_object_has_member(p, "level") &&
+              JSON_NODE_HOLDS_VALUE(json_object_get_member(p, "level")) &&
+              json_node_get_value_type(json_object_get_member(p, "level")) == G_TYPE_STRING
+          ? json_object_get_string_member(p, "level")
+          : NULL;
+  int level = mcp_log_level(name);
+
+  if (level < 0) {
+    reply_error(c, msg->id, JSONRPC_INVALID_PARAMS,
+                "level must be one of debug, info, notice, warning, error, critical, alert, "
+                "emergency");
+    return;
+  }
+  mcp_of(c)->log_level = level;
+  mcp_reply(c, msg->id, "{}", NULL);
+}
