@@ -3,6 +3,7 @@
 // `@readerd` chat participant, the `readerd_read_files` language-model tool, `readerd mcp` as an
 // MCP server, and links in the results.
 
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ExpandMentionsOptions, ReadFilesOptions, ReaderdApi } from './api';
@@ -23,7 +24,7 @@ import { ResultLinks } from './resultLinks';
 import { DAEMON_SETTINGS, filesExclude, onDidChangeSettings, readSettings, Settings } from './config';
 import { PathSpec, ReadAnswer, ReadImagesParams, ReadImagesResult, ReadParams, VisionSettings, XmlReadParams } from './protocol';
 import { filesExcludeMatcher } from './filesExclude';
-import { readFilesCommand, filesInFolder, ReadCommandDeps, readRestCommand } from './readCommand';
+import { readFilesCommand, filesInFolder, ReadCommandDeps, readRestCommand, retryLastRead } from './readCommand';
 import { ContextEntry, PROMPT_CONTEXT_VIEW, PromptContext } from './promptContext';
 import { copyConfirmation, promptCopy } from './promptCopy';
 import { needsConfirmation } from './readPlan';
@@ -428,7 +429,15 @@ export function activate(context: vscode.ExtensionContext): ReaderdApi {
 
   // readerd mcp for VS Code's MCP clients.
   const mcp = registerMcpServer({
-    binary: () => ctl.findBinary()?.path,
+    // Only a binary that is there: one readerd.path names before it is installed is not given.
+    binary: () => {
+      const found = ctl.findBinary()?.path;
+      try {
+        return found && fs.statSync(found).isFile() ? (fs.accessSync(found, fs.constants.X_OK), found) : undefined;
+      } catch {
+        return undefined;
+      }
+    },
     folders: () => ctl.roots.folders.map((f) => f.path),
     exclude: () => ctl.currentSettings.exclude,
     version: () => String(context.extension.packageJSON.version ?? ''),
@@ -504,6 +513,7 @@ export function activate(context: vscode.ExtensionContext): ReaderdApi {
 
   context.subscriptions.push(
     vscode.commands.registerCommand('readerd.readFiles', (clicked?: unknown, selected?: unknown) => readFilesCommand(readDeps, clicked, selected)),
+    vscode.commands.registerCommand('readerd.retryRead', () => retryLastRead()),
     vscode.commands.registerCommand('readerd.readRest', (rest: { path: string; skip: number; total: number }) => readRestCommand(readDeps, rest)),
     // The read command, then the files it read added to the prompt context's list (the clipboard untouched).
     vscode.commands.registerCommand('readerd.addToPromptContext', async (clicked?: unknown, selected?: unknown) => {

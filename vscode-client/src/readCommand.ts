@@ -229,6 +229,16 @@ function capsOf(request: ReadRequest, planned: PlannedRead): FolderCap[] {
   return caps;
 }
 
+/** The last read that failed, for Retry. */
+let lastFailed: { deps: ReadCommandDeps; request: ReadRequest; after?: { copy: () => PromiseLike<unknown> } } | undefined;
+
+/** Retry: the last read that failed, again. */
+export function retryLastRead(): Promise<ReadCommandOutcome | undefined> {
+  const failed = lastFailed;
+  lastFailed = undefined;
+  return failed ? runRead(failed.deps, failed.request, failed.after) : Promise.resolve(undefined);
+}
+
 /** Plans, asks past readerd.confirmAboveTokens, reads and shows `request`; a failure offers Retry. */
 export async function runRead(deps: ReadCommandDeps, request: ReadRequest, after?: { copy: () => PromiseLike<unknown> }): Promise<ReadCommandOutcome | undefined> {
   const { asked } = request;
@@ -236,6 +246,7 @@ export async function runRead(deps: ReadCommandDeps, request: ReadRequest, after
   const expand = request.folders.size > 0 ? { maxFiles: request.maxFiles ?? cap } : undefined;
   let planned: PlannedRead;
   let result: ReadResult;
+  let answeredAt = 0;
   try {
     const plan = await withNotification('readerd: planning the read', (token) => deps.read({ paths: asked, expand, plan: true, skip: request.skip }, token));
     planned = choosePlanned(plan, request.folders, (p) => deps.hidden(p));
@@ -257,16 +268,22 @@ export async function runRead(deps: ReadCommandDeps, request: ReadRequest, after
     }
     const paths = planned.paths;
     result = await withNotification(`readerd: reading ${formatCount(paths.length)} file${paths.length === 1 ? '' : 's'}`, (token) => deps.read({ paths }, token));
+    answeredAt = Date.now();
   } catch (error) {
     const message = errorText(error);
     deps.log(`read failed: ${message}`);
     if (error instanceof ReaderdError && error.kind === 'cancelled') {
       return undefined;
     }
+    lastFailed = { deps, request, after };
+    if (error instanceof ReaderdError && error.kind === 'start') {
+      // The daemon could not start: its own message (with Locate readerd... and Open Settings) says so, once.
+      return undefined;
+    }
     // One message for the failure, with Retry (a daemon that died is back within a second).
     void vscode.window.showErrorMessage(message, 'Retry').then((choice) => {
       if (choice === 'Retry') {
-        void runRead(deps, request, after);
+        void vscode.commands.executeCommand('readerd.retryRead');
       }
     });
     return undefined;
@@ -276,11 +293,15 @@ export async function runRead(deps: ReadCommandDeps, request: ReadRequest, after
   const title = request.skip !== undefined && caps[0]
     ? `${capText(caps[0])}`
     : `${formatCount(result.files.length)} file${result.files.length === 1 ? '' : 's'}`;
-  const shown = await deps.results.show(result, title, undefined, { caps, notices: planned.notices, cap });
+  const shown = await deps.results.show(result, title, undefined, { caps, notices: planned.notices, cap, answeredAt });
   const hasPdf = result.files.some((f) => f.type === 'pdf' && f.truncated);
   const views = hasPdf ? fileViews(result) : [];
   const pagesOf = (index: number): number[] | undefined => views[index]?.blocks.filter((b) => b.label?.startsWith('page ')).map((b) => Number(b.label!.slice(5)));
-  let summary = readSummary(result, planned, { caps: caps.map(capText), capped, pagesOf });
+  let summary = readSummary(result, planned, { caps: caps.filter((c) => c.shown < c.total).map(capText), capped, pagesOf });
+  const ends = caps.filter((c) => c.shown >= c.total).map(capText);
+  if (ends.length) {
+    summary += `; ${ends.join('; ')}`;
+  }
   const warning = summaryIsWarning(result, planned);
   if (after) {
     await after.copy();

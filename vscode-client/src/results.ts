@@ -97,7 +97,7 @@ export class ResultStore implements vscode.TextDocumentContentProvider, vscode.D
   async show(result: ReadResult, title: string, as?: { name: string; ext: string; language: string }, view: Omit<ViewedResult, 'result' | 'title'> & { read?: ReadResult } = {}): Promise<ShownResult> {
     if (!as && this.view) {
       const shown = this.keep(result, title);
-      this.view.show({ result, title, caps: view.caps, notices: view.notices, cap: view.cap });
+      this.view.show({ result, title, caps: view.caps, notices: view.notices, cap: view.cap, answeredAt: view.answeredAt });
       return shown;
     }
     as ??= { name: 'ReadResults', ext: 'xml', language: 'xml' };

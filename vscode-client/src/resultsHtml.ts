@@ -123,8 +123,29 @@ export function fileContentHtml(file: FileView, result: ReadResult): string {
 
 /** Lines of a file's content (its blocks' lines), 0 when it has none to show. */
 export function contentLines(file: FileView): number {
-  return file.blocks.reduce((n, b) => n + (b.text === '' ? 0 : b.text.split('\n').length), 0);
+  let known = lineCounts.get(file);
+  const { info } = file;
+  if (known === undefined && file.state === 'read' && (info.type === 'text' || info.type === undefined) && info.shown) {
+    // A text file shown whole: its lines are those the daemon says it showed (its content is
+    // not looked at until the card is opened).
+    known = info.shown[1] - info.shown[0] + 1;
+  }
+  if (known === undefined) {
+    known = 0;
+    for (const b of file.blocks) {
+      if (b.text !== '') {
+        known++;
+        for (let at = b.text.indexOf('\n'); at >= 0; at = b.text.indexOf('\n', at + 1)) {
+          known++;
+        }
+      }
+    }
+    lineCounts.set(file, known);
+  }
+  return known;
 }
+
+const lineCounts = new WeakMap<FileView, number>();
 
 /** Whether a file has anything to show when opened: text or pictures. */
 export function hasContent(file: FileView): boolean {
@@ -254,6 +275,10 @@ const OPEN_FILES = 20;
 export function resultsModel(result: ReadResult, title: string, views: FileView[], options: { seq: number; caps?: FolderCap[]; notices?: ReadNotice[]; back?: string; cap?: number }): ResultsModel {
   const caps = (options.caps ?? []).map((cap, k) => {
     const rest = cap.total - cap.shown;
+    if (rest <= 0) {
+      // The rest of a folder, read to its end: which files of how many, nothing more to read.
+      return `<p class="cap" role="status"><span class="badge">rest</span> ${escapeHtml(capText(cap))}</p>`;
+    }
     return `<p class="cap" role="status"><span class="badge cut">capped</span> ${escapeHtml(capText(cap))} ` +
       `<span class="meta">(readerd.folderMaxFiles: ${formatCount(options.cap ?? cap.shown)})</span> ` +
       `<button class="action" data-action="rest" data-cap="${k}">Read the rest (${plural(rest, 'file')})</button> ` +

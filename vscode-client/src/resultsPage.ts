@@ -151,7 +151,7 @@ export const PAGE_SCRIPT = String.raw`(function () {
     vscode.setState({ seq: m.seq });
     requestAnimationFrame(function () {
       setTimeout(function () {
-        vscode.postMessage({ action: 'painted', seq: m.seq, ms: performance.now() - t0, cards: rendered.size, supported: supported, longTasks: since(t0) });
+        vscode.postMessage({ action: 'painted', seq: m.seq, at: Date.now(), ms: performance.now() - t0, cards: rendered.size, supported: supported, longTasks: since(t0) });
       }, 0);
     });
   }

@@ -29,6 +29,8 @@ export interface ViewedResult {
   notices?: ReadNotice[];
   /** The cap the read was made with. */
   cap?: number;
+  /** When the daemon's answer arrived (Date.now()), for the time to the first paint. */
+  answeredAt?: number;
 }
 
 /** What the page said of a paint: how long after the answer, and its long tasks. */
@@ -83,6 +85,7 @@ interface Message {
   seq?: number;
   id?: number;
   ms?: number;
+  at?: number;
   cards?: number;
   supported?: boolean;
   longTasks?: number[];
@@ -150,7 +153,7 @@ export class ResultsPanel implements vscode.WebviewPanelSerializer, vscode.Dispo
    * result shown before it is kept for "Back" unless `back` is false.
    */
   show(viewed: ViewedResult, options: { back?: boolean } = {}): void {
-    this.shownAt = Date.now();
+    this.shownAt = viewed.answeredAt ?? Date.now();
     if (this.viewed && options.back !== false && this.viewed !== viewed) {
       this.history.push(this.viewed);
       this.history.splice(0, Math.max(0, this.history.length - HISTORY));
@@ -227,6 +230,7 @@ export class ResultsPanel implements vscode.WebviewPanelSerializer, vscode.Dispo
   private async persist(viewed: ViewedResult): Promise<void> {
     const text = Buffer.byteLength(viewed.result.xml);
     const size = text + viewed.result.images.reduce((n, i) => n + i.data.length, 0);
+    viewed = { ...viewed, answeredAt: undefined };
     const kept = size <= KEPT_FOR_RELOAD ? viewed : text <= KEPT_FOR_RELOAD ? { ...viewed, result: { ...viewed.result, images: [] } } : undefined;
     await this.deps.state.update(STATE_KEY, kept);
   }
@@ -337,7 +341,8 @@ export class ResultsPanel implements vscode.WebviewPanelSerializer, vscode.Dispo
     if (msg.seq !== this.seq) {
       return;
     }
-    const paint: PaintReport = { seq: msg.seq, firstPaintMs: Date.now() - this.shownAt, pageMs: Math.round(msg.ms ?? 0), cards: stats.cards, supported: stats.supported, longTasks: stats.longTasks };
+    // The page's clock is this machine's: its time of the paint, not of this message's arrival.
+    const paint: PaintReport = { seq: msg.seq, firstPaintMs: (typeof msg.at === 'number' ? msg.at : Date.now()) - this.shownAt, pageMs: Math.round(msg.ms ?? 0), cards: stats.cards, supported: stats.supported, longTasks: stats.longTasks };
     this.paints.set(msg.seq, paint);
     this.deps.log(`results view: ${this.viewed?.result.files.length ?? 0} files painted ${paint.firstPaintMs} ms after the answer (page ${paint.pageMs} ms, ${paint.cards} cards drawn, long tasks: ${paint.longTasks.join(', ') || 'none'})`);
     this.paintEmitter.fire(paint);

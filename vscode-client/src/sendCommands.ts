@@ -225,7 +225,7 @@ export async function addToChatCommand(deps: SendDeps, shown: ShownResult | unde
   }
   const said: string[] = [];
   if (out.files.length) {
-    said.push(`${plural(out.files.length, 'file')} as they are`);
+    said.push(`${plural(out.files.length, 'file')} as ${out.files.length === 1 ? 'it is' : 'they are'}`);
   }
   if (out.asText.length) {
     said.push(`${listSome(out.asText, 3)} as readerd's text`);
