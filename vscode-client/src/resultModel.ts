@@ -168,6 +168,7 @@ export function contentBodies(xml: string): Array<string | undefined> {
 }
 
 const NUMBERED = /^ *(\d+)\t/;
+const COLUMN_MARK = ' more characters cut; continue with offset=';
 const COLUMN_CUT = / … \[(\d+) more characters cut; continue with offset=(\d+), column=(\d+)\]$/;
 
 /**
@@ -244,12 +245,23 @@ export function fileViews(result: ReadResult): FileView[] {
       view.images.unshift(info.image);
     }
     if (state === 'cut') {
+      // The daemon's notices and the lines it cut at a column, found by their markers rather
+      // than by going through every line.
       for (const block of view.blocks) {
-        for (const line of block.text.split('\n')) {
-          const more = noticeContinuation(line);
+        const t = block.text;
+        const lineAt = (at: number): string => {
+          const start = t.lastIndexOf('\n', at) + 1;
+          const end = t.indexOf('\n', at);
+          return t.slice(start, end < 0 ? t.length : end);
+        };
+        for (let at = t.startsWith('… ') ? 0 : t.indexOf('\n… '); at >= 0; at = t.indexOf('\n… ', at + 1)) {
+          const more = noticeContinuation(lineAt(t[at] === '\n' ? at + 1 : at));
           if (more) {
             view.more = more;
           }
+        }
+        for (let at = t.indexOf(COLUMN_MARK); at >= 0; at = t.indexOf(COLUMN_MARK, at + 1)) {
+          const line = lineAt(at);
           const col = COLUMN_CUT.exec(line);
           if (col && NUMBERED.test(line)) {
             view.restOfLines.push({ offset: Number(col[2]), column: Number(col[3]), limit: 1, notice: col[0].trim() });

@@ -10,6 +10,7 @@ import * as vscode from 'vscode';
 import { PathItem, ReadNotice, ReadResult } from './protocol';
 import { continuationItem, FileView, fileViews } from './resultModel';
 import { FolderCap, fileCardHtml, fileContentHtml, resultsModel, resultsShell } from './resultsHtml';
+import { plural } from './summary';
 
 export const RESULTS_VIEW_TYPE = 'readerd.results';
 const STATE_KEY = 'readerd.results.last';
@@ -208,6 +209,7 @@ export class ResultsPanel implements vscode.WebviewPanelSerializer, vscode.Dispo
   }
 
   private render(viewed: ViewedResult): void {
+    const started = Date.now();
     this.viewed = viewed;
     this.views = fileViews(viewed.result);
     this.seq++;
@@ -215,6 +217,7 @@ export class ResultsPanel implements vscode.WebviewPanelSerializer, vscode.Dispo
     if (this.ready) {
       this.post();
     }
+    this.deps.log(`results view: ${plural(this.views.length, 'file')} prepared in ${Date.now() - started} ms`);
   }
 
   private post(): void {
@@ -344,7 +347,7 @@ export class ResultsPanel implements vscode.WebviewPanelSerializer, vscode.Dispo
     // The page's clock is this machine's: its time of the paint, not of this message's arrival.
     const paint: PaintReport = { seq: msg.seq, firstPaintMs: (typeof msg.at === 'number' ? msg.at : Date.now()) - this.shownAt, pageMs: Math.round(msg.ms ?? 0), cards: stats.cards, supported: stats.supported, longTasks: stats.longTasks };
     this.paints.set(msg.seq, paint);
-    this.deps.log(`results view: ${this.viewed?.result.files.length ?? 0} files painted ${paint.firstPaintMs} ms after the answer (page ${paint.pageMs} ms, ${paint.cards} cards drawn, long tasks: ${paint.longTasks.join(', ') || 'none'})`);
+    this.deps.log(`results view: ${plural(this.viewed?.result.files.length ?? 0, 'file')} painted ${paint.firstPaintMs} ms after the answer (page ${paint.pageMs} ms, ${paint.cards} cards drawn, long tasks: ${paint.longTasks.join(', ') || 'none'})`);
     this.paintEmitter.fire(paint);
   }
 

@@ -14,6 +14,8 @@ import * as vscode from 'vscode';
 import type { ReadCommandOutcome } from '../../src/readCommand';
 import type { PageStats, PaintReport } from '../../src/resultsPanel';
 import type { ChatAttachment } from '../../src/sendCommands';
+import type { ReaderdApi } from '../../src/api';
+import { handleChatRequest } from '../../src/chatParticipant';
 import { resultsFile, test, waitFor } from './harness';
 
 /** Where Go's source tree is (Debian's golang-1.19-src). */
@@ -141,6 +143,36 @@ export function realRepoTests(): void {
     assert.deepEqual(attached.skipped, ['.env']);
     assert.equal(attached.opened, true);
     assert.match(attached.message ?? '', /^readerd: added to the chat: 1 file as it is, scan\.pdf as readerd's text, 1 picture \(the chat keeps them for a model that takes images\); not read, so not added: \.env\.$/);
+  });
+
+  test('vscode_chat_participant_sends_readerds_text_and_pictures_and_says_so', async () => {
+    const api = vscode.extensions.getExtension<ReaderdApi>('readerd.readerd')!.exports;
+    const said: string[] = [];
+    let sent: vscode.LanguageModelChatMessage[] = [];
+    // VS Code's chat hands the participant its request, a stream and the model picked; this
+    // offline VS Code has no model, so the model here records what it is sent.
+    const model = {
+      sendRequest: async (messages: vscode.LanguageModelChatMessage[]) => {
+        sent = messages;
+        return { text: (async function* () { yield 'an answer'; })() };
+      },
+    } as unknown as vscode.LanguageModelChat;
+    const stream = { progress: () => undefined, reference: () => undefined, markdown: (t: string) => void said.push(t) } as unknown as vscode.ChatResponseStream;
+    const request = { prompt: 'What is in @/scan.pdf and @/a.txt?', references: [], command: undefined, model } as unknown as vscode.ChatRequest;
+    const token = new vscode.CancellationTokenSource().token;
+    await handleChatRequest({
+      expand: (text, options) => api.expandMentions(text, options),
+      display: (p) => path.relative(root(), p),
+      locate: (p) => uri(p),
+      log: () => undefined,
+    }, request, stream, token);
+    assert.equal(said[0], '*readerd sent its reading of `scan.pdf`, `a.txt` with 1 picture.*\n\n');
+    const parts = sent[0]!.content as Array<vscode.LanguageModelTextPart | vscode.LanguageModelDataPart>;
+    const text = (parts[0] as vscode.LanguageModelTextPart).value;
+    assert.match(text, /<Content path='scan\.pdf' type='pdf'/, 'readerd\'s reading of the PDF');
+    assert.doesNotMatch(text, /%PDF-/, 'not the PDF file');
+    assert.ok(parts[1] instanceof vscode.LanguageModelDataPart && parts[1].mimeType === 'image/png', 'its page as a picture');
+    assert.equal(said[1], 'an answer');
   });
 
   test('vscode_summary_of_a_cut_file_says_what_was_shown', async () => {
