@@ -7,6 +7,7 @@ import { ImageInfo, ReadNotice, ReadResult } from './protocol';
 import { Continuation, FileView, fileViews, imageLabel, numberedLines, refusalReason, resultTokens } from './resultModel';
 import { formatCount } from './readPlan';
 import { PAGE_SCRIPT } from './resultsPage';
+import { rangeText } from './summary';
 
 /** Escapes text for HTML content and quoted attribute values. */
 export function escapeHtml(s: string): string {
@@ -57,15 +58,14 @@ function whereText(file: FileView): string {
   const { info } = file;
   if (info.type === 'pdf') {
     const pages = file.blocks.filter((b) => b.label?.startsWith('page ')).map((b) => Number(b.label!.slice(5)));
-    const range = pages.length ? `${pages[0]}-${pages[pages.length - 1]}` : 'none';
-    return `pages ${range} of ${info.pages ?? '?'} shown`;
+    return pages.length ? `pages ${rangeText(pages)} of ${info.pages ?? '?'} shown` : `no page of ${info.pages ?? '?'} shown`;
   }
   if (info.type === 'image') {
     return info.tiles ? `tiles of ${info.tiles} shown in part (the image budget)` : 'the picture in part';
   }
   const unit = info.type === 'notebook' ? 'cells' : info.slides ? 'slides' : 'lines';
   const total = info.type === 'notebook' ? info.cells : info.slides ?? info.lines;
-  return info.shown ? `${unit} ${formatCount(info.shown[0])}-${formatCount(info.shown[1])} of ${total === undefined ? '?' : formatCount(total)} shown` : `no ${unit} shown`;
+  return info.shown ? `${unit} ${formatCount(info.shown[0])}–${formatCount(info.shown[1])} of ${total === undefined ? '?' : formatCount(total)} shown` : `no ${unit} shown`;
 }
 
 function metaText(file: FileView): string {
@@ -125,9 +125,9 @@ export function fileContentHtml(file: FileView, result: ReadResult): string {
 export function contentLines(file: FileView): number {
   let known = lineCounts.get(file);
   const { info } = file;
-  if (known === undefined && file.state === 'read' && (info.type === 'text' || info.type === undefined) && info.shown) {
-    // A text file shown whole: its lines are those the daemon says it showed (its content is
-    // not looked at until the card is opened).
+  if (known === undefined && (file.state === 'read' || file.state === 'cut') && (info.type === 'text' || info.type === undefined) && info.shown) {
+    // A text file: its lines are those the daemon says it showed (its content is not looked at
+    // until the card is opened).
     known = info.shown[1] - info.shown[0] + 1;
   }
   if (known === undefined) {
@@ -252,7 +252,10 @@ export interface ResultsModel {
   totals: string;
   /** The caps and the daemon's notices, as HTML. */
   headerHtml: string;
+  /** The cards of the first files (the rest come in later messages, `cardsFrom`). */
   cards: string[];
+  /** Files of the result. */
+  count: number;
   /** Each file's path (the filter matches them). */
   paths: string[];
   /** Pictures of each file's content. */
@@ -272,7 +275,7 @@ const OPEN_FILES = 20;
  * The model of `result` for the page. Every string in it is escaped here; the page inserts the
  * cards of the files in view only.
  */
-export function resultsModel(result: ReadResult, title: string, views: FileView[], options: { seq: number; caps?: FolderCap[]; notices?: ReadNotice[]; back?: string; cap?: number }): ResultsModel {
+export function resultsModel(result: ReadResult, title: string, views: FileView[], options: { seq: number; caps?: FolderCap[]; notices?: ReadNotice[]; back?: string; cap?: number; first?: number }): ResultsModel {
   const caps = (options.caps ?? []).map((cap, k) => {
     const rest = cap.total - cap.shown;
     if (rest <= 0) {
@@ -297,7 +300,8 @@ export function resultsModel(result: ReadResult, title: string, views: FileView[
     title,
     totals: totalsText(result, views),
     headerHtml: [...caps, ...notices].join('\n'),
-    cards: views.map(fileCardHtml),
+    cards: views.slice(0, options.first ?? views.length).map(fileCardHtml),
+    count: views.length,
     paths: views.map((v) => v.info.path),
     pictures: views.map((v) => v.images.length),
     lines,

@@ -32,6 +32,11 @@ export const PAGE_SCRIPT = String.raw`(function () {
     }).observe({ type: 'longtask', buffered: true });
   } catch (e) { supported = false; }
 
+  function escapeText(t) {
+    const d = document.createElement('span');
+    d.textContent = t;
+    return d.innerHTML;
+  }
   function guess(i) {
     if (!opened.has(i)) { return closedGuess; }
     return closedGuess + 12 + Math.min(model.lines[i] || 0, 100000) * LINE + (model.pictures[i] || 0) * 320;
@@ -66,7 +71,7 @@ export const PAGE_SCRIPT = String.raw`(function () {
   }
   function make(i) {
     const holder = document.createElement('div');
-    holder.innerHTML = model.cards[i];
+    holder.innerHTML = model.cards[i] || '<section class="file pending" data-file="' + i + '"><h3 class="meta">' + escapeText(model.paths[i]) + '</h3></section>';
     const section = holder.firstElementChild;
     section.setAttribute('role', 'listitem');
     fill(section, i);
@@ -118,7 +123,7 @@ export const PAGE_SCRIPT = String.raw`(function () {
   function applyFilter(text) {
     const t = text.trim().toLowerCase();
     order = [];
-    for (let i = 0; i < model.cards.length; i++) {
+    for (let i = 0; i < model.count; i++) {
       if (!t || model.paths[i].toLowerCase().indexOf(t) >= 0) { order.push(i); }
     }
     for (const el of rendered.values()) { el.remove(); }
@@ -160,12 +165,21 @@ export const PAGE_SCRIPT = String.raw`(function () {
     if (!msg || typeof msg.type !== 'string') { return; }
     if (msg.type === 'show') { show(msg.model); return; }
     if (!model || msg.seq !== model.seq) { return; }
+    if (msg.type === 'cards') {
+      for (let k = 0; k < msg.cards.length; k++) { model.cards[msg.from + k] = msg.cards[k]; }
+      let again = false;
+      for (const [i, el] of rendered) {
+        if (i >= msg.from && i < msg.from + msg.cards.length && el.classList.contains('pending')) { el.remove(); rendered.delete(i); again = true; }
+      }
+      if (again) { draw(); }
+      return;
+    }
     if (msg.type === 'content') {
       contents.set(msg.file, msg.html);
       const el = rendered.get(msg.file);
       if (el) { fill(el, msg.file); draw(); }
     } else if (msg.type === 'stats') {
-      vscode.postMessage({ action: 'stats', seq: model.seq, id: msg.id, supported: supported, longTasks: since(shownAt), cards: rendered.size, files: model.cards.length });
+      vscode.postMessage({ action: 'stats', seq: model.seq, id: msg.id, supported: supported, longTasks: since(shownAt), cards: rendered.size, files: model.count });
     } else if (msg.type === 'scrollTo') {
       const t0 = performance.now();
       const p = order.indexOf(msg.file);

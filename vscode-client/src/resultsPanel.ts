@@ -19,6 +19,9 @@ const STATE_KEY = 'readerd.results.last';
 const KEPT_FOR_RELOAD = 16 * 1024 * 1024;
 /** Results "Back" can return to. */
 const HISTORY = 10;
+/** Cards sent with a result (more than a screen holds), and in each message after it. */
+const FIRST_CARDS = 100;
+const CARD_CHUNK = 250;
 
 /** What the view shows. */
 export interface ViewedResult {
@@ -220,14 +223,31 @@ export class ResultsPanel implements vscode.WebviewPanelSerializer, vscode.Dispo
     this.deps.log(`results view: ${plural(this.views.length, 'file')} prepared in ${Date.now() - started} ms`);
   }
 
+  /**
+   * Sends the result to the page: the header and the cards of the first files at once, the
+   * other cards after it, a chunk at a time, so that what comes before the first paint does not
+   * grow with the answer.
+   */
   private post(): void {
     const viewed = this.viewed;
     if (!viewed || !this.panel) {
       return;
     }
     const back = this.history[this.history.length - 1]?.title;
-    const model = resultsModel(viewed.result, viewed.title, this.views, { seq: this.seq, caps: viewed.caps, notices: viewed.notices, back, cap: viewed.cap });
-    void this.panel.webview.postMessage({ type: 'show', model });
+    const seq = this.seq;
+    const views = this.views;
+    const model = resultsModel(viewed.result, viewed.title, views, { seq, caps: viewed.caps, notices: viewed.notices, back, cap: viewed.cap, first: FIRST_CARDS });
+    const panel = this.panel;
+    void panel.webview.postMessage({ type: 'show', model });
+    const next = (from: number): void => {
+      if (from >= views.length || this.seq !== seq || this.panel !== panel) {
+        return;
+      }
+      const cards = views.slice(from, from + CARD_CHUNK).map(fileCardHtml);
+      void panel.webview.postMessage({ type: 'cards', seq, from, cards });
+      setTimeout(() => next(from + CARD_CHUNK), 0);
+    };
+    setTimeout(() => next(model.cards.length), 0);
   }
 
   private async persist(viewed: ViewedResult): Promise<void> {

@@ -639,7 +639,7 @@ async function runReadMoreUi(page, dirs) {
     await dialog.locator('.monaco-button', { hasText: 'Read' }).first().click();
     let view = await resultsFrame(page, 'Read more: from line 2,001', 20_000);
     const cut = await view.evaluate(() => document.body.innerText);
-    if (!cut.includes('Cut: lines 1-2,000 of 2,500 shown')) {
+    if (!cut.includes('Cut: lines 1–2,000 of 2,500 shown')) {
       throw new Error(`the view does not say where big.txt was cut:\n${cut.slice(0, 600)}`);
     }
     await view.locator('button[data-action=more]').click();

@@ -102,7 +102,7 @@ test('resultsView_one_set_of_line_numbers_and_read_more_at_the_offset', async ()
   // One number per line, none of the XML's tab-separated numbering left in the text.
   assert.match(html, /<span class="ln">1<\/span><span class="tx">row 1<\/span>/);
   assert.doesNotMatch(html, /\d\trow/);
-  assert.match(html, /Cut: lines 1-5 of 3,000 shown\./);
+  assert.match(html, /Cut: lines 1–5 of 3,000 shown\./);
   assert.match(html, /data-action="more" data-file="0" data-offset="6">Read more: from line 6</);
   assert.equal(totalsText(result), `2 files: 2 read (1 cut) · ${formatBytes(result.bytes)} · about ${result.tokens} tokens`);
   // "Read more" reads on exactly there.
@@ -130,7 +130,7 @@ test('resultsView_pdf_pages_cut_and_continued_with_pages_labelled', async () => 
   assert.match(view!.blocks[0]!.text, /first page/);
   assert.equal(view!.more?.pages, '3-');
   const html = resultsHtml(result, 'doc', 'n');
-  assert.match(html, /Cut: pages 1-2 of 4 shown\./);
+  assert.match(html, /Cut: pages 1–2 of 4 shown\./);
   assert.match(html, /data-pages="3-">Read more: pages 3-</);
   const next = await read([continuationItem('doc.pdf', view!.more!)]);
   const [rest] = fileViews(next);
