@@ -134,6 +134,9 @@ export const PAGE_SCRIPT = String.raw`(function () {
   function since(t0) {
     return longTasks.filter(function (x) { return x.start + x.ms >= t0; }).map(function (x) { return Math.round(x.ms); });
   }
+  function startsSince(t0) {
+    return longTasks.filter(function (x) { return x.start + x.ms >= t0; }).map(function (x) { return Math.round(x.start - t0); });
+  }
   function show(m) {
     const t0 = performance.now();
     shownAt = t0;
@@ -179,7 +182,7 @@ export const PAGE_SCRIPT = String.raw`(function () {
       const el = rendered.get(msg.file);
       if (el) { fill(el, msg.file); draw(); }
     } else if (msg.type === 'stats') {
-      vscode.postMessage({ action: 'stats', seq: model.seq, id: msg.id, supported: supported, longTasks: since(shownAt), cards: rendered.size, files: model.count });
+      vscode.postMessage({ action: 'stats', seq: model.seq, id: msg.id, supported: supported, longTasks: since(shownAt), longTaskStarts: startsSince(shownAt), cards: rendered.size, files: model.count });
     } else if (msg.type === 'scrollTo') {
       const t0 = performance.now();
       const p = order.indexOf(msg.file);

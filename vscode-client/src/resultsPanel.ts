@@ -19,6 +19,7 @@ const STATE_KEY = 'readerd.results.last';
 const KEPT_FOR_RELOAD = 16 * 1024 * 1024;
 /** Results "Back" can return to. */
 const HISTORY = 10;
+const HISTORY_BYTES = 64 * 1024 * 1024;
 /** Cards sent with a result (more than a screen holds), and in each message after it. */
 const FIRST_CARDS = 100;
 const CARD_CHUNK = 250;
@@ -53,6 +54,8 @@ export interface PaintReport {
 export interface PageStats {
   supported: boolean;
   longTasks: number[];
+  /** When each long task began, in ms after the result reached the page. */
+  longTaskStarts?: number[];
   cards: number;
   shows?: boolean;
   ms?: number;
@@ -93,6 +96,7 @@ interface Message {
   cards?: number;
   supported?: boolean;
   longTasks?: number[];
+  longTaskStarts?: number[];
   shows?: boolean;
 }
 
@@ -161,6 +165,12 @@ export class ResultsPanel implements vscode.WebviewPanelSerializer, vscode.Dispo
     if (this.viewed && options.back !== false && this.viewed !== viewed) {
       this.history.push(this.viewed);
       this.history.splice(0, Math.max(0, this.history.length - HISTORY));
+      // As the results kept for their XML: the oldest go first past 64 MiB of text and pictures.
+      const size = (v: ViewedResult): number => v.result.xml.length + v.result.images.reduce((n, i) => n + i.data.length, 0);
+      let total = this.history.reduce((n, v) => n + size(v), 0);
+      while (this.history.length > 0 && total > HISTORY_BYTES) {
+        total -= size(this.history.shift()!);
+      }
     }
     if (!this.panel) {
       const panel = vscode.window.createWebviewPanel(
@@ -353,7 +363,7 @@ export class ResultsPanel implements vscode.WebviewPanelSerializer, vscode.Dispo
   }
 
   private report(msg: Message): void {
-    const stats: PageStats = { supported: !!msg.supported, longTasks: msg.longTasks ?? [], cards: msg.cards ?? 0, shows: msg.shows, ms: msg.ms };
+    const stats: PageStats = { supported: !!msg.supported, longTasks: msg.longTasks ?? [], longTaskStarts: msg.longTaskStarts, cards: msg.cards ?? 0, shows: msg.shows, ms: msg.ms };
     if (msg.action === 'stats') {
       if (msg.id !== undefined) {
         this.waiting.get(msg.id)?.(stats);

@@ -101,6 +101,7 @@ export function realRepoTests(): void {
         cardsDrawn: paint.cards,
         longTaskSupported: stats.supported,
         longTasksAfterShow: stats.longTasks,
+        longTaskStartsAfterShow: stats.longTaskStarts,
         scrollTo1500Ms: scrolled?.ms,
         scrollLongTasks: scrolled?.longTasks,
       };
