@@ -414,7 +414,11 @@ bool budget_cut(FileResult *f, int64_t room, int64_t budget, bool keep_one,
 }
 
 int64_t budget_cut_whole(const FileResult *f, const TokensPricing *p, int64_t floor) {
-  int64_t written = budget_cut_written(f, p), shown = 0, all = 0, whole = written;
+  return MAX(budget_cut_extrapolate(f, budget_cut_written(f, p)), floor);
+}
+
+int64_t budget_cut_extrapolate(const FileResult *f, int64_t written) {
+  int64_t shown = 0, all = 0, whole = written;
 
   switch (cut_kind(f)) {
   case CUT_PAGES:
@@ -448,5 +452,5 @@ int64_t budget_cut_whole(const FileResult *f, const TokensPricing *p, int64_t fl
   }
   if (shown > 0 && all > shown)
     whole = (int64_t)((double)written * (double)all / (double)shown);
-  return MAX(whole, floor);
+  return whole;
 }

@@ -21,6 +21,10 @@ int64_t budget_cut_written(const FileResult *f, const TokensPricing *p);
  * cells, slides, rows or lines shown, extrapolated to all of them), at least `floor`. */
 int64_t budget_cut_whole(const FileResult *f, const TokensPricing *p, int64_t floor);
 
+/* `written` tokens of what f shows (its pages, cells, slides, rows or lines shown), extrapolated
+ * to all of them. */
+int64_t budget_cut_extrapolate(const FileResult *f, int64_t written);
+
 /* True for the kinds budget_cut() cuts: PDFs, notebooks, office documents. */
 bool budget_cut_applies(const FileResult *f);
 

@@ -762,8 +762,9 @@ int64_t budget_max_tokens(const Budget *b, size_t i) {
 
 /* A file read for the plan (a PDF, a notebook, an office document, an SVG render): what it
  * showed becomes the estimate, the whole file's extrapolated from it. */
-static void plan_entry(FileResult *f, const TokensPricing *p) {
-  int64_t shown = budget_cut_applies(f) ? budget_cut_written(f, p) : f->tokens;
+static void plan_entry(FileResult *f) {
+  /* What a read would state: its content's tokens, as every entry counts them. */
+  int64_t shown = f->tokens;
   int64_t total = f->tokens_total;
 
   if (f->type == FILE_TYPE_IMAGE && f->n_images > 0) {
@@ -782,15 +783,18 @@ void budget_enforce(Budget *b, size_t i, FileResult *f) {
   if (f->code != NULL || f->omitted != NULL || f->planned)
     return;
   /* The whole file's estimate, from what the read shows of it: what a listing of it says. */
-  f->tokens_total = budget_cut_applies(f) ? budget_cut_whole(f, &b->pricing, f->tokens)
-                                          : MAX(it->total, f->tokens);
+  /* Counted as entries count tokens, the content's (the budget prices the markup itself); a
+   * picture (an SVG rendered, too) is what it shows, whatever its source's text measured. */
+  f->tokens_total = budget_cut_applies(f)       ? MAX(budget_cut_extrapolate(f, f->tokens), f->tokens)
+                    : f->type == FILE_TYPE_IMAGE ? f->tokens
+                                                 : MAX(it->total, f->tokens);
   /* Read only to be listed with what it would cost. */
   if (it->count) {
     omit(f, f->tokens_total);
     return;
   }
   if (b->plan) {
-    plan_entry(f, &b->pricing);
+    plan_entry(f);
     if (b->tokens > 0)
       f->tokens = MIN(f->tokens, it->grant);
     return;

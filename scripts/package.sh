@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
-# Builds the readerd .deb (debian/) into a folder:
+# Builds the readerd .deb (debian/) and the VS Code extension's .vsix (vscode-client/) into a
+# folder:
 #
-#   scripts/package.sh [OUTDIR]        # default build-deb/; prints the .deb's path last
+#   scripts/package.sh [OUTDIR]        # default build-deb/; prints the .deb's and the .vsix's paths last
 #   DEB_BUILD_OPTIONS=nocheck scripts/package.sh   # without the unit suite (faster)
+#   READERD_NO_VSIX=1 scripts/package.sh           # the .deb only (no Node.js needed)
+#
+# The .vsix holds the extension only, for every platform: the daemon comes from the .deb, whose
+# Depends pull in the libraries it links (libuv, poppler, libgit2, libarchive, ...), which an
+# extension package cannot.
 #
 # The source tree is copied (the files git knows, without vscode-client/ and build folders)
 # to a staging folder inside OUTDIR, so the build leaves nothing in the tree; then
@@ -45,4 +51,23 @@ cp "$stage/build.log" "$out/dpkg-buildpackage.log"
 for f in "$stage"/*.deb "$stage"/*.buildinfo "$stage"/*.changes; do
   [ -e "$f" ] && mv -f "$f" "$out/"
 done
-ls "$out"/readerd_*.deb | grep -v dbgsym | tail -n 1
+deb=$(ls "$out"/readerd_*.deb | grep -v dbgsym | tail -n 1)
+
+vsix=""
+if [ -z "${READERD_NO_VSIX:-}" ]; then
+  command -v npm >/dev/null 2>&1 || { echo "error: npm is missing (apt install nodejs npm), or set READERD_NO_VSIX=1" >&2; exit 1; }
+  version=$(sed -n 's/^  "version": "\(.*\)",$/\1/p' "$src/vscode-client/package.json" | head -n 1)
+  echo "npm run package in vscode-client (readerd-$version.vsix)"
+  (cd "$src/vscode-client" &&
+    { [ -f node_modules/.package-lock.json ] && [ ! package-lock.json -nt node_modules/.package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error; } &&
+    npm run --silent package >"$out/vsce.log" 2>&1) || {
+    tail -n 40 "$out/vsce.log" >&2
+    echo "error: building the .vsix failed; the whole log is $out/vsce.log" >&2
+    exit 1
+  }
+  vsix=$out/readerd-$version.vsix
+  cp "$src/vscode-client/dist/readerd.vsix" "$vsix"
+fi
+echo "$deb"
+[ -n "$vsix" ] && echo "$vsix"
+exit 0

@@ -118,7 +118,7 @@ if [ -f dist/readerd.vsix ] && [ -f out/test/suite/index.js ]; then
   set +e
   CODE_SERVER=$CODE_SERVER PLAYWRIGHT=$CACHE/playwright VSIX=$EXT/dist/readerd.vsix \
     E2E_DIR=${READERD_E2E_DIR:-$CACHE/e2e} SCREENSHOTS=${READERD_SCREENSHOTS:-$CACHE/screenshots} CHROMIUM=/usr/bin/chromium \
-    timeout 600 node test/e2e/run.mjs 2>&1 | tee "$LOG/e2e.txt"
+    timeout 1200 node test/e2e/run.mjs 2>&1 | tee "$LOG/e2e.txt"
   e2e_status=${PIPESTATUS[0]}
   set -e
   e2e_line=$(sed -n 's/^# vscode: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$LOG/e2e.txt" | tail -1)

@@ -91,6 +91,13 @@ export async function handleChatRequest(
     }
   });
   const question = images ? `${promptWithoutReferences(request, deps.display)}\n\n(${out.images.length} picture${out.images.length === 1 ? '' : 's'} attached: ${out.images.map((i) => (i.page !== undefined ? `${i.path} page ${i.page}` : i.path)).join(', ')})` : out.text;
+  // What goes to the model, said before its answer: readerd's text of each file (never the PDF,
+  // DOCX or XLSX itself) and the pictures.
+  const sent = files.filter((f) => !f.code).map((f) => `\`${f.path}\``);
+  if (sent.length || out.images.length) {
+    stream.markdown(`*readerd sent ${images ? 'the pictures of' : 'its reading of'} ${sent.join(', ') || 'nothing'}` +
+      `${out.images.length ? ` with ${out.images.length} picture${out.images.length === 1 ? '' : 's'}` : ''}.*\n\n`);
+  }
   const parts: Array<vscode.LanguageModelTextPart | vscode.LanguageModelDataPart> = [new vscode.LanguageModelTextPart(question)];
   const DataPart = (vscode as { LanguageModelDataPart?: typeof vscode.LanguageModelDataPart }).LanguageModelDataPart;
   if (DataPart) {

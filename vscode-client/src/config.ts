@@ -19,6 +19,8 @@ export interface Settings {
   mentionFiles: string[];
   /** Ask before a read command whose plan passes this many estimated tokens; 0: never ask. */
   confirmAboveTokens: number;
+  /** Files one folder gives a read at most (the rest a button away). */
+  folderMaxFiles: number;
   /** readImages' endpoint: empty strings leave the daemon's READERD_VISION_* environment. */
   'vision.baseUrl': string;
   'vision.model': string;
@@ -47,6 +49,7 @@ const KEYS: ReadonlyArray<keyof Settings> = [
   'mentionLanguages',
   'mentionFiles',
   'confirmAboveTokens',
+  'folderMaxFiles',
   'vision.baseUrl',
   'vision.model',
   'vision.provider',

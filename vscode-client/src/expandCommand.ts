@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { failureVerb, listSome, reasonInWords } from './summary';
 import type { ExpandedMessage } from './mentions';
 import { formatBytes, ResultStore, ShownResult } from './results';
+import { branded } from './say';
 
 export interface ExpandCommandDeps {
   expand(text: string, token: vscode.CancellationToken): Promise<ExpandedMessage>;
@@ -46,7 +47,7 @@ export async function expandPromptCommand(deps: ExpandCommandDeps, target: 'copy
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     deps.log(`expanding mentions failed: ${message}`);
-    void vscode.window.showErrorMessage(`readerd: ${message}`);
+    void vscode.window.showErrorMessage(branded(message));
     return undefined;
   }
   if (out.mentions.length === 0) {
@@ -70,8 +71,8 @@ export async function expandPromptCommand(deps: ExpandCommandDeps, target: 'copy
       name: 'Prompt',
       ext: 'md',
       language: 'markdown',
-    });
-    void show(`readerd: ${summary}.`, 'Copy as prompt context').then((choice) => {
+    }, { read: out.result ? { ...out.result, images: out.images } : undefined });
+    void show(`readerd: ${summary}.`, 'Copy as Prompt Context').then((choice) => {
       if (choice) {
         void vscode.commands.executeCommand('readerd.copyAsPromptContext');
       }

@@ -3,6 +3,7 @@
 // `@readerd` chat participant, the `readerd_read_files` language-model tool, `readerd mcp` as an
 // MCP server, and links in the results.
 
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ExpandMentionsOptions, ReadFilesOptions, ReaderdApi } from './api';
@@ -23,13 +24,18 @@ import { ResultLinks } from './resultLinks';
 import { DAEMON_SETTINGS, filesExclude, onDidChangeSettings, readSettings, Settings } from './config';
 import { PathSpec, ReadAnswer, ReadImagesParams, ReadImagesResult, ReadParams, VisionSettings, XmlReadParams } from './protocol';
 import { filesExcludeMatcher } from './filesExclude';
-import { readFilesCommand, filesInFolder, ReadCommandDeps } from './readCommand';
+import { readFilesCommand, filesInFolder, ReadCommandDeps, readRestCommand, retryLastRead } from './readCommand';
+import { ContextEntry, PROMPT_CONTEXT_VIEW, PromptContext } from './promptContext';
+import { copyConfirmation, promptCopy } from './promptCopy';
+import { needsConfirmation } from './readPlan';
+import { errorText } from './say';
 import { IgnoreRules } from './ignore';
 import { ResultStore } from './results';
 import { registerResultsCommands } from './resultsCommands';
 import { locateInOneRoot, readInRoots } from './rootedRead';
 import { askAboutImagesCommand, ReadImagesTool, setVisionKeyCommand, VISION_SECRET, VISION_TOOL_NAME } from './visionCommand';
 import { WorkspaceRoots } from './roots';
+import { branded } from './say';
 
 const STATE_ICONS: Record<DaemonInfo['state'], string> = {
   stopped: '$(circle-slash)',
@@ -253,7 +259,7 @@ class Controller implements vscode.Disposable {
       if (info.state === 'failed' && info.lastError && info.lastError !== this.failureShown) {
         // Once per failure: the reason, and what can be done about it.
         this.failureShown = info.lastError;
-        void showStartProblem(`readerd: ${info.lastError}`, this.log);
+        void showStartProblem(branded(info.lastError), this.log);
       } else if (info.state === 'running') {
         this.failureShown = undefined;
       }
@@ -341,7 +347,14 @@ export function activate(context: vscode.ExtensionContext): ReaderdApi {
   const ctl = new Controller(context, log);
   controller = ctl;
   const results = new ResultStore();
-  context.subscriptions.push(log, ctl, results);
+  const promptContext = new PromptContext(context.workspaceState);
+  const contextView = vscode.window.createTreeView(PROMPT_CONTEXT_VIEW, { treeDataProvider: promptContext });
+  const describe = (): void => {
+    const n = promptContext.list().length;
+    contextView.description = n ? `${n} file${n === 1 ? '' : 's'}, about ${promptContext.tokens().toLocaleString('en-US')} tokens` : undefined;
+  };
+  describe();
+  context.subscriptions.push(log, ctl, results, promptContext, contextView, promptContext.onDidChangeTreeData(describe));
   registerResultsCommands({
     context,
     results,
@@ -416,14 +429,26 @@ export function activate(context: vscode.ExtensionContext): ReaderdApi {
 
   // readerd mcp for VS Code's MCP clients.
   const mcp = registerMcpServer({
-    binary: () => ctl.findBinary()?.path,
+    // Only a binary that is there: one readerd.path names before it is installed is not given.
+    binary: () => {
+      const found = ctl.findBinary()?.path;
+      try {
+        return found && fs.statSync(found).isFile() ? (fs.accessSync(found, fs.constants.X_OK), found) : undefined;
+      } catch {
+        return undefined;
+      }
+    },
     folders: () => ctl.roots.folders.map((f) => f.path),
     exclude: () => ctl.currentSettings.exclude,
     version: () => String(context.extension.packageJSON.version ?? ''),
     log: (line) => log.info(line),
   });
   if (mcp) {
-    context.subscriptions.push(mcp);
+    context.subscriptions.push(
+      mcp,
+      ctl.onDidChangeState(() => mcp.check()),
+      vscode.commands.registerCommand('readerd.mcpState', () => mcp.state()),
+    );
   }
 
   const chat = registerChatParticipant({
@@ -453,6 +478,24 @@ export function activate(context: vscode.ExtensionContext): ReaderdApi {
       }
       return filesExcludeMatcher(filesExclude(vscode.Uri.file(folder.path)))(path.relative(folder.path, where.absolute).split(path.sep).join('/'));
     },
+    gitignored: async () => {
+      const rules = new Map<string, IgnoreRules>();
+      for (const folder of ctl.roots.folders) {
+        const r = new IgnoreRules();
+        try {
+          r.addGitignore(Buffer.from(await vscode.workspace.fs.readFile(vscode.Uri.file(path.join(folder.path, '.gitignore')))).toString('utf8'));
+        } catch {
+          // no .gitignore
+        }
+        rules.set(folder.path, r);
+      }
+      return (fsPath) => {
+        const folder = ctl.roots.folderOf(fsPath);
+        return !!folder && !!rules.get(folder.path)?.ignores(path.relative(folder.path, fsPath).split(path.sep).join('/'));
+      };
+    },
+    fence: (fsPath) => ({ folder: ctl.roots.folderOf(fsPath)?.path, confined: ctl.currentSettings.confineToWorkspace }),
+    folderMaxFiles: () => ctl.currentSettings.folderMaxFiles,
     excluded: (fsPath) => {
       // Asked once per file of the quick pick: the patterns are compiled once per settings.
       const patterns = ctl.currentSettings.exclude;
@@ -470,9 +513,55 @@ export function activate(context: vscode.ExtensionContext): ReaderdApi {
 
   context.subscriptions.push(
     vscode.commands.registerCommand('readerd.readFiles', (clicked?: unknown, selected?: unknown) => readFilesCommand(readDeps, clicked, selected)),
-    // A thin wrapper: the read command, then what "Copy as Prompt Context" does with its result.
-    vscode.commands.registerCommand('readerd.addToPromptContext', (clicked?: unknown, selected?: unknown) =>
-      readFilesCommand(readDeps, clicked, selected, { copy: () => vscode.commands.executeCommand('readerd.copyAsPromptContext') })),
+    vscode.commands.registerCommand('readerd.retryRead', () => retryLastRead()),
+    vscode.commands.registerCommand('readerd.readRest', (rest: { path: string; skip: number; total: number }) => readRestCommand(readDeps, rest)),
+    // The read command, then the files it read added to the prompt context's list (the clipboard untouched).
+    vscode.commands.registerCommand('readerd.addToPromptContext', async (clicked?: unknown, selected?: unknown) => {
+      const outcome = await readFilesCommand(readDeps, clicked, selected, { copy: async () => undefined });
+      if (!outcome) {
+        return undefined;
+      }
+      const added = await promptContext.add(outcome.result);
+      log.info(added.message);
+      const show = added.refused.length ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+      void show(added.message, 'Copy Prompt Context', 'Show the List').then((choice) => {
+        if (choice === 'Copy Prompt Context') {
+          void vscode.commands.executeCommand('readerd.copyPromptContext');
+        } else if (choice === 'Show the List') {
+          void vscode.commands.executeCommand(`${PROMPT_CONTEXT_VIEW}.focus`);
+        }
+      });
+      return { ...outcome, added };
+    }),
+    vscode.commands.registerCommand('readerd.copyPromptContext', async () => {
+      const entries = promptContext.list();
+      if (entries.length === 0) {
+        void vscode.window.showInformationMessage('readerd: the prompt context is empty: add files with "readerd: Add to Prompt Context" (the Explorer\'s context menu).');
+        return undefined;
+      }
+      let result;
+      try {
+        result = await ctl.read<XmlReadParams>({ paths: entries.map((e) => e.item), ...ctl.readDefaults() });
+      } catch (error) {
+        void vscode.window.showErrorMessage(errorText(error));
+        return undefined;
+      }
+      const copy = promptCopy(result);
+      const limit = ctl.currentSettings.confirmAboveTokens;
+      if (needsConfirmation(copy.tokens, limit)) {
+        const { message, detail } = copyConfirmation(result, copy.tokens, limit);
+        if ((await vscode.window.showWarningMessage(message, { modal: true, detail }, 'Copy')) !== 'Copy') {
+          return undefined;
+        }
+      }
+      await vscode.env.clipboard.writeText(copy.text);
+      log.info(copy.message);
+      void vscode.window.showInformationMessage(copy.message.replace(/^readerd: copied /, 'readerd: copied the prompt context: '));
+      return copy.text;
+    }),
+    vscode.commands.registerCommand('readerd.clearPromptContext', () => promptContext.clear()),
+    vscode.commands.registerCommand('readerd.removeFromPromptContext', (entry?: ContextEntry) => promptContext.remove(entry)),
+    vscode.commands.registerCommand('readerd.promptContextList', () => promptContext.list()),
     vscode.commands.registerCommand('readerd.askAboutImages', (clicked?: unknown, selected?: unknown) =>
       askAboutImagesCommand(
         {

@@ -3,23 +3,36 @@
 // folders. The daemon first plans the read (`plan: true`; a folder expanded by the daemon,
 // recursively, with its ignore rules and `expand.maxFiles`); the files the Explorer hides
 // (files.exclude) are taken out of the plan; a plan past `readerd.confirmAboveTokens` estimated
-// tokens is shown and asked about; then the planned files are read.
+// tokens is shown and asked about; then the planned files are read. A folder gives at most
+// `readerd.folderMaxFiles` files; the view says what was shown of how many and reads the rest
+// (the same expansion from the first file not shown, `skip`). A read that fails offers Retry.
 
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { ReaderdError } from './client';
 import { ReadParams, ReadResult } from './protocol';
-import { choosePlanned, confirmationText, needsConfirmation, PlannedRead, readSummary, summaryIsWarning } from './readPlan';
+import { choosePlanned, confirmationText, formatCount, needsConfirmation, PlannedRead, readSummary, summaryIsWarning } from './readPlan';
+import { capText, FolderCap, folderCaps } from './resultsHtml';
+import { fileViews } from './resultModel';
 import { ResultStore, ShownResult } from './results';
 import { pickEntries } from './pickItems';
+import { errorText } from './say';
 
 export interface ReadCommandDeps {
   /** How to write a file's path in the request: relative to its workspace folder (see WorkspaceRoots.display). */
   display(fsPath: string): string;
-  read(params: Pick<ReadParams, 'paths' | 'expand' | 'plan'>, token: vscode.CancellationToken): Promise<ReadResult>;
+  read(params: Pick<ReadParams, 'paths' | 'expand' | 'plan' | 'skip'>, token: vscode.CancellationToken): Promise<ReadResult>;
   /** Whether the Explorer hides a path as `display` writes it (files.exclude). */
   hidden(displayed: string): boolean;
   /** Whether readerd.exclude refuses an absolute path (the quick pick leaves it out). */
   excluded(fsPath: string): boolean;
+  /** For one quick pick: whether the .gitignore of its workspace folder leaves an absolute path out (as a folder's read does). */
+  gitignored(): Promise<(fsPath: string) => boolean>;
+  /** The workspace folder of an absolute path, and whether readerd.confineToWorkspace is on. */
+  fence(fsPath: string): { folder: string | undefined; confined: boolean };
+  /** `readerd.folderMaxFiles`: files a folder gives at most. */
+  folderMaxFiles(): number;
   /** Where a path as `display` writes it is (for a folder picked in the quick pick). */
   locate(displayed: string): vscode.Uri;
   /** `readerd.confirmAboveTokens`. */
@@ -34,10 +47,12 @@ export interface ReadCommandOutcome extends ShownResult {
   summary: string;
   /** The summary was shown as a warning: something was refused, not read, cut or left out. */
   warning: boolean;
+  /** Folders the read capped. */
+  caps: FolderCap[];
 }
 
-/** Files per selected folder at most: the daemon's default, said here as the contract of the command. */
-export const FOLDER_MAX_FILES = 500;
+/** Files one expansion gives at most, whatever the setting: the daemon's own limit. */
+export const EXPAND_LIMIT = 10_000;
 
 const MAX_PICK_FILES = 20_000;
 
@@ -79,8 +94,53 @@ async function withNotification<T>(title: string, run: (token: vscode.Cancellati
   return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, (_progress, token) => run(token));
 }
 
+/** Paths of `found` the quick pick leaves out: what .gitignore leaves out, links always refused. */
+async function leftOutOfPick(deps: ReadCommandDeps, found: vscode.Uri[]): Promise<{ ignored: Set<string>; links: Set<string> }> {
+  const ignored = new Set<string>();
+  const links = new Set<string>();
+  const isIgnored = await deps.gitignored();
+  await Promise.all(found.map(async (uri) => {
+    if (isIgnored(uri.fsPath)) {
+      ignored.add(uri.fsPath);
+    } else if (await linkRefused(uri.fsPath, deps.fence(uri.fsPath), (p) => deps.excluded(p))) {
+      links.add(uri.fsPath);
+    }
+  }));
+  return { ignored, links };
+}
+
+/**
+ * Whether a path is a link readerd refuses whatever asks: one that leads nowhere, out of its
+ * workspace folder (with readerd.confineToWorkspace), or to a file readerd.exclude refuses.
+ */
+export async function linkRefused(fsPath: string, fence: { folder: string | undefined; confined: boolean }, excluded: (fsPath: string) => boolean): Promise<boolean> {
+  try {
+    if (!(await fs.promises.lstat(fsPath)).isSymbolicLink()) {
+      return false;
+    }
+  } catch {
+    return false;
+  }
+  let target: string;
+  try {
+    target = await fs.promises.realpath(fsPath);
+  } catch {
+    return true;
+  }
+  if (fence.confined && fence.folder) {
+    const folder = await fs.promises.realpath(fence.folder).catch(() => fence.folder!);
+    const rel = path.relative(folder, target);
+    if (rel.startsWith('..') || path.isAbsolute(rel)) {
+      return true;
+    }
+  }
+  return excluded(target);
+}
+
 async function pickFiles(deps: ReadCommandDeps): Promise<vscode.Uri[] | undefined> {
-  const found = await vscode.workspace.findFiles('**/*', undefined, MAX_PICK_FILES);
+  const all = await vscode.workspace.findFiles('**/*', undefined, MAX_PICK_FILES);
+  const out = await leftOutOfPick(deps, all);
+  const found = all.filter((u) => !out.ignored.has(u.fsPath) && !out.links.has(u.fsPath));
   if (found.length === 0) {
     void vscode.window.showInformationMessage('readerd: the workspace has no files to read.');
     return undefined;
@@ -92,9 +152,13 @@ async function pickFiles(deps: ReadCommandDeps): Promise<vscode.Uri[] | undefine
     return { rel, excluded: deps.excluded(uri.fsPath) };
   }));
   type Item = vscode.QuickPickItem & { uri: vscode.Uri; rel: string };
+  const cap = deps.folderMaxFiles();
   const folderItems: Item[] = entries.folders.map((f) => ({
     label: `$(folder) ${f.rel}/`,
-    description: `folder, ${f.files} file${f.files === 1 ? '' : 's'}, read with its subfolders`,
+    // What a read of it delivers: the first folderMaxFiles files, the rest a button away.
+    description: f.files > cap
+      ? `folder, ${formatCount(f.files)} files: ${formatCount(cap)} read (readerd.folderMaxFiles), the rest from the results view`
+      : `folder, ${formatCount(f.files)} file${f.files === 1 ? '' : 's'}, read with its subfolders`,
     uri: deps.locate(f.rel),
     rel: `${f.rel}/`,
   }));
@@ -103,14 +167,29 @@ async function pickFiles(deps: ReadCommandDeps): Promise<vscode.Uri[] | undefine
     return { label: path.posix.basename(rel), description: dir === '.' ? '' : dir, uri: byRel.get(rel)!, rel };
   });
   const items = [...folderItems, ...fileItems].sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
-  const left = entries.excluded.length;
+  const left = [
+    entries.excluded.length ? `${entries.excluded.length} file${entries.excluded.length === 1 ? '' : 's'} readerd.exclude refuses` : '',
+    out.ignored.size ? `${out.ignored.size} .gitignore leaves out` : '',
+    out.links.size ? `${out.links.size} link${out.links.size === 1 ? '' : 's'} out of the workspace` : '',
+  ].filter(Boolean);
   const picked = await vscode.window.showQuickPick(items, {
     canPickMany: true,
     matchOnDescription: true,
-    title: `readerd: Read Files${left ? ` (${left} file${left === 1 ? '' : 's'} readerd.exclude refuses not listed)` : ''}`,
+    title: `readerd: Read Files${left.length ? ` (${left.join(', ')} not listed)` : ''}`,
     placeHolder: 'Type to filter, Space or click to select files and folders (read with their subfolders), Enter to read them',
   });
   return picked?.map((p) => p.uri);
+}
+
+/** What a read asks: the paths as the request writes them, which are folders, where an expansion starts. */
+export interface ReadRequest {
+  asked: string[];
+  folders: Set<number>;
+  /** "Read the rest": the expansion from this file on, and files at most. */
+  skip?: number;
+  maxFiles?: number;
+  /** The total of a folder read from `skip` on (its cap line says what was shown of it). */
+  total?: number;
 }
 
 /** Runs the command; returns what was shown (undefined when nothing was read). */
@@ -132,13 +211,45 @@ export async function readFilesCommand(
     return undefined;
   }
   const selection = await classify(uris);
-  const asked = selection.uris.map((u) => deps.display(u.fsPath));
-  const expand = selection.folders.size > 0 ? { maxFiles: FOLDER_MAX_FILES } : undefined;
+  return runRead(deps, { asked: selection.uris.map((u) => deps.display(u.fsPath)), folders: selection.folders }, after);
+}
+
+/** "Read the rest" of a capped folder: its files from the first one not shown, up to the daemon's limit. */
+export async function readRestCommand(deps: ReadCommandDeps, rest: { path: string; skip: number; total: number }): Promise<ReadCommandOutcome | undefined> {
+  return runRead(deps, { asked: [rest.path], folders: new Set([0]), skip: rest.skip, maxFiles: Math.min(EXPAND_LIMIT, rest.total), total: rest.total });
+}
+
+/** The folders capped by a read of `request`, with what was shown of how many. */
+function capsOf(request: ReadRequest, planned: PlannedRead): FolderCap[] {
+  const caps = folderCaps(planned.notices, () => (request.skip ?? 0) + 1);
+  if (request.skip !== undefined && caps.length === 0 && request.total !== undefined) {
+    // The rest read whole: its line says which files of how many these are.
+    caps.push({ path: request.asked[0]!, first: request.skip + 1, shown: request.skip + planned.paths.length + planned.hidden + planned.binary, total: request.total });
+  }
+  return caps;
+}
+
+/** The last read that failed, for Retry. */
+let lastFailed: { deps: ReadCommandDeps; request: ReadRequest; after?: { copy: () => PromiseLike<unknown> } } | undefined;
+
+/** Retry: the last read that failed, again. */
+export function retryLastRead(): Promise<ReadCommandOutcome | undefined> {
+  const failed = lastFailed;
+  lastFailed = undefined;
+  return failed ? runRead(failed.deps, failed.request, failed.after) : Promise.resolve(undefined);
+}
+
+/** Plans, asks past readerd.confirmAboveTokens, reads and shows `request`; a failure offers Retry. */
+export async function runRead(deps: ReadCommandDeps, request: ReadRequest, after?: { copy: () => PromiseLike<unknown> }): Promise<ReadCommandOutcome | undefined> {
+  const { asked } = request;
+  const cap = deps.folderMaxFiles();
+  const expand = request.folders.size > 0 ? { maxFiles: request.maxFiles ?? cap } : undefined;
   let planned: PlannedRead;
   let result: ReadResult;
+  let answeredAt = 0;
   try {
-    const plan = await withNotification('readerd: planning the read', (token) => deps.read({ paths: asked, expand, plan: true }, token));
-    planned = choosePlanned(plan, selection.folders, (p) => deps.hidden(p));
+    const plan = await withNotification('readerd: planning the read', (token) => deps.read({ paths: asked, expand, plan: true, skip: request.skip }, token));
+    planned = choosePlanned(plan, request.folders, (p) => deps.hidden(p));
     deps.log(`plan: ${planned.paths.length} files, ${planned.bytes} bytes, ${planned.tokens} tokens` +
       `${planned.hidden ? `, ${planned.hidden} hidden by files.exclude` : ''}${planned.binary ? `, ${planned.binary} binary` : ''}`);
     if (planned.paths.length === 0) {
@@ -156,28 +267,55 @@ export async function readFilesCommand(
       }
     }
     const paths = planned.paths;
-    result = await withNotification(`readerd: reading ${paths.length} file${paths.length === 1 ? '' : 's'}`, (token) => deps.read({ paths }, token));
+    result = await withNotification(`readerd: reading ${formatCount(paths.length)} file${paths.length === 1 ? '' : 's'}`, (token) => deps.read({ paths }, token));
+    answeredAt = Date.now();
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorText(error);
     deps.log(`read failed: ${message}`);
-    void vscode.window.showErrorMessage(`readerd: ${message}`);
+    if (error instanceof ReaderdError && error.kind === 'cancelled') {
+      return undefined;
+    }
+    lastFailed = { deps, request, after };
+    if (error instanceof ReaderdError && error.kind === 'start') {
+      // The daemon could not start: its own message (with Locate readerd... and Open Settings) says so, once.
+      return undefined;
+    }
+    // One message for the failure, with Retry (a daemon that died is back within a second).
+    void vscode.window.showErrorMessage(message, 'Retry').then((choice) => {
+      if (choice === 'Retry') {
+        void vscode.commands.executeCommand('readerd.retryRead');
+      }
+    });
     return undefined;
   }
-  const shown = await deps.results.show(result, `${result.files.length} file${result.files.length === 1 ? '' : 's'}`);
-  let summary = readSummary(result, planned);
+  const caps = capsOf(request, planned);
+  const capped = new Set(caps.map((c) => c.path));
+  const title = request.skip !== undefined && caps[0]
+    ? `${capText(caps[0])}`
+    : `${formatCount(result.files.length)} file${result.files.length === 1 ? '' : 's'}`;
+  const shown = await deps.results.show(result, title, undefined, { caps, notices: planned.notices, cap, answeredAt });
+  const hasPdf = result.files.some((f) => f.type === 'pdf' && f.truncated);
+  const views = hasPdf ? fileViews(result) : [];
+  const pagesOf = (index: number): number[] | undefined => views[index]?.blocks.filter((b) => b.label?.startsWith('page ')).map((b) => Number(b.label!.slice(5)));
+  let summary = readSummary(result, planned, { caps: caps.filter((c) => c.shown < c.total).map(capText), capped, pagesOf });
+  const ends = caps.filter((c) => c.shown >= c.total).map(capText);
+  if (ends.length) {
+    summary += `; ${ends.join('; ')}`;
+  }
   const warning = summaryIsWarning(result, planned);
   if (after) {
-    // "Add to Prompt Context": the result goes where "Copy as Prompt Context" puts it.
     await after.copy();
-    summary = summary.replace(/^readerd: /, 'readerd: added to the prompt context (clipboard): ');
   }
   deps.log(summary);
-  const show = warning ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
-  const buttons = after ? [] : ['Copy as prompt context'];
-  void show(summary, ...buttons).then((choice) => {
-    if (choice) {
-      void vscode.commands.executeCommand('readerd.copyAsPromptContext');
-    }
-  });
-  return { ...shown, planned, summary, warning };
+  if (!after) {
+    const show = warning ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+    void show(summary, 'Copy as Prompt Context').then((choice) => {
+      if (choice) {
+        void vscode.commands.executeCommand('readerd.copyAsPromptContext');
+      }
+    });
+  } else {
+    summary = summary.replace(/^readerd: /, 'readerd: added to the prompt context: ');
+  }
+  return { ...shown, planned, summary, warning, caps };
 }

@@ -4,7 +4,7 @@
 
 import { FileInfo, ReadNotice, ReadResult } from './protocol';
 import { formatBytes } from './format';
-import { fileProblems, listSome } from './summary';
+import { fileProblems, linesShown, listSome, plural } from './summary';
 
 /** The files a plan says to read, and what it left out. */
 export interface PlannedRead {
@@ -65,7 +65,8 @@ export function choosePlanned(plan: ReadResult, folders: ReadonlySet<number>, hi
 
 /** `12,345`. */
 export function formatCount(n: number): string {
-  return n.toLocaleString('en-US');
+  // As toLocaleString('en-US') writes an integer, without its cost (a card of each of 2,000 files has a few).
+  return Number.isSafeInteger(n) ? String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',') : n.toLocaleString('en-US');
 }
 
 /** Whether a read of `tokens` estimated tokens needs a yes first, with `readerd.confirmAboveTokens` at `limit`. */
@@ -90,11 +91,18 @@ export function confirmationText(planned: PlannedRead, limit: number): { message
   return { message, detail: lines.join('\n') };
 }
 
+/** Notices of a plan that are not about a cap the view shows (`capped`: the paths capped). */
+function otherNotices(planned: PlannedRead, capped: ReadonlySet<string>): ReadNotice[] {
+  return planned.notices.filter((n) => !(capped.has(n.path) && /past maxFiles/.test(n.message)));
+}
+
 /**
- * The summary after the read, in words: files read, lines, size, tokens, images; then each file
- * refused or not read with the reason, each file cut with where, what was left out, the notices.
+ * The summary after the read, in words: files read, lines shown, tokens, images; then each file
+ * cut with what was shown of how much, each file refused or not read with the reason, what was
+ * left out, each folder capped ("many/: 500 of 1,988 files"), the other notices. `pagesOf`
+ * gives the PDF pages a file's content holds.
  */
-export function readSummary(result: ReadResult, planned: PlannedRead): string {
+export function readSummary(result: ReadResult, planned: PlannedRead, options: { caps?: string[]; capped?: ReadonlySet<string>; pagesOf?: (index: number) => number[] | undefined } = {}): string {
   const failed = result.files.filter((f) => f.code !== undefined);
   const total = result.files.length;
   const tokens = result.tokens ?? result.files.reduce((sum, f) => sum + (f.tokens ?? 0), 0);
@@ -105,14 +113,19 @@ export function readSummary(result: ReadResult, planned: PlannedRead): string {
   if (planned.binary) {
     left.push(`${planned.binary} binary`);
   }
-  const problems = fileProblems(result);
-  return `readerd: read ${total - failed.length} of ${total} file${total === 1 ? '' : 's'}` +
-    ` (${formatCount(result.lines)} lines, ${formatBytes(result.bytes)}, ${formatCount(tokens)} tokens` +
-    `${result.images.length ? `, ${result.images.length} image${result.images.length === 1 ? '' : 's'}` : ''})` +
+  const problems = fileProblems(result, options.pagesOf);
+  const lines = linesShown(result);
+  // A cut file's size is the whole file's: said only when every file was shown whole.
+  const size = problems.cut.length === 0 ? `, ${formatBytes(result.bytes)}` : '';
+  const caps = options.caps ?? [];
+  return `readerd: read ${formatCount(total - failed.length)} of ${plural(total, 'file')}` +
+    ` (${plural(lines, 'line')}${problems.cut.length ? ' shown' : ''}${size}, about ${plural(tokens, 'token')}` +
+    `${result.images.length ? `, ${plural(result.images.length, 'image')}` : ''})` +
+    (caps.length ? `; capped by readerd.folderMaxFiles: ${caps.join('; ')} (Read the rest in the view)` : '') +
     (problems.cut.length ? `; ${listSome(problems.cut)}` : '') +
     (problems.failed.length ? `; ${listSome(problems.failed)}` : '') +
     (left.length ? `; left out: ${left.join(', ')}` : '') +
-    planned.notices.map((notice) => `; ${notice.path}: ${notice.message}`).join('');
+    otherNotices(planned, options.capped ?? new Set()).map((notice) => `; ${notice.path}: ${notice.message}`).join('');
 }
 
 /** Whether the summary is a warning: something was refused, not read, cut or left out. */

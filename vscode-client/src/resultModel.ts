@@ -114,10 +114,16 @@ export function contentBlocks(body: string): ContentBlock[] {
     }
   }
   // Whitespace between elements is layout, not content.
+  // (Checked and trimmed without copying or scanning a whole content: a read of 2,000 files is
+  // split in the extension host before its view is drawn.)
   return blocks
-    .map((b) => (b.label === undefined && b.text.trim() === '' ? { ...b, text: '' } : b))
+    .map((b) => (b.label === undefined && !/\S/.test(b.text) ? { ...b, text: '' } : b))
     .filter((b) => b.label !== undefined || b.text !== '')
-    .map((b) => ({ ...b, text: b.text.replace(/^\n/, '').replace(/\n$/, '') }));
+    .map((b) => {
+      const from = b.text.startsWith('\n') ? 1 : 0;
+      const to = b.text.endsWith('\n') && b.text.length > from ? b.text.length - 1 : b.text.length;
+      return from === 0 && to === b.text.length ? b : { ...b, text: b.text.slice(from, to) };
+    });
 }
 
 /**
@@ -125,43 +131,68 @@ export function contentBlocks(body: string): ContentBlock[] {
  * one written `<Content .../>`). A body's CDATA may hold any text, `</Content>` included.
  */
 export function contentBodies(xml: string): Array<string | undefined> {
+  const reader = bodyReader(xml);
+  const out: Array<string | undefined> = [];
+  while (reader(out.length) !== END) {
+    out.push(reader(out.length) as string | undefined);
+  }
+  return out;
+}
+
+/** What bodyReader answers past the last <Content>. */
+const END = Symbol('end');
+
+/**
+ * The body of the i-th top-level <Content>, the document read only as far as needed (and
+ * once): the view of a 2,000-file read looks at the first files' bodies only.
+ */
+function bodyReader(xml: string): (index: number) => string | undefined | typeof END {
   const out: Array<string | undefined> = [];
   let at = 0;
-  for (;;) {
+  let done = false;
+  const next = (): void => {
     const start = xml.indexOf('<Content ', at);
-    if (start < 0) {
-      return out;
-    }
-    const gt = xml.indexOf('>', start);
+    const gt = start < 0 ? -1 : xml.indexOf('>', start);
     if (gt < 0) {
-      return out;
+      done = true;
+      return;
     }
     if (xml[gt - 1] === '/') {
       out.push(undefined);
       at = gt + 1;
-      continue;
+      return;
     }
     let i = gt + 1;
     for (;;) {
       const close = xml.indexOf('</Content>', i);
-      const cdata = xml.indexOf('<![CDATA[', i);
       if (close < 0) {
         out.push(xml.slice(gt + 1));
-        return out;
+        done = true;
+        return;
       }
-      if (cdata >= 0 && cdata < close) {
-        const end = xml.indexOf(']]>', cdata + 9);
+      // A CDATA section before it may hold a `</Content>` as text: the body goes on after it.
+      // (Looked for between here and the close only, not to the document's end.)
+      const cdata = xml.substring(i, close).indexOf('<![CDATA[');
+      if (cdata >= 0) {
+        const end = xml.indexOf(']]>', i + cdata + 9);
         i = end < 0 ? xml.length : end + 3;
         continue;
       }
       out.push(xml.slice(gt + 1, close));
       at = close + 10;
-      break;
+      return;
     }
-  }
+  };
+  return (index) => {
+    while (out.length <= index && !done) {
+      next();
+    }
+    return index < out.length ? out[index] : END;
+  };
 }
 
 const NUMBERED = /^ *(\d+)\t/;
+const COLUMN_MARK = ' more characters cut; continue with offset=';
 const COLUMN_CUT = / … \[(\d+) more characters cut; continue with offset=(\d+), column=(\d+)\]$/;
 
 /**
@@ -218,13 +249,60 @@ function stateOf(info: FileInfo): FileState {
   return info.truncated ? 'cut' : 'read';
 }
 
-/** The files of a result as the view shows them, `files[i]` with the i-th <Content>. */
+/** Where a cut file goes on: the daemon's last notice, and the lines it cut at a column. */
+function continuations(view: FileView): { more?: Continuation; restOfLines: Continuation[] } {
+  const out: { more?: Continuation; restOfLines: Continuation[] } = { restOfLines: [] };
+  if (view.state !== 'cut') {
+    return out;
+  }
+  // Found by their markers rather than by going through every line.
+  for (const block of view.blocks) {
+    const t = block.text;
+    const lineAt = (at: number): string => {
+      const start = t.lastIndexOf('\n', at) + 1;
+      const end = t.indexOf('\n', at);
+      return t.slice(start, end < 0 ? t.length : end);
+    };
+    for (let at = t.startsWith('… ') ? 0 : t.indexOf('\n… '); at >= 0; at = t.indexOf('\n… ', at + 1)) {
+      const more = noticeContinuation(lineAt(t[at] === '\n' ? at + 1 : at));
+      if (more) {
+        out.more = more;
+      }
+    }
+    for (let at = t.indexOf(COLUMN_MARK); at >= 0; at = t.indexOf(COLUMN_MARK, at + 1)) {
+      const line = lineAt(at);
+      const col = COLUMN_CUT.exec(line);
+      if (col && NUMBERED.test(line)) {
+        out.restOfLines.push({ offset: Number(col[2]), column: Number(col[3]), limit: 1, notice: col[0].trim() });
+      }
+    }
+  }
+  out.more ??= impliedContinuation(view);
+  return out;
+}
+
+/**
+ * The files of a result as the view shows them, `files[i]` with the i-th <Content>. Nothing of
+ * a file's content is looked at until it is asked for (its blocks when its card is opened, where
+ * a cut file goes on when its card is drawn): a read of 2,000 files is not gone through before
+ * its first files are shown.
+ */
 export function fileViews(result: ReadResult): FileView[] {
-  const bodies = contentBodies(result.xml);
+  const reader = bodyReader(result.xml);
+  const bodyOf = (index: number): string | undefined => {
+    const body = reader(index);
+    return body === END ? undefined : body;
+  };
   return result.files.map((info, index) => {
-    const blocks = bodies[index] === undefined ? [] : contentBlocks(bodies[index]!);
     const state = stateOf(info);
-    const view: FileView = { index, info, state, blocks, restOfLines: [], images: [] };
+    const view = { index, info, state, images: [] } as unknown as FileView;
+    let blocks: ContentBlock[] | undefined;
+    let goesOn: ReturnType<typeof continuations> | undefined;
+    Object.defineProperties(view, {
+      blocks: { enumerable: true, get: () => (blocks ??= bodyOf(index) === undefined ? [] : contentBlocks(bodyOf(index)!)) },
+      more: { enumerable: true, get: () => (goesOn ??= continuations(view)).more },
+      restOfLines: { enumerable: true, get: () => (goesOn ??= continuations(view)).restOfLines },
+    });
     result.images.forEach((img, k) => {
       if (img.path === info.path && (info.image === undefined || k >= info.image)) {
         view.images.push(k);
@@ -232,21 +310,6 @@ export function fileViews(result: ReadResult): FileView[] {
     });
     if (info.image !== undefined && !view.images.includes(info.image)) {
       view.images.unshift(info.image);
-    }
-    if (state === 'cut') {
-      for (const block of blocks) {
-        for (const line of block.text.split('\n')) {
-          const more = noticeContinuation(line);
-          if (more) {
-            view.more = more;
-          }
-          const col = COLUMN_CUT.exec(line);
-          if (col && NUMBERED.test(line)) {
-            view.restOfLines.push({ offset: Number(col[2]), column: Number(col[3]), limit: 1, notice: col[0].trim() });
-          }
-        }
-      }
-      view.more ??= impliedContinuation(view);
     }
     return view;
   });

@@ -1,12 +1,12 @@
 // Keeps read results: a read is shown in the results view (resultsPanel.ts), its XML served as a
-// read-only document (`readerd:` scheme) a click away; an expanded prompt opens as a document
-// with its images in a webview panel.
+// read-only document (`readerd:` scheme) a click away; an expanded prompt opens as a document,
+// the read behind it (its pictures too) in the same results view.
 
 import * as vscode from 'vscode';
 import { ReadResult } from './protocol';
 import { formatBytes } from './format';
 import { RecentMap } from './recent';
-import type { ResultsPanel } from './resultsPanel';
+import type { ResultsPanel, ViewedResult } from './resultsPanel';
 
 export { formatBytes };
 
@@ -33,7 +33,6 @@ export class ResultStore implements vscode.TextDocumentContentProvider, vscode.D
   private readonly results = new RecentMap<string, ShownResult>(KEPT_RESULTS, KEPT_RESULT_BYTES, (s) => resultBytes(s.result));
   private counter = 0;
   private last: ShownResult | undefined;
-  private panel: vscode.WebviewPanel | undefined;
   private readonly changeEmitter = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changeEmitter.event;
   private readonly registration: vscode.Disposable;
@@ -73,6 +72,7 @@ export class ResultStore implements vscode.TextDocumentContentProvider, vscode.D
     this.results.set(uri.toString(), shown);
     this.last = shown;
     void vscode.commands.executeCommand('setContext', 'readerd.hasImages', result.images.length > 0);
+    void vscode.commands.executeCommand('setContext', 'readerd.hasResult', true);
     return shown;
   }
 
@@ -89,14 +89,15 @@ export class ResultStore implements vscode.TextDocumentContentProvider, vscode.D
   }
 
   /**
-   * Stores a result, opens its XML beside the editor and its images in the preview panel. With
-   * `as`, the document is named `NAME-N.EXT` and has that language (an expanded prompt: the
-   * result's `xml` is then the prompt).
+   * Stores a result and shows it in the results view (`view` says what else the view shows of
+   * it: the folders capped, the plan's notices). With `as`, the result's `xml` is a document of
+   * its own (an expanded prompt), opened as `NAME-N.EXT` in that language, and `view.read` is the
+   * read shown in the results view when it has pictures.
    */
-  async show(result: ReadResult, title: string, as?: { name: string; ext: string; language: string }): Promise<ShownResult> {
+  async show(result: ReadResult, title: string, as?: { name: string; ext: string; language: string }, view: Omit<ViewedResult, 'result' | 'title'> & { read?: ReadResult } = {}): Promise<ShownResult> {
     if (!as && this.view) {
       const shown = this.keep(result, title);
-      this.view.show({ result, title });
+      this.view.show({ result, title, caps: view.caps, notices: view.notices, cap: view.cap, answeredAt: view.answeredAt });
       return shown;
     }
     as ??= { name: 'ReadResults', ext: 'xml', language: 'xml' };
@@ -115,98 +116,33 @@ export class ResultStore implements vscode.TextDocumentContentProvider, vscode.D
       viewColumn: vscode.window.activeTextEditor ? vscode.ViewColumn.Beside : vscode.ViewColumn.Active,
       preview: false,
     });
-    if (result.images.length > 0) {
-      this.showImages(shown, editor.viewColumn);
+    if (view.read && view.read.images.length > 0 && this.view) {
+      // The pictures are in the results view, with the read they come from.
+      this.keep(view.read, title);
+      this.last = shown;
+      this.view.show({ result: view.read, title });
+      await vscode.window.showTextDocument(editor.document, { viewColumn: editor.viewColumn, preserveFocus: false });
     }
     return shown;
   }
 
-  /** Opens (or refreshes) the image preview panel for a result. */
-  showImages(shown: ShownResult | undefined = this.last, besideOf?: vscode.ViewColumn): void {
-    if (!shown) {
+  /** Shows the results view again (its pictures are inline). */
+  showImages(): void {
+    if (!this.last) {
       void vscode.window.showInformationMessage('readerd: nothing has been read yet.');
       return;
     }
-    if (!this.panel) {
-      this.panel = vscode.window.createWebviewPanel(
-        'readerd.images',
-        'readerd: Images',
-        { viewColumn: besideOf !== undefined ? vscode.ViewColumn.Beside : vscode.ViewColumn.Active, preserveFocus: true },
-        { enableScripts: true, retainContextWhenHidden: false },
-      );
-      this.panel.onDidDispose(() => (this.panel = undefined));
-      this.panel.webview.onDidReceiveMessage((msg: { command?: string }) => {
-        if (msg?.command === 'copy') {
-          void vscode.commands.executeCommand('readerd.copyAsPromptContext');
-        }
-      });
+    const current = this.view?.current;
+    if (current) {
+      current.panel.reveal(undefined, false);
     } else {
-      this.panel.reveal(undefined, true);
+      this.view?.show({ result: this.last.result, title: this.last.title });
     }
-    this.panel.title = `readerd: ${shown.result.images.length} image${shown.result.images.length === 1 ? '' : 's'}`;
-    this.panel.webview.html = imagesHtml(shown, this.panel.webview.cspSource);
   }
 
   dispose(): void {
-    this.panel?.dispose();
     this.registration.dispose();
     this.changeEmitter.dispose();
   }
 }
 
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-
-/** The image panel's page: each picture with its path (and page, or tile), sizes, and a copy button. */
-export function imagesHtml(shown: ShownResult, cspSource: string): string {
-  const nonce = Math.random().toString(36).slice(2) + Date.now().toString(36);
-  const { result } = shown;
-  const cards = result.images.map((img, k) => {
-    const file = result.files.find((f) => f.image === k && f.path === img.path) ?? result.files.find((f) => f.image === k);
-    const original = img.originalWidth && img.originalHeight
-      ? `${img.originalWidth} × ${img.originalHeight} px (scaled down)`
-      : `${img.width} × ${img.height} px`;
-    const page = img.page !== undefined ? `, page ${img.page}` : '';
-    const tile = img.tile && img.tileIndex !== undefined
-      ? `<div class="meta">tile ${img.tileIndex} of ${img.tiles ?? '?'}: x ${img.tile.x}-${img.tile.x + img.tile.width}, y ${img.tile.y}-${img.tile.y + img.tile.height}</div>`
-      : '';
-    return `<figure class="card">
-  <img src="data:${escapeHtml(img.mediaType)};base64,${img.data}" alt="${escapeHtml(img.path)}${page}" width="${img.width}" height="${img.height}">
-  <figcaption>
-    <div class="path">${escapeHtml(img.path)}${page}</div>${tile}
-    <div class="meta">size: ${img.width} × ${img.height} px, ${formatBytes(file?.bytes)} on disk, ${escapeHtml(img.mediaType)}</div>
-    <div class="meta">original size: ${original}</div>
-  </figcaption>
-</figure>`;
-  });
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data: ${cspSource}; style-src 'unsafe-inline'; script-src 'nonce-${nonce}';">
-<title>readerd images</title>
-<style>
-  body { font-family: var(--vscode-font-family); color: var(--vscode-foreground); padding: 12px; }
-  .bar { margin-bottom: 12px; display: flex; gap: 12px; align-items: center; }
-  button { background: var(--vscode-button-background); color: var(--vscode-button-foreground); border: none; padding: 4px 10px; cursor: pointer; }
-  .grid { display: flex; flex-wrap: wrap; gap: 16px; }
-  .card { margin: 0; padding: 8px; border: 1px solid var(--vscode-panel-border, #8884); max-width: 100%; }
-  .card img { max-width: 100%; height: auto; image-rendering: auto; background: repeating-conic-gradient(#8882 0% 25%, transparent 0% 50%) 50% / 16px 16px; }
-  .path { font-family: var(--vscode-editor-font-family); font-weight: bold; margin-top: 6px; word-break: break-all; }
-  .meta { opacity: 0.85; font-size: 0.92em; }
-</style>
-</head>
-<body>
-<div class="bar"><span>${result.images.length} image${result.images.length === 1 ? '' : 's'} of ${result.files.length} file${result.files.length === 1 ? '' : 's'} read</span><button id="copy">Copy as prompt context</button></div>
-<div class="grid">
-${cards.join('\n')}
-</div>
-<script nonce="${nonce}">
-  const vscode = acquireVsCodeApi();
-  document.getElementById('copy').addEventListener('click', () => vscode.postMessage({ command: 'copy' }));
-</script>
-</body>
-</html>`;
-}

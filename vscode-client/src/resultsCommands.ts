@@ -33,6 +33,12 @@ export function registerResultsCommands(deps: ResultsCommandsDeps): ResultsPanel
     restored: (viewed) => {
       results.keep(viewed.result, viewed.title);
     },
+    keep: (viewed) => {
+      results.keep(viewed.result, viewed.title);
+    },
+    readRest: async (cap, viewed) => {
+      await vscode.commands.executeCommand('readerd.readRest', { path: cap.path, skip: cap.shown, total: cap.total, cap: viewed.cap });
+    },
     log: (line) => deps.log(line),
   });
   results.useView(panel);
@@ -53,8 +59,37 @@ export function registerResultsCommands(deps: ResultsCommandsDeps): ResultsPanel
     // For the tests: what the results view shows, and its page.
     vscode.commands.registerCommand('readerd.resultsView', () => {
       const current = panel.current;
-      return current ? { title: current.viewed.title, files: current.viewed.result.files.map((f) => f.path), html: current.panel.webview.html, visible: current.panel.visible } : undefined;
+      return current ? {
+        title: current.viewed.title,
+        files: current.viewed.result.files.map((f) => f.path),
+        html: panel.shownHtml(),
+        visible: current.panel.visible,
+        seq: current.seq,
+        paint: current.paint,
+        back: current.back,
+        caps: current.viewed.caps ?? [],
+      } : undefined;
     }),
+    // For the tests: the page's long tasks since the result was shown, or a scroll to a file.
+    vscode.commands.registerCommand('readerd.resultsViewAsk', (question: { type: 'stats' } | { type: 'scrollTo'; file: number }) => panel.ask(question)),
+    vscode.commands.registerCommand('readerd.resultsViewPainted', (seq: number, timeoutMs = 15_000) => new Promise((resolve) => {
+      const now = panel.current;
+      if (now?.paint && now.seq === seq) {
+        resolve(now.paint);
+        return;
+      }
+      const timer = setTimeout(() => {
+        sub.dispose();
+        resolve(undefined);
+      }, timeoutMs);
+      const sub = panel.onDidPaint((paint) => {
+        if (paint.seq === seq) {
+          clearTimeout(timer);
+          sub.dispose();
+          resolve(paint);
+        }
+      });
+    })),
   );
   return panel;
 }

@@ -3,9 +3,11 @@
 // theme variables colour it; every action is a button. Plain Node: no vscode import.
 
 import { formatBytes } from './format';
-import { ImageInfo, ReadResult } from './protocol';
+import { ImageInfo, ReadNotice, ReadResult } from './protocol';
 import { Continuation, FileView, fileViews, imageLabel, numberedLines, refusalReason, resultTokens } from './resultModel';
 import { formatCount } from './readPlan';
+import { PAGE_SCRIPT } from './resultsPage';
+import { rangeText } from './summary';
 
 /** Escapes text for HTML content and quoted attribute values. */
 export function escapeHtml(s: string): string {
@@ -56,15 +58,14 @@ function whereText(file: FileView): string {
   const { info } = file;
   if (info.type === 'pdf') {
     const pages = file.blocks.filter((b) => b.label?.startsWith('page ')).map((b) => Number(b.label!.slice(5)));
-    const range = pages.length ? `${pages[0]}-${pages[pages.length - 1]}` : 'none';
-    return `pages ${range} of ${info.pages ?? '?'} shown`;
+    return pages.length ? `pages ${rangeText(pages)} of ${info.pages ?? '?'} shown` : `no page of ${info.pages ?? '?'} shown`;
   }
   if (info.type === 'image') {
     return info.tiles ? `tiles of ${info.tiles} shown in part (the image budget)` : 'the picture in part';
   }
   const unit = info.type === 'notebook' ? 'cells' : info.slides ? 'slides' : 'lines';
   const total = info.type === 'notebook' ? info.cells : info.slides ?? info.lines;
-  return info.shown ? `${unit} ${formatCount(info.shown[0])}-${formatCount(info.shown[1])} of ${total === undefined ? '?' : formatCount(total)} shown` : `no ${unit} shown`;
+  return info.shown ? `${unit} ${formatCount(info.shown[0])}–${formatCount(info.shown[1])} of ${total === undefined ? '?' : formatCount(total)} shown` : `no ${unit} shown`;
 }
 
 function metaText(file: FileView): string {
@@ -99,7 +100,8 @@ function codeBlock(text: string, first: number | undefined): string {
   return `<div class="code" role="document">${rows.join('')}</div>`;
 }
 
-function contentHtml(file: FileView, result: ReadResult): string {
+/** The content of an opened file: its pictures, then its text with one set of line numbers. */
+export function fileContentHtml(file: FileView, result: ReadResult): string {
   const parts: string[] = [];
   const shownImages = new Set<number>();
   for (const block of file.blocks) {
@@ -116,14 +118,42 @@ function contentHtml(file: FileView, result: ReadResult): string {
     parts.push(block.label ? `<h4 class="part">${escapeHtml(block.label)}</h4>${body}` : body);
   }
   const pictures = file.images.filter((k) => !shownImages.has(k) && result.images[k]).map((k) => imageTag(result.images[k]!, k));
-  const lines = file.blocks.reduce((n, b) => n + b.text.split('\n').length, 0);
-  const text = parts.length
-    ? `<details${lines <= OPEN_LINES || result.files.length === 1 ? ' open' : ''}><summary>Content (${plural(lines, 'line')})</summary>${parts.join('\n')}</details>`
-    : '';
-  return pictures.join('\n') + text;
+  return pictures.join('\n') + parts.join('\n');
 }
 
-function fileHtml(file: FileView, result: ReadResult): string {
+/** Lines of a file's content (its blocks' lines), 0 when it has none to show. */
+export function contentLines(file: FileView): number {
+  let known = lineCounts.get(file);
+  const { info } = file;
+  if (known === undefined && (file.state === 'read' || file.state === 'cut') && (info.type === 'text' || info.type === undefined) && info.shown) {
+    // A text file: its lines are those the daemon says it showed (its content is not looked at
+    // until the card is opened).
+    known = info.shown[1] - info.shown[0] + 1;
+  }
+  if (known === undefined) {
+    known = 0;
+    for (const b of file.blocks) {
+      if (b.text !== '') {
+        known++;
+        for (let at = b.text.indexOf('\n'); at >= 0; at = b.text.indexOf('\n', at + 1)) {
+          known++;
+        }
+      }
+    }
+    lineCounts.set(file, known);
+  }
+  return known;
+}
+
+const lineCounts = new WeakMap<FileView, number>();
+
+/** Whether a file has anything to show when opened: text or pictures. */
+export function hasContent(file: FileView): boolean {
+  return contentLines(file) > 0 || file.images.length > 0 || file.blocks.some((b) => b.image !== undefined);
+}
+
+/** The card of one file, without its content (the page asks for that when the card is opened). */
+export function fileCardHtml(file: FileView): string {
   const { info } = file;
   const badge = { read: 'read', cut: 'cut', refused: 'not read', omitted: 'left out', unchanged: 'unchanged' }[file.state];
   const name = info.code === undefined || info.code === 'ACCESS_DENIED'
@@ -150,16 +180,21 @@ function fileHtml(file: FileView, result: ReadResult): string {
   } else if (file.state === 'unchanged') {
     lines.push('<p class="why">Unchanged since it was last read: not sent again.</p>');
   }
-  return `<section class="file ${file.state}" id="file-${file.index}" aria-label="${escapeHtml(info.path)}: ${badge}">
+  if (hasContent(file)) {
+    const n = contentLines(file);
+    const pictures = file.images.length;
+    const what = [n ? plural(n, 'line') : '', pictures ? plural(pictures, 'picture') : ''].filter(Boolean).join(', ');
+    lines.push(`<button class="toggle" data-action="toggle" data-file="${file.index}" aria-expanded="false">Content (${what})</button>`);
+  }
+  return `<section class="file ${file.state}" id="file-${file.index}" data-file="${file.index}" aria-label="${escapeHtml(info.path)}: ${badge}">
 <h3><span class="badge ${file.state}">${badge}</span> ${name} <span class="meta">${escapeHtml(metaText(file))}</span></h3>
 ${lines.join('\n')}
-${contentHtml(file, result)}
+<div class="content" hidden></div>
 </section>`;
 }
 
 /** The totals line: files read, cut and not read, size, estimated tokens, pictures. */
-export function totalsText(result: ReadResult): string {
-  const views = fileViews(result);
+export function totalsText(result: ReadResult, views: FileView[] = fileViews(result)): string {
   const count = (s: string): number => views.filter((v) => v.state === s).length;
   const parts = [`${plural(result.files.length, 'file')}: ${formatCount(count('read') + count('cut'))} read`];
   if (count('cut')) {
@@ -178,20 +213,117 @@ export function totalsText(result: ReadResult): string {
   return parts.join(' · ');
 }
 
+/** A folder whose files the read capped (`readerd.folderMaxFiles`): what was shown of how many. */
+export interface FolderCap {
+  /** The folder or glob as the request wrote it. */
+  path: string;
+  /** The first file of it this read shows (1-based; past 1 after "Read the rest"). */
+  first: number;
+  /** The last file shown: files 1 to `shown` of the expansion were planned, up to this read. */
+  shown: number;
+  total: number;
+}
+
+/** The caps a plan's notices name: "500 of 1,988 files shown: 1,488 more left out past maxFiles (500)". */
+export function folderCaps(notices: readonly ReadNotice[], firstOf: (path: string) => number = () => 1): FolderCap[] {
+  const out: FolderCap[] = [];
+  const num = (s: string): number => Number(s.replace(/,/g, ''));
+  for (const n of notices) {
+    const m = /^([\d,]+) of ([\d,]+) files shown: [\d,]+ more left out past maxFiles/.exec(n.message);
+    if (m) {
+      out.push({ path: n.path, first: firstOf(n.path), shown: num(m[1]!), total: num(m[2]!) });
+    }
+  }
+  return out;
+}
+
+/** "many/: 500 of 1,988 files", "many/: files 501–1,988 of 1,988". */
+export function capText(cap: FolderCap): string {
+  const folder = cap.path.endsWith('/') || /[*?[]/.test(cap.path) ? cap.path : `${cap.path}/`;
+  return cap.first > 1
+    ? `${folder}: files ${formatCount(cap.first)}–${formatCount(cap.shown)} of ${formatCount(cap.total)}`
+    : `${folder}: ${formatCount(cap.shown)} of ${formatCount(cap.total)} files`;
+}
+
+/** What the page shows of a result: the header, one card per file (content asked for when opened). */
+export interface ResultsModel {
+  seq: number;
+  title: string;
+  totals: string;
+  /** The caps and the daemon's notices, as HTML. */
+  headerHtml: string;
+  /** The cards of the first files (the rest come in later messages, `cardsFrom`). */
+  cards: string[];
+  /** Files of the result. */
+  count: number;
+  /** Each file's path (the filter matches them). */
+  paths: string[];
+  /** Pictures of each file's content. */
+  pictures: number[];
+  /** Lines of each file's content (for the height of an opened card before it is measured). */
+  lines: number[];
+  /** Files open from the start. */
+  open: number[];
+  /** The title of the result "Back" returns to, if any. */
+  back?: string;
+}
+
+/** Files a result has at most for its short files to start open. */
+const OPEN_FILES = 20;
+
 /**
- * The whole page for `result`. `nonce` allows its one script and style; nothing is loaded from
- * anywhere (the pictures are data: URIs of the result's images).
+ * The model of `result` for the page. Every string in it is escaped here; the page inserts the
+ * cards of the files in view only.
  */
-export function resultsHtml(result: ReadResult, title: string, nonce: string): string {
-  const views = fileViews(result);
-  const notices = (result.notices ?? []).map((n) => `<p class="note">${escapeHtml(n.path)}: ${escapeHtml(n.message)}</p>`).join('\n');
+export function resultsModel(result: ReadResult, title: string, views: FileView[], options: { seq: number; caps?: FolderCap[]; notices?: ReadNotice[]; back?: string; cap?: number; first?: number }): ResultsModel {
+  const caps = (options.caps ?? []).map((cap, k) => {
+    const rest = cap.total - cap.shown;
+    if (rest <= 0) {
+      // The rest of a folder, read to its end: which files of how many, nothing more to read.
+      return `<p class="cap" role="status"><span class="badge">rest</span> ${escapeHtml(capText(cap))}</p>`;
+    }
+    return `<p class="cap" role="status"><span class="badge cut">capped</span> ${escapeHtml(capText(cap))} ` +
+      `<span class="meta">(readerd.folderMaxFiles: ${formatCount(options.cap ?? cap.shown)})</span> ` +
+      `<button class="action" data-action="rest" data-cap="${k}">Read the rest (${plural(rest, 'file')})</button> ` +
+      `<button class="link" data-action="setting" data-setting="readerd.folderMaxFiles">Change the cap</button></p>`;
+  });
+  const capped = new Set((options.caps ?? []).map((c) => c.path));
+  const notices = [...(result.notices ?? []), ...(options.notices ?? [])]
+    .filter((n) => !(capped.has(n.path) && /past maxFiles/.test(n.message)))
+    .map((n) => `<p class="note">${escapeHtml(n.path)}: ${escapeHtml(n.message)}</p>`);
+  const lines = views.map(contentLines);
+  const open = views.length === 1
+    ? [0]
+    : views.length <= OPEN_FILES ? views.filter((v) => hasContent(v) && lines[v.index]! <= OPEN_LINES).map((v) => v.index) : [];
+  return {
+    seq: options.seq,
+    title,
+    totals: totalsText(result, views),
+    headerHtml: [...caps, ...notices].join('\n'),
+    cards: views.slice(0, options.first ?? views.length).map(fileCardHtml),
+    count: views.length,
+    paths: views.map((v) => v.info.path),
+    pictures: views.map((v) => v.images.length),
+    lines,
+    open,
+    back: options.back,
+  };
+}
+
+/**
+ * The page of the view: its style and script, no result. The result comes as a message
+ * (ResultsModel); the page draws the cards in view only and asks for a file's content when it is
+ * opened, so the work of a paint does not grow with the size of the answer. `nonce` allows its one
+ * script and style; nothing is loaded from anywhere (pictures are data: URIs).
+ */
+export function resultsShell(nonce: string): string {
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}';">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
-<title>${escapeHtml(title)}</title>
+<title>readerd results</title>
 <style nonce="${nonce}">
   body { font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); color: var(--vscode-foreground); background: var(--vscode-editor-background); padding: 0 16px 24px; }
   header { position: sticky; top: 0; background: var(--vscode-editor-background); border-bottom: 1px solid var(--vscode-panel-border); padding: 8px 0; z-index: 1; }
@@ -225,47 +357,33 @@ export function resultsHtml(result: ReadResult, title: string, nonce: string): s
   .picture { margin: 6px 0; }
   .picture img { max-width: 100%; height: auto; border: 1px solid var(--vscode-panel-border); background: var(--vscode-editorWidget-background); }
   figcaption { font-size: 0.92em; }
+
+  .cap { margin: 6px 0; display: flex; flex-wrap: wrap; gap: 8px; align-items: baseline; }
+  #list { position: relative; }
+  #list > section.file { position: absolute; left: 0; right: 0; box-sizing: border-box; }
+  button.toggle { background: none; border: none; padding: 2px 0; color: var(--vscode-descriptionForeground); }
+  button.toggle::before { content: '\\25B8  '; }
+  button.toggle[aria-expanded=true]::before { content: '\\25BE  '; }
+  #filter { background: var(--vscode-input-background); color: var(--vscode-input-foreground); border: 1px solid var(--vscode-input-border, transparent); padding: 3px 6px; font-family: inherit; font-size: inherit; }
+  #filter:focus { outline: 1px solid var(--vscode-focusBorder); }
+  .empty { color: var(--vscode-descriptionForeground); }
 </style>
 </head>
 <body>
 <header>
-<h2>${escapeHtml(title)}</h2>
-<div class="totals">${escapeHtml(totalsText(result))}</div>
+<h2 id="title">Reading...</h2>
+<div class="totals" id="totals"></div>
 <div class="bar">
+<button class="action secondary" data-action="back" id="back" hidden>Back</button>
 <button class="action" data-action="copy">Copy as Prompt Context</button>
 <button class="action secondary" data-action="chat">Add to Chat</button>
 <button class="action secondary" data-action="raw">Show Raw XML</button>
+<input id="filter" type="search" placeholder="Filter files" aria-label="Filter files by path">
 </div>
+<div id="caps"></div>
 </header>
-<main>
-${notices}
-${views.map((v) => fileHtml(v, result)).join('\n')}
-</main>
-<script nonce="${nonce}">
-  const vscode = acquireVsCodeApi();
-  const state = vscode.getState() || {};
-  if (state.scrollY) { window.scrollTo(0, state.scrollY); }
-  let pending;
-  window.addEventListener('scroll', () => {
-    clearTimeout(pending);
-    pending = setTimeout(() => vscode.setState({ scrollY: window.scrollY }), 200);
-  });
-  vscode.setState({ scrollY: state.scrollY || 0 });
-  document.addEventListener('click', (event) => {
-    const target = event.target instanceof Element ? event.target.closest('button[data-action]') : null;
-    if (!target) { return; }
-    const d = target.dataset;
-    vscode.postMessage({
-      action: d.action,
-      file: d.file === undefined ? undefined : Number(d.file),
-      offset: d.offset === undefined ? undefined : Number(d.offset),
-      column: d.column === undefined ? undefined : Number(d.column),
-      limit: d.limit === undefined ? undefined : Number(d.limit),
-      pages: d.pages,
-      setting: d.setting,
-    });
-  });
-</script>
+<main><div id="list" role="list"></div></main>
+<script nonce="${nonce}">${PAGE_SCRIPT}</script>
 </body>
 </html>`;
 }

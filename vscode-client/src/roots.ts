@@ -93,7 +93,8 @@ export class WorkspaceRoots {
 
   /**
    * How to write an absolute path for a request: relative to its folder (`/`-separated), with
-   * the folder's name in front in a multi-root workspace; absolute when outside every folder.
+   * the folder's name in front in a multi-root workspace (the folder itself: its name), the one
+   * folder itself `.`; absolute when outside every folder.
    */
   display(absolute: string): string {
     const folder = this.folderOf(absolute);
@@ -102,7 +103,7 @@ export class WorkspaceRoots {
     }
     const rel = path.relative(folder.path, absolute).split(path.sep).join('/');
     if (!this.isMultiRoot) {
-      return rel === '' ? absolute : rel;
+      return rel === '' ? '.' : rel;
     }
     return rel === '' ? folder.name : `${folder.name}/${rel}`;
   }

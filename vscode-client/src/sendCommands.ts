@@ -8,6 +8,8 @@ import { ReadResult } from './protocol';
 import { copyConfirmation, imageFileNames, promptCopy } from './promptCopy';
 import { needsConfirmation } from './readPlan';
 import { ResultStore, ShownResult } from './results';
+import { FileView, fileViews, numberedLines } from './resultModel';
+import { listSome, plural } from './summary';
 
 export interface SendDeps {
   results: ResultStore;
@@ -28,7 +30,11 @@ export interface ChatAttachment {
   images: string[];
   /** Files not attached: those that were not read. */
   skipped: string[];
+  /** Files attached as readerd's text of them (PDF, DOCX, XLSX, ...), not as themselves. */
+  asText: string[];
   opened: boolean;
+  /** What the message said. */
+  message?: string;
 }
 
 function nothingYet(): undefined {
@@ -122,11 +128,36 @@ export async function saveImagesCommand(deps: SendDeps, folder?: vscode.Uri): Pr
 /** Picture files the chat attaches as images (it decides by the name). */
 const CHAT_IMAGE = /\.(png|jpe?g|gif|bmp|webp)$/i;
 
+/** Encodings whose file the chat reads as readerd does (it reads files as UTF-8). */
+const UTF8 = /^(utf-8|us-ascii|ascii)$/i;
+
+/** The text readerd read of a file, as the file the chat attaches: its parts labelled, no line numbers. */
+export function readerdText(view: FileView): string {
+  const parts = view.blocks.filter((b) => b.text !== '').map((b) => {
+    const text = numberedLines(b.text, undefined).map((l) => l.text).join('\n');
+    return b.label ? `[${b.label}]\n${text}` : text;
+  });
+  return `${parts.join('\n\n')}\n`;
+}
+
+/** What the chat gets of a file: the file itself (text the chat reads as it is), or readerd's text of it. */
+export function chatForm(file: { type?: string; encoding?: string; path: string; tiles?: number }): 'file' | 'text' | 'image' | 'pictures' {
+  if (file.type === 'image') {
+    return CHAT_IMAGE.test(file.path) && !file.tiles ? 'image' : 'pictures';
+  }
+  if ((file.type === 'text' || file.type === undefined) && (file.encoding === undefined || UTF8.test(file.encoding))) {
+    return 'file';
+  }
+  return 'text';
+}
+
 /**
- * "readerd: Add to Chat": opens VS Code's chat with the files of the current result attached:
- * a text file cut by the read as the lines shown, a picture file as itself, the pictures the
- * daemon made (PDF pages, tiles, converted formats) written under the extension's storage and
- * attached as image files, a file that was not read left out and named.
+ * "readerd: Add to Chat": opens VS Code's chat with what readerd read of the current result: a
+ * UTF-8 text file as itself (a cut one as the lines shown), any other file (PDF, DOCX, XLSX,
+ * notebooks, legacy encodings) as readerd's text of it written to a file under the extension's
+ * storage (`manual.pdf.txt`), never the binary file; a picture the chat takes as itself, the
+ * pictures readerd made (PDF pages, tiles, converted formats) as image files. A file not read is
+ * left out and named; the message says what was attached, and how.
  */
 export async function addToChatCommand(deps: SendDeps, shown: ShownResult | undefined = deps.results.current()): Promise<ChatAttachment | undefined> {
   if (!shown) {
@@ -135,35 +166,47 @@ export async function addToChatCommand(deps: SendDeps, shown: ShownResult | unde
   const { result } = shown;
   // The workbench takes a range as its own IRange (1-based), not as a vscode.Range.
   const attach: Array<vscode.Uri | { uri: vscode.Uri; range: { startLineNumber: number; startColumn: number; endLineNumber: number; endColumn: number } }> = [];
-  const out: ChatAttachment = { files: [], images: [], skipped: [], opened: false };
+  const out: ChatAttachment = { files: [], images: [], skipped: [], asText: [], opened: false };
   const made: number[] = [];
-  for (const file of result.files) {
+  const views = fileViews(result);
+  const folder = vscode.Uri.joinPath(deps.storage, 'chat', String(Date.now()));
+  const names = new Set<string>();
+  for (const [index, file] of result.files.entries()) {
     if (file.code !== undefined || file.omitted || file.unchanged) {
       out.skipped.push(file.path);
       continue;
     }
     const uri = deps.locate(file.path);
-    if (file.type === 'image' && CHAT_IMAGE.test(file.path) && !file.tiles) {
+    const form = chatForm(file);
+    if (form === 'image') {
       attach.push(uri);
       out.images.push(file.path);
       continue;
     }
-    if (file.type === 'image') {
-      // A picture the chat does not take as it is (TIFF, SVG, tiles): the daemon's pictures instead.
-      result.images.forEach((img, k) => img.path === file.path && made.push(k));
-      continue;
+    if (form === 'text') {
+      // readerd's reading of it, not the file: the chat would take a PDF or DOCX as bytes.
+      let name = `${file.path.split('/').pop()!}.txt`;
+      for (let k = 2; names.has(name); k++) {
+        name = `${file.path.split('/').pop()!}-${k}.txt`;
+      }
+      names.add(name);
+      const target = vscode.Uri.joinPath(folder, name);
+      await vscode.workspace.fs.createDirectory(folder);
+      await vscode.workspace.fs.writeFile(target, Buffer.from(readerdText(views[index]!), 'utf8'));
+      attach.push(target);
+      out.asText.push(file.path);
+    } else if (form === 'file') {
+      if (file.truncated && file.shown) {
+        attach.push({ uri, range: { startLineNumber: file.shown[0], startColumn: 1, endLineNumber: file.shown[1], endColumn: 1_000_000 } });
+      } else {
+        attach.push(uri);
+      }
+      out.files.push(file.path);
     }
-    if (file.type === 'text' && file.truncated && file.shown) {
-      attach.push({ uri, range: { startLineNumber: file.shown[0], startColumn: 1, endLineNumber: file.shown[1], endColumn: 1_000_000 } });
-    } else {
-      attach.push(uri);
-    }
-    out.files.push(file.path);
     result.images.forEach((img, k) => img.path === file.path && made.push(k));
   }
   if (made.length > 0) {
-    const folder = vscode.Uri.joinPath(deps.storage, 'chat-images', String(Date.now()));
-    const written = await writeImages(result, folder, made);
+    const written = await writeImages(result, vscode.Uri.joinPath(folder, 'images'), made);
     attach.push(...written);
     out.images.push(...written.map((u) => u.path.split('/').pop()!));
   }
@@ -180,9 +223,19 @@ export async function addToChatCommand(deps: SendDeps, shown: ShownResult | unde
     void vscode.window.showErrorMessage(`readerd: this window's chat cannot take attachments (${message}). Copy as Prompt Context and Save Images do the same by hand.`);
     return out;
   }
-  const skipped = out.skipped.length ? `; not read, so not added: ${out.skipped.join(', ')}` : '';
-  const summary = `readerd: added ${out.files.length} file${out.files.length === 1 ? '' : 's'} and ${out.images.length} image${out.images.length === 1 ? '' : 's'} to the chat${skipped}.`;
-  deps.log(summary);
-  vscode.window.setStatusBarMessage(summary, 8000);
+  const said: string[] = [];
+  if (out.files.length) {
+    said.push(`${plural(out.files.length, 'file')} as ${out.files.length === 1 ? 'it is' : 'they are'}`);
+  }
+  if (out.asText.length) {
+    said.push(`${listSome(out.asText, 3)} as readerd's text`);
+  }
+  if (out.images.length) {
+    said.push(`${plural(out.images.length, 'picture')} (the chat keeps them for a model that takes images)`);
+  }
+  const skipped = out.skipped.length ? `; not read, so not added: ${listSome(out.skipped, 3)}` : '';
+  out.message = `readerd: added to the chat: ${said.join(', ')}${skipped}.`;
+  deps.log(out.message);
+  void vscode.window.showInformationMessage(out.message);
   return out;
 }

@@ -58,11 +58,31 @@ export function failureVerb(file: Pick<FileInfo, 'code'>): string {
   return file.code === 'ACCESS_DENIED' ? 'refused' : 'not read';
 }
 
+/** "1 line", "2,000 lines". */
+export function plural(n: number, what: string): string {
+  return `${count(n)} ${what}${n === 1 ? '' : 's'}`;
+}
+
+/** "1–20" for the numbers shown (sorted), "1–3, 7" when they are not one run. */
+export function rangeText(numbers: readonly number[]): string {
+  const runs: string[] = [];
+  for (let k = 0; k < numbers.length;) {
+    let j = k;
+    while (j + 1 < numbers.length && numbers[j + 1] === numbers[j]! + 1) {
+      j++;
+    }
+    runs.push(j > k ? `${count(numbers[k]!)}–${count(numbers[j]!)}` : count(numbers[k]!));
+    k = j + 1;
+  }
+  return runs.join(', ');
+}
+
 /**
- * Where a file was cut, or what was left out of it: "cut at line 817 of 400,000", "cut at page 20
- * of 63", "left out by the token budget". Undefined for a file shown whole (or not read).
+ * Where a file was cut, or what was left out of it, as what was shown of how much: "lines 1–872
+ * of 380,631 shown", "pages 1–20 of 134 shown" (`pages`: the PDF pages the content holds),
+ * "left out by the token budget". Undefined for a file shown whole (or not read).
  */
-export function cutInWords(file: FileInfo): string | undefined {
+export function cutInWords(file: FileInfo, pages?: readonly number[]): string | undefined {
   if (file.code !== undefined) {
     return undefined;
   }
@@ -75,36 +95,51 @@ export function cutInWords(file: FileInfo): string | undefined {
   if (!file.truncated) {
     return undefined;
   }
-  const last = file.shown?.[1];
   if (file.type === 'pdf') {
-    return last !== undefined && file.pages ? `cut at page ${count(last)} of ${count(file.pages)}` : 'some pages left out';
+    if (pages && pages.length > 0) {
+      return `pages ${rangeText(pages)} of ${file.pages !== undefined ? count(file.pages) : '?'} shown`;
+    }
+    const last = file.shown?.[1];
+    return last !== undefined && file.pages ? `pages ${count(file.shown![0])}–${count(last)} of ${count(file.pages)} shown` : `no page of ${file.pages ?? '?'} shown`;
   }
+  const shown = file.shown;
   if (file.type === 'notebook' && file.cells) {
-    return last !== undefined ? `cut at cell ${count(last)} of ${count(file.cells)}` : 'some cells left out';
+    return shown ? `cells ${count(shown[0])}–${count(shown[1])} of ${count(file.cells)} shown` : 'some cells left out';
   }
   if (file.type === 'image') {
     return file.tiles ? `some of its ${count(file.tiles)} tiles left out (image budget)` : 'partly left out';
   }
-  if (last !== undefined && file.lines !== undefined) {
-    const first = file.shown![0];
-    return first > 1 ? `lines ${count(first)}-${count(last)} of ${count(file.lines)} shown` : `cut at line ${count(last)} of ${count(file.lines)}`;
+  if (shown && file.lines !== undefined) {
+    return shown[0] === shown[1] ? `line ${count(shown[0])} of ${count(file.lines)} shown` : `lines ${count(shown[0])}–${count(shown[1])} of ${count(file.lines)} shown`;
   }
   return 'cut';
 }
 
+/** Lines a read shows: each text file's lines shown, not its length. */
+export function linesShown(result: Pick<ReadResult, 'files'>): number {
+  let n = 0;
+  for (const f of result.files) {
+    if (f.code !== undefined || f.omitted || f.type === 'image' || f.type === 'pdf') {
+      continue;
+    }
+    n += f.shown ? f.shown[1] - f.shown[0] + 1 : f.lines ?? 0;
+  }
+  return n;
+}
+
 /** The problems of a read, one phrase per file: ".env refused: excluded by readerd.exclude", "big.log cut at line 817 of 400,000". */
-export function fileProblems(result: Pick<ReadResult, 'files'>): { failed: string[]; cut: string[] } {
+export function fileProblems(result: Pick<ReadResult, 'files'>, pagesOf: (index: number) => number[] | undefined = () => undefined): { failed: string[]; cut: string[] } {
   const failed: string[] = [];
   const cut: string[] = [];
-  for (const file of result.files) {
+  for (const [index, file] of result.files.entries()) {
     const why = reasonInWords(file);
     if (why) {
       failed.push(`${file.path} ${failureVerb(file)}: ${why}`);
       continue;
     }
-    const where = cutInWords(file);
+    const where = cutInWords(file, file.type === 'pdf' ? pagesOf(index) : undefined);
     if (where) {
-      cut.push(`${file.path} ${where}`);
+      cut.push(`${file.path}: ${where}`);
     }
   }
   return { failed, cut };

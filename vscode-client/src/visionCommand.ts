@@ -10,6 +10,7 @@ import * as vscode from 'vscode';
 import { ReaderdError } from './client';
 import { FileInfo, ReadImagesParams, ReadImagesResult, SentImage } from './protocol';
 import { visionHtml, VisionOutcome } from './visionAnswer';
+import { branded } from './say';
 
 export const VISION_TOOL_NAME = 'readerd_read_images';
 /** The SecretStorage key of the vision API key. */
@@ -147,7 +148,7 @@ export async function askAboutImagesCommand(deps: VisionCommandDeps, clicked?: u
   }
   panel.webview.html = visionHtml(outcome, panel.webview.cspSource);
   if (!outcome.result) {
-    void vscode.window.showErrorMessage(`readerd: ${outcome.error}`);
+    void vscode.window.showErrorMessage(branded(outcome.error ?? 'the vision model did not answer'));
   }
   return outcome;
 }

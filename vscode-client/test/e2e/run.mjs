@@ -290,7 +290,7 @@ async function runSuite(base, dirs, browserLog, suite) {
     await page.exposeFunction('codeAutomationExit', (code) => resolveExit(code));
     await page.goto(`${base.origin}/?${suite.open}&payload=${encodeURIComponent(JSON.stringify(payload))}`);
     let timer;
-    const code = await Promise.race([exited, new Promise((r) => (timer = setTimeout(() => r('timeout'), 180_000)))]);
+    const code = await Promise.race([exited, new Promise((r) => (timer = setTimeout(() => r('timeout'), 420_000)))]);
     clearTimeout(timer);
     let results = [];
     try {
@@ -300,6 +300,10 @@ async function runSuite(base, dirs, browserLog, suite) {
     }
     for (const r of results) {
       report(r.name, r.ok, r.ok ? '' : r.error);
+    }
+    const paint = dirs.results.replace(/\.json$/, '-paint.json');
+    if (suite.name === 'single' && fs.existsSync(paint)) {
+      console.log(`# results view, measured in VS Code: ${fs.readFileSync(paint, 'utf8').replace(/\s+/g, ' ')}`);
     }
     if (results.length === 0) {
       report(`vscode_suite_${suite.name}_ran`, false, `the suite reported nothing (exit ${code}); see ${browserLog} and the server log`);
@@ -421,6 +425,7 @@ async function runUi(base, dirs, browserLog) {
     await runThemesUi(page, dirs);
     await runAddToChatUi(page);
     await runReadMoreUi(page, dirs);
+    await runCappedUi(page, dirs);
     await runMentionUi(page);
     await runChatUi(page);
     await runMcpUi(page);
@@ -624,9 +629,9 @@ async function runReadMoreUi(page, dirs) {
   const shot = path.join(screenshots, 'results-read-more.png');
   const restoredShot = path.join(screenshots, 'results-restored.png');
   try {
-    fs.writeFileSync(path.join(dirs.workspace, 'big.log'), Array.from({ length: 2500 }, (_, i) => `row ${i + 1}`).join('\n') + '\n');
+    fs.writeFileSync(path.join(dirs.workspace, 'big.txt'), Array.from({ length: 2500 }, (_, i) => `row ${i + 1}`).join('\n') + '\n');
     await runFromPalette(page, 'readerd: Read Files...');
-    await checkItem(page, 'big.log', 'big.log');
+    await checkItem(page, 'big.txt', 'big.txt');
     await page.locator('.quick-input-widget input').fill('');
     await page.keyboard.press('Enter');
     const dialog = page.locator('.monaco-dialog-box');
@@ -634,29 +639,115 @@ async function runReadMoreUi(page, dirs) {
     await dialog.locator('.monaco-button', { hasText: 'Read' }).first().click();
     let view = await resultsFrame(page, 'Read more: from line 2,001', 20_000);
     const cut = await view.evaluate(() => document.body.innerText);
-    if (!cut.includes('Cut: lines 1-2,000 of 2,500 shown')) {
-      throw new Error(`the view does not say where big.log was cut:\n${cut.slice(0, 600)}`);
+    if (!cut.includes('Cut: lines 1–2,000 of 2,500 shown')) {
+      throw new Error(`the view does not say where big.txt was cut:\n${cut.slice(0, 600)}`);
     }
     await view.locator('button[data-action=more]').click();
-    await page.locator('.tabs-container .tab', { hasText: 'big.log, from line 2001' }).waitFor({ state: 'visible', timeout: 20_000 });
+    await page.locator('.tabs-container .tab', { hasText: 'big.txt, from line 2001' }).waitFor({ state: 'visible', timeout: 20_000 });
     view = await resultsFrame(page, 'row 2500', 20_000);
     const more = await view.evaluate(() => [...document.querySelectorAll('.row .ln')].map((n) => n.textContent));
     if (more[0] !== '2001' || more[more.length - 1] !== '2500') {
       throw new Error(`"Read more" shows lines ${more[0]} to ${more[more.length - 1]}, not 2001 to 2500`);
     }
+    // The continuation is shown from its top, with a way back.
+    const top = await view.evaluate(() => window.scrollY);
+    if (top !== 0) {
+      throw new Error(`"Read more" shows the view scrolled to ${top}, not its top`);
+    }
+    const back = view.locator('button[data-action=back]');
+    if ((await back.innerText()).trim() !== 'Back to 1 file') {
+      throw new Error(`the way back says: ${await back.innerText()}`);
+    }
     await page.screenshot({ path: shot });
+    await back.click();
+    await page.locator('.tabs-container .tab', { hasText: 'readerd: 1 file' }).waitFor({ state: 'visible', timeout: 20_000 });
+    view = await resultsFrame(page, 'Read more: from line 2,001', 20_000);
+    await page.screenshot({ path: path.join(screenshots, 'results-back.png') });
+    await view.locator('button[data-action=more]').click();
+    await page.locator('.tabs-container .tab', { hasText: 'big.txt, from line 2001' }).waitFor({ state: 'visible', timeout: 20_000 });
+    await resultsFrame(page, 'row 2500', 20_000);
     // A reload of the window restores the view, with the same result.
     await page.reload();
     await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
-    await page.locator('.tabs-container .tab', { hasText: 'big.log, from line 2001' }).waitFor({ state: 'visible', timeout: 30_000 });
-    await page.locator('.tabs-container .tab', { hasText: 'big.log, from line 2001' }).click();
+    await page.locator('.tabs-container .tab', { hasText: 'big.txt, from line 2001' }).waitFor({ state: 'visible', timeout: 30_000 });
+    await page.locator('.tabs-container .tab', { hasText: 'big.txt, from line 2001' }).click();
     await resultsFrame(page, 'row 2500', 30_000);
     await sleep(500);
     await page.screenshot({ path: restoredShot });
-    report(name, true, `screenshots: ${shot}, ${restoredShot}`);
+    report(name, true, `screenshots: ${shot}, results-back.png, ${restoredShot}`);
   } catch (error) {
     await page.screenshot({ path: path.join(screenshots, 'results-read-more-failure.png') }).catch(() => undefined);
     report(name, false, `${error.stack ?? error}\nscreenshot: ${path.join(screenshots, 'results-read-more-failure.png')}`);
+  }
+}
+
+/**
+ * A folder of 600 files from the palette: the view says "many/: 500 of 600 files" with Read the
+ * rest (screenshots in the Light, Dark and High Contrast themes), and Read the rest shows files
+ * 501-600 with a way back (screenshot).
+ */
+async function runCappedUi(page, dirs) {
+  const name = 'vscode_ui_capped_folder_read_the_rest_themes';
+  const many = path.join(dirs.workspace, 'many');
+  fs.mkdirSync(many, { recursive: true });
+  for (let i = 0; i < 600; i++) {
+    fs.writeFileSync(path.join(many, `f${String(i).padStart(3, '0')}.go`), `package many\n\n// F${i} returns ${i}.\nfunc F${i}() int {\n\treturn ${i}\n}\n`);
+  }
+  const readIt = async () => {
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ state: 'visible', timeout: 20_000 });
+    await dialog.locator('.monaco-button', { hasText: 'Read' }).first().click();
+  };
+  try {
+    await runFromPalette(page, 'readerd: Read Files...');
+    await page.locator('.quick-input-widget .quick-input-list .monaco-list-row').first().waitFor({ state: 'visible', timeout: 15_000 });
+    const input = page.locator('.quick-input-widget input');
+    await input.fill('many/');
+    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'many/' }).filter({ hasText: 'folder' }).first();
+    await row.waitFor({ state: 'visible', timeout: 10_000 });
+    const promise = (await row.innerText()).replace(/\s+/g, ' ');
+    if (!promise.includes('600 files: 500 read (readerd.folderMaxFiles)')) {
+      throw new Error(`the quick pick promises: ${promise}`);
+    }
+    await page.screenshot({ path: path.join(screenshots, 'quick-pick-capped.png') });
+    await row.locator('.quick-input-list-checkbox, input[type=checkbox], .monaco-checkbox').first().click();
+    await input.fill('');
+    await page.keyboard.press('Enter');
+    await readIt();
+    let view = await resultsFrame(page, 'many/: 500 of 600 files', 30_000);
+    const text = await view.evaluate(() => document.body.innerText);
+    if (!text.includes('Read the rest (100 files)') || !text.includes('readerd.folderMaxFiles: 500')) {
+      throw new Error(`the view does not show the cap in the open:\n${text.slice(0, 600)}`);
+    }
+    const background = () => view.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    let before = await background();
+    await sleep(300);
+    await page.screenshot({ path: path.join(screenshots, 'capped-light.png') });
+    for (const [file, theme] of [['capped-dark.png', 'Dark Modern'], ['capped-high-contrast.png', 'Dark High Contrast']]) {
+      await pickTheme(page, dirs, theme, async () => (await background()) !== before);
+      before = await background();
+      await sleep(500);
+      await page.screenshot({ path: path.join(screenshots, file) });
+    }
+    await pickTheme(page, dirs, 'Light Modern', async () => (await background()) !== before).catch(() => undefined);
+    view = await resultsFrame(page, 'many/: 500 of 600 files', 20_000);
+    await view.locator('button[data-action=rest]').click();
+    await readIt();
+    await page.locator('.tabs-container .tab', { hasText: 'files 501–600 of 600' }).waitFor({ state: 'visible', timeout: 30_000 });
+    view = await resultsFrame(page, 'many/f500.go', 20_000);
+    const rest = await view.evaluate(() => document.body.innerText);
+    if (!rest.includes('Back to 500 files')) {
+      throw new Error(`the rest has no way back:\n${rest.slice(0, 600)}`);
+    }
+    await sleep(300);
+    await page.screenshot({ path: path.join(screenshots, 'capped-rest.png') });
+    report(name, true, 'screenshots: quick-pick-capped.png, capped-light.png, capped-dark.png, capped-high-contrast.png, capped-rest.png');
+  } catch (error) {
+    await page.screenshot({ path: path.join(screenshots, 'capped-failure.png') }).catch(() => undefined);
+    report(name, false, `${error.stack ?? error}\nscreenshot: ${path.join(screenshots, 'capped-failure.png')}`);
+  } finally {
+    fs.rmSync(many, { recursive: true, force: true });
+    writeJson(path.join(dirs.workspace, '.vscode', 'settings.json'), workspaceSettings({ 'readerd.confirmAboveTokens': 20 }));
   }
 }
 
@@ -681,16 +772,19 @@ async function runFirstRunUi(page, dirs) {
     const folderRow = page.locator('.quick-input-list .monaco-list-row', { hasText: 'src/' }).filter({ hasText: 'folder' }).first();
     await folderRow.waitFor({ state: 'visible', timeout: 10_000 });
     const title = await page.locator('.quick-input-widget .quick-input-title').innerText().catch(() => '');
-    if (!/readerd\.exclude refuses not listed/.test(title)) {
+    if (!/readerd\.exclude refuses, \d+ \.gitignore leaves out, 1 link out of the workspace not listed/.test(title)) {
       throw new Error(`the quick pick's title does not say what it leaves out: ${title}`);
     }
     fs.mkdirSync(screenshots, { recursive: true });
     await page.screenshot({ path: pickShot });
-    await input.fill('.env');
-    await sleep(500);
-    const envRows = await page.locator('.quick-input-list .monaco-list-row', { hasText: '.env' }).count();
-    if (envRows !== 0) {
-      throw new Error(`the quick pick offers .env (${envRows} rows)`);
+    // Not offered: what readerd.exclude refuses, what .gitignore leaves out, a link always refused.
+    for (const left of ['.env', 'debug.log', 'out.txt', 'escape.txt']) {
+      await input.fill(left);
+      await sleep(500);
+      const rows = await page.locator('.quick-input-list .monaco-list-row', { hasText: left }).count();
+      if (rows !== 0) {
+        throw new Error(`the quick pick offers ${left} (${rows} rows)`);
+      }
     }
     await page.keyboard.press('Escape');
     // A path that is not readerd: the daemon restarts with it, fails three times and gives up.

@@ -77,20 +77,36 @@ export function firstRunTests(): void {
     assert.equal(whole.warning, false);
   });
 
-  test('vscode_add_to_prompt_context_reads_and_copies', async () => {
+  test('vscode_add_to_prompt_context_adds_to_a_list_and_leaves_the_clipboard', async () => {
     const ext = vscode.extensions.getExtension(EXTENSION_ID)!;
     const menus = ext.packageJSON.contributes.menus as Record<string, Array<{ command: string }>>;
     assert.ok(menus['explorer/context']!.some((m) => m.command === 'readerd.addToPromptContext'), 'on explorer items');
     assert.ok(menus['editor/title/context']!.some((m) => m.command === 'readerd.addToPromptContext'), 'on editor tabs');
-    await vscode.env.clipboard.writeText('');
-    const outcome = (await vscode.commands.executeCommand('readerd.addToPromptContext', uri('src'), [uri('src'), uri('a.txt')])) as ReadCommandOutcome;
+    await vscode.commands.executeCommand('readerd.clearPromptContext');
+    await vscode.env.clipboard.writeText('the person\'s own clipboard');
+    type Added = ReadCommandOutcome & { added: { added: string[]; refused: string[]; message: string } };
+    const outcome = (await vscode.commands.executeCommand('readerd.addToPromptContext', uri('src'), [uri('src'), uri('a.txt')])) as Added;
     assert.deepEqual(outcome.result.files.map((f) => f.path), ['src/main.c', 'a.txt'], 'the folder read through the daemon');
-    assert.equal(await vscode.env.clipboard.readText(), outcome.result.xml);
-    assert.match(outcome.summary, /^readerd: added to the prompt context \(clipboard\): read 2 of 2 files/);
-    // From an editor tab: the tab's file.
-    const tab = (await vscode.commands.executeCommand('readerd.addToPromptContext', uri('a.txt'), { groupId: 1 })) as ReadCommandOutcome;
-    assert.deepEqual(tab.result.files.map((f) => f.path), ['a.txt']);
-    assert.equal(await vscode.env.clipboard.readText(), tab.result.xml);
+    assert.deepEqual(outcome.added.added, ['src/main.c', 'a.txt']);
+    assert.equal(await vscode.env.clipboard.readText(), 'the person\'s own clipboard', 'adding does not touch the clipboard');
+    // From an editor tab, and a refused file: it adds to the list; the refused file is named, not added.
+    const tab = (await vscode.commands.executeCommand('readerd.addToPromptContext', uri('.env'), [uri('.env'), uri('docs/notes.txt')])) as Added;
+    assert.deepEqual(tab.added.added, ['docs/notes.txt']);
+    assert.deepEqual(tab.added.refused, ['.env refused: excluded by readerd.exclude']);
+    assert.match(tab.added.message, /^readerd: added 1 file to the prompt context \(3 files, about [\d,]+ tokens in all\); not added: \.env refused: excluded by readerd\.exclude\.$/);
+    const list = (await vscode.commands.executeCommand('readerd.promptContextList')) as Array<{ path: string }>;
+    assert.deepEqual(list.map((e) => e.path), ['src/main.c', 'a.txt', 'docs/notes.txt']);
+    // The list is a view of the Explorer, with its copy and clear.
+    const views = (ext.packageJSON.contributes.views as Record<string, Array<{ id: string; name: string }>>).explorer!;
+    assert.ok(views.some((v) => v.id === 'readerd.promptContext' && v.name === 'Prompt Context (readerd)'));
+    // Copy Prompt Context: every file of the list, read now, in one <ReadResults>.
+    const copied = (await vscode.commands.executeCommand('readerd.copyPromptContext')) as string;
+    assert.deepEqual([...copied.matchAll(/<Content path='([^']*)'/g)].map((m) => m[1]), ['src/main.c', 'a.txt', 'docs/notes.txt']);
+    assert.equal(await vscode.env.clipboard.readText(), copied);
+    await vscode.commands.executeCommand('readerd.removeFromPromptContext', list[0]);
+    assert.deepEqual(((await vscode.commands.executeCommand('readerd.promptContextList')) as Array<{ path: string }>).map((e) => e.path), ['a.txt', 'docs/notes.txt']);
+    await vscode.commands.executeCommand('readerd.clearPromptContext');
+    assert.deepEqual(await vscode.commands.executeCommand('readerd.promptContextList'), []);
   });
 
   test('vscode_lm_tool_window_per_path', async () => {

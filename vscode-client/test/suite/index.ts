@@ -25,10 +25,12 @@ interface ResultsViewState {
   files: string[];
   html: string;
   visible: boolean;
+  back?: string;
 }
 import type { VisionOutcome } from '../../src/visionAnswer';
 import { EXTENSION_ID, readerdChildren, resultsFile, runTests, test, waitFor } from './harness';
 import { mentionTests } from './mentions';
+import { realRepoTests } from './realRepo';
 import { firstRunTests } from './firstRun';
 
 function root(): string {
@@ -136,7 +138,7 @@ test('vscode_read_command_on_multi_selection', async () => {
   assert.equal(shown.planned.hidden, 1);
   assert.ok(shown.planned.tokens > 0);
   assert.equal(shown.planned.tokens, shown.result.tokens);
-  assert.match(shown.summary, new RegExp(`^readerd: read 5 of 5 files \\(\\d+ lines, [0-9.]+ KB, ${shown.result.tokens} tokens, 1 image\\); left out: 1 hidden by files.exclude$`));
+  assert.match(shown.summary, new RegExp(`^readerd: read 5 of 5 files \\(\\d+ lines, [0-9.]+ KB, about ${shown.result.tokens} tokens, 1 image\\); left out: 1 hidden by files.exclude$`));
   // One results view, in a webview panel, lists the files; the XML is a click away.
   const view = await waitFor('the results view', async () => {
     const v = await vscode.commands.executeCommand<ResultsViewState | undefined>('readerd.resultsView');
@@ -186,6 +188,7 @@ test('vscode_save_images_and_add_to_chat', async () => {
   assert.deepEqual(attached.files, ['a.txt', 'docs/deeper/hidden.txt', 'docs/my file.md', 'docs/notes.txt']);
   assert.deepEqual(attached.images, ['logo.png']);
   assert.deepEqual(attached.skipped, []);
+  assert.deepEqual(attached.asText, []);
   assert.equal(attached.opened, true, 'workbench.action.chat.open took the attachments');
 });
 
@@ -242,8 +245,9 @@ test('vscode_lm_tool_registered_and_answers', async () => {
   assert.deepEqual(Buffer.from(image.data), fs.readFileSync(path.join(root(), 'logo.png')));
 });
 
-test('vscode_read_command_notices_of_a_big_folder', async () => {
-  // 502 files: the daemon reads maxFiles (500) of them and says so; the summary shows its notice.
+test('vscode_read_command_caps_a_big_folder_in_the_open_and_reads_the_rest', async () => {
+  // 502 files: readerd.folderMaxFiles (500) of them are read; the view and the summary say
+  // "500 of 502 files", and Read the rest reads the other 2 (the same expansion, skip 500).
   const many = path.join(root(), 'many');
   fs.mkdirSync(many, { recursive: true });
   for (let i = 0; i < 502; i++) {
@@ -254,13 +258,36 @@ test('vscode_read_command_notices_of_a_big_folder', async () => {
     assert.ok(shown);
     assert.equal(shown.result.files.length, 500);
     assert.equal(shown.result.files[499]!.path, 'many/f499.txt');
-    assert.equal(shown.planned.notices.length, 1);
-    assert.deepEqual({ path: shown.planned.notices[0]!.path, from: shown.planned.notices[0]!.from }, { path: 'many', from: 0 });
-    assert.match(shown.summary, /; many: 500 of 502 files shown: 2 more left out past maxFiles \(500\)/);
+    assert.deepEqual(shown.caps, [{ path: 'many', first: 1, shown: 500, total: 502 }]);
+    assert.match(shown.summary, /; capped by readerd\.folderMaxFiles: many\/: 500 of 502 files \(Read the rest in the view\)/);
+    assert.doesNotMatch(shown.summary, /raise expand\.maxFiles/, 'no advice a person in VS Code cannot follow');
+    const view = await waitFor('the view of the capped read', async () => {
+      const v = await vscode.commands.executeCommand<ResultsViewState | undefined>('readerd.resultsView');
+      return v?.title === shown.title ? v : undefined;
+    });
+    assert.match(view.html, /many\/: 500 of 502 files <span class="meta">\(readerd\.folderMaxFiles: 500\)<\/span> <button class="action" data-action="rest" data-cap="0">Read the rest \(2 files\)<\/button>/);
+    // What the button does: the rest, in the same view, with a way back.
+    const rest = (await vscode.commands.executeCommand('readerd.readRest', { path: 'many', skip: 500, total: 502 })) as ReadCommandOutcome;
+    assert.deepEqual(rest.result.files.map((f) => f.path), ['many/f500.txt', 'many/f501.txt']);
+    assert.equal(rest.title, 'many/: files 501–502 of 502');
+    const after = await waitFor('the view of the rest', async () => {
+      const v = await vscode.commands.executeCommand<ResultsViewState | undefined>('readerd.resultsView');
+      return v?.title === rest.title ? v : undefined;
+    });
+    assert.equal(after.back, shown.title, 'Back returns to the capped read');
+    // The cap is a setting.
+    await vscode.workspace.getConfiguration('readerd').update('folderMaxFiles', 501, vscode.ConfigurationTarget.Workspace);
+    try {
+      const more = (await vscode.commands.executeCommand('readerd.readFiles', uri('many'), [uri('many')])) as ReadCommandOutcome;
+      assert.equal(more.result.files.length, 501);
+      assert.deepEqual(more.caps, [{ path: 'many', first: 1, shown: 501, total: 502 }]);
+    } finally {
+      await vscode.workspace.getConfiguration('readerd').update('folderMaxFiles', undefined, vscode.ConfigurationTarget.Workspace);
+    }
   } finally {
     fs.rmSync(many, { recursive: true, force: true });
   }
-}, 60_000);
+}, 90_000);
 
 /** The requests the test's vision endpoint received (tests/vision-server.py), oldest first. */
 function visionRequests(): Array<{ path: string; headers: Record<string, string>; body: { model: string; messages: Array<{ content: Array<{ type: string; text?: string; image_url?: { url: string; detail: string } }> }> } }> {
@@ -338,6 +365,7 @@ test('vscode_vision_lm_tool', async () => {
 
 mentionTests();
 firstRunTests();
+realRepoTests();
 
 test('vscode_daemon_restarts_after_kill', async () => {
   const before = api.daemon();

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ExpandedPrompt } from '../../src/expandCommand';
-import { imagesHtml, ShownResult } from '../../src/results';
+import { ShownResult } from '../../src/results';
 import { test, waitFor } from './harness';
 
 function root(): string {
@@ -137,8 +137,14 @@ export function mentionTests(): void {
       vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === shown.uri.toString())?.document);
     assert.equal(doc.getText(), out.text);
     assert.equal(doc.languageId, 'markdown');
-    await waitFor('the images panel', () =>
-      vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputWebview && /readerd: 1 image/.test(t.label)));
+    // The picture is in the one results view, with the read it comes from; no images panel.
+    const view = await waitFor('the results view with the picture', async () => {
+      const v = await vscode.commands.executeCommand<{ title: string; html: string } | undefined>('readerd.resultsView');
+      return v?.title === 'expanded prompt' && /alt="logo\.png"/.test(v.html) ? v : undefined;
+    });
+    assert.match(view.html, /<img src="data:image\/png;base64,[^"]+" alt="logo\.png"/);
+    const webviews = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputWebview);
+    assert.ok(!webviews.some((t) => /image/i.test(t.label)), `no images panel: ${webviews.map((t) => t.label).join(', ')}`);
   });
 
   test('vscode_image_panel_shows_pdf_pages_with_their_number', async () => {
@@ -154,9 +160,6 @@ export function mentionTests(): void {
     });
     assert.match(view.html, /<h4 class="part">page 1<\/h4>|alt="scan\.pdf, page 1"/);
     assert.match(view.html, /<img src="data:image\/png;base64,[^"]+" alt="scan\.pdf, page 1"/);
-    // The image panel of an expanded prompt labels the page the same way.
-    const html = imagesHtml(shown, 'vscode-resource:');
-    assert.match(html, /<div class="path">scan\.pdf, page 1<\/div>/);
   });
 
   test('vscode_result_link_opens_the_file_at_the_first_line_shown', async () => {

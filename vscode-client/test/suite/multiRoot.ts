@@ -61,6 +61,9 @@ test('vscode_multi_root_command_expands_whole_folders', async () => {
   assert.deepEqual(paths.filter((p) => p.startsWith('Library/')), ['Library/b.txt', 'Library/docs/one.md', 'Library/docs/two.md', 'Library/logo.png', 'Library/only-in-lib.txt']);
   assert.deepEqual(paths.filter((p) => p.startsWith('app/')), ['app/a.txt', 'app/link-to-lib.txt', 'app/src/main.c']);
   assert.equal(paths.length, 8, 'the files of app first, then those of Library');
+  for (const f of vscode.workspace.workspaceFolders!) {
+    assert.ok(!shown.result.xml.includes(f.uri.fsPath) && !shown.summary.includes(f.uri.fsPath), `no absolute path of ${f.name}`);
+  }
   assert.ok(paths.indexOf('app/src/main.c') < paths.indexOf('Library/b.txt'));
   assert.deepEqual(shown.planned.entries.map((e) => [e.path, e.from]), paths.map((p) => [p, p.startsWith('app/') ? 0 : 1]));
   // Library/.env is refused by the fence's excludes: the daemon says so for the folder it expanded.

@@ -63,7 +63,7 @@ test('read_plan_chooses_expanded_files_and_asks_above_the_limit', async () => {
   assert.equal(message, `readerd: read 4 files (${planned.bytes} B, about ${planned.tokens} tokens)?`);
   assert.match(detail, /^The plan passes readerd\.confirmAboveTokens \(5 tokens\)\.\nLargest:\n {2}/);
   const summary = readSummary(read, planned);
-  assert.equal(summary, `readerd: read 4 of 4 files (${read.lines} lines, ${read.bytes} B, ${read.tokens} tokens); left out: 1 hidden by files.exclude, 1 binary`);
+  assert.equal(summary, `readerd: read 4 of 4 files (${read.lines} lines, ${read.bytes} B, about ${read.tokens} tokens); left out: 1 hidden by files.exclude, 1 binary`);
 });
 
 test('read_plan_summary_says_the_notices', async () => {

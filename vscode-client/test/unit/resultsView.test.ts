@@ -12,7 +12,13 @@ import { PathSpec, ReadResult } from '../../src/protocol';
 import { copyConfirmation, imageFileNames, promptCopy } from '../../src/promptCopy';
 import { contentBodies, continuationItem, fileViews, numberedLines } from '../../src/resultModel';
 import { formatBytes } from '../../src/format';
-import { resultsHtml, totalsText } from '../../src/resultsHtml';
+import { capText, fileCardHtml, fileContentHtml, folderCaps, resultsModel, resultsShell, totalsText } from '../../src/resultsHtml';
+
+/** What the view can show of a result: the page, every card and every file's content opened. */
+function resultsHtml(result: ReadResult, _title: string, nonce: string): string {
+  const views = fileViews(result);
+  return resultsShell(nonce) + views.map((v) => fileCardHtml(v) + fileContentHtml(v, result)).join('\n');
+}
 import { makeWorkspace, readerdBinary, removeWorkspace } from './helpers';
 
 let root: string;
@@ -72,6 +78,7 @@ test('resultsView_escapes_hostile_names_and_content', async () => {
   assert.equal(view!.more, undefined, 'a line of the file is not a notice of the daemon');
   const html = resultsHtml(result, HOSTILE, 'n0nce');
   assert.equal((html.match(/<script/g) ?? []).length, 1, 'the page\'s own script only');
+  assert.doesNotMatch(resultsShell('n0nce'), /img src=x|alert/, 'the page holds no result: it comes as a message');
   assert.doesNotMatch(html, /<img src=x/);
   assert.doesNotMatch(html, /<b>bold/);
   assert.match(html, /&#60;img src=x onerror=alert\(1\)&#62;&#38;&#39;&#34;\.txt/);
@@ -95,7 +102,7 @@ test('resultsView_one_set_of_line_numbers_and_read_more_at_the_offset', async ()
   // One number per line, none of the XML's tab-separated numbering left in the text.
   assert.match(html, /<span class="ln">1<\/span><span class="tx">row 1<\/span>/);
   assert.doesNotMatch(html, /\d\trow/);
-  assert.match(html, /Cut: lines 1-5 of 3,000 shown\./);
+  assert.match(html, /Cut: lines 1–5 of 3,000 shown\./);
   assert.match(html, /data-action="more" data-file="0" data-offset="6">Read more: from line 6</);
   assert.equal(totalsText(result), `2 files: 2 read (1 cut) · ${formatBytes(result.bytes)} · about ${result.tokens} tokens`);
   // "Read more" reads on exactly there.
@@ -123,7 +130,7 @@ test('resultsView_pdf_pages_cut_and_continued_with_pages_labelled', async () => 
   assert.match(view!.blocks[0]!.text, /first page/);
   assert.equal(view!.more?.pages, '3-');
   const html = resultsHtml(result, 'doc', 'n');
-  assert.match(html, /Cut: pages 1-2 of 4 shown\./);
+  assert.match(html, /Cut: pages 1–2 of 4 shown\./);
   assert.match(html, /data-pages="3-">Read more: pages 3-</);
   const next = await read([continuationItem('doc.pdf', view!.more!)]);
   const [rest] = fileViews(next);
@@ -163,4 +170,35 @@ test('promptCopy_names_the_images_it_leaves_out', async () => {
   assert.equal(message, `readerd: copy about ${copy.tokens.toLocaleString('en-US')} tokens of prompt context?`);
   assert.match(detail, /more than readerd\.confirmAboveTokens \(10 tokens\)/);
   assert.deepEqual(imageFileNames([...withImage.images, withImage.images[0]!]), ['logo.png', 'doc-page-4.png', 'logo-2.png']);
+});
+
+test('resultsView_model_of_a_big_read_holds_cards_not_content', async () => {
+  const dir = path.join(root, 'many');
+  fs.mkdirSync(dir, { recursive: true });
+  for (let i = 0; i < 600; i++) {
+    fs.writeFileSync(path.join(dir, `f${String(i).padStart(3, '0')}.go`), `package many\n\n// file ${i}\nfunc F${i}() int { return ${i} }\n`);
+  }
+  const plan = await client.read({ paths: ['many'], expand: { maxFiles: 500 }, plan: true }) as ReadResult;
+  const caps = folderCaps(plan.notices ?? []);
+  assert.deepEqual(caps, [{ path: 'many', first: 1, shown: 500, total: 600 }]);
+  assert.equal(capText(caps[0]!), 'many/: 500 of 600 files');
+  assert.equal(capText({ ...caps[0]!, first: 501, shown: 600 }), 'many/: files 501–600 of 600');
+  const result = await read(plan.files.map((f) => f.path));
+  const views = fileViews(result);
+  const model = resultsModel(result, '500 files', views, { seq: 1, caps, notices: plan.notices, cap: 500 });
+  // The page gets one card per file and no content: the content of a file comes when it is opened.
+  assert.equal(model.cards.length, 500);
+  assert.deepEqual(model.open, [], 'no file starts open in a big read');
+  assert.ok(model.cards.every((c) => !c.includes('class="code"')), 'no content in the cards');
+  assert.ok(Math.max(...model.cards.map((c) => c.length)) < 2000, 'each card is small');
+  assert.match(model.headerHtml, /many\/: 500 of 600 files <span class="meta">\(readerd\.folderMaxFiles: 500\)<\/span> <button class="action" data-action="rest" data-cap="0">Read the rest \(100 files\)<\/button>/);
+  assert.doesNotMatch(model.headerHtml, /raise expand\.maxFiles/, 'the daemon\'s advice for its own clients is not shown');
+  assert.match(fileContentHtml(views[0]!, result), /<span class="ln">4<\/span><span class="tx">func F0\(\) int \{ return 0 \}<\/span>/);
+  // "Read the rest": the same expansion from the first file not shown.
+  const rest = await client.read({ paths: ['many'], expand: { maxFiles: 600 }, plan: true, skip: 500 }) as ReadResult;
+  assert.equal(rest.files.length, 100);
+  assert.equal(rest.files[0]!.path, 'many/f500.go');
+  // A small read opens its short files from the start.
+  const small = await read(['a.txt', 'logo.png']);
+  assert.deepEqual(resultsModel(small, '2 files', fileViews(small), { seq: 2 }).open, [0, 1]);
 });
