@@ -8,6 +8,7 @@
 
 #include "daemon/hold.h"
 #include "daemon/log.h"
+#include "daemon/out-fd.h"
 #include "daemon/macro.h"
 #include "ipc/frame.h"
 
@@ -406,6 +407,9 @@ static int open_stream(uv_loop_t *loop, StreamHandle *h, int fd, bool readable, 
   *ret_inited = false;
   switch (uv_guess_handle(fd)) {
   case UV_NAMED_PIPE:
+    /* A large answer then takes a wake-up of the loop per megabyte, not per 64 KiB. */
+    if (!readable)
+      out_fd_grow_pipe(fd);
     uv_pipe_init(loop, &h->pipe, 0);
     *ret_inited = true;
     return uv_pipe_open(&h->pipe, fd);
