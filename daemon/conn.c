@@ -48,6 +48,7 @@ struct Conn {
   size_t writes; /* uv_write requests not yet completed */
   size_t queued; /* their bytes */
   size_t held;   /* what the handler holds for the client (conn_hold) */
+  bool taken;    /* a write completed: the client takes answers */
   HoldAccount hold;
 
   bool reading;
@@ -113,6 +114,7 @@ static void write_cb(uv_write_t *w, int status) {
   write_req_free(wr);
   c->writes--;
   conn_recharge(c);
+  c->taken |= status == 0;
   if (status < 0 && status != UV_ECANCELED && !c->closing) {
     log_debug("write failed: %s", uv_strerror(status));
     c->output_failed = true;
@@ -194,9 +196,9 @@ void conn_release(Conn *c, size_t bytes) {
   conn_recharge(c);
 }
 
-bool conn_may_hold(Conn *c, size_t bytes) {
+bool conn_may_hold(Conn *c, size_t bytes, bool idle) {
   conn_recharge(c);
-  return hold_allows(&c->hold, bytes);
+  return hold_allows(&c->hold, bytes, idle && c->taken && c->queued == 0);
 }
 
 void *conn_state(const Conn *c) {

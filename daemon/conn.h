@@ -78,9 +78,10 @@ void conn_hold(Conn *c, size_t bytes);
 void conn_release(Conn *c, size_t bytes);
 
 /* True when the connection may hold `bytes` more: the daemon has room, or the connection is
- * within its fair part. When not, the connection is moved on (conn_progress) once there is
- * room. */
-bool conn_may_hold(Conn *c, size_t bytes);
+ * within its fair part, or (`idle`: the handler runs nothing for it) its client has taken
+ * every answer it was sent, one at least, and the daemon is within twice its cap. When not,
+ * the connection is moved on (conn_progress) once there is room. */
+bool conn_may_hold(Conn *c, size_t bytes, bool idle);
 
 /* True once the connection is closing: nothing more can be sent. */
 bool conn_is_closing(const Conn *c);

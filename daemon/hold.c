@@ -61,8 +61,9 @@ static void start_waiting(HoldAccount *a) {
   }
 }
 
-bool hold_allows(HoldAccount *a, size_t bytes) {
-  if (total + bytes <= HOLD_MAX || a->charged + bytes <= hold_share())
+bool hold_allows(HoldAccount *a, size_t bytes, bool reading) {
+  if (total + bytes <= HOLD_MAX || a->charged + bytes <= hold_share() ||
+      (reading && total + bytes <= 2 * HOLD_MAX))
     return true;
   start_waiting(a);
   return false;

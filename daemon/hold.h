@@ -1,8 +1,8 @@
 /* What the daemon holds for its clients, counted for the whole daemon: each connection's
  * unsent answers, the reservations of its running reads, its waiting reads and its partial
  * line. A connection may take more while the daemon's total stays within HOLD_MAX, or while
- * its own stays within its fair part (HOLD_MAX over the open connections); past both it
- * waits, and is woken when the total falls or a connection goes. docs/protocol.md, "Memory
+ * its own stays within its fair part (HOLD_MAX over the open connections), or, for a client
+ * that takes its answers, while the total stays within twice HOLD_MAX; past these it waits, and is woken when the total falls or a connection goes. docs/protocol.md, "Memory
  * for the whole daemon", gives the bound. Loop thread only. */
 #pragma once
 
@@ -37,8 +37,10 @@ void hold_leave(HoldAccount *a);
 void hold_set(HoldAccount *a, size_t bytes);
 
 /* True when the account may take `bytes` more: the total stays within HOLD_MAX, or the
- * account within its fair part. When not, the account waits to be woken. */
-bool hold_allows(HoldAccount *a, size_t bytes);
+ * account within its fair part, or, for an account `reading` (its client took every answer it
+ * was sent and nothing of it runs), the total within twice HOLD_MAX. When not, the account
+ * waits to be woken. */
+bool hold_allows(HoldAccount *a, size_t bytes, bool reading);
 
 /* True when the total has reached HOLD_MAX and the account holds its fair part or more: it
  * should take nothing more (its socket is not read). The account then waits to be woken. */

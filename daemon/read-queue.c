@@ -112,7 +112,8 @@ static bool may_start(ReadQueue *q, Entry *e) {
       conn_unsent(q->conn) >= CONN_MAX_UNSENT)
     return false;
   e->reserved = reservation(&e->params);
-  return conn_may_hold(q->conn, e->reserved > e->cost ? e->reserved - e->cost : 0);
+  return conn_may_hold(q->conn, e->reserved > e->cost ? e->reserved - e->cost : 0,
+                       q->running->len == 0);
 }
 
 void read_queue_start(ReadQueue *q, Workspace *ws) {

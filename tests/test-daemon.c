@@ -1684,8 +1684,14 @@ static void memory_case(int n_clients, unsigned n_files, int64_t bound_mib) {
   /* Some of their reads ran, and their answers are held for them. */
   ck_assert_msg(peak >= base + answer, "peak %" G_GINT64_FORMAT " MiB: the reads did not run",
                 peak >> 20);
-  /* A client that reads is answered while the others still hold the daemon's room. */
+  /* A client that reads is answered while the others still hold the daemon's room: a
+   * one-file read, and as large a read as theirs. */
   assert_serves(probe);
+  key = rd_conn_request(probe, "read", params, NULL);
+  m = rd_conn_wait(probe, key, 120000);
+  ck_assert_msg(m != NULL && rd_error_code(m) == 0, "the large read of a client that reads failed");
+  json_node_unref(m);
+  g_free(key);
 
   for (int k = 0; k < n_clients; k++)
     close(fds[k]);
