@@ -8,8 +8,8 @@
 
 #include "daemon/hold.h"
 #include "daemon/log.h"
-#include "daemon/out-fd.h"
 #include "daemon/macro.h"
+#include "daemon/out-fd.h"
 #include "ipc/frame.h"
 
 #define CONN_READ_BUF ((size_t)64 * 1024)
