@@ -11,10 +11,17 @@
  *                                        sink); prints each run in µs
  *   bench-client stat LIST N             N runs of stat() over LIST, one thread: what a stat
  *                                        of each named path costs alone; prints each run in µs
+ *   bench-client pipe-cat LIST N         `cat` as above, into a pipe drained by this client
+ *   bench-client stdio READERD LIST N    N reads of LIST, one at a time, from one
+ *                                        `READERD serve --stdio` on pipes; prints as `read`
+ *   bench-client cli READERD LIST N      N runs of `READERD read` over LIST into a pipe drained
+ *                                        by this client (process start included); prints each
+ *                                        run in µs
  *
  * Each answer is taken whole (up to its newline) into one buffer that grows once and is kept,
  * and checked to be a result, not an error. Exits 1 on any failure. */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -154,13 +161,14 @@ static int take(int fd, Buf *ans, int stop_at_newline) {
   }
 }
 
-/* One request and its whole answer; returns the round trip in µs. */
-static int64_t round_trip(int fd, const Buf *req, Buf *ans) {
+/* One request written to wfd and its whole answer read from rfd; returns the round trip in
+ * µs. */
+static int64_t round_trip_on(int wfd, int rfd, const Buf *req, Buf *ans) {
   static const char ok[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":";
   int64_t t0 = now_us();
 
-  send_all(fd, req->p, req->len);
-  if (take(fd, ans, 1) < 0) {
+  send_all(wfd, req->p, req->len);
+  if (take(rfd, ans, 1) < 0) {
     fprintf(stderr, "bench-client: the daemon closed the connection\n");
     exit(1);
   }
@@ -169,6 +177,10 @@ static int64_t round_trip(int fd, const Buf *req, Buf *ans) {
     exit(1);
   }
   return now_us() - t0;
+}
+
+static int64_t round_trip(int fd, const Buf *req, Buf *ans) {
+  return round_trip_on(fd, fd, req, ans);
 }
 
 static void slurp(const char *path, Buf *b) {
@@ -183,47 +195,85 @@ static void slurp(const char *path, Buf *b) {
   fclose(f);
 }
 
-/* `cat` over the paths into a socket, drained here: returns the run's time in µs. */
-static int64_t cat_once(char **argv, Buf *ans) {
+/* argv (`cat` over the paths, or `readerd read`) with its stdout into a socket (or a pipe),
+ * drained here: returns the run's time in µs. */
+static int64_t child_once(char **argv, int use_pipe, Buf *ans) {
   int sv[2], status;
   int64_t t0 = now_us();
   pid_t pid;
 
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+  if (use_pipe ? pipe2(sv, O_CLOEXEC) < 0 : socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
     die("socketpair");
   pid = fork();
   if (pid < 0)
     die("fork");
   if (pid == 0) {
     dup2(sv[1], 1);
-    execvp("cat", argv);
+    execvp(argv[0], argv);
     _exit(127);
   }
   close(sv[1]);
   take(sv[0], ans, 0);
   close(sv[0]);
   if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    fprintf(stderr, "bench-client: cat failed\n");
+    fprintf(stderr, "bench-client: %s failed\n", argv[0]);
     exit(1);
   }
   return now_us() - t0;
 }
 
-static int run_cat(const char *list, long n) {
+/* N runs of prog (with `arg` after it when not NULL) over the paths of list. */
+static int run_child(const char *prog, const char *arg, const char *list, int use_pipe, long n) {
   Buf paths = {0}, ans = {0};
   char **argv;
-  size_t argc = 1, k = 1;
+  size_t argc = 2, k = 0;
 
   slurp(list, &paths);
   buf_put(&paths, "", 1);
   for (size_t i = 0; i < paths.len; i++)
     argc += paths.p[i] == '\n';
   argv = calloc(argc + 2, sizeof *argv);
-  argv[0] = "cat";
+  argv[k++] = (char *)prog;
+  if (arg != NULL)
+    argv[k++] = (char *)arg;
   for (char *s = strtok(paths.p, "\n"); s != NULL && k <= argc; s = strtok(NULL, "\n"))
     argv[k++] = s;
   for (long i = 0; i < n; i++)
-    printf("%lld\n", (long long)cat_once(argv, &ans));
+    printf("%lld\n", (long long)child_once(argv, use_pipe, &ans));
+  return 0;
+}
+
+/* N reads of the request through `readerd serve --stdio` on two pipes. */
+static int run_stdio(const char *readerd, const Buf *req, long n) {
+  int in[2], out[2], status;
+  Buf ans = {0};
+  pid_t pid;
+
+  if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0)
+    die("pipe");
+  pid = fork();
+  if (pid < 0)
+    die("fork");
+  if (pid == 0) {
+    dup2(in[0], 0);
+    dup2(out[1], 1);
+    execlp(readerd, readerd, "serve", "--stdio", (char *)NULL);
+    _exit(127);
+  }
+  close(in[0]);
+  close(out[1]);
+  for (long i = 0; i < n; i++) {
+    int64_t t0 = now_us(), rt = round_trip_on(in[1], out[0], req, &ans);
+
+    printf("%lld %lld\n", (long long)rt, (long long)(first_byte_us - t0));
+  }
+  close(in[1]);
+  take(out[0], &ans, 0);
+  close(out[0]);
+  if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status)) {
+    fprintf(stderr, "bench-client: readerd serve --stdio failed\n");
+    exit(1);
+  }
   return 0;
 }
 
@@ -260,13 +310,23 @@ int main(int argc, char **argv) {
 
   signal(SIGPIPE, SIG_IGN);
   if (strcmp(mode, "cat") == 0 && argc == 4)
-    return run_cat(argv[2], atol(argv[3]));
+    return run_child("cat", NULL, argv[2], 0, atol(argv[3]));
+  if (strcmp(mode, "pipe-cat") == 0 && argc == 4)
+    return run_child("cat", NULL, argv[2], 1, atol(argv[3]));
+  if (strcmp(mode, "cli") == 0 && argc == 5)
+    return run_child(argv[2], "read", argv[3], 1, atol(argv[4]));
+  if (strcmp(mode, "stdio") == 0 && argc == 5) {
+    slurp(argv[3], &paths);
+    make_request(&req, paths.p, paths.len);
+    return run_stdio(argv[2], &req, atol(argv[4]));
+  }
   if (strcmp(mode, "stat") == 0 && argc == 4)
     return run_stat(argv[2], atol(argv[3]));
   if (!((strcmp(mode, "read") == 0 && argc == 5) || (strcmp(mode, "loop") == 0 && argc == 4) ||
         (strcmp(mode, "latency") == 0 && argc == 5))) {
     fprintf(stderr, "usage: bench-client read SOCKET LIST N | loop SOCKET LIST | "
-                    "latency SOCKET PATH N | cat LIST N | stat LIST N\n");
+                    "latency SOCKET PATH N | cat LIST N | stat LIST N | pipe-cat LIST N | "
+                    "stdio READERD LIST N | cli READERD LIST N\n");
     return 2;
   }
   if (strcmp(mode, "latency") == 0)

@@ -6,8 +6,10 @@
 
 #include <glib.h>
 
+#include "daemon/hold.h"
 #include "daemon/log.h"
 #include "daemon/macro.h"
+#include "daemon/out-fd.h"
 #include "ipc/frame.h"
 
 #define CONN_READ_BUF ((size_t)64 * 1024)
@@ -29,6 +31,7 @@ typedef struct {
   size_t n_pieces;
   uv_buf_t *bufs;
   unsigned int n_bufs;
+  size_t bytes; /* the buffers' length, held until the write completes */
 } WriteReq;
 
 struct Conn {
@@ -43,6 +46,10 @@ struct Conn {
   void *state; /* the handler's */
   Framer *framer;
   size_t writes; /* uv_write requests not yet completed */
+  size_t queued; /* their bytes */
+  size_t held;   /* what the handler holds for the client (conn_hold) */
+  bool taken;    /* a write completed: the client takes answers */
+  HoldAccount hold;
 
   bool reading;
   bool eof;   /* end of input: answer what was asked, then close */
@@ -67,6 +74,7 @@ static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
 }
 
 static void conn_free(Conn *c) {
+  hold_leave(&c->hold);
   if (c->closed_cb != NULL)
     c->closed_cb(c, c->data);
   c->handler->free_state(c->state);
@@ -77,8 +85,11 @@ static void conn_free(Conn *c) {
 static void close_cb(uv_handle_t *h) {
   Conn *c = h->data;
 
-  if (--c->handles_open == 0)
+  if (--c->handles_open == 0) {
     conn_free(c);
+    /* Its part of the daemon's total is free for the others. */
+    hold_wake();
+  }
 }
 
 static void write_req_free(WriteReq *wr) {
@@ -90,12 +101,20 @@ static void write_req_free(WriteReq *wr) {
   g_free(wr);
 }
 
+/* Counts what the connection holds now in the daemon's total (nothing once closing). */
+static void conn_recharge(Conn *c) {
+  hold_set(&c->hold, c->closing ? 0 : c->queued + c->held + framer_pending(c->framer));
+}
+
 static void write_cb(uv_write_t *w, int status) {
   WriteReq *wr = container_of(w, WriteReq, req);
   Conn *c = wr->conn;
 
+  c->queued -= wr->bytes;
   write_req_free(wr);
   c->writes--;
+  conn_recharge(c);
+  c->taken |= status == 0;
   if (status < 0 && status != UV_ECANCELED && !c->closing) {
     log_debug("write failed: %s", uv_strerror(status));
     c->output_failed = true;
@@ -121,6 +140,10 @@ static void conn_write_req(Conn *c, WriteReq *wr) {
     return;
   }
   c->writes++;
+  for (unsigned int i = 0; i < wr->n_bufs; i++)
+    wr->bytes += wr->bufs[i].len;
+  c->queued += wr->bytes;
+  conn_recharge(c);
 }
 
 void conn_send_line(Conn *c, char *line, size_t len) {
@@ -160,6 +183,22 @@ void conn_send_pieces(Conn *c, char *head, size_t head_len, GString **pieces, si
 
 size_t conn_unsent(const Conn *c) {
   return c->out_stream->write_queue_size;
+}
+
+void conn_hold(Conn *c, size_t bytes) {
+  c->held += bytes;
+  conn_recharge(c);
+}
+
+void conn_release(Conn *c, size_t bytes) {
+  g_assert(bytes <= c->held);
+  c->held -= bytes;
+  conn_recharge(c);
+}
+
+bool conn_may_hold(Conn *c, size_t bytes, bool idle) {
+  conn_recharge(c);
+  return hold_allows(&c->hold, bytes, idle && c->taken && c->queued == 0);
 }
 
 void *conn_state(const Conn *c) {
@@ -203,9 +242,11 @@ static void drain_lines(Conn *c) {
   }
 }
 
-/* Reading pauses while the handler is busy or the client has not taken its answers. */
+/* Reading pauses while the handler is busy or the client has not taken its answers, or while
+ * the daemon holds all it may and this connection at least its fair part. */
 static bool overloaded(Conn *c) {
-  return c->handler->busy(c) || conn_unsent(c) >= CONN_MAX_UNSENT;
+  conn_recharge(c);
+  return c->handler->busy(c) || conn_unsent(c) >= CONN_MAX_UNSENT || hold_over(&c->hold);
 }
 
 static void pause_reading(Conn *c) {
@@ -220,15 +261,21 @@ void conn_progress(Conn *c) {
     return;
   c->handler->progress(c);
   drain_lines(c);
-  if (c->closing)
-    return;
-  if (c->eof || c->ended) {
-    conn_finish(c);
-  } else if (overloaded(c)) {
-    pause_reading(c);
-  } else if (!c->reading && uv_read_start(&c->in.stream, alloc_cb, read_cb) == 0) {
-    c->reading = true;
+  if (!c->closing) {
+    if (c->eof || c->ended)
+      conn_finish(c);
+    else if (overloaded(c))
+      pause_reading(c);
+    else if (!c->reading && uv_read_start(&c->in.stream, alloc_cb, read_cb) == 0)
+      c->reading = true;
   }
+  /* What this connection gave back may let others go on. */
+  hold_wake();
+}
+
+/* The daemon has room again: this connection, which was waiting for it, goes on. */
+static void hold_wake_cb(HoldAccount *a) {
+  conn_progress(container_of(a, Conn, hold));
 }
 
 void conn_end(Conn *c) {
@@ -288,6 +335,8 @@ void conn_close(Conn *c) {
     return;
   c->closing = true;
   pause_reading(c);
+  /* The answers still being written are freed as their writes are cancelled. */
+  hold_leave(&c->hold);
   c->handler->closing(c);
   uv_close(&c->in.handle, close_cb);
   if (c->stdio)
@@ -306,6 +355,7 @@ static Conn *conn_new(uv_loop_t *loop, const ConnHandler *handler, ConnClosedCb 
   c->in.handle.data = c;
   c->out.handle.data = c;
   c->out_stream = &c->in.stream;
+  hold_join(&c->hold, hold_wake_cb);
   c->state = handler->new_state(c);
   return c;
 }
@@ -359,6 +409,9 @@ static int open_stream(uv_loop_t *loop, StreamHandle *h, int fd, bool readable, 
   *ret_inited = false;
   switch (uv_guess_handle(fd)) {
   case UV_NAMED_PIPE:
+    /* A large answer then takes a wake-up of the loop per megabyte, not per 64 KiB. */
+    if (!readable)
+      out_fd_grow_pipe(fd);
     uv_pipe_init(loop, &h->pipe, 0);
     *ret_inited = true;
     return uv_pipe_open(&h->pipe, fd);

@@ -71,6 +71,18 @@ void conn_send_pieces(Conn *c, char *head, size_t head_len, GString **pieces, si
 /* Bytes queued for the client and not yet written. */
 size_t conn_unsent(const Conn *c);
 
+/* The handler holds `bytes` more for the client (a waiting read, a running read's
+ * reservation), or gives them back: counted with the connection's unsent output and partial
+ * line in what the daemon holds (daemon/hold.h). */
+void conn_hold(Conn *c, size_t bytes);
+void conn_release(Conn *c, size_t bytes);
+
+/* True when the connection may hold `bytes` more: the daemon has room, or the connection is
+ * within its fair part, or (`idle`: the handler runs nothing for it) its client has taken
+ * every answer it was sent, one at least, and the daemon is within twice its cap. When not,
+ * the connection is moved on (conn_progress) once there is room. */
+bool conn_may_hold(Conn *c, size_t bytes, bool idle);
+
 /* True once the connection is closing: nothing more can be sent. */
 bool conn_is_closing(const Conn *c);
 

@@ -11,6 +11,7 @@ typedef struct {
   Request *req;      /* NULL while waiting */
   ReadParams params; /* while waiting; request_start() takes them */
   size_t cost;       /* while waiting: message bytes plus READ_QUEUE_PATH_COST per path */
+  size_t reserved;   /* while running: what its answer is expected to take (conn_hold) */
 } Entry;
 
 struct ReadQueue {
@@ -67,7 +68,16 @@ void read_queue_add(ReadQueue *q, JsonNode *id, ReadParams *params, size_t msg_l
   read_params_init(params);
   e->cost = msg_len + e->params.n_paths * READ_QUEUE_PATH_COST;
   q->waiting_cost += e->cost;
+  conn_hold(q->conn, e->cost);
   g_queue_push_tail(&q->waiting, e);
+}
+
+/* What a read's answer is expected to take: READ_QUEUE_RESERVE_PER_PATH per path, within the
+ * answer's cap; the cap itself when folders or globs may name any number of files. */
+static size_t reservation(const ReadParams *p) {
+  if (p->expand.on)
+    return p->max_answer_bytes;
+  return MIN(p->max_answer_bytes, MAX(p->n_paths, (size_t)1) * READ_QUEUE_RESERVE_PER_PATH);
 }
 
 static void entry_done_cb(Request *req, int status) {
@@ -79,6 +89,8 @@ static void entry_done_cb(Request *req, int status) {
   if (q != NULL) {
     g_ptr_array_remove_fast(q->running, e);
     q->done_cb(c, &e->call, req, status);
+    /* The answer, if any, is now counted as the connection's unsent output. */
+    conn_release(c, e->reserved);
   }
   request_free(req);
   /* A detached entry's data was freed with the queue's knowledge of how: keep it so. */
@@ -94,12 +106,23 @@ static void entry_progress_cb(Request *req, size_t done, size_t total) {
     e->q->progress_cb(e->q->conn, &e->call, done, total);
 }
 
+/* True when the connection may start e now: its own limits, then the daemon's (hold.h). */
+static bool may_start(ReadQueue *q, Entry *e) {
+  if (conn_is_closing(q->conn) || q->running->len >= READ_QUEUE_MAX_RUNNING ||
+      conn_unsent(q->conn) >= CONN_MAX_UNSENT)
+    return false;
+  e->reserved = reservation(&e->params);
+  return conn_may_hold(q->conn, e->reserved > e->cost ? e->reserved - e->cost : 0,
+                       q->running->len == 0);
+}
+
 void read_queue_start(ReadQueue *q, Workspace *ws) {
-  while (!conn_is_closing(q->conn) && q->waiting.length > 0 &&
-         q->running->len < READ_QUEUE_MAX_RUNNING && conn_unsent(q->conn) < CONN_MAX_UNSENT) {
+  while (q->waiting.length > 0 && may_start(q, g_queue_peek_head(&q->waiting))) {
     Entry *e = g_queue_pop_head(&q->waiting);
 
     q->waiting_cost -= e->cost;
+    conn_hold(q->conn, e->reserved);
+    conn_release(q->conn, e->cost);
     e->cost = 0;
     g_ptr_array_add(q->running, e);
     e->req = request_start(conn_loop(q->conn), &e->params, ws, q->output, entry_done_cb, e);
@@ -123,6 +146,7 @@ void read_queue_cancel(ReadQueue *q, const char *key) {
       continue;
     g_queue_delete_link(&q->waiting, l);
     q->waiting_cost -= e->cost;
+    conn_release(q->conn, e->cost);
     q->done_cb(q->conn, &e->call, NULL, UV_ECANCELED);
     entry_free(e, q->free_data);
   }
@@ -133,14 +157,19 @@ void read_queue_close(ReadQueue *q) {
     Entry *e = g_ptr_array_index(q->running, i);
 
     e->q = NULL;
+    conn_release(q->conn, e->reserved);
     /* Its data goes with it: nobody will read it again. */
     if (q->free_data != NULL && e->call.data != NULL)
       q->free_data(g_steal_pointer(&e->call.data));
     request_cancel(e->req);
   }
   g_ptr_array_set_size(q->running, 0);
-  while (q->waiting.length > 0)
-    entry_free(g_queue_pop_head(&q->waiting), q->free_data);
+  while (q->waiting.length > 0) {
+    Entry *e = g_queue_pop_head(&q->waiting);
+
+    conn_release(q->conn, e->cost);
+    entry_free(e, q->free_data);
+  }
   q->waiting_cost = 0;
 }
 

@@ -1,9 +1,12 @@
 /* The reads of one connection, whatever protocol it speaks: which run, which wait (parsed, in
  * order of arrival), when they start, cancelling one by its id, and detaching them all when
  * the connection closes. A read starts only while fewer than READ_QUEUE_MAX_RUNNING of the
- * connection's reads run and its unsent output is below CONN_MAX_UNSENT; the connection stops
- * reading while READ_QUEUE_MAX_WAITING reads (or READ_QUEUE_MAX_WAITING_COST bytes of their
- * messages) wait. docs/protocol.md, "Memory per connection", gives the bound. Loop thread. */
+ * connection's reads run, its unsent output is below CONN_MAX_UNSENT and the daemon lets the
+ * connection hold the read's reservation (conn_may_hold); the connection stops reading while
+ * READ_QUEUE_MAX_WAITING reads (or READ_QUEUE_MAX_WAITING_COST bytes of their messages) wait.
+ * Waiting reads and running reads' reservations are counted in what the connection holds.
+ * docs/protocol.md, "Memory per connection" and "Memory for the whole daemon", give the
+ * bounds. Loop thread. */
 #pragma once
 
 #include <stdbool.h>
@@ -21,6 +24,9 @@
 #define READ_QUEUE_MAX_WAITING_COST ((size_t)16 * 1024 * 1024)
 /* What a waiting read's parsed params cost beyond its message text, per path. */
 #define READ_QUEUE_PATH_COST 128
+/* What a running read is expected to answer per path, reserved in what the daemon holds
+ * (daemon/hold.h) until its answer is queued: a source file's text with its markup. */
+#define READ_QUEUE_RESERVE_PER_PATH ((size_t)32 * 1024)
 
 typedef struct ReadQueue ReadQueue;
 

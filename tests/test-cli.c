@@ -1,10 +1,13 @@
 /* Integration tests of the command line: the one-shot `readerd read`, `--version`, `--help`,
  * usage errors, and `readerd serve --stdio` driven over its stdin and stdout. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <check.h>
@@ -670,6 +673,123 @@ START_TEST(cli_stdio_files) {
 }
 END_TEST
 
+#define PIPE_FILES 1500 /* more pieces than one writev takes (IOV_MAX, 1024) */
+
+/* Reads fd to its end. */
+static GString *read_all(int fd) {
+  GString *out = g_string_new(NULL);
+  char buf[65536];
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof buf)) != 0) {
+    if (n < 0 && errno == EINTR)
+      continue;
+    ck_assert_msg(n > 0, "read: %s", g_strerror(errno));
+    g_string_append_len(out, buf, n);
+  }
+  return out;
+}
+
+/* Each of the files' first lines is in the output once. */
+static void assert_every_file(const GString *out) {
+  for (int i = 0; i < PIPE_FILES; i++) {
+    char want[32];
+    g_snprintf(want, sizeof want, "file %04d here", i);
+    const char *at = strstr(out->str, want);
+    ck_assert_msg(at != NULL, "%s is missing from the output", want);
+    ck_assert_msg(strstr(at + 1, want) == NULL, "%s is in the output twice", want);
+  }
+}
+
+/* The pipe the output went through was enlarged to a megabyte, where the system allows it. */
+static void assert_pipe_enlarged(int fd) {
+  char *max = rd_read_file("/proc/sys/fs/pipe-max-size", NULL);
+  if (max != NULL && g_ascii_strtoll(max, NULL, 10) >= 1048576)
+    ck_assert_int_ge(fcntl(fd, F_GETPIPE_SZ), 1048576);
+  g_free(max);
+}
+
+/* Runs readerd with argv in dir, stdin from in_fd (-1: /dev/null), stdout to out_fd. */
+static pid_t spawn_to(char **argv, int in_fd, int out_fd) {
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    if (chdir(dir) != 0)
+      _exit(126);
+    if (in_fd >= 0)
+      dup2(in_fd, 0);
+    else
+      close(0);
+    dup2(out_fd, 1);
+    execv(argv[0], argv);
+    _exit(127);
+  }
+  return pid;
+}
+
+static int wait_exit(pid_t pid) {
+  int status;
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert(WIFEXITED(status));
+  return WEXITSTATUS(status);
+}
+
+/* A large answer to a pipe, the one-shot CLI's and serve --stdio's: written whole through a
+ * pipe enlarged for it, to a descriptor left non-blocking by whoever set it up too. */
+START_TEST(cli_large_answers_to_pipes) {
+  GPtrArray *argv = g_ptr_array_new_with_free_func(g_free);
+  GString *req = g_string_new("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"read\","
+                              "\"params\":{\"paths\":[");
+  char *filler = g_strnfill(2000, 'x');
+  g_ptr_array_add(argv, g_strdup(rd_readerd()));
+  g_ptr_array_add(argv, g_strdup("read"));
+  for (int i = 0; i < PIPE_FILES; i++) {
+    char *name = g_strdup_printf("f%04d.txt", i);
+    char *text = g_strdup_printf("file %04d here\n%s\n", i, filler);
+    g_free(put_str(name, text));
+    g_string_append_printf(req, "%s\"%s\"", i > 0 ? "," : "", name);
+    g_ptr_array_add(argv, name);
+    g_free(text);
+  }
+  g_string_append(req, "]}}\n");
+  g_ptr_array_add(argv, NULL);
+
+  int p[2];
+  ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
+  ck_assert_int_eq(fcntl(p[1], F_SETFL, O_NONBLOCK), 0);
+  pid_t pid = spawn_to((char **)argv->pdata, -1, p[1]);
+  close(p[1]);
+  GString *out = read_all(p[0]);
+  ck_assert_int_eq(wait_exit(pid), 0);
+  ck_assert(out->len > 3 * 1024 * 1024 && out->str[out->len - 1] == '\n');
+  assert_every_file(out);
+  assert_pipe_enlarged(p[0]);
+  close(p[0]);
+  g_string_free(out, TRUE);
+
+  int in[2];
+  char *serve[] = {(char *)rd_readerd(), "serve", "--stdio", NULL};
+  ck_assert_int_eq(pipe2(in, O_CLOEXEC), 0);
+  ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
+  pid = spawn_to(serve, in[0], p[1]);
+  close(in[0]);
+  close(p[1]);
+  ck_assert_int_eq(write(in[1], req->str, req->len), (ssize_t)req->len);
+  close(in[1]);
+  out = read_all(p[0]);
+  ck_assert_int_eq(wait_exit(pid), 0);
+  ck_assert_msg(g_str_has_prefix(out->str, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":"),
+                "not a result: %.200s", out->str);
+  ck_assert(strchr(out->str, '\n') == out->str + out->len - 1);
+  assert_every_file(out);
+  assert_pipe_enlarged(p[0]);
+  close(p[0]);
+  g_string_free(out, TRUE);
+  g_string_free(req, TRUE);
+  g_free(filler);
+  g_ptr_array_free(argv, TRUE);
+}
+END_TEST
+
 static Suite *cli_suite(void) {
   Suite *s = suite_create("cli");
   TCase *tc = tcase_create("cli");
@@ -693,6 +813,7 @@ static Suite *cli_suite(void) {
   tcase_add_test(tc, cli_output_write_failure);
   tcase_add_test(tc, cli_path_limit);
   tcase_add_test(tc, cli_stdio_files);
+  tcase_add_test(tc, cli_large_answers_to_pipes);
   suite_add_tcase(s, tc);
   return s;
 }

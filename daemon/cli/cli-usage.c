@@ -66,14 +66,14 @@ void cli_usage(int to_stderr) {
   fputs(usage_text, to_stderr ? stderr : stdout);
 }
 
-int cli_check_output(int status) {
-  int err = 0;
-
-  /* An error of an earlier buffered write sticks (ferror); errno then is that write's. */
-  if (fflush(stdout) != 0 || ferror(stdout))
-    err = errno != 0 ? errno : EIO;
-  if (err == 0)
-    return status;
+int cli_output_failed(int err) {
   fprintf(stderr, "readerd: cannot write the output: %s\n", g_strerror(err));
   return CLI_EXIT_OUTPUT;
+}
+
+int cli_check_output(int status) {
+  /* An error of an earlier buffered write sticks (ferror); errno then is that write's. */
+  if (fflush(stdout) != 0 || ferror(stdout))
+    return cli_output_failed(errno != 0 ? errno : EIO);
+  return status;
 }

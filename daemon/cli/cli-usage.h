@@ -11,5 +11,9 @@
  * on stderr (once) and returns CLI_EXIT_OUTPUT. */
 int cli_check_output(int status);
 
+/* Says on stderr that the output could not be written (err: an errno). Returns
+ * CLI_EXIT_OUTPUT. */
+int cli_output_failed(int err);
+
 /* Prints the usage text to stdout (to_stderr 0) or stderr (1). */
 void cli_usage(int to_stderr);

@@ -5,11 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <glib.h>
 #include <uv.h>
 
 #include "daemon/cli/cli-args.h"
+#include "daemon/out-fd.h"
 #include "daemon/readers/workspace.h"
 #include "daemon/request.h"
 #include "daemon/rpc.h"
@@ -21,6 +23,7 @@
 /* One `readerd read`: what cli_done_cb() reports back, and how the result is printed. */
 typedef struct {
   int exit_status;
+  int write_err; /* the errno of a write of the answer that failed, or 0 */
   bool json;
 } CliRun;
 
@@ -33,21 +36,22 @@ static void cli_done_cb(Request *req, int status) {
     fprintf(stderr, "readerd: formatting the result failed\n");
     run->exit_status = 1;
   } else {
-    bool newline = false;
+    GString *last = n > 0 ? pieces[n - 1] : NULL;
+    int r;
 
-    /* fwrite's and fputc's failures stick to stdout (ferror): cli_check_output() reports them
-     * once, after the loop, with the exit status CLI_EXIT_OUTPUT. */
-    errno = 0;
-    for (size_t i = 0; i < n; i++) {
-      if (!ferror(stdout))
-        fwrite(pieces[i]->str, 1, pieces[i]->len, stdout);
-      if (pieces[i]->len > 0)
-        newline = pieces[i]->str[pieces[i]->len - 1] == '\n';
-      g_string_free(pieces[i], TRUE);
-    }
     /* The output ends with one newline (the text format already ends with its own). */
-    if (!newline)
-      fputc('\n', stdout);
+    if (last != NULL && (last->len == 0 || last->str[last->len - 1] != '\n'))
+      g_string_append_c(last, '\n');
+    /* The pieces go to the descriptor in large vectored writes, not through stdio's small
+     * buffer; whatever stdio holds goes first. */
+    errno = 0;
+    if (fflush(stdout) != 0)
+      r = -(errno != 0 ? errno : EIO);
+    else
+      r = out_fd_write_pieces(STDOUT_FILENO, pieces, n);
+    run->write_err = -r;
+    for (size_t i = 0; i < n; i++)
+      g_string_free(pieces[i], TRUE);
     run->exit_status = request_failed_count(req) > 0 ? 1 : 0;
   }
   g_free(pieces);
@@ -272,11 +276,14 @@ int cli_read(int argc, char **argv) {
     params.paths[i].password = g_strdup(popt.password);
     params.paths[i].render = popt.render;
   }
+  out_fd_grow_pipe(STDOUT_FILENO);
   request_start(uv_default_loop(), &params, ws,
                 run.json ? REQUEST_OUTPUT_RESULT_JSON : REQUEST_OUTPUT_BARE, cli_done_cb, &run);
   workspace_unref(ws);
   uv_run(uv_default_loop(), UV_RUN_DEFAULT);
   uv_loop_close(uv_default_loop());
+  if (run.write_err != 0)
+    return cli_output_failed(run.write_err);
   return cli_check_output(run.exit_status);
 }
 
