@@ -424,10 +424,24 @@ static bool git_in(const char *dir, const char *const *args) {
          status == 0;
 }
 
+/* Makes dir a git repository: `git init`, or by hand the least libgit2 opens when git is
+ * missing. */
+static void git_repo_in(const char *dir) {
+  static const char *const init[] = {"init", "-q", ".", NULL};
+  g_autofree char *objects = g_build_filename(dir, ".git/objects", NULL);
+  g_autofree char *refs = g_build_filename(dir, ".git/refs", NULL);
+
+  if (git_in(dir, init))
+    return;
+  g_free(rd_write_str(dir, ".git/HEAD", "ref: refs/heads/main\n"));
+  g_free(rd_write_str(dir, ".git/config", "[core]\n\trepositoryformatversion = 0\n"));
+  ck_assert_int_eq(g_mkdir_with_parents(objects, 0700), 0);
+  ck_assert_int_eq(g_mkdir_with_parents(refs, 0700), 0);
+}
+
 /* A one-line .gitignore that makes a backtracking matcher take exponential time answers at
  * once, rule applied: `readerd mcp` answers the folder and exits when its input closes. */
 START_TEST(expand_daemon_pathological_gitignore) {
-  static const char *const init[] = {"init", "-q", ".", NULL};
   g_autofree char *repo = g_build_filename(dmn->dir, "slow", NULL);
   GString *kept = g_string_new(NULL), *matched = NULL;
   g_autofree char *text = NULL;
@@ -444,15 +458,7 @@ START_TEST(expand_daemon_pathological_gitignore) {
   g_free(rd_write_str(repo, ".gitignore", "*a*a*a*a*a*a*a*a*a*a*a*a*b\n"));
   g_string_free(kept, TRUE);
   g_string_free(matched, TRUE);
-  if (!git_in(repo, init)) {
-    g_autofree char *objects = g_build_filename(repo, ".git/objects", NULL);
-    g_autofree char *refs = g_build_filename(repo, ".git/refs", NULL);
-
-    g_free(rd_write_str(repo, ".git/HEAD", "ref: refs/heads/main\n"));
-    g_free(rd_write_str(repo, ".git/config", "[core]\n\trepositoryformatversion = 0\n"));
-    ck_assert_int_eq(g_mkdir_with_parents(objects, 0700), 0);
-    ck_assert_int_eq(g_mkdir_with_parents(refs, 0700), 0);
-  }
+  git_repo_in(repo);
   text = mcp_read(repo, NULL, "{\"paths\":[\".\"]}");
   ck_assert_msg(strstr(text, "path='x.txt'") != NULL, "%s", text);
   ck_assert_msg(strstr(text, "not ignored") != NULL, "%s", text);
@@ -466,7 +472,6 @@ END_TEST
  * but what they say stays outside: the notice counts what they left out without naming their
  * file or their lines. */
 START_TEST(expand_daemon_rules_outside_unnamed) {
-  static const char *const init[] = {"init", "-q", ".", NULL};
   g_autofree char *repo = g_build_filename(dmn->dir, "outer", NULL);
   g_autofree char *root = g_build_filename(repo, "inner", NULL);
   g_autofree char *names = NULL, *text = NULL;
@@ -476,15 +481,7 @@ START_TEST(expand_daemon_rules_outside_unnamed) {
   g_free(rd_write_str(repo, ".gitignore", "secret-rule-*.log\n"));
   g_free(rd_write_str(root, "kept.txt", "kept\n"));
   g_free(rd_write_str(root, "secret-rule-1.log", "left out\n"));
-  if (!git_in(repo, init)) {
-    g_autofree char *objects = g_build_filename(repo, ".git/objects", NULL);
-    g_autofree char *refs = g_build_filename(repo, ".git/refs", NULL);
-
-    g_free(rd_write_str(repo, ".git/HEAD", "ref: refs/heads/main\n"));
-    g_free(rd_write_str(repo, ".git/config", "[core]\n\trepositoryformatversion = 0\n"));
-    ck_assert_int_eq(g_mkdir_with_parents(objects, 0700), 0);
-    ck_assert_int_eq(g_mkdir_with_parents(refs, 0700), 0);
-  }
+  git_repo_in(repo);
   fence(c, root, NULL);
   r = read_in_dir(c, "[\"outer/inner\"]", "\"expand\":true");
   names = listed(r);

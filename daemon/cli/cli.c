@@ -36,10 +36,16 @@ static void cli_done_cb(Request *req, int status) {
     fprintf(stderr, "readerd: formatting the result failed\n");
     run->exit_status = 1;
   } else {
-    GString *last = n > 0 ? pieces[n - 1] : NULL;
+    GString *last = NULL;
     int r;
 
-    /* The output ends with one newline (the text format already ends with its own). */
+    /* The output ends with one newline (the text format already ends with its own): the last
+     * piece that holds anything says whether it has one. */
+    for (size_t i = n; i > 0 && last == NULL; i--)
+      if (pieces[i - 1]->len > 0)
+        last = pieces[i - 1];
+    if (last == NULL && n > 0)
+      last = pieces[n - 1];
     if (last != NULL && (last->len == 0 || last->str[last->len - 1] != '\n'))
       g_string_append_c(last, '\n');
     /* The pieces go to the descriptor in large vectored writes, not through stdio's small
