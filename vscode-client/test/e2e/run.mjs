@@ -994,7 +994,7 @@ async function runMcpUi(page) {
       throw new Error(`readerd mcp is not running: ${status}`);
     }
     // VS Code's log of the server (the Output panel it opened): the handshake gave read_files.
-    await page.locator('.monaco-workbench .part.panel .view-lines', { hasText: /Discovered\s1\stools?/ }).first()
+    await page.locator('.monaco-workbench .part.panel .view-lines', { hasText: /Discovered\s3\stools/ }).first()
       .waitFor({ state: 'visible', timeout: 10_000 });
     report(name, true, `screenshot: ${shot}`);
   } catch (error) {

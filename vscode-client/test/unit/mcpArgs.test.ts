@@ -30,13 +30,19 @@ async function converse(args: string[], requests: object[]): Promise<McpReply[]>
       if (!('id' in request)) {
         continue;
       }
-      let timer: NodeJS.Timeout | undefined;
-      const next = await Promise.race([
-        iterator.next(),
-        new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no reply; stderr: ${stderr}`)), 10_000))),
-      ]).finally(() => clearTimeout(timer));
-      assert.ok(!next.done, `readerd mcp ended early; stderr: ${stderr}`);
-      replies.push(JSON.parse(next.value as string) as McpReply);
+      // Lines up to this request's answer: the server's notifications (its log messages) may
+      // come first, and are kept in order too.
+      for (;;) {
+        let timer: NodeJS.Timeout | undefined;
+        const next = await Promise.race([
+          iterator.next(),
+          new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no reply; stderr: ${stderr}`)), 10_000))),
+        ]).finally(() => clearTimeout(timer));
+        assert.ok(!next.done, `readerd mcp ended early; stderr: ${stderr}`);
+        const reply = JSON.parse(next.value as string) as McpReply;
+        replies.push(reply);
+        if (reply.id !== undefined) break;
+      }
     }
   } finally {
     child.stdin.end();
@@ -75,10 +81,13 @@ describe('readerd mcp as VS Code starts it', () => {
         params: { name: 'read_files', arguments: { paths: ['a.txt', path.join(two, 'only-two.txt'), '.env', path.join(two, 'private.txt'), '/etc/hostname'] } },
       },
     ]);
-    assert.deepEqual(replies.map((r) => r.id), [1, 2, 3]);
-    assert.deepEqual(replies[1]!.result!.tools!.map((t) => t.name), ['read_files']);
-    const texts = replies[2]!.result!.content!.map((c) => c.text ?? '');
-    assert.equal(replies[2]!.result!.isError, false);
+    // The answers, in order; the server's log messages (notifications/message: a file refused
+    // by an exclude) come between them.
+    const answers = replies.filter((r) => r.id !== undefined);
+    assert.deepEqual(answers.map((r) => r.id), [1, 2, 3]);
+    assert.deepEqual(answers[1]!.result!.tools!.map((t) => t.name), ['read_files', 'list_files', 'workspace_info']);
+    const texts = answers[2]!.result!.content!.map((c) => c.text ?? '');
+    assert.equal(answers[2]!.result!.isError, false);
     assert.match(texts[0]!, /^<Content path='a.txt' type='text'[^>]*>\n<!\[CDATA\[\s+1\talpha/);
     assert.match(texts[1]!, /type='text'[^>]*>\n<!\[CDATA\[\s+1\tsecond folder/, 'the second folder is a root too');
     assert.match(texts[2]!, /path='.env' code='ACCESS_DENIED'/);

@@ -13,7 +13,7 @@ import { makeWorkspace, readerdBinary, removeWorkspace, REPO } from './helpers';
 const USER_GUIDE = '/usr/share/doc/python-reportlab-doc/reportlab-userguide.pdf';
 
 // Every field set: the compiler checks that each exists in protocol.ts with the right type.
-const EVERY_ITEM: Required<PathItem> = { path: 'guide.pdf', offset: 1, limit: 1, tail: 1, column: 1, pages: '2', render: true, password: 'pw' };
+const EVERY_ITEM: Required<PathItem> = { path: 'guide.pdf', offset: 1, limit: 1, tail: 1, column: 1, pages: '2', render: true, password: 'pw', encoding: 'utf-8' };
 const EVERY_IMAGES: Required<ImageParams> = { maxDimension: 64, maxTotalBytes: 1_000_000, detail: 'low', tile: 'auto' };
 const EVERY_READ: Required<ReadParams> & { images: Required<ImageParams> } = {
   paths: ['a.txt', EVERY_ITEM],
@@ -29,6 +29,7 @@ const EVERY_READ: Required<ReadParams> & { images: Required<ImageParams> } = {
   budget: { tokens: 1 },
   plan: true,
   skip: 0,
+  encoding: 'utf-8',
 };
 const EVERY_INITIALIZE: Required<InitializeParams> = {
   rootPath: '/', confineToRoot: true, exclude: ['.env'], clientInfo: { name: 'n', version: '1' },
