@@ -666,8 +666,10 @@ async function runReadMoreUi(page, dirs) {
     await view.locator('button[data-action=more]').click();
     await page.locator('.tabs-container .tab', { hasText: 'big.txt, from line 2001' }).waitFor({ state: 'visible', timeout: 20_000 });
     await resultsFrame(page, 'row 2500', 20_000);
-    // A reload of the window restores the view, with the same result.
-    await page.reload();
+    // A reload of the window restores the view, with the same result: VS Code's own Reload
+    // Window, which saves the views' state before it goes (a reload of the page alone may come
+    // before that save and restore an older view).
+    await Promise.all([page.waitForEvent('load', { timeout: 60_000 }), runFromPalette(page, 'Developer: Reload Window')]);
     await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
     await page.locator('.tabs-container .tab', { hasText: 'big.txt, from line 2001' }).waitFor({ state: 'visible', timeout: 30_000 });
     await page.locator('.tabs-container .tab', { hasText: 'big.txt, from line 2001' }).click();
@@ -884,6 +886,10 @@ async function runMentionUi(page) {
     await page.keyboard.press('Enter');
     await page.locator('.tabs-container .tab.active', { hasText: 'prompt.md' }).waitFor({ state: 'visible', timeout: 10_000 });
     await page.locator('.monaco-editor .view-lines').first().waitFor({ state: 'visible', timeout: 10_000 });
+    // The keys go to the editor only once it has the focus: click into it, then wait for its
+    // text area to hold the focus.
+    await page.locator('.monaco-editor .view-lines').first().click();
+    await page.locator('.monaco-editor.focused').first().waitFor({ state: 'visible', timeout: 10_000 });
     // Whatever the suite left in the file (VS Code restores unsaved editors): start afresh.
     await page.keyboard.press('Control+A');
     await page.keyboard.press('Delete');
