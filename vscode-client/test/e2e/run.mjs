@@ -906,7 +906,7 @@ async function runMentionUi(page) {
     }
     // Fuzzy: `mai` narrows to src/main.c; Enter accepts it.
     await page.keyboard.type('mai', { delay: 30 });
-    await widget.locator('.monaco-list-row.focused', { hasText: 'src/main.c' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await widget.locator('.monaco-list-row.focused', { hasText: 'src/main.c' }).waitFor({ state: 'visible', timeout: 30_000 });
     await page.keyboard.press('Enter');
     let text = '';
     for (let i = 0; i < 40 && !text.includes('Explain @/src/main.c'); i++) {
@@ -956,7 +956,7 @@ async function runChatUi(page) {
     await input.click();
     await page.keyboard.type('@reade', { delay: 40 });
     const row = page.locator('.editor-widget.suggest-widget.visible .monaco-list-row', { hasText: '@readerd' }).first();
-    await row.waitFor({ state: 'visible', timeout: 15_000 });
+    await row.waitFor({ state: 'visible', timeout: 45_000 });
     fs.mkdirSync(screenshots, { recursive: true });
     await page.screenshot({ path: shot });
     await page.keyboard.press('Escape');
@@ -1001,7 +1001,7 @@ async function runMcpUi(page) {
     }
     // VS Code's log of the server (the Output panel it opened): the handshake gave read_files.
     await page.locator('.monaco-workbench .part.panel .view-lines', { hasText: /Discovered\s3\stools/ }).first()
-      .waitFor({ state: 'visible', timeout: 10_000 });
+      .waitFor({ state: 'visible', timeout: 45_000 });
     report(name, true, `screenshot: ${shot}`);
   } catch (error) {
     try {
