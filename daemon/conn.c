@@ -8,7 +8,7 @@
 
 #include "daemon/hold.h"
 #include "daemon/log.h"
-#include "daemon/macro.h"
+#include "basic/macro.h"
 #include "daemon/out-fd.h"
 #include "ipc/frame.h"
 

@@ -14,9 +14,9 @@
 #include "daemon/log.h"
 #include "daemon/readers/pdf.h"
 #include "daemon/worker/child/pdf-worker.h"
-#include "daemon/pool-gate.h"
+#include "daemon/request/pool-gate.h"
 #include "daemon/readers/detect.h"
-#include "daemon/scheduler.h"
+#include "daemon/request/scheduler.h"
 #include "daemon/vision/http.h"
 #include "formatters/format.h"
 

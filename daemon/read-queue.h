@@ -16,7 +16,7 @@
 
 #include "daemon/conn.h"
 #include "daemon/readers/workspace.h"
-#include "daemon/request.h"
+#include "daemon/request/request.h"
 #include "ipc/read-params.h"
 
 #define READ_QUEUE_MAX_RUNNING 4

@@ -4,7 +4,7 @@
 
 #include <glib.h>
 
-#include "daemon/pool-gate.h"
+#include "daemon/request/pool-gate.h"
 #include "ipc/frame.h"
 
 void reply_error(Conn *c, JsonNode *id, int code, const char *message) {

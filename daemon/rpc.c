@@ -7,7 +7,7 @@
 
 #include "daemon/read-queue.h"
 #include "daemon/reply.h"
-#include "daemon/request.h"
+#include "daemon/request/request.h"
 #include "daemon/rpc-vision.h"
 #include "daemon/readers/workspace.h"
 #include "daemon/workspace-job.h"

@@ -15,7 +15,7 @@
 #include "daemon/conn.h"
 #include "daemon/rpc.h"
 #include "daemon/log.h"
-#include "daemon/scheduler.h"
+#include "daemon/request/scheduler.h"
 #include "daemon/socket-path.h"
 #include "daemon/stdio-relay.h"
 

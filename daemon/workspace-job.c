@@ -8,7 +8,7 @@
 #include <glib.h>
 
 #include "daemon/log.h"
-#include "daemon/pool-gate.h"
+#include "daemon/request/pool-gate.h"
 
 static PoolGate workspace_gate = POOL_GATE_INIT(POOL_GATE_WORKSPACE_SLOTS);
 

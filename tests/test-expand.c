@@ -11,8 +11,8 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
-#include "daemon/expand-walk.h"
-#include "daemon/expand.h"
+#include "daemon/request/expand-walk.h"
+#include "daemon/request/expand.h"
 #include "daemon/readers/glob.h"
 #include "daemon/readers/ignore-rules.h"
 #include "tests/lib/check-run.h"

@@ -9,7 +9,7 @@
 #include <glib.h>
 #include <uv.h>
 
-#include "daemon/pool-gate.h"
+#include "daemon/request/pool-gate.h"
 #include "tests/lib/check-run.h"
 
 #define JOBS 6

@@ -12,7 +12,7 @@
 #include <json-glib/json-glib.h>
 #include <uv.h>
 
-#include "daemon/request.h"
+#include "daemon/request/request.h"
 #include "formatters/result.h"
 #include "ipc/read-params.h"
 #include "tests/lib/check-run.h"

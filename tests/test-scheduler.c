@@ -8,9 +8,9 @@
 #include <glib.h>
 #include <uv.h>
 
-#include "daemon/macro.h"
-#include "daemon/pool-gate.h"
-#include "daemon/scheduler.h"
+#include "basic/macro.h"
+#include "daemon/request/pool-gate.h"
+#include "daemon/request/scheduler.h"
 #include "tests/lib/check-run.h"
 
 typedef struct {

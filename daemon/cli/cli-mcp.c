@@ -5,7 +5,7 @@
 #include <glib.h>
 
 #include "daemon/cli/cli.h"
-#include "daemon/mcp.h"
+#include "daemon/mcp/mcp.h"
 #include "daemon/server.h"
 
 int cli_mcp(int argc, char **argv) {

@@ -13,7 +13,7 @@
 #include "daemon/cli/cli-args.h"
 #include "daemon/out-fd.h"
 #include "daemon/readers/workspace.h"
-#include "daemon/request.h"
+#include "daemon/request/request.h"
 #include "daemon/rpc.h"
 #include "daemon/server.h"
 #include "daemon/socket-activation.h"

@@ -6,7 +6,7 @@
 
 #include <glib.h>
 
-#include "daemon/mutex.h"
+#include "basic/mutex.h"
 
 #define ENTRY_OVERHEAD 256 /* bytes counted for an entry besides its data and message */
 

@@ -5,7 +5,7 @@
 
 #include <curl/curl.h>
 
-#include "daemon/macro.h"
+#include "basic/macro.h"
 
 /* A socket curl asked to watch. */
 typedef struct {

@@ -6,8 +6,8 @@
 
 #include <glib.h>
 
-#include "daemon/macro.h"
-#include "daemon/request.h"
+#include "basic/macro.h"
+#include "daemon/request/request.h"
 #include "daemon/vision/http.h"
 #include "daemon/vision/vision-result.h"
 #include "formatters/result.h"

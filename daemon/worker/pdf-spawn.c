@@ -14,7 +14,7 @@
 
 #include <glib.h>
 
-#include "daemon/mutex.h"
+#include "basic/mutex.h"
 #include "daemon/worker/pdf-wire.h"
 #include "daemon/worker/child/pdf-worker.h"
 

@@ -15,7 +15,7 @@
 #include <uv.h>
 
 #include "daemon/conn.h"
-#include "daemon/mcp.h"
+#include "daemon/mcp/mcp.h"
 #include "daemon/rpc.h"
 
 #define PIECE_MAX 143

@@ -10,7 +10,7 @@
 #include <gdk-pixbuf/gdk-pixbuf.h>
 #include <glib.h>
 
-#include "daemon/mutex.h"
+#include "basic/mutex.h"
 #include "basic/image-tiles.h"
 
 #define FEED_CHUNK ((size_t)64 * 1024) /* bytes given to the loader between budget checks */

@@ -5,7 +5,7 @@
 #include <glib.h>
 
 #include "daemon/log.h"
-#include "daemon/mcp-internal.h"
+#include "daemon/mcp/mcp-internal.h"
 
 void mcp_log(Conn *c, McpLogLevel level, const char *text) {
   mcp_log_for(c, mcp_of(c)->log_level, level, text);

@@ -1,4 +1,4 @@
-#include "daemon/scheduler.h"
+#include "daemon/request/scheduler.h"
 
 #include <stdatomic.h>
 

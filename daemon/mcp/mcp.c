@@ -1,4 +1,4 @@
-#include "daemon/mcp.h"
+#include "daemon/mcp/mcp.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -8,8 +8,8 @@
 #include <json-glib/json-glib.h>
 
 #include "daemon/log.h"
-#include "daemon/mcp-internal.h"
-#include "daemon/request.h"
+#include "daemon/mcp/mcp-internal.h"
+#include "daemon/request/request.h"
 
 #define PROGRESS_EVERY_US (100 * 1000) /* at most one progress notification this often */
 #define ROOTS_WAIT_MS 5000             /* reads wait this long for the client's roots, then go on */

@@ -1,7 +1,7 @@
-#include "daemon/pool-gate.h"
+#include "daemon/request/pool-gate.h"
 
-#include "daemon/macro.h"
-#include "daemon/scheduler.h"
+#include "basic/macro.h"
+#include "daemon/request/scheduler.h"
 
 unsigned pool_threads(void) {
   return MAX(uv_available_parallelism(), 1) + SCHEDULER_LANES_EXPRESS + SCHEDULER_BLOCKING_MAX +

@@ -1,11 +1,11 @@
-#include "daemon/budget.h"
+#include "daemon/request/budget.h"
 
 #include <string.h>
 
 #include <glib.h>
 
 #include "basic/image-tiles.h"
-#include "daemon/budget-cut.h"
+#include "daemon/request/budget-cut.h"
 #include "daemon/readers/image-header.h"
 #include "daemon/readers/lines.h"
 #include "daemon/readers/text.h"

@@ -1,4 +1,4 @@
-#include "daemon/budget-cut.h"
+#include "daemon/request/budget-cut.h"
 
 #include <inttypes.h>
 #include <string.h>

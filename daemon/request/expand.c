@@ -1,5 +1,5 @@
 /* Folders and globs in paths[] into the files under them; see expand.h. */
-#include "daemon/expand.h"
+#include "daemon/request/expand.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,7 +11,7 @@
 
 #include <glib.h>
 
-#include "daemon/expand-walk.h"
+#include "daemon/request/expand-walk.h"
 #include "daemon/readers/detect.h"
 #include "daemon/readers/glob.h"
 

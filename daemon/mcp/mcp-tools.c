@@ -6,7 +6,7 @@
 
 #include <glib.h>
 
-#include "daemon/mcp-internal.h"
+#include "daemon/mcp/mcp-internal.h"
 
 /* workspace_info's answer: where the fence is, in words. */
 static void workspace_info(Conn *c, JsonNode *id) {

@@ -5,9 +5,9 @@
 
 #include <glib.h>
 
-#include "daemon/expand-walk.h"
-#include "daemon/mcp-internal.h"
-#include "daemon/pool-gate.h"
+#include "daemon/request/expand-walk.h"
+#include "daemon/mcp/mcp-internal.h"
+#include "daemon/request/pool-gate.h"
 #include "ipc/mcp-resources.h"
 
 /* A walk of the fence serves the completions that follow it this long. */

@@ -1,16 +1,16 @@
-#include "daemon/request.h"
+#include "daemon/request/request.h"
 
 #include <stdatomic.h>
 #include <string.h>
 
 #include <glib.h>
 
-#include "daemon/expand.h"
-#include "daemon/budget.h"
+#include "daemon/request/expand.h"
+#include "daemon/request/budget.h"
 #include "daemon/readers/image.h"
-#include "daemon/macro.h"
+#include "basic/macro.h"
 #include "daemon/readers/reader.h"
-#include "daemon/scheduler.h"
+#include "daemon/request/scheduler.h"
 #include "formatters/format.h"
 #include "formatters/result.h"
 
@@ -36,9 +36,9 @@ typedef struct {
 } Job;
 
 /* A request's phases, in order. Each reads or measures files one function per file; the budget
- * (daemon/budget.h) is a policy they consult, not a branch of their own. */
+ * (daemon/request/budget.h) is a policy they consult, not a branch of their own. */
 typedef enum {
-  PHASE_EXPAND,  /* folders and globs become files (daemon/expand.h), on the pool */
+  PHASE_EXPAND,  /* folders and globs become files (daemon/request/expand.h), on the pool */
   PHASE_MEASURE, /* with a budget or a plan: each file's stat and head (measure_one) */
   PHASE_READ,    /* each file read, cut to its share, formatted (read_one); the last assembles */
 } Phase;
@@ -54,7 +54,7 @@ struct Request {
   RequestProgressCb progress_cb;
   void *data;
   SchedulerTask task; /* embedded: container_of gives the request back */
-  Budget *budget;     /* budget and plan (daemon/budget.h): a measure phase first; or NULL */
+  Budget *budget;     /* budget and plan (daemon/request/budget.h): a measure phase first; or NULL */
 
   ReadResult result; /* files[i] written only by the lane or job that has i, until it is read */
   GString **frags;   /* frags[i]: file i's piece of the answer, formatted by its lane */
@@ -69,7 +69,7 @@ struct Request {
   bool finished; /* done_cb was called */
   bool keep;     /* REQUEST_OUTPUT_NONE: nothing formatted, the files kept */
 
-  /* The expansion phase (daemon/expand.h): paths[] becomes the files of folders and globs. */
+  /* The expansion phase (daemon/request/expand.h): paths[] becomes the files of folders and globs. */
   uv_work_t expand_work;
   Expansion expansion; /* its items, indexed like files[], until each file is done */
   Phase phase;         /* written on the loop thread between phases, while no lane runs */

@@ -10,7 +10,7 @@
  * convention, gitignore syntax) come first: their `!rule` re-includes what git ignores.
  * Outside a repository git applies no .gitignore, and neither does the walk; .ignore files
  * still count. */
-#include "daemon/expand-walk.h"
+#include "daemon/request/expand-walk.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -24,7 +24,7 @@
 
 #include <git2.h>
 
-#include "daemon/expand.h"
+#include "daemon/request/expand.h"
 #include "daemon/readers/glob.h"
 #include "daemon/readers/ignore-rules.h"
 

@@ -6,7 +6,7 @@
 
 #include <glib.h>
 
-#include "daemon/mcp-internal.h"
+#include "daemon/mcp/mcp-internal.h"
 
 void mcp_server_discover(Conn *c, const JsonrpcMessage *msg, size_t len) {
   g_autofree char *result = mcp_discover_result_json();
