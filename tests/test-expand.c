@@ -1,4 +1,4 @@
-/* Folders and globs into files (daemon/expand.c, daemon/expand-walk.c), the glob matcher
+/* Folders and globs into files (daemon/request/expand.c, daemon/request/expand-walk.c), the glob matcher
  * (daemon/readers/glob.c) and ignore files (daemon/readers/ignore-rules.c), on real trees each
  * test builds in a temporary folder, on a real git repository, and on the Go tree from Debian's
  * golang-1.19-src, checked against what find and git ls-files list. */

@@ -1,4 +1,4 @@
-/* daemon/request.c in-process, in libuv's test style: each test has its own loop, counts its
+/* daemon/request/request.c in-process, in libuv's test style: each test has its own loop, counts its
  * callbacks, and ends with uv_loop_close() == 0, so that a request that leaves work, a handle
  * or memory behind (AddressSanitizer) fails. Real files: Go's source tree and files each test
  * writes into a temporary folder. */

@@ -209,6 +209,20 @@ START_TEST(vision_redact_key) {
 }
 END_TEST
 
+/* A key with characters that a JSON string, a URL or an HTML page spell otherwise, echoed by a
+ * body that is not JSON (so nothing unescaped it first). */
+START_TEST(vision_redact_key_spellings) {
+  static const char *key = "sk/a+b&c\\d";
+  g_autofree char *json = vision_redact("<p>bad key \"sk\\/a+b&c\\\\d\"</p>", key);
+  g_autofree char *url = vision_redact("GET /v1?key=sk%2Fa%2Bb%26c%5Cd denied", key);
+  g_autofree char *html = vision_redact("<b>sk/a+b&amp;c\\d</b> and sk/a+b&c\\d", key);
+
+  ck_assert_str_eq(json, "<p>bad key \"[redacted]\"</p>");
+  ck_assert_str_eq(url, "GET /v1?key=[redacted] denied");
+  ck_assert_str_eq(html, "<b>[redacted]</b> and [redacted]");
+}
+END_TEST
+
 static int params(const char *text, ReadImagesParams *p, char **err) {
   g_autoptr(JsonNode) n = parse(text);
 
@@ -394,6 +408,7 @@ int main(void) {
   tcase_add_test(tc, vision_response_errors);
   tcase_add_test(tc, vision_response_long_error);
   tcase_add_test(tc, vision_redact_key);
+  tcase_add_test(tc, vision_redact_key_spellings);
   tcase_add_test(tc, vision_params_parse);
   tcase_add_test(tc, vision_settings_from_initialize);
   tcase_add_test(tc, vision_target_levels);

@@ -1,4 +1,4 @@
-/* Fuzz target for the image header reader (daemon/image-header.c): the input is an image file.
+/* Fuzz target for the image header reader (daemon/readers/image-header.c): the input is an image file.
  *
  * Every parser runs on every input, whatever its signature says (a PNG parser handed a GIF is
  * hostile input too): sizes of every kind, the whole-file walk, the JPEG EXIF orientation, the

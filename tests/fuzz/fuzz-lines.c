@@ -1,4 +1,4 @@
-/* Fuzz target for the line engine (daemon/lines.c): the input is a header of options and then
+/* Fuzz target for the line engine (daemon/readers/lines.c): the input is a header of options and then
  * the text of a file.
  *
  * Header bytes: offset, limit, flags (bit 0: line numbers; bit 1: a token cap of the content

@@ -1,4 +1,4 @@
-/* Fuzz target for the text reader's decoders (daemon/text.c): the input is a header of two
+/* Fuzz target for the text reader's decoders (daemon/readers/text.c): the input is a header of two
  * bytes and then a file's bytes.
  *
  * Header bytes: where the head ends (the part the caller has already read; the rest streams
