@@ -268,22 +268,53 @@ void vision_answer_clear(VisionAnswer *a) {
   memset(a, 0, sizeof(*a));
 }
 
-char *vision_redact(const char *text, const char *secret) {
-  GString *s;
+/* text with every plain occurrence of needle replaced by "[redacted]". */
+static char *redact_spelling(const char *text, const char *needle) {
+  GString *s = g_string_new(NULL);
+  size_t n = strlen(needle);
   const char *at;
-  size_t n;
 
-  if (text == NULL)
-    return NULL;
-  if (secret == NULL || *secret == '\0')
-    return g_strdup(text);
-  s = g_string_new(NULL);
-  n = strlen(secret);
-  while ((at = strstr(text, secret)) != NULL) {
+  while ((at = strstr(text, needle)) != NULL) {
     g_string_append_len(s, text, at - text);
     g_string_append(s, "[redacted]");
     text = at + n;
   }
   g_string_append(s, text);
   return g_string_free(s, FALSE);
+}
+
+/* secret as a JSON string writes it when "/" is escaped, as some servers do. */
+static char *json_spelling(const char *secret) {
+  GString *s = g_string_new(NULL);
+
+  for (const char *p = secret; *p != '\0'; p++) {
+    if (*p == '/' || *p == '"' || *p == '\\')
+      g_string_append_c(s, '\\');
+    g_string_append_c(s, *p);
+  }
+  return g_string_free(s, FALSE);
+}
+
+char *vision_redact(const char *text, const char *secret) {
+  char *spellings[4];
+  char *out;
+
+  if (text == NULL)
+    return NULL;
+  if (secret == NULL || *secret == '\0')
+    return g_strdup(text);
+  /* An error page may echo the key as sent, or as a JSON string, a URL or HTML writes it. */
+  spellings[0] = g_strdup(secret);
+  spellings[1] = json_spelling(secret);
+  spellings[2] = g_uri_escape_string(secret, NULL, FALSE);
+  spellings[3] = g_markup_escape_text(secret, -1);
+  out = g_strdup(text);
+  for (size_t i = 0; i < G_N_ELEMENTS(spellings); i++) {
+    char *next = redact_spelling(out, spellings[i]);
+
+    g_free(out);
+    out = next;
+    g_free(spellings[i]);
+  }
+  return out;
 }

@@ -74,6 +74,6 @@ int vision_response_parse(VisionProvider p, long status, const char *body, size_
 void vision_answer_clear(VisionAnswer *a);
 
 /* A copy of text with every occurrence of secret (when not NULL nor empty) replaced by
- * "[redacted]": an endpoint may quote the key it was sent. g_free the result; text may be
- * NULL (then NULL). */
+ * "[redacted]": an endpoint may quote the key it was sent, as sent or spelled as a JSON
+ * string, a URL or an HTML page writes it. g_free the result; text may be NULL (then NULL). */
 char *vision_redact(const char *text, const char *secret);
