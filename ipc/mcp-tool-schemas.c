@@ -112,7 +112,6 @@ static void expand(JsonBuilder *b) {
   json_builder_add_string_value(b, "object");
   json_builder_set_member_name(b, "additionalProperties");
   json_builder_add_boolean_value(b, FALSE);
-  path_or_bytes(b);
   json_builder_set_member_name(b, "properties");
   json_builder_begin_object(b);
   schema_integer(b, "maxFiles", 1, 10000, "Files per folder or glob at most (default 500).");

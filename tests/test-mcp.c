@@ -681,6 +681,50 @@ START_TEST(mcp_resource_read_and_completion_parsed) {
 }
 END_TEST
 
+/* Checks every schema under n: an object that allows no other members requires only members
+ * it has (a required name it lacks makes every value invalid), in `required` or in an anyOf's. */
+static void check_required_known(JsonNode *n, const char *where) {
+  if (JSON_NODE_HOLDS_ARRAY(n)) {
+    for (guint i = 0; i < json_array_get_length(json_node_get_array(n)); i++)
+      check_required_known(json_array_get_element(json_node_get_array(n), i), where);
+    return;
+  }
+  if (!JSON_NODE_HOLDS_OBJECT(n))
+    return;
+  JsonObject *o = json_node_get_object(n);
+  JsonNode *props = json_object_get_member(o, "properties");
+  JsonNode *extra = json_object_get_member(o, "additionalProperties");
+  if (props != NULL && JSON_NODE_HOLDS_OBJECT(props) && extra != NULL &&
+      JSON_NODE_HOLDS_VALUE(extra) && !json_node_get_boolean(extra)) {
+    JsonNode *any = json_object_get_member(o, "anyOf");
+    for (guint k = 0; k <= (any != NULL ? json_array_get_length(json_node_get_array(any)) : 0);
+         k++) {
+      JsonObject *holder = k == 0 ? o : json_array_get_object_element(json_node_get_array(any), k - 1);
+      JsonNode *req = json_object_get_member(holder, "required");
+      for (guint i = 0; req != NULL && i < json_array_get_length(json_node_get_array(req)); i++) {
+        const char *name = json_array_get_string_element(json_node_get_array(req), i);
+        ck_assert_msg(json_object_has_member(json_node_get_object(props), name),
+                      "%s: a schema requires %s, which it does not allow", where, name);
+      }
+    }
+  }
+  g_autoptr(GList) members = json_object_get_members(o);
+  for (GList *l = members; l != NULL; l = l->next)
+    check_required_known(json_object_get_member(o, l->data), where);
+}
+
+START_TEST(mcp_tools_schemas_satisfiable) {
+  g_autoptr(JsonNode) n = parse(mcp_tools_list_json(true));
+  JsonArray *tools = json_object_get_array_member(json_node_get_object(n), "tools");
+
+  for (guint i = 0; i < json_array_get_length(tools); i++) {
+    JsonObject *t = json_array_get_object_element(tools, i);
+    check_required_known(json_object_get_member(t, "inputSchema"),
+                         json_object_get_string_member(t, "name"));
+  }
+}
+END_TEST
+
 static Suite *mcp_suite(void) {
   Suite *s = suite_create("mcp");
   TCase *tc = tcase_create("core");
@@ -706,6 +750,7 @@ static Suite *mcp_suite(void) {
   tcase_add_test(tc, mcp_args_if_none_match);
   tcase_add_test(tc, mcp_progress_and_request_lines);
   tcase_add_test(tc, mcp_tool_call_parsed);
+  tcase_add_test(tc, mcp_tools_schemas_satisfiable);
   tcase_add_test(tc, mcp_tool_call_refused);
   tcase_add_test(tc, mcp_resource_read_and_completion_parsed);
   suite_add_tcase(s, tc);
