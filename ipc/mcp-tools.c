@@ -51,17 +51,15 @@ static const McpTool tools[MCP_TOOL_COUNT] = {
     [MCP_TOOL_ID_READ_FILES] = {MCP_TOOL_READ_FILES, "Read files", mcp_read_files_description,
                                 paths_required, mcp_read_files_properties, true, false, false,
                                 read_files_parse},
-    [MCP_TOOL_ID_LIST_FILES] = {MCP_TOOL_LIST_FILES, "List files", mcp_list_files_description,
-                                NULL, mcp_list_files_properties, true, false, false,
-                                list_files_parse},
+    [MCP_TOOL_ID_LIST_FILES] = {MCP_TOOL_LIST_FILES, "List files", mcp_list_files_description, NULL,
+                                mcp_list_files_properties, true, false, false, list_files_parse},
     [MCP_TOOL_ID_WORKSPACE_INFO] = {MCP_TOOL_WORKSPACE_INFO, "Workspace info",
                                     mcp_workspace_info_description, NULL,
                                     mcp_workspace_info_properties, true, false, false,
                                     workspace_info_parse},
     [MCP_TOOL_ID_READ_IMAGES] = {MCP_TOOL_READ_IMAGES, "Ask about images",
                                  mcp_read_images_description, paths_query_required,
-                                 mcp_read_images_properties, false, true, true,
-                                 read_images_parse},
+                                 mcp_read_images_properties, false, true, true, read_images_parse},
 };
 
 static void member_bool(JsonBuilder *b, const char *name, bool value) {

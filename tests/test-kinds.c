@@ -84,8 +84,8 @@ static const Kind kinds[] = {
     {"text", "main.go", "/usr/share/go-1.19/src/fmt/print.go", "golang-1.19-src", "text", NULL,
      corrupt_nul, "UNSUPPORTED_FORMAT", U_LINES, 1500, 1500, 16},
     /* A name that is not UTF-8: named by its pathBytes (the CLI by its bytes). */
-    {"text-bytes", "print\xff.go", "/usr/share/go-1.19/src/fmt/print.go", "golang-1.19-src",
-     "text", NULL, corrupt_nul, "UNSUPPORTED_FORMAT", U_LINES, 1500, 1500, 16},
+    {"text-bytes", "print\xff.go", "/usr/share/go-1.19/src/fmt/print.go", "golang-1.19-src", "text",
+     NULL, corrupt_nul, "UNSUPPORTED_FORMAT", U_LINES, 1500, 1500, 16},
     {"png", "picture.png", "samples/readerd.png", NULL, "image", NULL, corrupt_truncate,
      "CORRUPTED_FILE", U_WHOLE, 150, 0, 1},
     {"jpeg", "photo.jpg", "/usr/libexec/installed-tests/gdk-pixbuf/bug725582-testrotate.jpg",

@@ -614,8 +614,8 @@ START_TEST(mcp_tool_call_refused) {
        "the arguments must be an object with paths"},
       {"{\"name\":\"read_files\",\"arguments\":{\"paths\":[\"a\"],\"limit\":0}}", false, -EINVAL,
        MCP_TOOL_ID_READ_FILES, "limit must be an integer >= 1"},
-      {"{\"name\":\"list_files\",\"arguments\":{\"path\":\"a\",\"paths\":[\"b\"]}}", false,
-       -EINVAL, MCP_TOOL_ID_LIST_FILES, "give path or paths, not both"},
+      {"{\"name\":\"list_files\",\"arguments\":{\"path\":\"a\",\"paths\":[\"b\"]}}", false, -EINVAL,
+       MCP_TOOL_ID_LIST_FILES, "give path or paths, not both"},
       {"{\"name\":\"workspace_info\",\"arguments\":{\"x\":1}}", false, -EINVAL,
        MCP_TOOL_ID_WORKSPACE_INFO, "workspace_info takes no argument"},
       {"{\"name\":\"read_images\",\"arguments\":{\"paths\":[\"a.png\"],\"query\":\"q\","
@@ -699,7 +699,8 @@ static void check_required_known(JsonNode *n, const char *where) {
     JsonNode *any = json_object_get_member(o, "anyOf");
     for (guint k = 0; k <= (any != NULL ? json_array_get_length(json_node_get_array(any)) : 0);
          k++) {
-      JsonObject *holder = k == 0 ? o : json_array_get_object_element(json_node_get_array(any), k - 1);
+      JsonObject *holder =
+          k == 0 ? o : json_array_get_object_element(json_node_get_array(any), k - 1);
       JsonNode *req = json_object_get_member(holder, "required");
       for (guint i = 0; req != NULL && i < json_array_get_length(json_node_get_array(req)); i++) {
         const char *name = json_array_get_string_element(json_node_get_array(req), i);

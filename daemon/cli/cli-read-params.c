@@ -52,8 +52,8 @@ static const struct {
 G_STATIC_ASSERT(G_N_ELEMENTS(options) <= CLI_READ_PARAMS_OPTIONS);
 
 struct CliReadParams {
-  JsonObject *params;   /* the call's members */
-  JsonObject *per_path; /* what each path's object gets */
+  JsonObject *params;                       /* the call's members */
+  JsonObject *per_path;                     /* what each path's object gets */
   const char *given[G_N_ELEMENTS(options)]; /* each option's last argument, for messages */
   bool no_expand;
 };

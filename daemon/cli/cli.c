@@ -138,8 +138,8 @@ int cli_read(int argc, char **argv) {
   if (r != 0)
     return r == 1 ? 0 : r;
   g_ptr_array_add(exclude, NULL);
-  if (workspace_new(ropt.root, ropt.root != NULL, (const char *const *)exclude->pdata, &ws,
-                    &err) < 0) {
+  if (workspace_new(ropt.root, ropt.root != NULL, (const char *const *)exclude->pdata, &ws, &err) <
+      0) {
     read_params_clear(&params);
     return cli_usage_error("read", err, NULL);
   }

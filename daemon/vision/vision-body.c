@@ -100,8 +100,7 @@ char *vision_endpoint_url(VisionProvider p, const char *base_url) {
   /* A query (Azure's ?api-version=...) stays at the end. */
   while (n > 0 && base_url[n - 1] == '/')
     n--;
-  return g_strdup_printf("%.*s%s%s", (int)n, base_url,
-                         vision_provider_endpoint(p),
+  return g_strdup_printf("%.*s%s%s", (int)n, base_url, vision_provider_endpoint(p),
                          query != NULL ? query : "");
 }
 
