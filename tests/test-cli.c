@@ -311,6 +311,19 @@ START_TEST(cli_params_checked_by_the_protocols_parser) {
   ck_assert_msg(o.code == 0, "a name that is not UTF-8 exited %d: %s", o.code, o.err);
   ck_assert_msg(strstr(o.out, "odd name") != NULL, "not read: %s", o.out);
   rd_run_clear(&o);
+  /* Its etag, given back for its name, answers it unchanged. */
+  run(&o, "read", "--json", odd, NULL);
+  RdResult *r = rd_result_from_json(o.out, o.out_len);
+  g_autofree char *etag = g_strdup(rd_file_str(r, 0, "etag"));
+  g_autofree char *match = g_strdup_printf("%s=%s", odd, etag);
+  rd_result_free(r);
+  rd_run_clear(&o);
+  run(&o, "read", "--json", "--if-none-match", match, odd, NULL);
+  ck_assert_int_eq(o.code, 0);
+  r = rd_result_from_json(o.out, o.out_len);
+  ck_assert_msg(rd_file_true(r, 0, "unchanged"), "not unchanged: %s", o.out);
+  rd_result_free(r);
+  rd_run_clear(&o);
 }
 END_TEST
 

@@ -122,10 +122,10 @@ static void set_member(JsonObject *o, const char *member, JsonNode *value) {
 }
 
 /* --if-none-match PATH=ETAG: the etag of a path read before, split at the last '=' (an etag
- * has none). */
+ * has none); a path that is not UTF-8 by its pathBytes spelling, as a client names it. */
 static int if_none_match(CliReadParams *p, const char *arg) {
   const char *eq = strrchr(arg, '=');
-  g_autofree char *path = NULL;
+  g_autofree char *path = NULL, *spelled = NULL;
   JsonNode *map = json_object_get_member(p->params, "ifNoneMatch");
 
   if (eq == NULL || eq == arg || eq[1] == '\0')
@@ -135,7 +135,9 @@ static int if_none_match(CliReadParams *p, const char *arg) {
     map = json_object_get_member(p->params, "ifNoneMatch");
   }
   path = g_strndup(arg, (gsize)(eq - arg));
-  json_object_set_string_member(json_node_get_object(map), path, eq + 1);
+  spelled = path_bytes_escape(path);
+  json_object_set_string_member(json_node_get_object(map), spelled != NULL ? spelled : path,
+                                eq + 1);
   return 0;
 }
 
