@@ -3,6 +3,7 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
+#include "basic/vision-provider.h"
 #include "formatters/format.h"
 #include "ipc/read-images-params.h"
 #include "ipc/read-params.h"
@@ -58,8 +59,8 @@ char *initialize_result_json(void) {
   add_int(b, "maxPaths", READ_IMAGES_MAX_PATHS);
   json_builder_set_member_name(b, "providers");
   json_builder_begin_array(b);
-  json_builder_add_string_value(b, "openai");
-  json_builder_add_string_value(b, "anthropic");
+  for (int p = 0; p < VISION_PROVIDER_COUNT; p++)
+    json_builder_add_string_value(b, vision_provider_name((VisionProvider)p));
   json_builder_end_array(b);
   json_builder_end_object(b);
   json_builder_end_object(b);

@@ -2,7 +2,11 @@
 
 #include <string.h>
 
+#include <errno.h>
+
 #include <json-glib/json-glib.h>
+
+#include "ipc/mcp.h"
 
 static char *to_json(JsonBuilder *b) {
   g_autoptr(JsonGenerator) gen = json_generator_new();
@@ -194,4 +198,64 @@ char *mcp_completion_json(const char *const *roots, GPtrArray *paths, const char
   json_builder_end_object(b);
   json_builder_end_object(b);
   return to_json(b);
+}
+
+/* The string member `name` of node (an object, or anything else: NULL), or NULL. */
+static const char *string_member(JsonNode *node, const char *name) {
+  JsonNode *n = node != NULL && JSON_NODE_HOLDS_OBJECT(node)
+                    ? json_object_get_member(json_node_get_object(node), name)
+                    : NULL;
+
+  return n != NULL && JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == G_TYPE_STRING
+             ? json_node_get_string(n)
+             : NULL;
+}
+
+/* The member `name` of node when it is an object, or NULL. */
+static JsonNode *object_member(JsonNode *node, const char *name) {
+  JsonNode *n = node != NULL && JSON_NODE_HOLDS_OBJECT(node)
+                    ? json_object_get_member(json_node_get_object(node), name)
+                    : NULL;
+
+  return n != NULL && JSON_NODE_HOLDS_OBJECT(n) ? n : NULL;
+}
+
+int mcp_resource_read_parse(JsonNode *params, int64_t default_budget, ReadParams *ret,
+                            const char **ret_uri, char **ret_error) {
+  const char *uri = string_member(params, "uri");
+  g_autofree char *path = NULL;
+  g_autoptr(JsonNode) args = NULL;
+  JsonObject *a;
+  JsonArray *paths;
+  bool folder;
+
+  path = mcp_resource_path(uri, &folder);
+  if (path == NULL) {
+    *ret_error = g_strdup("uri must be a local file:// URI (file:///{+path})");
+    return -EINVAL;
+  }
+  /* A file reads as read_files reads it; a folder lists what it holds (the plan). */
+  args = json_node_new(JSON_NODE_OBJECT);
+  json_node_take_object(args, json_object_new());
+  a = json_node_get_object(args);
+  paths = json_array_new();
+  json_array_add_string_element(paths, path);
+  json_object_set_array_member(a, "paths", paths);
+  json_object_set_boolean_member(a, "expand", folder);
+  if (folder)
+    json_object_set_boolean_member(a, "plan", TRUE);
+  if (mcp_read_args_parse(args, default_budget, ret, ret_error) < 0)
+    return -EINVAL;
+  *ret_uri = uri;
+  return 0;
+}
+
+bool mcp_completion_parse(JsonNode *params, const char **ret_value) {
+  JsonNode *ref = object_member(params, "ref"), *arg = object_member(params, "argument");
+  const char *type = string_member(ref, "type"), *uri = string_member(ref, "uri");
+  const char *name = string_member(arg, "name"), *value = string_member(arg, "value");
+
+  *ret_value = value != NULL ? value : "";
+  return g_strcmp0(type, "ref/resource") == 0 && g_strcmp0(uri, MCP_RESOURCE_TEMPLATE) == 0 &&
+         g_strcmp0(name, "path") == 0;
 }

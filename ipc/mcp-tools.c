@@ -1,143 +1,123 @@
-/* tools/list: read_files (ipc/mcp.c), list_files and workspace_info built here, read_images
- * with a vision model; and the arguments and answers of the two tools that are not reads. */
+/* The table of MCP tools: each row names a tool, says what the model reads about it, writes
+ * its input schema (mcp-tool-schemas.c) and parses its arguments. tools/list is built from the
+ * table, and tools/call is parsed by it. */
 #include <errno.h>
 #include <string.h>
 
 #include <glib.h>
 
+#include "ipc/json-schema.h"
+#include "ipc/mcp-tools-internal.h"
 #include "ipc/mcp.h"
 
-#define LIST_FILES_DESCRIPTION                                                                     \
-  "Lists what a folder or glob holds without reading it: each file with its type (text, image, "   \
-  "pdf, notebook, document; a binary file says omitted='binary'), size, lines and the tokens "     \
-  "reading it would cost (readerd's plan of a read). Use it before read_files to choose what to "  \
-  "read in a large folder, or to find files by glob (src/**/*.test.ts). Files that .gitignore "    \
-  "and .ignore files ignore are left out unless ignored is true; secrets and files outside the "   \
-  "workspace are refused. The listing fits the same budget as a read: past it, an <Omitted> "      \
-  "element names the skip that lists the rest."
+typedef struct {
+  const char *name;
+  const char *title;
+  const char *description;
+  const char *const *required; /* NULL-terminated; NULL: none */
+  void (*properties)(JsonBuilder *b);
+  bool idempotent; /* the same call answers the same (a vision model need not) */
+  bool open_world; /* it reaches past the machine (a vision endpoint) */
+  bool vision;     /* listed and run only with a vision model configured */
+  /* arguments (may be NULL) into *ret; 0, or -EINVAL with *ret_error. */
+  int (*parse)(JsonNode *arguments, int64_t default_budget, McpToolCall *ret, char **ret_error);
+} McpTool;
 
-#define WORKSPACE_INFO_DESCRIPTION                                                                 \
-  "Says where files may be read: the folders of the workspace (relative paths resolve against "    \
-  "the "                                                                                           \
-  "first), where they come from, and the patterns of files never read. Use it when a file comes "  \
-  "back ACCESS_DENIED or outside the workspace, or to learn the root before using relative paths."
+static int read_files_parse(JsonNode *arguments, int64_t default_budget, McpToolCall *ret,
+                            char **ret_error) {
+  return mcp_read_args_parse(arguments, default_budget, &ret->read, ret_error);
+}
 
-/* One JSON Schema property: {type, description}. */
-static void property(JsonBuilder *b, const char *name, const char *type, const char *description) {
+static int list_files_parse(JsonNode *arguments, int64_t default_budget, McpToolCall *ret,
+                            char **ret_error) {
+  return mcp_list_args_parse(arguments, default_budget, &ret->read, ret_error);
+}
+
+static int workspace_info_parse(JsonNode *arguments, int64_t default_budget, McpToolCall *ret,
+                                char **ret_error) {
+  return mcp_workspace_info_args_check(arguments, ret_error);
+}
+
+static int read_images_parse(JsonNode *arguments, int64_t default_budget, McpToolCall *ret,
+                             char **ret_error) {
+  return mcp_read_images_args_parse(arguments, &ret->images, ret_error);
+}
+
+static const char *const paths_required[] = {"paths", NULL};
+static const char *const paths_query_required[] = {"paths", "query", NULL};
+
+/* In the order tools/list lists them. */
+static const McpTool tools[MCP_TOOL_COUNT] = {
+    [MCP_TOOL_ID_READ_FILES] = {MCP_TOOL_READ_FILES, "Read files", mcp_read_files_description,
+                                paths_required, mcp_read_files_properties, true, false, false,
+                                read_files_parse},
+    [MCP_TOOL_ID_LIST_FILES] = {MCP_TOOL_LIST_FILES, "List files", mcp_list_files_description, NULL,
+                                mcp_list_files_properties, true, false, false, list_files_parse},
+    [MCP_TOOL_ID_WORKSPACE_INFO] = {MCP_TOOL_WORKSPACE_INFO, "Workspace info",
+                                    mcp_workspace_info_description, NULL,
+                                    mcp_workspace_info_properties, true, false, false,
+                                    workspace_info_parse},
+    [MCP_TOOL_ID_READ_IMAGES] = {MCP_TOOL_READ_IMAGES, "Ask about images",
+                                 mcp_read_images_description, paths_query_required,
+                                 mcp_read_images_properties, false, true, true, read_images_parse},
+};
+
+static void member_bool(JsonBuilder *b, const char *name, bool value) {
   json_builder_set_member_name(b, name);
-  json_builder_begin_object(b);
-  json_builder_set_member_name(b, "type");
-  json_builder_add_string_value(b, type);
-  json_builder_set_member_name(b, "description");
-  json_builder_add_string_value(b, description);
-  json_builder_end_object(b);
+  json_builder_add_boolean_value(b, value);
 }
 
-/* The annotations of a tool that only reads the machine's files. */
-static void read_only(JsonBuilder *b, const char *title) {
-  json_builder_set_member_name(b, "annotations");
-  json_builder_begin_object(b);
-  json_builder_set_member_name(b, "title");
-  json_builder_add_string_value(b, title);
-  json_builder_set_member_name(b, "readOnlyHint");
-  json_builder_add_boolean_value(b, TRUE);
-  json_builder_set_member_name(b, "destructiveHint");
-  json_builder_add_boolean_value(b, FALSE);
-  json_builder_set_member_name(b, "idempotentHint");
-  json_builder_add_boolean_value(b, TRUE);
-  json_builder_set_member_name(b, "openWorldHint");
-  json_builder_add_boolean_value(b, FALSE);
-  json_builder_end_object(b);
+static void member_string(JsonBuilder *b, const char *name, const char *value) {
+  json_builder_set_member_name(b, name);
+  json_builder_add_string_value(b, value);
 }
 
-/* Opens a tool's entry up to the properties of its input schema. */
-static void tool_begin(JsonBuilder *b, const char *name, const char *title,
-                       const char *description) {
+/* One tool's entry: name, title, description, inputSchema and annotations. */
+static void tool_entry(JsonBuilder *b, const McpTool *t) {
   json_builder_begin_object(b);
-  json_builder_set_member_name(b, "name");
-  json_builder_add_string_value(b, name);
-  json_builder_set_member_name(b, "title");
-  json_builder_add_string_value(b, title);
-  json_builder_set_member_name(b, "description");
-  json_builder_add_string_value(b, description);
+  member_string(b, "name", t->name);
+  member_string(b, "title", t->title);
+  member_string(b, "description", t->description);
   json_builder_set_member_name(b, "inputSchema");
   json_builder_begin_object(b);
-  json_builder_set_member_name(b, "type");
-  json_builder_add_string_value(b, "object");
-  json_builder_set_member_name(b, "additionalProperties");
-  json_builder_add_boolean_value(b, FALSE);
+  member_string(b, "type", "object");
+  member_bool(b, "additionalProperties", false);
+  if (t->required != NULL)
+    schema_required(b, t->required);
   json_builder_set_member_name(b, "properties");
   json_builder_begin_object(b);
-}
-
-/* Closes the properties and the schema, and adds the annotations. */
-static void tool_end(JsonBuilder *b, const char *title) {
+  t->properties(b);
   json_builder_end_object(b);
   json_builder_end_object(b);
-  read_only(b, title);
-  json_builder_end_object(b);
-}
-
-static void list_files_tool(JsonBuilder *b) {
-  tool_begin(b, MCP_TOOL_LIST_FILES, "List files", LIST_FILES_DESCRIPTION);
-  property(b, "path", "string",
-           "The folder or glob to list (default: the workspace root), as in read_files' paths.");
-  json_builder_set_member_name(b, "paths");
+  json_builder_set_member_name(b, "annotations");
   json_builder_begin_object(b);
-  json_builder_set_member_name(b, "type");
-  json_builder_add_string_value(b, "array");
-  json_builder_set_member_name(b, "minItems");
-  json_builder_add_int_value(b, 1);
-  json_builder_set_member_name(b, "maxItems");
-  json_builder_add_int_value(b, 100);
-  json_builder_set_member_name(b, "items");
-  json_builder_begin_object(b);
-  json_builder_set_member_name(b, "type");
-  json_builder_add_string_value(b, "string");
-  json_builder_set_member_name(b, "minLength");
-  json_builder_add_int_value(b, 1);
+  member_string(b, "title", t->title);
+  /* Every tool only reads. */
+  member_bool(b, "readOnlyHint", true);
+  member_bool(b, "destructiveHint", false);
+  member_bool(b, "idempotentHint", t->idempotent);
+  member_bool(b, "openWorldHint", t->open_world);
   json_builder_end_object(b);
-  json_builder_set_member_name(b, "description");
-  json_builder_add_string_value(b, "Several folders, globs or files at once, instead of path.");
   json_builder_end_object(b);
-  property(b, "ignored", "boolean",
-           "Also files that .gitignore or .ignore leave out (default false).");
-  property(b, "maxFiles", "integer",
-           "Files per folder or glob at most (default 500, at most 10000).");
-  property(b, "skip", "integer", "List from this entry on: the skip an <Omitted> element names.");
-  tool_end(b, "List files");
 }
 
-static void workspace_info_tool(JsonBuilder *b) {
-  tool_begin(b, MCP_TOOL_WORKSPACE_INFO, "Workspace info", WORKSPACE_INFO_DESCRIPTION);
-  tool_end(b, "Workspace info");
-}
-
-/* The list with or without read_images: built once each. */
+/* tools/list's result, with or without the tools that need a vision model. */
 static char *build_list(bool vision) {
   g_autoptr(JsonBuilder) b = json_builder_new();
   g_autoptr(JsonGenerator) gen = json_generator_new();
   g_autoptr(JsonNode) root = NULL;
-  g_autofree char *built = NULL;
-  GString *out = g_string_new("{\"tools\":[");
 
-  /* The built entries, then read_files' and read_images' texts around them. */
+  json_builder_begin_object(b);
+  json_builder_set_member_name(b, "tools");
   json_builder_begin_array(b);
-  list_files_tool(b);
-  workspace_info_tool(b);
+  for (size_t i = 0; i < G_N_ELEMENTS(tools); i++)
+    if (vision || !tools[i].vision)
+      tool_entry(b, &tools[i]);
   json_builder_end_array(b);
+  json_builder_end_object(b);
   root = json_builder_get_root(b);
   json_generator_set_root(gen, root);
-  built = json_generator_to_data(gen, NULL);
-  g_string_append(out, mcp_read_files_tool_json());
-  g_string_append_c(out, ',');
-  g_string_append_len(out, built + 1, (gssize)strlen(built) - 2);
-  if (vision) {
-    g_string_append_c(out, ',');
-    g_string_append(out, mcp_read_images_tool_json());
-  }
-  g_string_append(out, "]}");
-  return g_string_free(out, FALSE);
+  return json_generator_to_data(gen, NULL);
 }
 
 const char *mcp_tools_list_json(bool vision) {
@@ -152,97 +132,47 @@ const char *mcp_tools_list_json(bool vision) {
   return lists[vision ? 1 : 0];
 }
 
-static int fail(char **ret_error, const char *text) {
-  *ret_error = g_strdup(text);
-  return -EINVAL;
+/* The string member `name` of o (may be NULL), or NULL. */
+static const char *string_member(JsonObject *o, const char *name) {
+  JsonNode *n = o != NULL ? json_object_get_member(o, name) : NULL;
+
+  return n != NULL && JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == G_TYPE_STRING
+             ? json_node_get_string(n)
+             : NULL;
 }
 
-int mcp_list_args_parse(JsonNode *arguments, int64_t default_budget, ReadParams *ret,
+/* _meta.progressToken of a request's params, or NULL. */
+static JsonNode *progress_token(JsonObject *p) {
+  JsonNode *meta = p != NULL ? json_object_get_member(p, "_meta") : NULL;
+
+  if (meta == NULL || !JSON_NODE_HOLDS_OBJECT(meta))
+    return NULL;
+  return json_object_get_member(json_node_get_object(meta), "progressToken");
+}
+
+int mcp_tool_call_parse(JsonNode *params, bool vision, int64_t default_budget, McpToolCall *ret,
                         char **ret_error) {
-  static const char *const members[] = {"path", "paths", "ignored", "maxFiles", "skip", NULL};
-  g_autoptr(JsonNode) call = NULL;
-  JsonObject *o = NULL, *c, *expand;
-  JsonNode *path, *paths;
-  JsonArray *list;
+  JsonObject *p =
+      params != NULL && JSON_NODE_HOLDS_OBJECT(params) ? json_node_get_object(params) : NULL;
+  const char *name = string_member(p, "name");
 
-  if (arguments != NULL && !JSON_NODE_HOLDS_NULL(arguments)) {
-    g_autoptr(GList) names = NULL;
-
-    if (!JSON_NODE_HOLDS_OBJECT(arguments))
-      return fail(ret_error, "the arguments must be an object");
-    o = json_node_get_object(arguments);
-    names = json_object_get_members(o);
-    for (GList *l = names; l != NULL; l = l->next)
-      if (!g_strv_contains(members, l->data)) {
-        *ret_error = g_strdup_printf("unknown argument %s", (const char *)l->data);
-        return -EINVAL;
-      }
+  memset(ret, 0, sizeof(*ret));
+  read_params_init(&ret->read);
+  for (size_t i = 0; name != NULL && i < G_N_ELEMENTS(tools); i++) {
+    if (strcmp(name, tools[i].name) != 0 || (tools[i].vision && !vision))
+      continue;
+    ret->tool = (McpToolId)i;
+    ret->progress_token = progress_token(p);
+    return tools[i].parse(json_object_get_member(p, "arguments"), default_budget, ret, ret_error);
   }
-  path = o != NULL ? json_object_get_member(o, "path") : NULL;
-  paths = o != NULL ? json_object_get_member(o, "paths") : NULL;
-  if (path != NULL && paths != NULL)
-    return fail(ret_error, "give path or paths, not both");
-  if (path != NULL &&
-      (!JSON_NODE_HOLDS_VALUE(path) || json_node_get_value_type(path) != G_TYPE_STRING ||
-       *json_node_get_string(path) == '\0'))
-    return fail(ret_error, "path must be a folder, a glob or a file (a non-empty string)");
-  if (paths != NULL &&
-      (!JSON_NODE_HOLDS_ARRAY(paths) || json_array_get_length(json_node_get_array(paths)) > 100))
-    return fail(ret_error, "paths must be an array of at most 100 folders, globs or files");
-  /* The plan of a read of those paths, folders and globs expanded. */
-  call = json_node_new(JSON_NODE_OBJECT);
-  json_node_take_object(call, json_object_new());
-  c = json_node_get_object(call);
-  if (paths != NULL) {
-    json_object_set_member(c, "paths", json_node_copy(paths));
-  } else {
-    list = json_array_new();
-    json_array_add_string_element(list, path != NULL ? json_node_get_string(path) : ".");
-    json_object_set_array_member(c, "paths", list);
-  }
-  json_object_set_boolean_member(c, "plan", TRUE);
-  expand = json_object_new();
-  for (const char *const *n = (const char *const[]){"ignored", "maxFiles", NULL}; *n != NULL; n++)
-    if (o != NULL && json_object_has_member(o, *n))
-      json_object_set_member(expand, *n, json_node_copy(json_object_get_member(o, *n)));
-  json_object_set_object_member(c, "expand", expand);
-  if (o != NULL && json_object_has_member(o, "skip"))
-    json_object_set_member(c, "skip", json_node_copy(json_object_get_member(o, "skip")));
-  return mcp_read_args_parse(call, default_budget, ret, ret_error);
+  *ret_error = g_strdup_printf("unknown tool: %s", name != NULL ? name : "(no name)");
+  return -ENOENT;
 }
 
-int mcp_workspace_info_args_check(JsonNode *arguments, char **ret_error) {
-  if (arguments == NULL || JSON_NODE_HOLDS_NULL(arguments) ||
-      (JSON_NODE_HOLDS_OBJECT(arguments) &&
-       json_object_get_size(json_node_get_object(arguments)) == 0))
-    return 0;
-  return fail(ret_error, "workspace_info takes no argument");
-}
-
-char *mcp_workspace_info_text(const char *const *roots, const char *source,
-                              const char *const *excludes, const char *problem) {
-  GString *out = g_string_new(NULL);
-
-  if (roots == NULL || roots[0] == NULL) {
-    g_string_append(out, "No folder may be read");
-  } else {
-    g_string_append(out, "Folders whose files may be read (relative paths resolve against the "
-                         "first):\n");
-    for (size_t i = 0; roots[i] != NULL; i++)
-      g_string_append_printf(out, "  %s\n", roots[i]);
-    g_string_append(out, "They come from");
-  }
-  g_string_append_printf(out, " %s.\n", source);
-  if (problem != NULL)
-    g_string_append_printf(out, "%s\n", problem);
-  if (excludes != NULL && excludes[0] != NULL) {
-    g_string_append(out, "Files never read (ACCESS_DENIED), by name or by path under a root:");
-    for (size_t i = 0; excludes[i] != NULL; i++)
-      g_string_append_printf(out, " %s", excludes[i]);
-    g_string_append_c(out, '\n');
-  }
-  g_string_append(out, "Folders and globs leave out what .gitignore and .ignore files ignore "
-                       "(expand.ignored: true in read_files, ignored: true in list_files lists "
-                       "them too).");
-  return g_string_free(out, FALSE);
+void mcp_tool_call_clear(McpToolCall *call) {
+  if (call == NULL)
+    return;
+  read_params_clear(&call->read);
+  read_images_params_clear(&call->images);
+  call->progress_token = NULL;
 }

@@ -1,5 +1,6 @@
 /* The Model Context Protocol's messages that `readerd mcp` answers (docs/mcp.md): the tools and
- * their arguments (mcp.c, mcp-args.c, mcp-tools.c), tool results, roots and progress; the eras
+ * their arguments (mcp-tools.c: the table of tools; mcp-tool-schemas.c, mcp.c, mcp-args.c,
+ * mcp-list-files.c), tool results, roots and progress; the eras
  * are in mcp-era.h, logging in mcp-log.h, resources in mcp-resources.h. Pure: JSON in, JSON
  * text out; the connection side is daemon/mcp*.c. */
 #pragma once
@@ -40,13 +41,38 @@ int64_t mcp_client_budget(const char *client_name);
  * it says its resultType. g_free the result. */
 char *mcp_read_result_tail(size_t chars, bool modern, size_t *ret_len);
 
-/* tools/list's result: the tools with their JSON Schemas (ipc/mcp-tools.c), read_images too
- * for a server with a vision model configured (docs/vision.md). Static text. */
+/* The tools, in the order tools/list lists them (the table in ipc/mcp-tools.c). */
+typedef enum {
+  MCP_TOOL_ID_READ_FILES,
+  MCP_TOOL_ID_LIST_FILES,
+  MCP_TOOL_ID_WORKSPACE_INFO,
+  MCP_TOOL_ID_READ_IMAGES, /* only with a vision model (docs/vision.md) */
+  MCP_TOOL_COUNT,
+} McpToolId;
+
+/* tools/list's result: each tool with its JSON Schema, built from the table of tools, read_images
+ * too for a server with a vision model configured. Static text. */
 const char *mcp_tools_list_json(bool vision);
 
-/* The entries of read_files and read_images in tools/list. Static text. */
-const char *mcp_read_files_tool_json(void);
-const char *mcp_read_images_tool_json(void);
+/* A tools/call, parsed. */
+typedef struct {
+  McpToolId tool;
+  JsonNode *progress_token; /* params._meta.progressToken, borrowed from params; NULL: none */
+  ReadParams read;          /* read_files and list_files: the read (a plan for list_files) */
+  ReadImagesParams images;  /* read_images */
+} McpToolCall;
+
+/* Parses tools/call's params (name, arguments, _meta) into *ret: which tool, and its arguments
+ * as the params of what it runs (read_files' with default_budget tokens when the call names
+ * none). read_images is a tool only when `vision` is set. Returns 0; -ENOENT when params name
+ * no tool (the protocol's error), or -EINVAL when the tool's arguments are wrong (the tool's
+ * error, ret->tool set), each with *ret_error (g_malloc'd). mcp_tool_call_clear() releases
+ * *ret whatever the outcome. */
+int mcp_tool_call_parse(JsonNode *params, bool vision, int64_t default_budget, McpToolCall *ret,
+                        char **ret_error);
+
+/* Releases what a parsed call owns; NULL is fine. */
+void mcp_tool_call_clear(McpToolCall *call);
 
 /* list_files' arguments (path or paths, ignored, maxFiles, budget) into the params of a plan:
  * read_files' with plan: true. Returns 0, or -EINVAL with *ret_error (g_malloc'd). */

@@ -8,6 +8,8 @@
 
 #include <glib.h>
 
+#include "basic/vision-provider.h"
+
 static int fail(char **ret_error, const char *format, ...) G_GNUC_PRINTF(2, 3);
 
 static int fail(char **ret_error, const char *format, ...) {
@@ -42,6 +44,7 @@ static const char *string_of(JsonNode *n, size_t max) {
 static int setting(JsonObject *o, const char *name, const char *where, char **ret,
                    char **ret_error) {
   JsonNode *n = member(o, name);
+  VisionProvider provider;
   const char *s;
 
   if (n == NULL)
@@ -55,8 +58,11 @@ static int setting(JsonObject *o, const char *name, const char *where, char **re
                 "%s%s must be a non-empty string of at most %zu bytes without control "
                 "characters",
                 where, name, VISION_MAX_SETTING);
-  if (strcmp(name, "provider") == 0 && strcmp(s, "openai") != 0 && strcmp(s, "anthropic") != 0)
-    return fail(ret_error, "%sprovider must be \"openai\" or \"anthropic\"", where);
+  if (strcmp(name, "provider") == 0 && vision_provider_from_name(s, &provider) < 0) {
+    g_autofree char *names = vision_provider_names("\"");
+
+    return fail(ret_error, "%sprovider must be %s", where, names);
+  }
   *ret = g_strdup(s);
   return 0;
 }

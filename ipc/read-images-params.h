@@ -21,7 +21,7 @@ typedef struct {
   char *base_url;
   char *model;
   char *api_key;
-  char *provider; /* "openai" or "anthropic" */
+  char *provider; /* a provider's name (basic/vision-provider.h) */
 } VisionSettings;
 
 typedef struct {

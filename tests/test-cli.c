@@ -284,6 +284,49 @@ START_TEST(cli_pdf_pages_and_render) {
 }
 END_TEST
 
+/* readerd read's options go through the one parser of the read's params: its rule, named
+ * by the option; and a name that is not UTF-8 still reads (sent as its pathBytes). */
+START_TEST(cli_params_checked_by_the_protocols_parser) {
+  static const struct {
+    const char *option, *value, *said;
+  } cases[] = {
+      {"--offset", "abc", "--offset: offset must be an integer >= 1: abc"},
+      {"--image-tile", "sideways", "--image-tile: images.tile must be one of"},
+      {"--max-files", "0", "--max-files: expand.maxFiles must be an integer from 1 to 10000"},
+      {"--format", "yaml", "--format: format must be one of"},
+      {"--budget", "0", "--budget: budget.tokens must be an integer >= 1"},
+  };
+  g_autofree char *good = put_str("good.txt", "good\n");
+  g_autofree char *odd = put_str("odd\xff.txt", "odd name\n");
+  RdRun o;
+
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+    run(&o, "read", cases[i].option, cases[i].value, good, NULL);
+    ck_assert_msg(o.code == 2, "%s %s exited %d", cases[i].option, cases[i].value, o.code);
+    ck_assert_msg(strstr(o.err, cases[i].said) != NULL, "%s %s said: %s", cases[i].option,
+                  cases[i].value, o.err);
+    rd_run_clear(&o);
+  }
+  run(&o, "read", "--password", "pw", odd, NULL);
+  ck_assert_msg(o.code == 0, "a name that is not UTF-8 exited %d: %s", o.code, o.err);
+  ck_assert_msg(strstr(o.out, "odd name") != NULL, "not read: %s", o.out);
+  rd_run_clear(&o);
+  /* Its etag, given back for its name, answers it unchanged. */
+  run(&o, "read", "--json", odd, NULL);
+  RdResult *r = rd_result_from_json(o.out, o.out_len);
+  g_autofree char *etag = g_strdup(rd_file_str(r, 0, "etag"));
+  g_autofree char *match = g_strdup_printf("%s=%s", odd, etag);
+  rd_result_free(r);
+  rd_run_clear(&o);
+  run(&o, "read", "--json", "--if-none-match", match, odd, NULL);
+  ck_assert_int_eq(o.code, 0);
+  r = rd_result_from_json(o.out, o.out_len);
+  ck_assert_msg(rd_file_true(r, 0, "unchanged"), "not unchanged: %s", o.out);
+  rd_result_free(r);
+  rd_run_clear(&o);
+}
+END_TEST
+
 START_TEST(cli_offset_limit_and_raw) {
   GString *s = g_string_new(NULL);
   for (int i = 1; i <= 300; i++)
@@ -797,6 +840,7 @@ static Suite *cli_suite(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, cli_read_exit_codes);
   tcase_add_test(tc, cli_usage_errors);
+  tcase_add_test(tc, cli_params_checked_by_the_protocols_parser);
   tcase_add_test(tc, cli_version_and_help);
   tcase_add_test(tc, cli_json_output);
   tcase_add_test(tc, cli_options_anywhere_and_double_dash);

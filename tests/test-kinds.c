@@ -83,6 +83,9 @@ static void corrupt_nul(const char *data, size_t len, const char *dst);
 static const Kind kinds[] = {
     {"text", "main.go", "/usr/share/go-1.19/src/fmt/print.go", "golang-1.19-src", "text", NULL,
      corrupt_nul, "UNSUPPORTED_FORMAT", U_LINES, 1500, 1500, 16},
+    /* A name that is not UTF-8: named by its pathBytes (the CLI by its bytes). */
+    {"text-bytes", "print\xff.go", "/usr/share/go-1.19/src/fmt/print.go", "golang-1.19-src", "text",
+     NULL, corrupt_nul, "UNSUPPORTED_FORMAT", U_LINES, 1500, 1500, 16},
     {"png", "picture.png", "samples/readerd.png", NULL, "image", NULL, corrupt_truncate,
      "CORRUPTED_FILE", U_WHOLE, 150, 0, 1},
     {"jpeg", "photo.jpg", "/usr/libexec/installed-tests/gdk-pixbuf/bug725582-testrotate.jpg",
@@ -305,13 +308,17 @@ static void world_make(const char *base) {
   world_add_filler();
 }
 
-/* The row of a file of the folder (the first row with that name: svg as text). */
+/* The row of a file of the folder (the first row with that name: svg as text), by its path as
+ * an answer spells it (a byte that is not UTF-8 as U+FFFD). */
 static const Kind *kind_of_file(const char *path) {
   const char *name = strrchr(path, '/') != NULL ? strrchr(path, '/') + 1 : path;
 
-  for (size_t i = 0; i + 1 < G_N_ELEMENTS(kinds); i++)
-    if (strcmp(kinds[i].file, name) == 0)
+  for (size_t i = 0; i + 1 < G_N_ELEMENTS(kinds); i++) {
+    g_autofree char *spelled = g_utf8_make_valid(kinds[i].file, -1);
+
+    if (strcmp(spelled, name) == 0)
       return &kinds[i];
+  }
   ck_abort_msg("%s: %s is no file of the table", cell, path);
   return NULL;
 }
@@ -345,20 +352,42 @@ typedef struct {
   bool light; /* a huge answer: taken apart without the library's checks */
 } Req;
 
+/* A path's member: "path":"..." or, for a name that is not UTF-8, "pathBytes":"..." (the
+ * table's names hold no UTF-8 beyond ASCII: every other byte is spelled \xHH). g_free. */
+static char *path_member(const char *path) {
+  GString *b;
+
+  if (g_utf8_validate(path, -1, NULL)) {
+    g_autofree char *q = rd_json_quote(path);
+
+    return g_strdup_printf("\"path\":%s", q);
+  }
+  b = g_string_new(NULL);
+  for (const unsigned char *c = (const unsigned char *)path; *c != '\0'; c++)
+    if (*c == '\\')
+      g_string_append(b, "\\\\");
+    else if (*c >= 0x80 || *c < 0x20)
+      g_string_append_printf(b, "\\x%02x", *c);
+    else
+      g_string_append_c(b, (char)*c);
+  g_autofree char *spelled = g_string_free(b, FALSE), *q = rd_json_quote(spelled);
+  return g_strdup_printf("\"pathBytes\":%s", q);
+}
+
 static char *req_params(const Req *q, Face f) {
   GString *s = g_string_new("{\"paths\":[");
 
   for (guint i = 0; i < q->n; i++) {
-    g_autofree char *path = rd_json_quote(q->paths[i]);
+    g_autofree char *path = path_member(q->paths[i]);
     bool members = i >= q->plain && (q->kind->option != NULL || q->offset > 0 || q->pages != NULL);
 
     if (i > 0)
       g_string_append_c(s, ',');
-    if (!members) {
-      g_string_append(s, path);
+    if (!members && g_str_has_prefix(path, "\"path\":")) {
+      g_string_append(s, path + strlen("\"path\":"));
       continue;
     }
-    g_string_append_printf(s, "{\"path\":%s", path);
+    g_string_append_printf(s, "{%s", path);
     if (q->kind->option != NULL)
       g_string_append_printf(s, ",%s", q->kind->option);
     if (q->offset > 0)
@@ -913,9 +942,9 @@ static const char *good_path(const Kind *k) {
 }
 
 /* Entry i is ACCESS_DENIED and says nothing of the file: no type, size, time, etag or content,
- * no picture, and not where it lies. */
+ * no picture, and not where it lies (its name as asked, pathBytes too, is no news). */
 static void check_denied(Answer *a, guint i) {
-  static const char *const allowed[] = {"path", "code", "error", "tokens", "from"};
+  static const char *const allowed[] = {"path", "pathBytes", "code", "error", "tokens", "from"};
   xmlNodePtr n = content(a, i);
   g_autofree char *error = attr(n, "error");
 

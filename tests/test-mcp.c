@@ -1,4 +1,5 @@
-/* ipc/mcp.c: protocol revisions, the tools list and its schema, read_files' arguments into
+/* ipc/mcp*.c: protocol revisions, the tools list and its schema, tools/call by the table of
+ * tools, resources/read and completion params, read_files' arguments into
  * read params, tool errors, roots and progress lines. */
 #include <errno.h>
 #include <check.h>
@@ -551,6 +552,180 @@ START_TEST(mcp_budget_defaults) {
 }
 END_TEST
 
+/* tools/call's params by the table of tools: which tool, its arguments as plain params, the
+ * progress token. */
+START_TEST(mcp_tool_call_parsed) {
+  g_autoptr(JsonNode) read = parse("{\"name\":\"read_files\",\"arguments\":{\"paths\":[\"a.txt\"],"
+                                   "\"limit\":5},\"_meta\":{\"progressToken\":7}}");
+  g_autoptr(JsonNode) list = parse("{\"name\":\"list_files\",\"arguments\":{\"path\":\"src\"}}");
+  g_autoptr(JsonNode) info = parse("{\"name\":\"workspace_info\"}");
+  g_autoptr(JsonNode) images =
+      parse("{\"name\":\"read_images\",\"arguments\":{\"paths\":[\"a.png\"],\"query\":\"what?\"}}");
+  McpToolCall call;
+  char *err = NULL;
+
+  ck_assert_int_eq(mcp_tool_call_parse(read, false, 100, &call, &err), 0);
+  ck_assert_int_eq(call.tool, MCP_TOOL_ID_READ_FILES);
+  ck_assert_uint_eq(call.read.n_paths, 1);
+  ck_assert_str_eq(call.read.paths[0].path, "a.txt");
+  ck_assert_int_eq(call.read.limit, 5);
+  ck_assert_int_eq(call.read.budget_tokens, 100);
+  ck_assert_ptr_nonnull(call.progress_token);
+  ck_assert_int_eq(json_node_get_int(call.progress_token), 7);
+  mcp_tool_call_clear(&call);
+
+  ck_assert_int_eq(mcp_tool_call_parse(list, false, 0, &call, &err), 0);
+  ck_assert_int_eq(call.tool, MCP_TOOL_ID_LIST_FILES);
+  ck_assert(call.read.plan);
+  ck_assert_str_eq(call.read.paths[0].path, "src");
+  ck_assert_ptr_null(call.progress_token);
+  mcp_tool_call_clear(&call);
+
+  ck_assert_int_eq(mcp_tool_call_parse(info, false, 0, &call, &err), 0);
+  ck_assert_int_eq(call.tool, MCP_TOOL_ID_WORKSPACE_INFO);
+  mcp_tool_call_clear(&call);
+
+  ck_assert_int_eq(mcp_tool_call_parse(images, true, 0, &call, &err), 0);
+  ck_assert_int_eq(call.tool, MCP_TOOL_ID_READ_IMAGES);
+  ck_assert_str_eq(call.images.query, "what?");
+  ck_assert_str_eq(call.images.paths[0], "a.png");
+  mcp_tool_call_clear(&call);
+  ck_assert_ptr_null(err);
+}
+END_TEST
+
+/* An unknown tool (the protocol's error) is told apart from bad arguments (the tool's). */
+START_TEST(mcp_tool_call_refused) {
+  static const struct {
+    const char *params;
+    bool vision;
+    int r;
+    McpToolId tool; /* for -EINVAL */
+    const char *error;
+  } cases[] = {
+      {"{\"name\":\"write_file\"}", false, -ENOENT, 0, "unknown tool: write_file"},
+      {"{\"arguments\":{}}", false, -ENOENT, 0, "unknown tool: (no name)"},
+      {"{\"name\":7}", false, -ENOENT, 0, "unknown tool: (no name)"},
+      {"[]", false, -ENOENT, 0, "unknown tool: (no name)"},
+      /* Without a vision model there is no read_images to call. */
+      {"{\"name\":\"read_images\",\"arguments\":{\"paths\":[\"a.png\"],\"query\":\"q\"}}", false,
+       -ENOENT, 0, "unknown tool: read_images"},
+      {"{\"name\":\"read_files\"}", false, -EINVAL, MCP_TOOL_ID_READ_FILES,
+       "the arguments must be an object with paths"},
+      {"{\"name\":\"read_files\",\"arguments\":{\"paths\":[\"a\"],\"limit\":0}}", false, -EINVAL,
+       MCP_TOOL_ID_READ_FILES, "limit must be an integer >= 1"},
+      {"{\"name\":\"list_files\",\"arguments\":{\"path\":\"a\",\"paths\":[\"b\"]}}", false, -EINVAL,
+       MCP_TOOL_ID_LIST_FILES, "give path or paths, not both"},
+      {"{\"name\":\"workspace_info\",\"arguments\":{\"x\":1}}", false, -EINVAL,
+       MCP_TOOL_ID_WORKSPACE_INFO, "workspace_info takes no argument"},
+      {"{\"name\":\"read_images\",\"arguments\":{\"paths\":[\"a.png\"],\"query\":\"q\","
+       "\"baseUrl\":\"http://x\"}}",
+       true, -EINVAL, MCP_TOOL_ID_READ_IMAGES, "unknown argument baseUrl"},
+  };
+
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autoptr(JsonNode) n = parse(cases[i].params);
+    g_autofree char *err = NULL;
+    McpToolCall call;
+
+    ck_assert_int_eq(mcp_tool_call_parse(n, cases[i].vision, 0, &call, &err), cases[i].r);
+    ck_assert_msg(err != NULL && strcmp(err, cases[i].error) == 0, "%s: said '%s', not '%s'",
+                  cases[i].params, err, cases[i].error);
+    if (cases[i].r == -EINVAL)
+      ck_assert_int_eq(call.tool, cases[i].tool);
+    mcp_tool_call_clear(&call);
+  }
+}
+END_TEST
+
+/* resources/read's uri as the read that answers it, and completion/complete's params. */
+START_TEST(mcp_resource_read_and_completion_parsed) {
+  g_autoptr(JsonNode) file = parse("{\"uri\":\"file:///tmp/a%20b.txt\"}");
+  g_autoptr(JsonNode) folder = parse("{\"uri\":\"file:///tmp/src/\"}");
+  g_autoptr(JsonNode) http = parse("{\"uri\":\"http://example.com/a\"}");
+  g_autoptr(JsonNode) none = parse("{}");
+  g_autoptr(JsonNode) path = parse("{\"ref\":{\"type\":\"ref/resource\",\"uri\":"
+                                   "\"file:///{+path}\"},\"argument\":{\"name\":\"path\","
+                                   "\"value\":\"sr\"}}");
+  g_autoptr(JsonNode) other = parse("{\"ref\":{\"type\":\"ref/prompt\",\"name\":\"x\"},"
+                                    "\"argument\":{\"name\":\"path\",\"value\":\"sr\"}}");
+  g_autoptr(JsonNode) no_value = parse("{\"ref\":{\"type\":\"ref/resource\",\"uri\":"
+                                       "\"file:///{+path}\"},\"argument\":{\"name\":\"path\"}}");
+  g_autofree char *err = NULL;
+  const char *uri = NULL, *value = NULL;
+  ReadParams p;
+
+  read_params_init(&p);
+  ck_assert_int_eq(mcp_resource_read_parse(file, 50, &p, &uri, &err), 0);
+  ck_assert_str_eq(uri, "file:///tmp/a%20b.txt");
+  ck_assert_str_eq(p.paths[0].path, "/tmp/a b.txt");
+  ck_assert(!p.expand.on && !p.plan);
+  ck_assert_int_eq(p.budget_tokens, 50);
+  read_params_clear(&p);
+  ck_assert_int_eq(mcp_resource_read_parse(folder, 0, &p, &uri, &err), 0);
+  ck_assert(g_str_has_prefix(p.paths[0].path, "/tmp/src"));
+  ck_assert(p.expand.on && p.plan);
+  read_params_clear(&p);
+  ck_assert_int_eq(mcp_resource_read_parse(http, 0, &p, &uri, &err), -EINVAL);
+  ck_assert_str_eq(err, "uri must be a local file:// URI (file:///{+path})");
+  g_clear_pointer(&err, g_free);
+  ck_assert_int_eq(mcp_resource_read_parse(none, 0, &p, &uri, &err), -EINVAL);
+  ck_assert_ptr_nonnull(err);
+
+  ck_assert(mcp_completion_parse(path, &value));
+  ck_assert_str_eq(value, "sr");
+  ck_assert(!mcp_completion_parse(other, &value));
+  ck_assert(mcp_completion_parse(no_value, &value));
+  ck_assert_str_eq(value, "");
+  ck_assert(!mcp_completion_parse(NULL, &value));
+}
+END_TEST
+
+/* Checks every schema under n: an object that allows no other members requires only members
+ * it has (a required name it lacks makes every value invalid), in `required` or in an anyOf's. */
+static void check_required_known(JsonNode *n, const char *where) {
+  if (JSON_NODE_HOLDS_ARRAY(n)) {
+    for (guint i = 0; i < json_array_get_length(json_node_get_array(n)); i++)
+      check_required_known(json_array_get_element(json_node_get_array(n), i), where);
+    return;
+  }
+  if (!JSON_NODE_HOLDS_OBJECT(n))
+    return;
+  JsonObject *o = json_node_get_object(n);
+  JsonNode *props = json_object_get_member(o, "properties");
+  JsonNode *extra = json_object_get_member(o, "additionalProperties");
+  if (props != NULL && JSON_NODE_HOLDS_OBJECT(props) && extra != NULL &&
+      JSON_NODE_HOLDS_VALUE(extra) && !json_node_get_boolean(extra)) {
+    JsonNode *any = json_object_get_member(o, "anyOf");
+    for (guint k = 0; k <= (any != NULL ? json_array_get_length(json_node_get_array(any)) : 0);
+         k++) {
+      JsonObject *holder =
+          k == 0 ? o : json_array_get_object_element(json_node_get_array(any), k - 1);
+      JsonNode *req = json_object_get_member(holder, "required");
+      for (guint i = 0; req != NULL && i < json_array_get_length(json_node_get_array(req)); i++) {
+        const char *name = json_array_get_string_element(json_node_get_array(req), i);
+        ck_assert_msg(json_object_has_member(json_node_get_object(props), name),
+                      "%s: a schema requires %s, which it does not allow", where, name);
+      }
+    }
+  }
+  g_autoptr(GList) members = json_object_get_members(o);
+  for (GList *l = members; l != NULL; l = l->next)
+    check_required_known(json_object_get_member(o, l->data), where);
+}
+
+START_TEST(mcp_tools_schemas_satisfiable) {
+  g_autoptr(JsonNode) n = parse(mcp_tools_list_json(true));
+  JsonArray *tools = json_object_get_array_member(json_node_get_object(n), "tools");
+
+  for (guint i = 0; i < json_array_get_length(tools); i++) {
+    JsonObject *t = json_array_get_object_element(tools, i);
+    check_required_known(json_object_get_member(t, "inputSchema"),
+                         json_object_get_string_member(t, "name"));
+  }
+}
+END_TEST
+
 static Suite *mcp_suite(void) {
   Suite *s = suite_create("mcp");
   TCase *tc = tcase_create("core");
@@ -575,6 +750,10 @@ static Suite *mcp_suite(void) {
   tcase_add_test(tc, mcp_roots_unusable_left_out);
   tcase_add_test(tc, mcp_args_if_none_match);
   tcase_add_test(tc, mcp_progress_and_request_lines);
+  tcase_add_test(tc, mcp_tool_call_parsed);
+  tcase_add_test(tc, mcp_tools_schemas_satisfiable);
+  tcase_add_test(tc, mcp_tool_call_refused);
+  tcase_add_test(tc, mcp_resource_read_and_completion_parsed);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -367,7 +367,7 @@ START_TEST(tail_column_cli_tail) {
   rd_run_clear(&run);
   rd_run(dmn->dir, zero, NULL, 0, 10000, &run);
   ck_assert_int_eq(run.code, 2);
-  ck_assert(strstr(run.err, "--tail takes a whole number >= 1") != NULL);
+  ck_assert(strstr(run.err, "--tail: tail must be an integer >= 1") != NULL);
   rd_run_clear(&run);
 }
 END_TEST

@@ -87,6 +87,28 @@ START_TEST(vision_endpoint_urls) {
 }
 END_TEST
 
+/* The providers are named in one table: each name is found again, an unknown one is refused,
+ * and messages list them all. */
+START_TEST(vision_providers_named_once) {
+  g_autofree char *plain = vision_provider_names("");
+  g_autofree char *quoted = vision_provider_names("\"");
+  VisionProvider p;
+
+  for (int i = 0; i < VISION_PROVIDER_COUNT; i++) {
+    ck_assert_int_eq(vision_provider_from_name(vision_provider_name((VisionProvider)i), &p), 0);
+    ck_assert_int_eq(p, i);
+    ck_assert(g_str_has_prefix(vision_provider_base_url(p), "https://"));
+    ck_assert(strstr(plain, vision_provider_name(p)) != NULL);
+  }
+  ck_assert_int_eq(vision_provider_from_name("ollama", &p), -EINVAL);
+  ck_assert_int_eq(vision_provider_from_name(NULL, &p), -EINVAL);
+  ck_assert_str_eq(plain, "openai or anthropic");
+  ck_assert_str_eq(quoted, "\"openai\" or \"anthropic\"");
+  ck_assert_str_eq(vision_provider_base_url(VISION_PROVIDER_ANTHROPIC),
+                   "https://api.anthropic.com/v1");
+}
+END_TEST
+
 /* Parses body with status; returns the result code, the answer in *a, the error in *err. */
 static int response(VisionProvider p, long status, const char *body, VisionAnswer *a, char **err) {
   *err = NULL;
@@ -404,6 +426,7 @@ int main(void) {
   tcase_add_test(tc, vision_body_openai);
   tcase_add_test(tc, vision_body_anthropic);
   tcase_add_test(tc, vision_endpoint_urls);
+  tcase_add_test(tc, vision_providers_named_once);
   tcase_add_test(tc, vision_response_answers);
   tcase_add_test(tc, vision_response_errors);
   tcase_add_test(tc, vision_response_long_error);

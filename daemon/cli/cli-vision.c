@@ -8,6 +8,7 @@
 #include <glib.h>
 #include <uv.h>
 
+#include "basic/vision-provider.h"
 #include "daemon/cli/cli-args.h"
 #include "daemon/cli/cli.h"
 #include "daemon/vision/vision.h"
@@ -57,6 +58,8 @@ static void done_cb(VisionCall *call, void *data) {
 
 /* Applies one option. Returns 0, 1 for --help, or CLI_EXIT_USAGE (reported). */
 static int option(int c, ReadImagesParams *p, VisionSettings *s, VisionRun *run) {
+  VisionProvider provider;
+
   switch (c) {
   case 'q':
     g_free(p->query);
@@ -75,8 +78,12 @@ static int option(int c, ReadImagesParams *p, VisionSettings *s, VisionRun *run)
     s->base_url = g_strdup(optarg);
     return 0;
   case 'P':
-    if (strcmp(optarg, "openai") != 0 && strcmp(optarg, "anthropic") != 0)
-      return usage_error("--provider takes openai or anthropic", optarg);
+    if (vision_provider_from_name(optarg, &provider) < 0) {
+      g_autofree char *names = vision_provider_names("");
+      g_autofree char *what = g_strdup_printf("--provider takes %s", names);
+
+      return usage_error(what, optarg);
+    }
     g_free(s->provider);
     s->provider = g_strdup(optarg);
     return 0;

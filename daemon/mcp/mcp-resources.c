@@ -19,12 +19,6 @@ static const McpCache list_cache = {MCP_LIST_TTL_MS, "private"};
 /* A file read may change at any time. */
 static const McpCache read_cache = {0, "private"};
 
-static JsonObject *params_of(const JsonrpcMessage *msg) {
-  return msg->params != NULL && JSON_NODE_HOLDS_OBJECT(msg->params)
-             ? json_node_get_object(msg->params)
-             : NULL;
-}
-
 /* The folders reads may lie in: the fence's, once resolved. */
 static const char *const *fence_folders(const Mcp *m) {
   return workspace_real_roots(m->ws);
@@ -47,34 +41,13 @@ void mcp_resources_templates_list(Conn *c, const JsonrpcMessage *msg, size_t len
 }
 
 void mcp_resources_read(Conn *c, const JsonrpcMessage *msg, size_t len) {
-  JsonObject *p = params_of(msg);
-  const char *uri = p != NULL ? json_object_get_string_member_with_default(p, "uri", NULL) : NULL;
-  g_autofree char *path = NULL, *err = NULL;
-  g_autoptr(JsonNode) args = NULL;
-  JsonObject *a;
-  JsonArray *paths;
+  g_autofree char *err = NULL;
+  const char *uri = NULL;
   ReadParams params;
   McpCall *call;
-  bool folder;
 
-  path = mcp_resource_path(uri, &folder);
-  if (path == NULL) {
-    reply_error(c, msg->id, JSONRPC_INVALID_PARAMS,
-                "uri must be a local file:// URI (file:///{+path})");
-    return;
-  }
-  /* A file reads as read_files reads it; a folder lists what it holds (the plan). */
-  args = json_node_new(JSON_NODE_OBJECT);
-  json_node_take_object(args, json_object_new());
-  a = json_node_get_object(args);
-  paths = json_array_new();
-  json_array_add_string_element(paths, path);
-  json_object_set_array_member(a, "paths", paths);
-  json_object_set_boolean_member(a, "expand", folder);
-  if (folder)
-    json_object_set_boolean_member(a, "plan", TRUE);
   read_params_init(&params);
-  if (mcp_read_args_parse(args, mcp_of(c)->budget, &params, &err) < 0) {
+  if (mcp_resource_read_parse(msg->params, mcp_of(c)->budget, &params, &uri, &err) < 0) {
     reply_error(c, msg->id, JSONRPC_INVALID_PARAMS, err);
     return;
   }
@@ -171,16 +144,11 @@ void mcp_completion_detach_all(Mcp *m) {
 }
 
 static void complete_fenced(Conn *c, JsonNode *id, JsonNode *params, size_t len) {
-  JsonObject *p = JSON_NODE_HOLDS_OBJECT(params) ? json_node_get_object(params) : NULL;
-  JsonObject *arg = p != NULL && json_object_has_member(p, "argument") &&
-                            JSON_NODE_HOLDS_OBJECT(json_object_get_member(p, "argument"))
-                        ? json_object_get_object_member(p, "argument")
-                        : NULL;
-  const char *value =
-      arg != NULL ? json_object_get_string_member_with_default(arg, "value", "") : "";
+  const char *value = "";
   Mcp *m = mcp_of(c);
   McpCompletion *j;
 
+  mcp_completion_parse(params, &value);
   if (m->files != NULL && g_get_monotonic_time() - m->files_us < FILES_FRESH_US) {
     answer_completion(c, id, value);
     return;
@@ -197,21 +165,9 @@ static void complete_fenced(Conn *c, JsonNode *id, JsonNode *params, size_t len)
 
 /* completion/complete: only the template's path argument has values to offer. */
 void mcp_completion_complete(Conn *c, const JsonrpcMessage *msg, size_t len) {
-  JsonObject *p = params_of(msg);
-  JsonObject *ref = p != NULL && json_object_has_member(p, "ref") &&
-                            JSON_NODE_HOLDS_OBJECT(json_object_get_member(p, "ref"))
-                        ? json_object_get_object_member(p, "ref")
-                        : NULL;
-  const char *type = ref != NULL ? json_object_get_string_member_with_default(ref, "type", "") : "";
-  const char *uri = ref != NULL ? json_object_get_string_member_with_default(ref, "uri", "") : "";
-  JsonObject *arg = p != NULL && json_object_has_member(p, "argument") &&
-                            JSON_NODE_HOLDS_OBJECT(json_object_get_member(p, "argument"))
-                        ? json_object_get_object_member(p, "argument")
-                        : NULL;
-  const char *name = arg != NULL ? json_object_get_string_member_with_default(arg, "name", "") : "";
+  const char *value;
 
-  if (strcmp(type, "ref/resource") != 0 || strcmp(uri, MCP_RESOURCE_TEMPLATE) != 0 ||
-      strcmp(name, "path") != 0) {
+  if (!mcp_completion_parse(msg->params, &value)) {
     /* Nothing to offer for what readerd does not have (prompts, other arguments). */
     mcp_reply(c, msg->id, "{\"completion\":{\"values\":[],\"total\":0,\"hasMore\":false}}", NULL);
     return;

@@ -1,6 +1,8 @@
-/* `readerd mcp`'s tools (docs/mcp.md): tools/list, and tools/call by the table of tools, each
- * run once the fence is known. read_files and list_files go through the connection's read
- * queue; read_images through rpc-vision; workspace_info is answered at once. */
+/* `readerd mcp`'s tools (docs/mcp.md): tools/list, and tools/call parsed by the table of tools
+ * (ipc/mcp-tools.c) and run by the table below, once the fence is known. read_files and list_files
+ * go through the connection's read queue; read_images through rpc-vision; workspace_info is
+ * answered at once. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,18 +37,6 @@ void mcp_tools_list(Conn *c, const JsonrpcMessage *msg, size_t len) {
   mcp_reply(c, msg->id, mcp_tools_list_json(mcp_vision_configured()), &cache);
 }
 
-/* Starts a read_images call (params taken) in the fence reads have now; no model to ask is
- * the tool's error. */
-static void vision_start(Conn *c, JsonNode *id, ReadImagesParams *params) {
-  g_autofree char *err = NULL, *result = NULL;
-  Mcp *m = mcp_of(c);
-
-  if (rpc_vision_start(m->vision, id, params, m->ws, &err) == 0)
-    return;
-  result = mcp_tool_error_json(err);
-  mcp_reply(c, id, result, NULL);
-}
-
 /* A tool's bad arguments: the tool's error, which the model reads and can act on. */
 static void tool_error(Conn *c, JsonNode *id, const char *text) {
   g_autofree char *result = mcp_tool_error_json(text);
@@ -54,107 +44,59 @@ static void tool_error(Conn *c, JsonNode *id, const char *text) {
   mcp_reply(c, id, result, NULL);
 }
 
-/* read_images: the call runs once the fence is known, as every tools/call does. */
-static void tool_read_images(Conn *c, const JsonrpcMessage *msg, JsonNode *arguments, size_t len) {
+/* read_images: asks the vision model in the fence reads have now (params taken); no model to
+ * ask is the tool's error. */
+static void run_read_images(Conn *c, JsonNode *id, McpToolCall *call, size_t len) {
   g_autofree char *err = NULL;
-  ReadImagesParams params;
+  Mcp *m = mcp_of(c);
 
-  if (mcp_read_images_args_parse(arguments, &params, &err) < 0) {
-    tool_error(c, msg->id, err);
+  if (rpc_vision_start(m->vision, id, &call->images, m->ws, &err) == 0)
     return;
-  }
-  vision_start(c, msg->id, &params);
+  tool_error(c, id, err);
 }
 
-/* Queues a read of the tools/call in msg (params taken), with its progress token. */
-static void queue_read(Conn *c, const JsonrpcMessage *msg, ReadParams *params, size_t len) {
-  JsonObject *p = mcp_params(msg);
-  JsonNode *meta = p != NULL ? json_object_get_member(p, "_meta") : NULL;
-  McpCall *call = g_new0(McpCall, 1);
+/* read_files and list_files: queues the read (params taken), with its progress token. */
+static void run_read(Conn *c, JsonNode *id, McpToolCall *call, size_t len) {
+  McpCall *mc = g_new0(McpCall, 1);
 
-  call->log_level = mcp_of(c)->log_level;
-  if (meta != NULL && JSON_NODE_HOLDS_OBJECT(meta) &&
-      json_object_has_member(json_node_get_object(meta), "progressToken"))
-    call->token =
-        json_node_copy(json_object_get_member(json_node_get_object(meta), "progressToken"));
-  read_queue_add(mcp_of(c)->reads, msg->id, params, len, call);
+  mc->log_level = mcp_of(c)->log_level;
+  if (call->progress_token != NULL)
+    mc->token = json_node_copy(call->progress_token);
+  read_queue_add(mcp_of(c)->reads, id, &call->read, len, mc);
   mcp_progress(c);
 }
 
-static void tool_read_files(Conn *c, const JsonrpcMessage *msg, JsonNode *arguments, size_t len) {
-  g_autofree char *err = NULL;
-  ReadParams params;
-
-  read_params_init(&params);
-  if (mcp_read_args_parse(arguments, mcp_of(c)->budget, &params, &err) < 0) {
-    tool_error(c, msg->id, err);
-    return;
-  }
-  queue_read(c, msg, &params, len);
+static void run_workspace_info(Conn *c, JsonNode *id, McpToolCall *call, size_t len) {
+  workspace_info(c, id);
 }
 
-static void tool_list_files(Conn *c, const JsonrpcMessage *msg, JsonNode *arguments, size_t len) {
-  g_autofree char *err = NULL;
-  ReadParams params;
-
-  read_params_init(&params);
-  if (mcp_list_args_parse(arguments, mcp_of(c)->budget, &params, &err) < 0) {
-    tool_error(c, msg->id, err);
-    return;
-  }
-  queue_read(c, msg, &params, len);
-}
-
-static void tool_workspace_info(Conn *c, const JsonrpcMessage *msg, JsonNode *arguments,
-                                size_t len) {
-  g_autofree char *err = NULL;
-
-  if (mcp_workspace_info_args_check(arguments, &err) < 0) {
-    tool_error(c, msg->id, err);
-    return;
-  }
-  workspace_info(c, msg->id);
-}
-
-/* The tools, by name: what tools/list lists (ipc/mcp-tools.c) and what runs each. */
-static const struct {
-  const char *name;
-  void (*run)(Conn *c, const JsonrpcMessage *msg, JsonNode *arguments, size_t len);
-  bool (*offered)(void); /* NULL: always */
-} tools[] = {
-    {MCP_TOOL_READ_FILES, tool_read_files, NULL},
-    {MCP_TOOL_LIST_FILES, tool_list_files, NULL},
-    {MCP_TOOL_WORKSPACE_INFO, tool_workspace_info, NULL},
-    {MCP_TOOL_READ_IMAGES, tool_read_images, mcp_vision_configured},
+/* What runs each tool of the table in ipc/mcp-tools.c, once its call is parsed. */
+static void (*const runs[MCP_TOOL_COUNT])(Conn *c, JsonNode *id, McpToolCall *call, size_t len) = {
+    [MCP_TOOL_ID_READ_FILES] = run_read,
+    [MCP_TOOL_ID_LIST_FILES] = run_read,
+    [MCP_TOOL_ID_WORKSPACE_INFO] = run_workspace_info,
+    [MCP_TOOL_ID_READ_IMAGES] = run_read_images,
 };
 
-/* tools/call, once the fence is known: bad arguments are the tool's error (the model reads it
- * and can try again); an unknown tool is the protocol's. A fence over no folder is the tool's
- * error too, in words. */
+/* tools/call, once the fence is known: an unknown tool is the protocol's error; a fence over
+ * no folder is the tool's error, in words (workspace_info says why); bad arguments are the
+ * tool's error too (the model reads it and can try again). */
 static void call_fenced(Conn *c, JsonNode *id, JsonNode *params, size_t len) {
-  JsonObject *p =
-      params != NULL && JSON_NODE_HOLDS_OBJECT(params) ? json_node_get_object(params) : NULL;
-  JsonNode *name = p != NULL ? json_object_get_member(p, "name") : NULL;
-  const char *tool =
-      name != NULL && JSON_NODE_HOLDS_VALUE(name) && json_node_get_value_type(name) == G_TYPE_STRING
-          ? json_node_get_string(name)
-          : NULL;
-  const JsonrpcMessage msg = {.id = id, .params = params, .method = "tools/call"};
-  g_autofree char *text = NULL;
+  g_autofree char *err = NULL;
   Mcp *m = mcp_of(c);
+  McpToolCall call;
+  int r;
 
-  for (size_t i = 0; tool != NULL && i < G_N_ELEMENTS(tools); i++) {
-    if (strcmp(tool, tools[i].name) != 0 || (tools[i].offered != NULL && !tools[i].offered()))
-      continue;
-    if (m->fence_problem != NULL && tools[i].run != tool_workspace_info) {
-      tool_error(c, id, m->fence_problem);
-      return;
-    }
-    tools[i].run(c, &msg, json_object_get_member(p, "arguments"), len);
-    return;
-  }
-  text = g_strdup_printf("unknown tool: %s", tool != NULL ? tool : "(no name)");
-  reply_error(c, id, JSONRPC_INVALID_PARAMS, text);
+  r = mcp_tool_call_parse(params, mcp_vision_configured(), m->budget, &call, &err);
+  if (r == -ENOENT)
+    reply_error(c, id, JSONRPC_INVALID_PARAMS, err);
+  else if (m->fence_problem != NULL && call.tool != MCP_TOOL_ID_WORKSPACE_INFO)
+    tool_error(c, id, m->fence_problem);
+  else if (r < 0)
+    tool_error(c, id, err);
+  else
+    runs[call.tool](c, id, &call, len);
+  mcp_tool_call_clear(&call);
 }
 
 /* tools/call waits for the client's roots and their fence, in order with the others. */

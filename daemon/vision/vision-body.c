@@ -9,20 +9,6 @@
 
 #include "ipc/json-parse.h"
 
-int vision_provider_from_name(const char *name, VisionProvider *ret) {
-  if (name != NULL && strcmp(name, "openai") == 0)
-    *ret = VISION_PROVIDER_OPENAI;
-  else if (name != NULL && strcmp(name, "anthropic") == 0)
-    *ret = VISION_PROVIDER_ANTHROPIC;
-  else
-    return -EINVAL;
-  return 0;
-}
-
-const char *vision_provider_name(VisionProvider p) {
-  return p == VISION_PROVIDER_ANTHROPIC ? "anthropic" : "openai";
-}
-
 static void add_text_part(JsonBuilder *b, const char *text) {
   json_builder_begin_object(b);
   json_builder_set_member_name(b, "type");
@@ -114,8 +100,7 @@ char *vision_endpoint_url(VisionProvider p, const char *base_url) {
   /* A query (Azure's ?api-version=...) stays at the end. */
   while (n > 0 && base_url[n - 1] == '/')
     n--;
-  return g_strdup_printf("%.*s%s%s", (int)n, base_url,
-                         p == VISION_PROVIDER_ANTHROPIC ? "/messages" : "/chat/completions",
+  return g_strdup_printf("%.*s%s%s", (int)n, base_url, vision_provider_endpoint(p),
                          query != NULL ? query : "");
 }
 

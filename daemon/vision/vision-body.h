@@ -6,10 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum {
-  VISION_PROVIDER_OPENAI = 0, /* chat completions: image_url parts holding data URLs */
-  VISION_PROVIDER_ANTHROPIC,  /* the Messages API: base64 image blocks */
-} VisionProvider;
+#include "basic/vision-provider.h"
+
 
 /* The Messages API version sent as anthropic-version. */
 #define VISION_ANTHROPIC_VERSION "2023-06-01"
@@ -17,12 +15,6 @@ typedef enum {
 #define VISION_MAX_ERROR_MESSAGE 512
 /* Deepest nesting of arrays and objects read in an endpoint's answer; deeper is no answer. */
 #define VISION_MAX_DEPTH 64
-
-/* The provider called name ("openai", "anthropic"). Returns 0, or -EINVAL when there is none. */
-int vision_provider_from_name(const char *name, VisionProvider *ret);
-
-/* The provider's name; static. */
-const char *vision_provider_name(VisionProvider p);
 
 /* One picture to send; every member borrowed. */
 typedef struct {

@@ -7,9 +7,6 @@
 
 #include <glib.h>
 
-#define OPENAI_BASE_URL "https://api.openai.com/v1"
-#define ANTHROPIC_BASE_URL "https://api.anthropic.com/v1"
-
 /* READERD_VISION_* as a setting: NULL when unset or empty. */
 static const char *env(const char *name) {
   const char *v = getenv(name);
@@ -45,7 +42,7 @@ static const char *base_url_of(const VisionSettings *acc) {
     return acc->base_url;
   if (acc->provider != NULL && vision_provider_from_name(acc->provider, &p) < 0)
     p = VISION_PROVIDER_OPENAI;
-  return p == VISION_PROVIDER_ANTHROPIC ? ANTHROPIC_BASE_URL : OPENAI_BASE_URL;
+  return vision_provider_base_url(p);
 }
 
 /* One level of settings over what is below it. A key is bound to the base URL its level
@@ -79,7 +76,9 @@ int vision_target_resolve(const VisionSettings *conn, const VisionSettings *call
   if (call != NULL)
     settings_over(call->base_url, call->model, NULL, call->provider, &acc, &key_url);
   if (acc.provider != NULL && vision_provider_from_name(acc.provider, &ret->provider) < 0) {
-    *ret_error = g_strdup("READERD_VISION_PROVIDER must be \"openai\" or \"anthropic\"");
+    g_autofree char *names = vision_provider_names("\"");
+
+    *ret_error = g_strdup_printf("READERD_VISION_PROVIDER must be %s", names);
     goto out;
   }
   if (has_control(acc.base_url) || has_control(acc.model) || has_control(acc.api_key)) {

@@ -3,7 +3,9 @@
  * It goes through a Framer in pieces of 1 to 143 bytes (the cuts and the line cap derived from
  * the input), and the lines that come out are checked against a plain reference split. Every
  * line goes through jsonrpc_parse(); its answer is formatted and must parse back as JSON; the
- * params of `read` requests go through read_params_parse(). Any broken invariant aborts. */
+ * params of `read` requests go through read_params_parse(), and those of MCP's tools/call,
+ * resources/read and completion/complete through their parsers in ipc/. Any broken invariant
+ * aborts. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +17,8 @@
 
 #include "ipc/frame.h"
 #include "ipc/jsonrpc.h"
+#include "ipc/mcp-resources.h"
+#include "ipc/mcp.h"
 #include "ipc/read-params.h"
 #include "tests/fuzz/fuzz.h"
 
@@ -111,6 +115,41 @@ static void fuzz_read_params(JsonNode *params) {
   read_params_clear(&p);
 }
 
+/* MCP's params parsed in ipc/: a call is a tool with its params, or an error that says which
+ * side it is (no tool: the protocol's; bad arguments: the tool's). */
+static void fuzz_mcp_params(const char *method, JsonNode *params) {
+  char *error = NULL;
+
+  if (strcmp(method, "tools/call") == 0) {
+    McpToolCall call;
+    int r = mcp_tool_call_parse(params, true, 25000, &call, &error);
+
+    fuzz_assert(r == 0 || r == -ENOENT || r == -EINVAL);
+    fuzz_assert(r == 0 ? !error : error && *error);
+    fuzz_assert(call.tool < MCP_TOOL_COUNT);
+    if (r == 0 && (call.tool == MCP_TOOL_ID_READ_FILES || call.tool == MCP_TOOL_ID_LIST_FILES))
+      fuzz_assert(call.read.n_paths >= 1 && call.read.n_paths <= READ_MAX_PATHS);
+    if (r == 0 && call.tool == MCP_TOOL_ID_READ_IMAGES)
+      fuzz_assert(call.images.n_paths >= 1 && call.images.query && *call.images.query);
+    mcp_tool_call_clear(&call);
+  } else if (strcmp(method, "resources/read") == 0) {
+    const char *uri = NULL;
+    ReadParams p;
+    int r;
+
+    read_params_init(&p);
+    r = mcp_resource_read_parse(params, 25000, &p, &uri, &error);
+    fuzz_assert(r == 0 ? !error && uri && p.n_paths == 1 : r == -EINVAL && error && !p.paths);
+    read_params_clear(&p);
+  } else if (strcmp(method, "completion/complete") == 0) {
+    const char *value = NULL;
+
+    mcp_completion_parse(params, &value);
+    fuzz_assert(value != NULL);
+  }
+  g_free(error);
+}
+
 static void fuzz_line(const char *line, size_t len) {
   JsonrpcMessage msg;
   JsonNode *id = NULL;
@@ -150,6 +189,8 @@ static void fuzz_line(const char *line, size_t len) {
     fuzz_assert(!msg.method);
   if (msg.method && strcmp(msg.method, "read") == 0)
     fuzz_read_params(msg.params);
+  if (msg.method)
+    fuzz_mcp_params(msg.method, msg.params);
   jsonrpc_message_clear(&msg);
 }
 
