@@ -3,7 +3,9 @@
  * It goes through a Framer in pieces of 1 to 143 bytes (the cuts and the line cap derived from
  * the input), and the lines that come out are checked against a plain reference split. Every
  * line goes through jsonrpc_parse(); its answer is formatted and must parse back as JSON; the
- * params of `read` requests go through read_params_parse(). Any broken invariant aborts. */
+ * params of `read` requests go through read_params_parse(), from readerd's tree and from
+ * json-glib's tree of the same line, which must give the same ReadParams or the same error.
+ * Any broken invariant aborts. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,6 +16,7 @@
 #include <json-glib/json-glib.h>
 
 #include "ipc/frame.h"
+#include "ipc/json-parse-internal.h"
 #include "ipc/jsonrpc.h"
 #include "ipc/read-params.h"
 #include "tests/fuzz/fuzz.h"
@@ -111,6 +114,74 @@ static void fuzz_read_params(JsonNode *params) {
   read_params_clear(&p);
 }
 
+static bool fuzz_str_same(const char *a, const char *b) {
+  return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
+static bool fuzz_path_same(const PathSpec *a, const PathSpec *b) {
+  return fuzz_str_same(a->path, b->path) && a->offset == b->offset && a->limit == b->limit &&
+         a->tail == b->tail && a->column == b->column && fuzz_str_same(a->pages, b->pages) &&
+         a->render == b->render && fuzz_str_same(a->password, b->password) &&
+         a->encoding == b->encoding;
+}
+
+static bool fuzz_etags_same(GHashTable *a, GHashTable *b) {
+  GHashTableIter it;
+  gpointer k, v;
+
+  if (a == NULL || b == NULL)
+    return a == b;
+  if (g_hash_table_size(a) != g_hash_table_size(b))
+    return false;
+  g_hash_table_iter_init(&it, a);
+  while (g_hash_table_iter_next(&it, &k, &v))
+    if (!fuzz_str_same(v, g_hash_table_lookup(b, k)))
+      return false;
+  return true;
+}
+
+static bool fuzz_params_same(const ReadParams *a, const ReadParams *b) {
+  if (a->n_paths != b->n_paths || !fuzz_str_same(a->cwd, b->cwd) || a->offset != b->offset ||
+      a->limit != b->limit || a->tail != b->tail || a->line_numbers != b->line_numbers ||
+      a->max_dimension != b->max_dimension ||
+      a->max_total_image_bytes != b->max_total_image_bytes || a->format != b->format ||
+      a->image_detail != b->image_detail || a->image_tile != b->image_tile ||
+      a->max_answer_bytes != b->max_answer_bytes || memcmp(&a->expand, &b->expand, sizeof a->expand) != 0 ||
+      a->budget_tokens != b->budget_tokens || a->plan != b->plan || a->encoding != b->encoding ||
+      a->skip != b->skip || !fuzz_etags_same(a->if_none_match, b->if_none_match))
+    return false;
+  for (size_t i = 0; i < a->n_paths; i++)
+    if (!fuzz_path_same(&a->paths[i], &b->paths[i]))
+      return false;
+  return true;
+}
+
+/* The line's params as json-glib's parser gives them and as readerd's tree gives them make the
+ * same ReadParams, or the same error. */
+static void fuzz_read_params_glib(JsonNode *params, const char *line, size_t len) {
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *parse_error = NULL, *error = NULL, *glib_error = NULL;
+  ReadParams p, q;
+  JsonNode *glib_params;
+  int r, s;
+
+  /* The line passed jsonrpc_parse() without flags: strict JSON without a noted value, which
+   * readerd's builder took. */
+  root = json_tree_glib(line, len, &parse_error);
+  fuzz_assert(root != NULL && JSON_NODE_HOLDS_OBJECT(root));
+  glib_params = json_object_get_member(json_node_get_object(root), "params");
+  if (glib_params != NULL && JSON_NODE_HOLDS_NULL(glib_params))
+    glib_params = NULL;
+  read_params_init(&p);
+  read_params_init(&q);
+  r = read_params_parse(params, &p, &error);
+  s = read_params_parse(glib_params, &q, &glib_error);
+  fuzz_assert(r == s && fuzz_str_same(error, glib_error));
+  fuzz_assert(fuzz_params_same(&p, &q));
+  read_params_clear(&p);
+  read_params_clear(&q);
+}
+
 static void fuzz_line(const char *line, size_t len) {
   JsonrpcMessage msg;
   JsonNode *id = NULL;
@@ -148,8 +219,10 @@ static void fuzz_line(const char *line, size_t len) {
     fuzz_assert(!msg.id && msg.method);
   if (msg.kind == JSONRPC_KIND_RESPONSE)
     fuzz_assert(!msg.method);
-  if (msg.method && strcmp(msg.method, "read") == 0)
+  if (msg.method && strcmp(msg.method, "read") == 0) {
     fuzz_read_params(msg.params);
+    fuzz_read_params_glib(msg.params, line, len);
+  }
   jsonrpc_message_clear(&msg);
 }
 
