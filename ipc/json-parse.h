@@ -8,7 +8,7 @@
  * RFC 8259 validator (iterative, linear) that counts the depth as it checks the grammar, and
  * only text that passes is handed to json-glib: json-glib then sees plain JSON whose nesting is
  * exactly what was counted. Text that passed is then built into the tree directly, in one pass
- * (json-tree.c, the same tree as json-glib's parser gives, a fifth of its cost); json-glib's
+ * (json-tree.c, the same tree as json-glib's parser gives, for about half its cost); json-glib's
  * parser is left only the rare text with a noted value below. Its own library (glib and
  * json-glib only) so that the readers and the vision client link it without the rest of
  * ipc/. */
