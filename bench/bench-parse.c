@@ -1,14 +1,15 @@
 /* The CPU a `read` line costs before a file is opened (docs/performance.md):
  *
- *   bench-parse [PATHS [ROUNDS]]
+ *   bench-parse [PATHS [ROUNDS [STEP]]]
  *
  * builds one JSON-RPC `read` line naming PATHS absent files (default 2,000, paths as long as
  * the Go tree's), then times ROUNDS (default 200) of each step on one thread, in CPU time
  * (getrusage, so that other work on the machine does not count): the strict validator alone;
  * the tree as json-glib's parser built it; the tree as readerd builds it; the parse as it was
- * with json-glib's tree; and the whole of what the daemon does with the line
- * (jsonrpc_parse_flags(), read_params_parse(), both freed).
- * Prints microseconds per line. */
+ * with json-glib's tree; the parse with readerd's tree; and the whole of what the daemon does
+ * with the line (jsonrpc_parse_flags() leaving the params as text, read_params_parse_json(),
+ * both freed).
+ * Prints microseconds per line. STEP (0 to 5) runs that step alone, for a profiler. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,14 +22,15 @@
 #include "ipc/jsonrpc.h"
 #include "ipc/read-params.h"
 
-typedef enum { STEP_VALIDATE, STEP_GLIB, STEP_BUILD, STEP_READ_GLIB, STEP_READ } Step;
+typedef enum { STEP_VALIDATE, STEP_GLIB, STEP_BUILD, STEP_READ_GLIB, STEP_READ_TREE, STEP_READ } Step;
 
 static const char *const step_names[] = {
     "validator alone",
     "json-glib's tree (validator not included)",
     "readerd's tree (validator not included)",
     "validator, json-glib's tree, read_params_parse (the parse before the builder)",
-    "jsonrpc_parse + read_params_parse (the daemon's whole parse)",
+    "jsonrpc_parse, read_params_parse of readerd's tree",
+    "jsonrpc_parse (READ_TEXT) + read_params_parse_json (the daemon's whole parse)",
 };
 
 static int64_t cpu_us(void) {
@@ -66,10 +68,17 @@ static void run_step(Step step, const char *line, size_t len) {
     read_params_clear(&p);
     json_node_unref(node);
     return;
-  case STEP_READ:
+  case STEP_READ_TREE:
     g_assert(jsonrpc_parse_flags(line, len, 0, &msg, NULL, NULL) == 0);
     read_params_init(&p);
     g_assert(read_params_parse(msg.params, &p, NULL) == 0);
+    read_params_clear(&p);
+    jsonrpc_message_clear(&msg);
+    return;
+  case STEP_READ:
+    g_assert(jsonrpc_parse_flags(line, len, JSONRPC_PARSE_READ_TEXT, &msg, NULL, NULL) == 0);
+    read_params_init(&p);
+    g_assert(read_params_parse_json(msg.params_text, msg.params_len, &p, NULL) == 0);
     read_params_clear(&p);
     jsonrpc_message_clear(&msg);
     return;
@@ -79,6 +88,7 @@ static void run_step(Step step, const char *line, size_t len) {
 int main(int argc, char **argv) {
   unsigned paths = argc > 1 ? (unsigned)atoi(argv[1]) : 2000;
   unsigned rounds = argc > 2 ? (unsigned)atoi(argv[2]) : 200;
+  int only = argc > 3 ? atoi(argv[3]) : -1;
   GString *line = g_string_new("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"read\",\"params\":{\"paths\":[");
 
   for (unsigned i = 0; i < paths; i++)
@@ -90,6 +100,8 @@ int main(int argc, char **argv) {
   for (Step step = STEP_VALIDATE; step <= STEP_READ; step++) {
     int64_t best = INT64_MAX;
 
+    if (only >= 0 && (Step)only != step)
+      continue;
     for (int batch = 0; batch < 5; batch++) {
       int64_t t0 = cpu_us();
 

@@ -28,6 +28,8 @@ typedef struct {
   GString *text; /* the string being decoded */
   GString *key;  /* the member name the next value is for */
   bool want_key; /* the next string in the open object is a member name */
+  const char *skip; /* a member of the root object left out, or NULL */
+  size_t skip_at, skip_len; /* where its (last) value is in s; skip_len 0: absent */
   unsigned depth;
   Open open[JSON_PARSE_DEPTH_CAP];
 } Builder;
@@ -62,20 +64,20 @@ static size_t decode_escape(const char *s, size_t i, GString *out) {
   return i + 6;
 }
 
-/* The string whose opening quote is at s[i], decoded into out; returns the index after its
- * closing quote. */
-static size_t decode_string(const char *s, size_t i, GString *out) {
+size_t json_tree_string(const char *s, size_t len, size_t i, GString *out) {
   g_string_truncate(out, 0);
   i++;
   for (;;) {
-    size_t start = i;
+    const char *quote = memchr(s + i, '"', len - i);
+    size_t end = (size_t)(quote - s);
+    const char *escape = memchr(s + i, '\\', end - i);
 
-    while (s[i] != '"' && s[i] != '\\')
-      i++;
-    g_string_append_len(out, s + start, (gssize)(i - start));
-    if (s[i] == '"')
-      return i + 1;
-    i = decode_escape(s, i, out);
+    if (escape == NULL) {
+      g_string_append_len(out, s + i, (gssize)(end - i));
+      return end + 1;
+    }
+    g_string_append_len(out, s + i, (gssize)(escape - (s + i)));
+    i = decode_escape(s, (size_t)(escape - s), out);
   }
 }
 
@@ -157,7 +159,7 @@ static size_t build_scalar(Builder *b, size_t i) {
 
   switch (b->s[i]) {
   case '"':
-    i = decode_string(b->s, i, b->text);
+    i = json_tree_string(b->s, b->len, i, b->text);
     node = json_node_init_string(json_node_alloc(), b->text->str);
     break;
   case 't':
@@ -180,9 +182,70 @@ static size_t build_scalar(Builder *b, size_t i) {
   return i;
 }
 
+/* The index after the closing quote of the string whose opening quote is at s[i]: the next
+ * quote not escaped, that is after an even run of backslashes. */
+static size_t skip_string(const char *s, size_t len, size_t i) {
+  for (i++;;) {
+    size_t at = (size_t)((const char *)memchr(s + i, '"', len - i) - s), k = at;
+
+    while (k > i && s[k - 1] == '\\')
+      k--;
+    if ((at - k) % 2 == 0)
+      return at + 1;
+    i = at + 1;
+  }
+}
+
+/* The end of the value at s[i] (not whitespace) of validated text, without building it. */
+static size_t skip_value(const char *s, size_t len, size_t i) {
+  unsigned depth = 0;
+
+  do {
+    switch (s[i]) {
+    case '"':
+      i = skip_string(s, len, i);
+      break;
+    case '{':
+    case '[':
+      depth++;
+      i++;
+      break;
+    case '}':
+    case ']':
+      depth--;
+      i++;
+      break;
+    default:
+      /* A number, a literal, or what separates the members of a container being skipped. */
+      if (depth == 0) {
+        while (i < len && strchr(",}] \t\r\n", s[i]) == NULL)
+          i++;
+        return i;
+      }
+      i++;
+      break;
+    }
+  } while (depth > 0);
+  return i;
+}
+
+/* Whether the value at s[i] is the root member left out. */
+static bool skipped(const Builder *b) {
+  return b->skip != NULL && b->depth == 1 && b->open[0].object != NULL &&
+         strcmp(b->key->str, b->skip) == 0;
+}
+
 /* The token at s[i] (not whitespace); returns the index after it. */
 static size_t build_token(Builder *b, size_t i) {
-  switch (b->s[i]) {
+  char c = b->s[i];
+
+  if (skipped(b) && !b->want_key && c != ',' && c != ':' && c != '}') {
+    b->skip_at = i;
+    i = skip_value(b->s, b->len, i);
+    b->skip_len = i - b->skip_at;
+    return i;
+  }
+  switch (c) {
   case '{':
   case '[':
     open_container(b, b->s[i] == '{');
@@ -200,7 +263,7 @@ static size_t build_token(Builder *b, size_t i) {
   case '"':
     if (b->want_key) {
       b->want_key = false;
-      return decode_string(b->s, i, b->key);
+      return json_tree_string(b->s, b->len, i, b->key);
     }
     /* fall through */
   default:
@@ -208,7 +271,9 @@ static size_t build_token(Builder *b, size_t i) {
   }
 }
 
-JsonNode *json_tree_build(const char *data, size_t len) {
+/* Builds the tree of data, leaving out the root member named skip (NULL: none). Unsealed. */
+static JsonNode *build(const char *data, size_t len, const char *skip, size_t *ret_at,
+                       size_t *ret_len) {
   Builder *b = g_new(Builder, 1);
   JsonNode *root;
 
@@ -218,6 +283,8 @@ JsonNode *json_tree_build(const char *data, size_t len) {
   b->text = g_string_sized_new(256);
   b->key = g_string_sized_new(64);
   b->want_key = false;
+  b->skip = skip;
+  b->skip_at = b->skip_len = 0;
   b->depth = 0;
   for (size_t i = 0; i < len;) {
     char c = data[i];
@@ -228,12 +295,27 @@ JsonNode *json_tree_build(const char *data, size_t len) {
       i = build_token(b, i);
   }
   root = b->root;
+  if (ret_at != NULL) {
+    *ret_at = b->skip_at;
+    *ret_len = b->skip_len;
+  }
   g_string_free(b->text, TRUE);
   g_string_free(b->key, TRUE);
   g_free(b);
+  return root;
+}
+
+JsonNode *json_tree_build(const char *data, size_t len) {
+  JsonNode *root = build(data, len, NULL, NULL, NULL);
+
   /* As json_parser_new_immutable() leaves it: a copy of a sealed node shares its children. */
   json_node_seal(root);
   return root;
+}
+
+JsonNode *json_tree_build_except(const char *data, size_t len, const char *name, size_t *ret_at,
+                                 size_t *ret_len) {
+  return build(data, len, name, ret_at, ret_len);
 }
 
 JsonNode *json_tree_glib(const char *data, size_t len, char **ret_error) {

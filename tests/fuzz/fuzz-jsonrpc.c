@@ -4,8 +4,9 @@
  * the input), and the lines that come out are checked against a plain reference split. Every
  * line goes through jsonrpc_parse(); its answer is formatted and must parse back as JSON; the
  * params of `read` requests go through read_params_parse(), from readerd's tree and from
- * json-glib's tree of the same line, which must give the same ReadParams or the same error.
- * Any broken invariant aborts. */
+ * json-glib's tree of the same line, which must give the same ReadParams or the same error; so
+ * must read_params_parse_json() of the params left as text (JSONRPC_PARSE_READ_TEXT), and that
+ * parse must answer every line as the plain one does. Any broken invariant aborts. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include "ipc/json-parse-internal.h"
 #include "ipc/jsonrpc.h"
 #include "ipc/read-params.h"
+#include "tests/lib/read-params-same.h"
 #include "tests/fuzz/fuzz.h"
 
 #define FUZZ_MAX_PIECE 143
@@ -114,48 +116,6 @@ static void fuzz_read_params(JsonNode *params) {
   read_params_clear(&p);
 }
 
-static bool fuzz_str_same(const char *a, const char *b) {
-  return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
-}
-
-static bool fuzz_path_same(const PathSpec *a, const PathSpec *b) {
-  return fuzz_str_same(a->path, b->path) && a->offset == b->offset && a->limit == b->limit &&
-         a->tail == b->tail && a->column == b->column && fuzz_str_same(a->pages, b->pages) &&
-         a->render == b->render && fuzz_str_same(a->password, b->password) &&
-         a->encoding == b->encoding;
-}
-
-static bool fuzz_etags_same(GHashTable *a, GHashTable *b) {
-  GHashTableIter it;
-  gpointer k, v;
-
-  if (a == NULL || b == NULL)
-    return a == b;
-  if (g_hash_table_size(a) != g_hash_table_size(b))
-    return false;
-  g_hash_table_iter_init(&it, a);
-  while (g_hash_table_iter_next(&it, &k, &v))
-    if (!fuzz_str_same(v, g_hash_table_lookup(b, k)))
-      return false;
-  return true;
-}
-
-static bool fuzz_params_same(const ReadParams *a, const ReadParams *b) {
-  if (a->n_paths != b->n_paths || !fuzz_str_same(a->cwd, b->cwd) || a->offset != b->offset ||
-      a->limit != b->limit || a->tail != b->tail || a->line_numbers != b->line_numbers ||
-      a->max_dimension != b->max_dimension ||
-      a->max_total_image_bytes != b->max_total_image_bytes || a->format != b->format ||
-      a->image_detail != b->image_detail || a->image_tile != b->image_tile ||
-      a->max_answer_bytes != b->max_answer_bytes || memcmp(&a->expand, &b->expand, sizeof a->expand) != 0 ||
-      a->budget_tokens != b->budget_tokens || a->plan != b->plan || a->encoding != b->encoding ||
-      a->skip != b->skip || !fuzz_etags_same(a->if_none_match, b->if_none_match))
-    return false;
-  for (size_t i = 0; i < a->n_paths; i++)
-    if (!fuzz_path_same(&a->paths[i], &b->paths[i]))
-      return false;
-  return true;
-}
-
 /* The line's params as json-glib's parser gives them and as readerd's tree gives them make the
  * same ReadParams, or the same error. */
 static void fuzz_read_params_glib(JsonNode *params, const char *line, size_t len) {
@@ -176,10 +136,45 @@ static void fuzz_read_params_glib(JsonNode *params, const char *line, size_t len
   read_params_init(&q);
   r = read_params_parse(params, &p, &error);
   s = read_params_parse(glib_params, &q, &glib_error);
-  fuzz_assert(r == s && fuzz_str_same(error, glib_error));
-  fuzz_assert(fuzz_params_same(&p, &q));
+  fuzz_assert(r == s && read_params_str_same(error, glib_error));
+  fuzz_assert(read_params_same(&p, &q));
   read_params_clear(&p);
   read_params_clear(&q);
+}
+
+/* The line parsed with its read params left as text: the same verdict as without, and the same
+ * ReadParams or error from the text as from the tree. */
+static void fuzz_read_text(const char *line, size_t len, int r, const JsonrpcMessage *msg,
+                           const char *error) {
+  g_autofree char *text_error = NULL, *e1 = NULL, *e2 = NULL;
+  JsonrpcMessage t;
+  JsonNode *id = NULL;
+  ReadParams p, q;
+  int s = jsonrpc_parse_flags(line, len, JSONRPC_PARSE_READ_TEXT, &t, &id, &text_error);
+
+  fuzz_assert(s == r && read_params_str_same(error, text_error));
+  if (id != NULL)
+    json_node_unref(id);
+  if (s < 0)
+    return;
+  fuzz_assert(t.kind == msg->kind && read_params_str_same(t.method, msg->method));
+  if (t.params_text == NULL) {
+    fuzz_assert(t.params == NULL ? msg->params == NULL
+                                 : msg->params != NULL && json_node_equal(t.params, msg->params));
+    jsonrpc_message_clear(&t);
+    return;
+  }
+  fuzz_assert(strcmp(t.method, "read") == 0 && t.params == NULL && msg->params != NULL);
+  fuzz_assert(t.params_text >= line && t.params_text + t.params_len <= line + len);
+  read_params_init(&p);
+  read_params_init(&q);
+  r = read_params_parse(msg->params, &p, &e1);
+  s = read_params_parse_json(t.params_text, t.params_len, &q, &e2);
+  fuzz_assert(r == s && read_params_str_same(e1, e2));
+  fuzz_assert(read_params_same(&p, &q));
+  read_params_clear(&p);
+  read_params_clear(&q);
+  jsonrpc_message_clear(&t);
 }
 
 static void fuzz_line(const char *line, size_t len) {
@@ -190,6 +185,7 @@ static void fuzz_line(const char *line, size_t len) {
   size_t out_len;
   int r = jsonrpc_parse(line, len, &msg, &id, &error);
 
+  fuzz_read_text(line, len, r, &msg, error);
   if (r < 0) {
     fuzz_assert(r == JSONRPC_PARSE_ERROR || r == JSONRPC_INVALID_REQUEST);
     fuzz_assert(error && *error && !msg.root);
