@@ -19,7 +19,12 @@
  *                                        run in µs
  *
  * Each answer is taken whole (up to its newline) into one buffer that grows once and is kept,
- * and checked to be a result, not an error. Exits 1 on any failure. */
+ * and checked to be a result, not an error. Exits 1 on any failure.
+ *
+ * With BENCH_CPU=1 in the environment, each line of `cat`, `pipe-cat`, `cli` and `stdio` ends
+ * with "cpu CLIENT SERVER": the CPU in µs this client spent on the run, and the CPU of the
+ * process it drained (the child's user and system time; for `stdio`, the sum of its threads'
+ * run time over that read, from /proc/PID/task/TID/schedstat). `read` adds "cpu CLIENT". */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -27,6 +32,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -85,6 +92,46 @@ static int connect_to(const char *path) {
   if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0)
     die(path);
   return fd;
+}
+
+static int show_cpu;
+
+/* This process's CPU time so far, µs. */
+static int64_t self_cpu_us(void) {
+  struct rusage ru;
+
+  getrusage(RUSAGE_SELF, &ru);
+  return (int64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 + ru.ru_utime.tv_usec +
+         ru.ru_stime.tv_usec;
+}
+
+/* The run time of every thread of pid so far, µs (threads that ended are not counted). */
+static int64_t task_cpu_us(pid_t pid) {
+  char path[64];
+  struct dirent *e;
+  int64_t sum = 0;
+  DIR *d;
+
+  snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+  d = opendir(path);
+  if (d == NULL)
+    return 0;
+  while ((e = readdir(d)) != NULL) {
+    char stat[320];
+    long long ns = 0;
+    FILE *f;
+
+    if (e->d_name[0] == '.')
+      continue;
+    snprintf(stat, sizeof stat, "/proc/%d/task/%s/schedstat", (int)pid, e->d_name);
+    f = fopen(stat, "r");
+    if (f != NULL && fscanf(f, "%lld", &ns) == 1)
+      sum += ns / 1000;
+    if (f != NULL)
+      fclose(f);
+  }
+  closedir(d);
+  return sum;
 }
 
 /* A read request of the paths in `paths` (one per line); paths are escaped for JSON. */
@@ -197,9 +244,10 @@ static void slurp(const char *path, Buf *b) {
 
 /* argv (`cat` over the paths, or `readerd read`) with its stdout into a socket (or a pipe),
  * drained here: returns the run's time in µs. */
-static int64_t child_once(char **argv, int use_pipe, Buf *ans) {
+static int64_t child_once(char **argv, int use_pipe, Buf *ans, int64_t *ret_child_cpu) {
   int sv[2], status;
   int64_t t0 = now_us();
+  struct rusage ru;
   pid_t pid;
 
   if (use_pipe ? pipe2(sv, O_CLOEXEC) < 0 : socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
@@ -215,10 +263,12 @@ static int64_t child_once(char **argv, int use_pipe, Buf *ans) {
   close(sv[1]);
   take(sv[0], ans, 0);
   close(sv[0]);
-  if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+  if (wait4(pid, &status, 0, &ru) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     fprintf(stderr, "bench-client: %s failed\n", argv[0]);
     exit(1);
   }
+  *ret_child_cpu = (int64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 +
+                   ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
   return now_us() - t0;
 }
 
@@ -238,8 +288,15 @@ static int run_child(const char *prog, const char *arg, const char *list, int us
     argv[k++] = (char *)arg;
   for (char *s = strtok(paths.p, "\n"); s != NULL && k <= argc; s = strtok(NULL, "\n"))
     argv[k++] = s;
-  for (long i = 0; i < n; i++)
-    printf("%lld\n", (long long)child_once(argv, use_pipe, &ans));
+  for (long i = 0; i < n; i++) {
+    int64_t c0 = self_cpu_us(), child, rt = child_once(argv, use_pipe, &ans, &child);
+
+    if (show_cpu)
+      printf("%lld cpu %lld %lld\n", (long long)rt, (long long)(self_cpu_us() - c0),
+             (long long)child);
+    else
+      printf("%lld\n", (long long)rt);
+  }
   return 0;
 }
 
@@ -263,9 +320,14 @@ static int run_stdio(const char *readerd, const Buf *req, long n) {
   close(in[0]);
   close(out[1]);
   for (long i = 0; i < n; i++) {
+    int64_t c0 = self_cpu_us(), s0 = task_cpu_us(pid);
     int64_t t0 = now_us(), rt = round_trip_on(in[1], out[0], req, &ans);
 
-    printf("%lld %lld\n", (long long)rt, (long long)(first_byte_us - t0));
+    if (show_cpu)
+      printf("%lld %lld cpu %lld %lld\n", (long long)rt, (long long)(first_byte_us - t0),
+             (long long)(self_cpu_us() - c0), (long long)(task_cpu_us(pid) - s0));
+    else
+      printf("%lld %lld\n", (long long)rt, (long long)(first_byte_us - t0));
   }
   close(in[1]);
   take(out[0], &ans, 0);
@@ -309,6 +371,7 @@ int main(int argc, char **argv) {
   int fd;
 
   signal(SIGPIPE, SIG_IGN);
+  show_cpu = getenv("BENCH_CPU") != NULL && strcmp(getenv("BENCH_CPU"), "1") == 0;
   if (strcmp(mode, "cat") == 0 && argc == 4)
     return run_child("cat", NULL, argv[2], 0, atol(argv[3]));
   if (strcmp(mode, "pipe-cat") == 0 && argc == 4)
@@ -345,9 +408,12 @@ int main(int argc, char **argv) {
     return 0;
   }
   for (long i = 0, n = atol(argv[4]); i < n; i++) {
-    int64_t t0 = now_us(), rt = round_trip(fd, &req, &ans);
+    int64_t c0 = self_cpu_us(), t0 = now_us(), rt = round_trip(fd, &req, &ans);
 
-    if (strcmp(mode, "read") == 0)
+    if (strcmp(mode, "read") == 0 && show_cpu)
+      printf("%lld %lld cpu %lld\n", (long long)rt, (long long)(first_byte_us - t0),
+             (long long)(self_cpu_us() - c0));
+    else if (strcmp(mode, "read") == 0)
       printf("%lld %lld\n", (long long)rt, (long long)(first_byte_us - t0));
     else
       printf("%lld\n", (long long)rt);

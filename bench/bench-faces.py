@@ -12,10 +12,15 @@ pipe (process start included). Rounds interleave the faces so that a loaded mach
 each alike. With --baseline, another build's stdio and CLI faces join the same rounds (an A/B
 on a machine that is not quiet). Prints the medians, the ratios to each face's floor and the
 load average.
-"""
-import argparse, os, statistics, subprocess, tempfile, time
 
-from benchlib import pick_files
+Beside the wall time, each face's CPU: the client's and the server's (the daemon's threads'
+run time over the read, from /proc/PID/task/TID/schedstat; `cat`'s or the CLI's user and
+system time), added up. A loaded machine stretches wall times but hardly CPU, so the CPU
+ratios are what to compare there.
+"""
+import argparse, os, statistics, subprocess, tempfile
+
+from benchlib import pick_files, spawn_daemon, task_cpu_ms
 
 
 def main():
@@ -37,19 +42,22 @@ def main():
     listing = os.path.join(tmp, 'files.txt')
     with open(listing, 'w') as fh:
         fh.write('\n'.join(files) + '\n')
-    daemon = subprocess.Popen([readerd, 'serve', '--socket', sock], stderr=subprocess.DEVNULL)
-    for _ in range(200):
-        if os.path.exists(sock):
-            break
-        time.sleep(0.02)
+    daemon = spawn_daemon(readerd, sock)
+    env = dict(os.environ, BENCH_CPU='1')
 
-    def us(argv, line=-1):
-        out = subprocess.run(argv, check=True, stdout=subprocess.PIPE, text=True).stdout
-        return int(out.strip().split('\n')[line].split()[0]) / 1e3
+    def us(argv, line=-1, server_pid=None):
+        """(wall ms, CPU ms of client and server) of the line-th run bench-client prints."""
+        s0 = task_cpu_ms(server_pid) if server_pid else 0
+        out = subprocess.run(argv, check=True, stdout=subprocess.PIPE, text=True, env=env).stdout
+        f = out.strip().split('\n')[line].split()
+        cpu = sum(int(x) for x in f[f.index('cpu') + 1:]) / 1e3
+        if server_pid:
+            cpu += task_cpu_ms(server_pid) - s0
+        return int(f[0]) / 1e3, cpu
 
     faces = [
         ('cat into a socket (floor of the socket)', lambda: us([client, 'cat', listing, '1'])),
-        ('readerd, one read over the socket', lambda: us([client, 'read', sock, listing, '1'])),
+        ('readerd, one read over the socket', lambda: us([client, 'read', sock, listing, '1'], server_pid=daemon.pid)),
         ('cat into a pipe (floor of stdio and the CLI)', lambda: us([client, 'pipe-cat', listing, '1'])),
         ('readerd serve --stdio, one read', lambda: us([client, 'stdio', readerd, listing, '2'])),
         ('readerd read (one-shot CLI) into a pipe', lambda: us([client, 'cli', readerd, listing, '1'])),
@@ -61,25 +69,32 @@ def main():
         faces.append(('baseline: read (one-shot CLI) into a pipe', lambda: us([client, 'cli', base, listing, '1'])))
         floor[faces[-1][0]] = floor[faces[-2][0]] = faces[2][0]
     times = {name: [] for name, _ in faces}
+    cpus = {name: [] for name, _ in faces}
     load0 = os.getloadavg()
     for fn in faces:  # one warm-up round
         fn[1]()
     for _ in range(a.runs):
         for name, fn in faces:
-            times[name].append(fn())
+            t, c = fn()
+            times[name].append(t)
+            cpus[name].append(c)
     load1 = os.getloadavg()
     daemon.terminate()
     daemon.wait(5)
 
     med = {name: statistics.median(t) for name, t in times.items()}
+    cpu = {name: statistics.median(t) for name, t in cpus.items()}
     print('## %d files (golang-1.19-src .go files), median of %d interleaved rounds' % (len(files), a.runs))
     print()
-    print('| what | median | min | x its floor |')
-    print('|---|---|---|---|')
+    print('| what | median | min | x its floor | CPU, client + server | CPU x its floor |')
+    print('|---|---|---|---|---|---|')
     for name, _ in faces:
-        print('| %s | %.1f ms | %.1f ms | %.2f |' % (name, med[name], min(times[name]), med[name] / med[floor[name]]))
+        print('| %s | %.1f ms | %.1f ms | %.2f | %.1f ms | %.2f |' % (
+            name, med[name], min(times[name]), med[name] / med[floor[name]], cpu[name],
+            cpu[name] / cpu[floor[name]]))
     print()
-    print('stdio / socket: %.2f' % (med[faces[3][0]] / med[faces[1][0]]))
+    print('stdio / socket: %.2f wall, %.2f CPU' % (med[faces[3][0]] / med[faces[1][0]],
+                                                 cpu[faces[3][0]] / cpu[faces[1][0]]))
     print('load average before %.2f %.2f %.2f, after %.2f %.2f %.2f; %d cores' % (*load0, *load1, os.cpu_count()))
 
 

@@ -18,7 +18,7 @@ Prints a Markdown report on stdout.
 """
 import argparse, json, os, subprocess, sys, tempfile, time
 
-from benchlib import Client, median_of, pick_files, reset_peak, run_child, vm_hwm_kib
+from benchlib import Client, median_of, pick_files, reset_peak, run_child, spawn_daemon, vm_hwm_kib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -44,11 +44,7 @@ def main():
     listing = os.path.join(tmp, 'files.txt')
     with open(listing, 'w') as fh:
         fh.write('\n'.join(files) + '\n')
-    daemon = subprocess.Popen([readerd, 'serve', '--socket', sock], stderr=subprocess.DEVNULL)
-    for _ in range(200):
-        if os.path.exists(sock):
-            break
-        time.sleep(0.02)
+    daemon = spawn_daemon(readerd, sock)
     c = Client(sock)
     can_reset = reset_peak(daemon.pid)
 

@@ -89,12 +89,29 @@ def median_of(runs, fn):
     return statistics.median(times), max(mems)
 
 
-def start_daemon(readerd, tmp):
-    """readerd serve on a socket in tmp; returns (process, Client)."""
-    sock = os.path.join(tmp, 's.sock')
+def spawn_daemon(readerd, sock):
+    """readerd serve on the socket path sock, once the socket is there; returns the process."""
     daemon = subprocess.Popen([readerd, 'serve', '--socket', sock], stderr=subprocess.DEVNULL)
     for _ in range(250):
         if os.path.exists(sock):
-            return daemon, Client(sock)
+            return daemon
         time.sleep(0.02)
     sys.exit('readerd serve did not create its socket')
+
+
+def start_daemon(readerd, tmp):
+    """readerd serve on a socket in tmp; returns (process, Client)."""
+    sock = os.path.join(tmp, 's.sock')
+    return spawn_daemon(readerd, sock), Client(sock)
+
+
+def task_cpu_ms(pid):
+    """The run time of pid's threads so far (/proc/PID/task/TID/schedstat, nanoseconds), in ms."""
+    total = 0
+    for task in os.listdir('/proc/%d/task' % pid):
+        try:
+            with open('/proc/%d/task/%s/schedstat' % (pid, task)) as fh:
+                total += int(fh.read().split()[0])
+        except OSError:
+            pass  # a thread that ended meanwhile
+    return total / 1e6

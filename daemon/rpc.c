@@ -164,7 +164,9 @@ static void handle_read(Conn *c, const JsonrpcMessage *msg, size_t len) {
   ReadParams params;
 
   read_params_init(&params);
-  if (read_params_parse(msg->params, &params, &err) < 0) {
+  if ((msg->params_text != NULL
+           ? read_params_parse_json(msg->params_text, msg->params_len, &params, &err)
+           : read_params_parse(msg->params, &params, &err)) < 0) {
     reply_error(c, msg->id, JSONRPC_INVALID_PARAMS, err);
     return;
   }
@@ -229,6 +231,8 @@ static void handle_notification(Conn *c, const JsonrpcMessage *msg) {
 static const ReplyDispatch rpc_dispatch = {
     .request = handle_request,
     .notification = handle_notification,
+    /* A read's paths are taken from the line itself (handle_read). */
+    .parse_flags = JSONRPC_PARSE_READ_TEXT,
 };
 
 static void rpc_parsed(Conn *c) {

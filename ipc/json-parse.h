@@ -1,5 +1,5 @@
 /* The one way readerd parses JSON it did not write: JSON-RPC lines, MCP messages, notebooks,
- * vision endpoints' answers. Pure, no I/O; json-glib builds the tree.
+ * vision endpoints' answers. Pure, no I/O; the trees are json-glib's (JsonNode).
  *
  * json-glib has no depth limit (it recurses once per nesting level) and its GScanner lexer
  * accepts more than JSON: comments, single-quoted strings, hex numbers, NaN, bare names, data
@@ -7,8 +7,11 @@
  * quote inside a comment) would count the wrong brackets. So the text first passes a strict
  * RFC 8259 validator (iterative, linear) that counts the depth as it checks the grammar, and
  * only text that passes is handed to json-glib: json-glib then sees plain JSON whose nesting is
- * exactly what was counted. Its own library (glib and json-glib only) so that the readers and
- * the vision client link it without the rest of ipc/. */
+ * exactly what was counted. Text that passed is then built into the tree directly, in one pass
+ * (json-tree.c, the same tree as json-glib's parser gives, for about half its cost); json-glib's
+ * parser is left only the rare text with a noted value below. Its own library (glib and
+ * json-glib only) so that the readers and the vision client link it without the rest of
+ * ipc/. */
 #pragma once
 
 #include <stddef.h>
@@ -30,7 +33,8 @@ typedef struct {
 /* Checks that data[0..len) is exactly one strict JSON value (RFC 8259: double-quoted strings of
  * valid UTF-8 with JSON's escapes only, JSON numbers, true/false/null, only space, tab, CR and
  * LF around tokens, no byte order mark) whose arrays and objects nest at
- * most max_depth levels (at most JSON_PARSE_DEPTH_CAP), then parses it with json-glib.
+ * most max_depth levels (at most JSON_PARSE_DEPTH_CAP), then builds its tree (sealed, as
+ * json-glib's immutable parser leaves it).
  * Returns 0 with the tree in *ret_root (json_node_unref it), or -EBADMSG with *ret_error, a
  * g_malloc'd reason that says where ("line 3, column 7: ..."), and *ret_root NULL. data need
  * not be NUL-terminated. ret_note (may be NULL) tells of values json-glib could not keep as

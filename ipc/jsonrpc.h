@@ -28,7 +28,12 @@ typedef struct {
   JsonrpcKind kind;
   const char *method; /* points into root; NULL for a response */
   JsonNode *id;       /* points into root: a number or string node; NULL for a notification */
-  JsonNode *params;   /* points into root: object or array, NULL when absent */
+  JsonNode *params;   /* points into root: object or array, NULL when absent or as text */
+  /* With JSONRPC_PARSE_READ_TEXT, a `read` request's params (an object or an array) as they
+   * are in the line, never built into a tree (params is NULL): strict JSON without a noted
+   * value, for read_params_parse_json(). Valid while the line is. NULL otherwise. */
+  const char *params_text;
+  size_t params_len;
   JsonNode *root;     /* owned */
   /* With JSONRPC_PARSE_KEEP_PARAM_VALUES: a value below the envelope's members (in params)
    * that json-glib could not keep as sent (static text), or NULL. */
@@ -42,6 +47,9 @@ enum {
    * msg->value_error set, for the handler to answer (MCP's tool errors), instead of as
    * JSONRPC_INVALID_REQUEST. */
   JSONRPC_PARSE_KEEP_PARAM_VALUES = 1 << 0,
+  /* A `read` request's params are left as text (msg->params_text), not built: its paths are
+   * most of a large line, and read_params_parse_json() takes them straight from the text. */
+  JSONRPC_PARSE_READ_TEXT = 1 << 1,
 };
 
 /* Parses and validates one line. On success returns 0 and fills *ret_msg (clear it with

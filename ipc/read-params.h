@@ -95,6 +95,12 @@ void read_params_init(ReadParams *ret);
  * On failure *ret is left cleared. */
 int read_params_parse(JsonNode *params, ReadParams *ret, char **ret_error);
 
+/* read_params_parse() of the params given as JSON text: strict JSON that json_parse_validate()
+ * passed without a note (jsonrpc.h, JSONRPC_PARSE_READ_TEXT), such as a line's `params` value.
+ * The same results and errors as read_params_parse() of its tree, with a `paths` array of
+ * strings read from the text without building a tree of it. */
+int read_params_parse_json(const char *text, size_t len, ReadParams *ret, char **ret_error);
+
 /* The etag the client sent for path in ifNoneMatch (borrowed from p), or NULL. A path that is
  * not UTF-8 (basic/path-bytes.h) is looked up by its pathBytes spelling. */
 const char *read_params_if_none_match(const ReadParams *p, const char *path);

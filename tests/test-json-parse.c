@@ -7,7 +7,9 @@
 #include <check.h>
 #include <glib.h>
 
+#include "ipc/json-parse-internal.h"
 #include "ipc/json-parse.h"
+#include "tests/fuzz/json-same.h"
 #include "tests/lib/check-run.h"
 
 static int parse(const char *text, unsigned max_depth, JsonNode **ret_root, char **ret_error) {
@@ -168,6 +170,35 @@ START_TEST(json_parse_values_as_written) {
 }
 END_TEST
 
+/* readerd builds the tree of what the validator passed itself: the very tree json-glib's
+ * parser makes of the same text, member order, repeated members, number types, doubles to the
+ * bit, escapes and sealing included. */
+START_TEST(json_parse_tree_as_json_glib_builds_it) {
+  static const char *const texts[] = {
+      "{}", "[]", " \t\r\n[ ] \t\r\n", "0", "-0", "-0.0", "0.0", "\"\"", "true", "false",
+      "null", "[1e5,1E+5,-1.25e-3,0.5,123456789012345678,-9223372036854775808,1e400,-1e-400]",
+      "[0.1,2.2250738585072014e-308,1.7976931348623157e308,3.14159265358979323846264338327950288]",
+      "{\"\":{\"\":[]}}", "{\"a\":1,\"b\":2,\"a\":3}", "{\"a\":{\"x\":1},\"a\":[2]}",
+      "[\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"]", "[\"\\u00e9\\ud83d\\ude00\\u0001\\u007f\\uFFFF\"]",
+      "[\"\xc3\xa9\xf0\x9f\x98\x80\"]", "{\"a\":[{\"b\":null},false,\"x\"],\"c\\u0041\":{}}",
+      "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"read\",\"params\":{\"paths\":[\"/a\",{\"path\":\"b\","
+      "\"offset\":3}],\"images\":{\"maxDimension\":512}}}",
+      "[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]",
+  };
+
+  for (size_t i = 0; i < G_N_ELEMENTS(texts); i++) {
+    g_autoptr(JsonNode) root = NULL, glib = NULL;
+    g_autofree char *error = NULL;
+
+    ck_assert_msg(parse(texts[i], 64, &root, &error) == 0, "%s: %s", texts[i], error);
+    glib = json_tree_glib(texts[i], strlen(texts[i]), &error);
+    ck_assert_msg(glib != NULL, "%s: %s", texts[i], error);
+    ck_assert_msg(json_same(root, glib), "%s: not json-glib's tree", texts[i]);
+    ck_assert(json_node_is_immutable(root));
+  }
+}
+END_TEST
+
 /* Escapes json-glib would mangle are replaced by U+FFFD, and the quote after an unpaired
  * surrogate stays a quote: the brackets after it are text, not nesting. */
 START_TEST(json_parse_mangled_escapes_replaced) {
@@ -237,6 +268,7 @@ int main(void) {
   tcase_add_test(tc, json_parse_nul_byte_refused);
   tcase_add_test(tc, json_parse_corners_accepted);
   tcase_add_test(tc, json_parse_values_as_written);
+  tcase_add_test(tc, json_parse_tree_as_json_glib_builds_it);
   tcase_add_test(tc, json_parse_mangled_escapes_replaced);
   tcase_add_test(tc, json_parse_hostile_depth);
   tcase_add_test(tc, json_parse_error_position);

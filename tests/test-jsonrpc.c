@@ -565,6 +565,54 @@ START_TEST(jsonrpc_request_to_response) {
 }
 END_TEST
 
+/* With JSONRPC_PARSE_READ_TEXT a read's params stay text, exactly as in the line (the last of
+ * a repeated member); everything else is answered as without the flag. */
+START_TEST(jsonrpc_read_params_as_text) {
+  static const char *const same[] = {
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"read\",\"params\":\"x\"}",
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"read\",\"params\":{\"paths\":[99999999999999999999]}}",
+      "{\"jsonrpc\":\"1.0\",\"id\":1,\"method\":\"read\",\"params\":{}}",
+      "{\"jsonrpc\":\"2.0\",\"id\":[],\"method\":\"read\",\"params\":{}}",
+  };
+  const char *line = "{\"params\":{\"paths\":[1]},\"jsonrpc\":\"2.0\",\"id\":\"r\","
+                     "\"method\":\"read\",\"params\" : {\"paths\":[\"a\",\"b\\\"\"]} }";
+  const char *other = "{\"jsonrpc\":\"2.0\",\"id\":2,\"params\":{\"a\":[1,{\"b\":\"c\"}]},\"method\":\"x\"}";
+  const char *absent = "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"read\",\"params\":null}";
+  JsonrpcMessage msg, plain;
+
+  ck_assert_int_eq(jsonrpc_parse_flags(line, strlen(line), JSONRPC_PARSE_READ_TEXT, &msg, NULL, NULL), 0);
+  ck_assert_ptr_null(msg.params);
+  ck_assert_str_eq(msg.method, "read");
+  ck_assert_str_eq(json_node_get_string(msg.id), "r");
+  ck_assert_uint_eq(msg.params_len, strlen("{\"paths\":[\"a\",\"b\\\"\"]}"));
+  ck_assert(memcmp(msg.params_text, "{\"paths\":[\"a\",\"b\\\"\"]}", msg.params_len) == 0);
+  jsonrpc_message_clear(&msg);
+
+  ck_assert_int_eq(jsonrpc_parse_flags(other, strlen(other), JSONRPC_PARSE_READ_TEXT, &msg, NULL, NULL), 0);
+  ck_assert_int_eq(jsonrpc_parse(other, strlen(other), &plain, NULL, NULL), 0);
+  ck_assert_ptr_null(msg.params_text);
+  ck_assert(json_node_equal(msg.params, plain.params));
+  jsonrpc_message_clear(&msg);
+  jsonrpc_message_clear(&plain);
+
+  ck_assert_int_eq(jsonrpc_parse_flags(absent, strlen(absent), JSONRPC_PARSE_READ_TEXT, &msg, NULL, NULL), 0);
+  ck_assert_ptr_null(msg.params);
+  ck_assert_ptr_null(msg.params_text);
+  jsonrpc_message_clear(&msg);
+
+  for (size_t i = 0; i < G_N_ELEMENTS(same); i++) {
+    g_autofree char *e1 = NULL, *e2 = NULL;
+    int r = jsonrpc_parse(same[i], strlen(same[i]), &plain, NULL, &e1);
+
+    ck_assert_int_eq(jsonrpc_parse_flags(same[i], strlen(same[i]), JSONRPC_PARSE_READ_TEXT, &msg,
+                                         NULL, &e2),
+                     r);
+    ck_assert_int_lt(r, 0);
+    ck_assert_str_eq(e1, e2);
+  }
+}
+END_TEST
+
 START_TEST(jsonrpc_clear_null) {
   JsonrpcMessage msg = {0};
 
@@ -609,6 +657,7 @@ static Suite *jsonrpc_suite(void) {
   tcase_add_test(tc, jsonrpc_format_without_ret_len);
   tcase_add_test(tc, jsonrpc_request_to_response);
   tcase_add_test(tc, jsonrpc_clear_null);
+  tcase_add_test(tc, jsonrpc_read_params_as_text);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -8,17 +8,44 @@
 #include <json-glib/json-glib.h>
 
 #include "formatters/format.h"
+#include "ipc/json-parse.h"
 #include "ipc/read-params.h"
 #include "tests/lib/check-run.h"
+#include "tests/lib/read-params-same.h"
 
-/* Parses params given as JSON text. */
+/* The params parsed from their text, as the daemon parses a read line's (strict JSON without a
+ * noted value only), must come out as from their tree: the same ReadParams, or the same error. */
+static void parse_text_agrees(const char *json, int r, const ReadParams *p, const char *error) {
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *parse_error = NULL, *text_error = NULL;
+  JsonParseNote note;
+  ReadParams q;
+  int s;
+
+  if (json_parse_bounded_note(json, strlen(json), 128, &root, &note, &parse_error) < 0 ||
+      note.value_error != NULL)
+    return;
+  read_params_init(&q);
+  s = read_params_parse_json(json, strlen(json), &q, &text_error);
+  ck_assert_msg(s == r, "%s: %d from the text, %d from the tree", json, s, r);
+  ck_assert_msg(read_params_str_same(error, text_error), "%s: \"%s\" from the text, \"%s\"", json,
+                text_error ? text_error : "", error ? error : "");
+  ck_assert_msg(read_params_same(p, &q), "%s: not the same params from the text", json);
+  read_params_clear(&q);
+}
+
+/* Parses params given as JSON text, through the tree, and checks the text's parse agrees. */
 static int parse_json(const char *json, ReadParams *p, char **error) {
   g_autoptr(GError) gerror = NULL;
   g_autoptr(JsonNode) node = json_from_string(json, &gerror);
+  g_autofree char *own = NULL;
+  int r;
 
   ck_assert_msg(node != NULL, "bad test JSON %s: %s", json, gerror ? gerror->message : "");
   read_params_init(p);
-  return read_params_parse(node, p, error);
+  r = read_params_parse(node, p, error != NULL ? error : &own);
+  parse_text_agrees(json, r, p, error != NULL ? *error : own);
+  return r;
 }
 
 static void parse_ok(const char *json, ReadParams *p) {

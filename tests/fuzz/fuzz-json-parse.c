@@ -1,7 +1,8 @@
 /* Fuzz target for the one bounded JSON parse (ipc/json-parse.c): the first byte picks the depth
- * limit (1 to 64), the rest is the text. What the validator accepts, json-glib must parse, into
- * a tree no deeper than the limit; what it refuses gets a message that says where; the note
- * and the parse agree with the validator alone. Any broken invariant aborts. */
+ * limit (1 to 64), the rest is the text. What the validator accepts gives a tree no deeper than
+ * the limit, the very tree json-glib's parser builds of it (readerd's builder is compared with
+ * json-glib on every input); what it refuses gets a message that says where; the note and the
+ * parse agree with the validator alone. Any broken invariant aborts. */
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
@@ -9,7 +10,9 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
+#include "ipc/json-parse-internal.h"
 #include "ipc/json-parse.h"
+#include "tests/fuzz/json-same.h"
 #include "tests/fuzz/fuzz.h"
 
 /* The nesting of arrays and objects in a tree, by an explicit stack (no recursion: the tree
@@ -65,6 +68,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_assert(r == 0 && root != NULL && error == NULL);
     fuzz_assert(tree_depth(root) <= max_depth);
     fuzz_assert(note.value_error == NULL || note.value_depth <= max_depth);
+    if (note.value_error == NULL) {
+      g_autoptr(JsonNode) glib = json_tree_glib(text, size, &verdict);
+
+      fuzz_assert(glib != NULL && json_same(root, glib));
+    }
   } else {
     fuzz_assert(valid == -EBADMSG && r == -EBADMSG && root == NULL);
     fuzz_assert(verdict != NULL && error != NULL && strcmp(verdict, error) == 0);

@@ -3,8 +3,11 @@
  * It goes through a Framer in pieces of 1 to 143 bytes (the cuts and the line cap derived from
  * the input), and the lines that come out are checked against a plain reference split. Every
  * line goes through jsonrpc_parse(); its answer is formatted and must parse back as JSON; the
- * params of `read` requests go through read_params_parse(), and those of MCP's tools/call,
- * resources/read and completion/complete through their parsers in ipc/. Any broken invariant
+ * params of `read` requests go through read_params_parse(), from readerd's tree and from
+ * json-glib's tree of the same line, which must give the same ReadParams or the same error; so
+ * must read_params_parse_json() of the params left as text (JSONRPC_PARSE_READ_TEXT), and that
+ * parse must answer every line as the plain one does; the params of MCP's tools/call,
+ * resources/read and completion/complete go through their parsers in ipc/. Any broken invariant
  * aborts. */
 #include <errno.h>
 #include <stdint.h>
@@ -16,10 +19,12 @@
 #include <json-glib/json-glib.h>
 
 #include "ipc/frame.h"
+#include "ipc/json-parse-internal.h"
 #include "ipc/jsonrpc.h"
 #include "ipc/mcp-resources.h"
 #include "ipc/mcp.h"
 #include "ipc/read-params.h"
+#include "tests/lib/read-params-same.h"
 #include "tests/fuzz/fuzz.h"
 
 #define FUZZ_MAX_PIECE 143
@@ -150,6 +155,67 @@ static void fuzz_mcp_params(const char *method, JsonNode *params) {
   g_free(error);
 }
 
+/* The line's params as json-glib's parser gives them and as readerd's tree gives them make the
+ * same ReadParams, or the same error. */
+static void fuzz_read_params_glib(JsonNode *params, const char *line, size_t len) {
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *parse_error = NULL, *error = NULL, *glib_error = NULL;
+  ReadParams p, q;
+  JsonNode *glib_params;
+  int r, s;
+
+  /* The line passed jsonrpc_parse() without flags: strict JSON without a noted value, which
+   * readerd's builder took. */
+  root = json_tree_glib(line, len, &parse_error);
+  fuzz_assert(root != NULL && JSON_NODE_HOLDS_OBJECT(root));
+  glib_params = json_object_get_member(json_node_get_object(root), "params");
+  if (glib_params != NULL && JSON_NODE_HOLDS_NULL(glib_params))
+    glib_params = NULL;
+  read_params_init(&p);
+  read_params_init(&q);
+  r = read_params_parse(params, &p, &error);
+  s = read_params_parse(glib_params, &q, &glib_error);
+  fuzz_assert(r == s && read_params_str_same(error, glib_error));
+  fuzz_assert(read_params_same(&p, &q));
+  read_params_clear(&p);
+  read_params_clear(&q);
+}
+
+/* The line parsed with its read params left as text: the same verdict as without, and the same
+ * ReadParams or error from the text as from the tree. */
+static void fuzz_read_text(const char *line, size_t len, int r, const JsonrpcMessage *msg,
+                           const char *error) {
+  g_autofree char *text_error = NULL, *e1 = NULL, *e2 = NULL;
+  JsonrpcMessage t;
+  JsonNode *id = NULL;
+  ReadParams p, q;
+  int s = jsonrpc_parse_flags(line, len, JSONRPC_PARSE_READ_TEXT, &t, &id, &text_error);
+
+  fuzz_assert(s == r && read_params_str_same(error, text_error));
+  if (id != NULL)
+    json_node_unref(id);
+  if (s < 0)
+    return;
+  fuzz_assert(t.kind == msg->kind && read_params_str_same(t.method, msg->method));
+  if (t.params_text == NULL) {
+    fuzz_assert(t.params == NULL ? msg->params == NULL
+                                 : msg->params != NULL && json_node_equal(t.params, msg->params));
+    jsonrpc_message_clear(&t);
+    return;
+  }
+  fuzz_assert(strcmp(t.method, "read") == 0 && t.params == NULL && msg->params != NULL);
+  fuzz_assert(t.params_text >= line && t.params_text + t.params_len <= line + len);
+  read_params_init(&p);
+  read_params_init(&q);
+  r = read_params_parse(msg->params, &p, &e1);
+  s = read_params_parse_json(t.params_text, t.params_len, &q, &e2);
+  fuzz_assert(r == s && read_params_str_same(e1, e2));
+  fuzz_assert(read_params_same(&p, &q));
+  read_params_clear(&p);
+  read_params_clear(&q);
+  jsonrpc_message_clear(&t);
+}
+
 static void fuzz_line(const char *line, size_t len) {
   JsonrpcMessage msg;
   JsonNode *id = NULL;
@@ -158,6 +224,7 @@ static void fuzz_line(const char *line, size_t len) {
   size_t out_len;
   int r = jsonrpc_parse(line, len, &msg, &id, &error);
 
+  fuzz_read_text(line, len, r, &msg, error);
   if (r < 0) {
     fuzz_assert(r == JSONRPC_PARSE_ERROR || r == JSONRPC_INVALID_REQUEST);
     fuzz_assert(error && *error && !msg.root);
@@ -187,8 +254,10 @@ static void fuzz_line(const char *line, size_t len) {
     fuzz_assert(!msg.id && msg.method);
   if (msg.kind == JSONRPC_KIND_RESPONSE)
     fuzz_assert(!msg.method);
-  if (msg.method && strcmp(msg.method, "read") == 0)
+  if (msg.method && strcmp(msg.method, "read") == 0) {
     fuzz_read_params(msg.params);
+    fuzz_read_params_glib(msg.params, line, len);
+  }
   if (msg.method)
     fuzz_mcp_params(msg.method, msg.params);
   jsonrpc_message_clear(&msg);
