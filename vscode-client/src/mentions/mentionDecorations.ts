@@ -4,9 +4,9 @@
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { Mention, parseMentions } from './mentions';
-import { ReadResult, XmlReadParams } from './protocol';
-import { formatBytes } from './results';
-import { WorkspaceRoots } from './roots';
+import { ReadResult, XmlReadParams } from '../protocol';
+import { formatBytes } from '../results/results';
+import { WorkspaceRoots } from '../roots';
 
 export interface MentionDocsDeps {
   selector(): vscode.DocumentSelector;

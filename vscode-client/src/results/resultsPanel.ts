@@ -7,10 +7,10 @@
 
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import { PathItem, ReadNotice, ReadResult } from './protocol';
+import { PathItem, ReadNotice, ReadResult } from '../protocol';
 import { continuationItem, FileView, fileViews } from './resultModel';
 import { FolderCap, fileCardHtml, fileContentHtml, resultsModel, resultsShell } from './resultsHtml';
-import { plural } from './summary';
+import { plural } from '../summary';
 
 export const RESULTS_VIEW_TYPE = 'readerd.results';
 const STATE_KEY = 'readerd.results.last';

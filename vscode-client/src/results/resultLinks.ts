@@ -3,7 +3,7 @@
 
 import * as vscode from 'vscode';
 import { RESULT_SCHEME } from './results';
-import { WorkspaceRoots } from './roots';
+import { WorkspaceRoots } from '../roots';
 
 const CONTENT = /<Content path='([^']*)'([^>]*)>/g;
 

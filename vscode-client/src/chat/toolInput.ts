@@ -1,7 +1,7 @@
 // The input of the `readerd_read_files` tool: checked, and turned into `read`'s paths, each with
 // its own offset, limit and pages. Plain Node: no vscode import.
 
-import { PathItem, PathSpec } from './protocol';
+import { PathItem, PathSpec } from '../protocol';
 
 /** One item of the tool's `paths`: a path, or a path with its own window and pages. */
 export type ToolPathItem = string | { path: string; offset?: number; limit?: number; pages?: string };

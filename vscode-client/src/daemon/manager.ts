@@ -4,7 +4,7 @@
 
 import { Emitter, Event } from 'vscode-jsonrpc/node';
 import { CloseInfo, ReaderdClient, ReaderdError, RequestOptions } from './client';
-import { InitializeParams, InitializeResult, ReadAnswer, ReadImagesParams, ReadImagesResult, ReadParams, VisionSettings } from './protocol';
+import { InitializeParams, InitializeResult, ReadAnswer, ReadImagesParams, ReadImagesResult, ReadParams, VisionSettings } from '../protocol';
 
 export type DaemonState = 'stopped' | 'starting' | 'running' | 'restarting' | 'failed';
 

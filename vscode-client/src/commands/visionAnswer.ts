@@ -1,8 +1,8 @@
 // The words and the page of a `readImages` answer: the model's answer, the pictures sent, and
 // every file that could not be read with its code. Plain Node: no vscode import.
 
-import { FileInfo, ReadImagesResult, SentImage } from './protocol';
-import { formatBytes } from './format';
+import { FileInfo, ReadImagesResult, SentImage } from '../protocol';
+import { formatBytes } from '../format';
 
 /** What the vision command shows: an answer, or the endpoint's error with the files' story. */
 export interface VisionOutcome {

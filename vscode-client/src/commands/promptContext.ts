@@ -4,8 +4,8 @@
 // a file readerd refused is named and not added. The list is kept in the workspace's state.
 
 import * as vscode from 'vscode';
-import { FileInfo, PathSpec, ReadResult } from './protocol';
-import { failureVerb, plural, reasonInWords } from './summary';
+import { FileInfo, PathSpec, ReadResult } from '../protocol';
+import { failureVerb, plural, reasonInWords } from '../summary';
 
 export const PROMPT_CONTEXT_VIEW = 'readerd.promptContext';
 const STATE_KEY = 'readerd.promptContext';

@@ -3,8 +3,8 @@
 // the read behind it (its pictures too) in the same results view.
 
 import * as vscode from 'vscode';
-import { ReadResult } from './protocol';
-import { formatBytes } from './format';
+import { ReadResult } from '../protocol';
+import { formatBytes } from '../format';
 import { RecentMap } from './recent';
 import type { ResultsPanel, ViewedResult } from './resultsPanel';
 

@@ -7,7 +7,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { checkReaderdBinary, INSTALL_LINE } from './binaryCheck';
-import { inspectPath, SECTION, writePath } from './config';
+import { inspectPath, SECTION, writePath } from '../config';
 import { placeWords, settingPlace, settingsCommand } from './settingScope';
 
 export const LOCATE = 'Locate readerd...';

@@ -3,7 +3,7 @@
 // outline), the line numbers of `cat -n` kept once, and where a cut file continues as the
 // daemon's notice names it. Plain Node: no vscode import.
 
-import { FileInfo, ImageInfo, PathItem, ReadResult } from './protocol';
+import { FileInfo, ImageInfo, PathItem, ReadResult } from '../protocol';
 
 /** One `cat -n` line: its number (undefined for a notice line the daemon wrote), its text. */
 export interface NumberedLine {

@@ -4,8 +4,8 @@
 
 import { ReaderdError } from './client';
 import { expandedPath, mergeResults, noticeMessage, restorePaths, sourcesOf } from './merge';
-import { ErrorCode, FormattedReadResult, PathSpec, ReadParams, ReadResult } from './protocol';
-import { WorkspaceRoots } from './roots';
+import { ErrorCode, FormattedReadResult, PathSpec, ReadParams, ReadResult } from '../protocol';
+import { WorkspaceRoots } from '../roots';
 
 /** Sends one request under the fence of `root` (undefined: no workspace folder). */
 export type RootSender = (params: ReadParams, root: string | undefined) => Promise<ReadResult | FormattedReadResult>;

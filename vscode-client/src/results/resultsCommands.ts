@@ -2,7 +2,7 @@
 // after a reload), "Copy as Prompt Context", "Add to Chat", "Save Images..." and "Show Raw XML".
 
 import * as vscode from 'vscode';
-import { PathItem, ReadResult } from './protocol';
+import { PathItem, ReadResult } from '../protocol';
 import { ResultStore } from './results';
 import { ResultsPanel } from './resultsPanel';
 import { addToChatCommand, copyAsPromptContext, saveImagesCommand, SendDeps } from './sendCommands';

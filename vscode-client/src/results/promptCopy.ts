@@ -3,8 +3,8 @@
 // silently as `image='0'`; a copy past readerd.confirmAboveTokens is asked about first; the file
 // names the pictures are saved under. Plain Node: no vscode import.
 
-import { ImageInfo, ReadResult } from './protocol';
-import { formatCount } from './readPlan';
+import { ImageInfo, ReadResult } from '../protocol';
+import { formatCount } from '../commands/readPlan';
 import { imageLabel, resultTokens } from './resultModel';
 
 /** The copy of a result: its text, tokens (as the daemon counted them) and the pictures left out. */

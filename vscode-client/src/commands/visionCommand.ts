@@ -7,10 +7,10 @@
 
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { ReaderdError } from './client';
-import { FileInfo, ReadImagesParams, ReadImagesResult, SentImage } from './protocol';
+import { ReaderdError } from '../daemon/client';
+import { FileInfo, ReadImagesParams, ReadImagesResult, SentImage } from '../protocol';
 import { visionHtml, VisionOutcome } from './visionAnswer';
-import { branded } from './say';
+import { branded } from '../say';
 
 export const VISION_TOOL_NAME = 'readerd_read_images';
 /** The SecretStorage key of the vision API key. */

@@ -10,14 +10,14 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { ReaderdError } from './client';
-import { ReadParams, ReadResult } from './protocol';
+import { ReaderdError } from '../daemon/client';
+import { ReadParams, ReadResult } from '../protocol';
 import { choosePlanned, confirmationText, formatCount, needsConfirmation, PlannedRead, readSummary, summaryIsWarning } from './readPlan';
-import { capText, FolderCap, folderCaps } from './resultsHtml';
-import { fileViews } from './resultModel';
-import { ResultStore, ShownResult } from './results';
+import { capText, FolderCap, folderCaps } from '../results/resultsHtml';
+import { fileViews } from '../results/resultModel';
+import { ResultStore, ShownResult } from '../results/results';
 import { pickEntries } from './pickItems';
-import { errorText } from './say';
+import { errorText } from '../say';
 
 export interface ReadCommandDeps {
   /** How to write a file's path in the request: relative to its workspace folder (see WorkspaceRoots.display). */

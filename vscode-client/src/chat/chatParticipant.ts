@@ -6,9 +6,9 @@
 // chat view (`vscode.chat`); elsewhere nothing is registered and nothing fails.
 
 import * as vscode from 'vscode';
-import { failureVerb, reasonInWords } from './summary';
-import { expansionSummary } from './expandCommand';
-import type { ExpandedMessage } from './mentions';
+import { failureVerb, reasonInWords } from '../summary';
+import { expansionSummary } from '../mentions/expandCommand';
+import type { ExpandedMessage } from '../mentions/mentions';
 
 export const PARTICIPANT_ID = 'readerd.chat';
 

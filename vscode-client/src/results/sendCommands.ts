@@ -4,12 +4,12 @@
 // attaches files (pictures as images), and the pictures saved as files.
 
 import * as vscode from 'vscode';
-import { ReadResult } from './protocol';
+import { ReadResult } from '../protocol';
 import { copyConfirmation, imageFileNames, promptCopy } from './promptCopy';
-import { needsConfirmation } from './readPlan';
+import { needsConfirmation } from '../commands/readPlan';
 import { ResultStore, ShownResult } from './results';
 import { FileView, fileViews, numberedLines } from './resultModel';
-import { listSome, plural } from './summary';
+import { listSome, plural } from '../summary';
 
 export interface SendDeps {
   results: ResultStore;

@@ -16,7 +16,7 @@ import {
   ResponseError,
 } from 'vscode-jsonrpc/node';
 import { LineMessageReader, LineMessageWriter } from './lineTransport';
-import { ErrorCode, InitializeParams, InitializeResult, ReadAnswer, ReadParams } from './protocol';
+import { ErrorCode, InitializeParams, InitializeResult, ReadAnswer, ReadParams } from '../protocol';
 
 /** What went wrong with a request. */
 export type ReaderdErrorKind = 'rpc' | 'cancelled' | 'timeout' | 'closed' | 'start';

@@ -4,8 +4,8 @@
 
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { IgnoreRules } from './ignore';
-import { WorkspaceRoots } from './roots';
+import { IgnoreRules } from '../ignore';
+import { WorkspaceRoots } from '../roots';
 
 /** Most files listed; a bigger workspace is cut (the most recently opened are kept first). */
 export const MAX_INDEXED_FILES = 20_000;

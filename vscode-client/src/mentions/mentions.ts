@@ -8,8 +8,8 @@
 
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { ImageInfo, ReadResult, XmlReadParams } from './protocol';
-import { reasonInWords } from './summary';
+import { ImageInfo, ReadResult, XmlReadParams } from '../protocol';
+import { reasonInWords } from '../summary';
 
 export interface Mention {
   /** The text as written, `@"/docs/my file.md"`. */

@@ -2,9 +2,9 @@
 // whether to ask first, and the words of the question and of the summary. Plain Node: no vscode
 // import.
 
-import { FileInfo, ReadNotice, ReadResult } from './protocol';
-import { formatBytes } from './format';
-import { fileProblems, linesShown, listSome, plural } from './summary';
+import { FileInfo, ReadNotice, ReadResult } from '../protocol';
+import { formatBytes } from '../format';
+import { fileProblems, linesShown, listSome, plural } from '../summary';
 
 /** The files a plan says to read, and what it left out. */
 export interface PlannedRead {

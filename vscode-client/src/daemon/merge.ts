@@ -5,7 +5,7 @@
 // each, with `from` naming their pattern, and `<Notice>` elements after their last file: both are
 // carried over with `from` renumbered in the whole request. Plain Node: no vscode import.
 
-import { FileInfo, ImageInfo, ReadNotice, ReadResult } from './protocol';
+import { FileInfo, ImageInfo, ReadNotice, ReadResult } from '../protocol';
 
 interface Token {
   kind: 'tag' | 'cdata' | 'text';

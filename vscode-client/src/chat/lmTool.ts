@@ -2,7 +2,7 @@
 // one call. The XML comes back as a text part and each image as an image data part.
 
 import * as vscode from 'vscode';
-import { PathSpec, ReadResult } from './protocol';
+import { PathSpec, ReadResult } from '../protocol';
 import { checkInput, ReadFilesToolInput, toolPaths } from './toolInput';
 
 export type { ReadFilesToolInput };

@@ -3,10 +3,10 @@
 // prompt with the <Content> blocks appended copied or opened, and a message saying what was read.
 
 import * as vscode from 'vscode';
-import { failureVerb, listSome, reasonInWords } from './summary';
+import { failureVerb, listSome, reasonInWords } from '../summary';
 import type { ExpandedMessage } from './mentions';
-import { formatBytes, ResultStore, ShownResult } from './results';
-import { branded } from './say';
+import { formatBytes, ResultStore, ShownResult } from '../results/results';
+import { branded } from '../say';
 
 export interface ExpandCommandDeps {
   expand(text: string, token: vscode.CancellationToken): Promise<ExpandedMessage>;
