@@ -7,10 +7,10 @@
 // `readerd.folderMaxFiles` files; the view says what was shown of how many and reads the rest
 // (the same expansion from the first file not shown, `skip`). A read that fails offers Retry.
 
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { ReaderdError } from '../daemon/client';
+import { Exclusion } from '../exclusion';
 import { ReadParams, ReadResult } from '../protocol';
 import { choosePlanned, confirmationText, formatCount, needsConfirmation, PlannedRead, readSummary, summaryIsWarning } from './readPlan';
 import { capText, FolderCap, folderCaps } from '../results/resultsHtml';
@@ -23,14 +23,8 @@ export interface ReadCommandDeps {
   /** How to write a file's path in the request: relative to its workspace folder (see WorkspaceRoots.display). */
   display(fsPath: string): string;
   read(params: Pick<ReadParams, 'paths' | 'expand' | 'plan' | 'skip'>, token: vscode.CancellationToken): Promise<ReadResult>;
-  /** Whether the Explorer hides a path as `display` writes it (files.exclude). */
-  hidden(displayed: string): boolean;
-  /** Whether readerd.exclude refuses an absolute path (the quick pick leaves it out). */
-  excluded(fsPath: string): boolean;
-  /** For one quick pick: whether the .gitignore of its workspace folder leaves an absolute path out (as a folder's read does). */
-  gitignored(): Promise<(fsPath: string) => boolean>;
-  /** The workspace folder of an absolute path, and whether readerd.confineToWorkspace is on. */
-  fence(fsPath: string): { folder: string | undefined; confined: boolean };
+  /** What is left out: the files the Explorer hides (taken out of a plan), those the quick pick does not offer. */
+  exclusion: Pick<Exclusion, 'hidden' | 'excluded' | 'leftOutOfPick'>;
   /** `readerd.folderMaxFiles`: files a folder gives at most. */
   folderMaxFiles(): number;
   /** Where a path as `display` writes it is (for a folder picked in the quick pick). */
@@ -94,52 +88,9 @@ async function withNotification<T>(title: string, run: (token: vscode.Cancellati
   return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, (_progress, token) => run(token));
 }
 
-/** Paths of `found` the quick pick leaves out: what .gitignore leaves out, links always refused. */
-async function leftOutOfPick(deps: ReadCommandDeps, found: vscode.Uri[]): Promise<{ ignored: Set<string>; links: Set<string> }> {
-  const ignored = new Set<string>();
-  const links = new Set<string>();
-  const isIgnored = await deps.gitignored();
-  await Promise.all(found.map(async (uri) => {
-    if (isIgnored(uri.fsPath)) {
-      ignored.add(uri.fsPath);
-    } else if (await linkRefused(uri.fsPath, deps.fence(uri.fsPath), (p) => deps.excluded(p))) {
-      links.add(uri.fsPath);
-    }
-  }));
-  return { ignored, links };
-}
-
-/**
- * Whether a path is a link readerd refuses whatever asks: one that leads nowhere, out of its
- * workspace folder (with readerd.confineToWorkspace), or to a file readerd.exclude refuses.
- */
-export async function linkRefused(fsPath: string, fence: { folder: string | undefined; confined: boolean }, excluded: (fsPath: string) => boolean): Promise<boolean> {
-  try {
-    if (!(await fs.promises.lstat(fsPath)).isSymbolicLink()) {
-      return false;
-    }
-  } catch {
-    return false;
-  }
-  let target: string;
-  try {
-    target = await fs.promises.realpath(fsPath);
-  } catch {
-    return true;
-  }
-  if (fence.confined && fence.folder) {
-    const folder = await fs.promises.realpath(fence.folder).catch(() => fence.folder!);
-    const rel = path.relative(folder, target);
-    if (rel.startsWith('..') || path.isAbsolute(rel)) {
-      return true;
-    }
-  }
-  return excluded(target);
-}
-
 async function pickFiles(deps: ReadCommandDeps): Promise<vscode.Uri[] | undefined> {
   const all = await vscode.workspace.findFiles('**/*', undefined, MAX_PICK_FILES);
-  const out = await leftOutOfPick(deps, all);
+  const out = await deps.exclusion.leftOutOfPick(all.map((u) => u.fsPath));
   const found = all.filter((u) => !out.ignored.has(u.fsPath) && !out.links.has(u.fsPath));
   if (found.length === 0) {
     void vscode.window.showInformationMessage('readerd: the workspace has no files to read.');
@@ -149,7 +100,7 @@ async function pickFiles(deps: ReadCommandDeps): Promise<vscode.Uri[] | undefine
   const entries = pickEntries(found.map((uri) => {
     const rel = deps.display(uri.fsPath);
     byRel.set(rel, uri);
-    return { rel, excluded: deps.excluded(uri.fsPath) };
+    return { rel, excluded: deps.exclusion.excluded(uri.fsPath) };
   }));
   type Item = vscode.QuickPickItem & { uri: vscode.Uri; rel: string };
   const cap = deps.folderMaxFiles();
@@ -249,7 +200,7 @@ export async function runRead(deps: ReadCommandDeps, request: ReadRequest, after
   let answeredAt = 0;
   try {
     const plan = await withNotification('readerd: planning the read', (token) => deps.read({ paths: asked, expand, plan: true, skip: request.skip }, token));
-    planned = choosePlanned(plan, request.folders, (p) => deps.hidden(p));
+    planned = choosePlanned(plan, request.folders, (p) => deps.exclusion.hidden(p));
     deps.log(`plan: ${planned.paths.length} files, ${planned.bytes} bytes, ${planned.tokens} tokens` +
       `${planned.hidden ? `, ${planned.hidden} hidden by files.exclude` : ''}${planned.binary ? `, ${planned.binary} binary` : ''}`);
     if (planned.paths.length === 0) {

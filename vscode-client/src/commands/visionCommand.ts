@@ -1,9 +1,8 @@
 // "readerd: Ask About Images...": pick image files and PDFs (or take the Explorer's selection, a
 // folder giving the pictures under it),
 // ask a question, and show the vision model's answer (`readImages`) in a panel with the
-// pictures sent and each file that could not be. "readerd: Set Vision API Key" keeps the key in
-// VS Code's SecretStorage; the daemon gets it in `initialize` (never in a setting, a call or a log).
-// The `readerd_read_images` language-model tool asks the same way.
+// pictures sent and each file that could not be (the key: daemon/visionKey.ts). The
+// `readerd_read_images` language-model tool asks the same way.
 
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -13,8 +12,6 @@ import { visionHtml, VisionOutcome } from './visionAnswer';
 import { branded } from '../say';
 
 export const VISION_TOOL_NAME = 'readerd_read_images';
-/** The SecretStorage key of the vision API key. */
-export const VISION_SECRET = 'readerd.vision.apiKey';
 
 /** Paths one readImages takes at most. */
 const MAX_IMAGES = 100;
@@ -151,31 +148,6 @@ export async function askAboutImagesCommand(deps: VisionCommandDeps, clicked?: u
     void vscode.window.showErrorMessage(branded(outcome.error ?? 'the vision model did not answer'));
   }
   return outcome;
-}
-
-/**
- * "readerd: Set Vision API Key": asks for it (a password box) or takes it as the argument; empty
- * removes it. `changed` hands the new key to the daemon before the command returns.
- */
-export async function setVisionKeyCommand(secrets: vscode.SecretStorage, changed: () => Promise<void>, given?: unknown): Promise<boolean> {
-  const key = typeof given === 'string' ? given : await vscode.window.showInputBox({
-    title: 'readerd: Vision API Key',
-    prompt: 'Sent only to readerd.vision.baseUrl (Authorization: Bearer, or x-api-key for anthropic). Empty removes the stored key.',
-    password: true,
-    ignoreFocusOut: true,
-  });
-  if (key === undefined) {
-    return false;
-  }
-  if (key.trim() === '') {
-    await secrets.delete(VISION_SECRET);
-    void vscode.window.showInformationMessage('readerd: the vision API key was removed.');
-  } else {
-    await secrets.store(VISION_SECRET, key.trim());
-    void vscode.window.showInformationMessage('readerd: the vision API key is stored in VS Code\'s secret storage.');
-  }
-  await changed();
-  return true;
 }
 
 export interface ReadImagesToolInput {

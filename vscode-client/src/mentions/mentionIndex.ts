@@ -1,10 +1,10 @@
 // The workspace's files and folders that `@` completion offers: found with VS Code's file search
-// (`files.exclude` applies), less what each folder's `.gitignore` and `readerd.exclude` leave out,
-// with the files opened most recently first.
+// (`files.exclude` applies), less what each folder's `.gitignore` and `readerd.exclude` leave out
+// (exclusion.ts), with the files opened most recently first.
 
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { IgnoreRules } from '../ignore';
+import { EXCLUSION_SETTINGS, Exclusion, IGNORE_FILE } from '../exclusion';
 import { WorkspaceRoots } from '../roots';
 
 /** Most files listed; a bigger workspace is cut (the most recently opened are kept first). */
@@ -25,7 +25,7 @@ export class MentionIndex implements vscode.Disposable {
 
   constructor(
     private readonly roots: () => WorkspaceRoots,
-    private readonly excludes: () => readonly string[],
+    private readonly exclusion: Pick<Exclusion, 'leftOutBy'>,
   ) {
     const watcher = vscode.workspace.createFileSystemWatcher('**/*', false, true, false);
     const stale = (): void => {
@@ -37,12 +37,12 @@ export class MentionIndex implements vscode.Disposable {
       watcher.onDidDelete(stale),
       vscode.workspace.onDidChangeWorkspaceFolders(stale),
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration('files.exclude') || e.affectsConfiguration('readerd.exclude')) {
+        if (EXCLUSION_SETTINGS.some((setting) => e.affectsConfiguration(setting))) {
           stale();
         }
       }),
       vscode.workspace.onDidSaveTextDocument((doc) => {
-        if (path.basename(doc.uri.fsPath) === '.gitignore') {
+        if (path.basename(doc.uri.fsPath) === IGNORE_FILE) {
           stale();
         }
       }),
@@ -94,26 +94,12 @@ export class MentionIndex implements vscode.Disposable {
   private async build(): Promise<IndexedEntry[]> {
     const roots = this.roots();
     const found = await vscode.workspace.findFiles('**/*', undefined, MAX_INDEXED_FILES);
-    const rules = new Map<string, IgnoreRules>();
-    for (const folder of roots.folders) {
-      const r = new IgnoreRules().addExcludes(this.excludes());
-      try {
-        const bytes = await vscode.workspace.fs.readFile(vscode.Uri.file(path.join(folder.path, '.gitignore')));
-        r.addGitignore(Buffer.from(bytes).toString('utf8'));
-      } catch {
-        // no .gitignore
-      }
-      rules.set(folder.path, r);
-    }
+    const leftOut = await this.exclusion.leftOutBy({ patterns: true });
     const entries: IndexedEntry[] = [];
     const folders = new Map<string, IndexedEntry>();
     for (const uri of found) {
       const folder = roots.folderOf(uri.fsPath);
-      if (!folder) {
-        continue;
-      }
-      const under = path.relative(folder.path, uri.fsPath).split(path.sep).join('/');
-      if (rules.get(folder.path)?.ignores(under)) {
+      if (!folder || leftOut(uri.fsPath)) {
         continue;
       }
       const rel = roots.display(uri.fsPath);

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { ReaderdClient } from '../../src/daemon/client';
-import { filesExcludeMatcher } from '../../src/filesExclude';
+import { filesExcludeMatcher } from '../../src/exclusion';
 import { ReadResult } from '../../src/protocol';
 import { choosePlanned, confirmationText, needsConfirmation, readSummary } from '../../src/commands/readPlan';
 import { makeWorkspace, readerdBinary, removeWorkspace } from './helpers';
