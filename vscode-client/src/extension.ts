@@ -1,23 +1,22 @@
-// The readerd extension: manages the daemon, contributes the read command, @-mentions (completion,
-// highlights and hovers in prompt documents, the expand commands, the exported expansion), the
-// `@readerd` chat participant, the `readerd_read_files` language-model tool, `readerd mcp` as an
-// MCP server, and links in the results.
+// The readerd extension's entry: builds its parts and registers what they contribute. The daemon
+// (daemon/: its lifecycle, the status bar, the vision key, the reads), what is left out
+// (exclusion.ts), @-mentions (mentions/: completion, highlights and hovers in prompt documents,
+// the expand commands, the exported expansion), the commands (commands/: read, prompt context,
+// ask about images), the results view (results/), and VS Code's chat (chat/: the `@readerd`
+// participant, the language-model tools, `readerd mcp` as an MCP server).
 
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { ExpandMentionsOptions, ReadFilesOptions, ReaderdApi } from './api';
+import type { ReadFilesOptions, ReaderdApi } from './api';
 import { filesExclude, onDidChangeSettings } from './config';
 import { Exclusion } from './exclusion';
 import { PathSpec, XmlReadParams } from './protocol';
 import { WorkspaceRoots } from './roots';
-import { errorText } from './say';
 import { registerChatParticipant } from './chat/chatParticipant';
 import { ReadFilesTool, TOOL_NAME } from './chat/lmTool';
 import { registerMcpServer } from './chat/mcpServer';
-import { ContextEntry, PROMPT_CONTEXT_VIEW, PromptContext } from './commands/promptContext';
-import { readFilesCommand, filesInFolder, ReadCommandDeps, readRestCommand, retryLastRead } from './commands/readCommand';
-import { needsConfirmation } from './commands/readPlan';
+import { registerPromptContext } from './commands/promptContextCommands';
+import { readFilesCommand, ReadCommandDeps, readRestCommand, retryLastRead } from './commands/readCommand';
 import { askAboutImagesCommand, ReadImagesTool, VISION_TOOL_NAME } from './commands/visionCommand';
 import { locateReaderd, openPathSettings } from './daemon/firstRun';
 import { DaemonLifecycle } from './daemon/lifecycle';
@@ -25,11 +24,8 @@ import { Reads } from './daemon/reads';
 import { DaemonStatus } from './daemon/status';
 import { setVisionKeyCommand, VisionKey } from './daemon/visionKey';
 import { expandPromptCommand } from './mentions/expandCommand';
-import { MentionCompletionProvider, mentionSelector } from './mentions/mentionCompletion';
-import { MentionDecorations } from './mentions/mentionDecorations';
-import { MentionIndex } from './mentions/mentionIndex';
-import { expandMentions, ExpandedMessage, locatedFolders, parseMentions } from './mentions/mentions';
-import { copyConfirmation, promptCopy } from './results/promptCopy';
+import { ExpandedMessage, parseMentions } from './mentions/mentions';
+import { ExpandOptions, WorkspaceMentions } from './mentions/workspaceMentions';
 import { ResultLinks } from './results/resultLinks';
 import { ResultStore } from './results/results';
 import { registerResultsCommands } from './results/resultsCommands';
@@ -64,14 +60,7 @@ export function activate(context: vscode.ExtensionContext): ReaderdApi {
     },
   });
   const results = new ResultStore();
-  const promptContext = new PromptContext(context.workspaceState);
-  const contextView = vscode.window.createTreeView(PROMPT_CONTEXT_VIEW, { treeDataProvider: promptContext });
-  const describe = (): void => {
-    const n = promptContext.list().length;
-    contextView.description = n ? `${n} file${n === 1 ? '' : 's'}, about ${promptContext.tokens().toLocaleString('en-US')} tokens` : undefined;
-  };
-  describe();
-  context.subscriptions.push(log, daemon, status, results, promptContext, contextView, promptContext.onDidChangeTreeData(describe));
+  context.subscriptions.push(log, daemon, status, results);
   registerResultsCommands({
     context,
     results,
@@ -87,74 +76,15 @@ export function activate(context: vscode.ExtensionContext): ReaderdApi {
     return reads.read({ ...params, paths }, { token, timeoutMs });
   }) as ReaderdApi['readFiles'];
 
-  const stat = async (abs: string): Promise<vscode.FileStat | undefined> => {
-    try {
-      return await vscode.workspace.fs.stat(vscode.Uri.file(abs));
-    } catch {
-      return undefined;
-    }
-  };
-  const expand = async (
-    text: string,
-    options: ExpandMentionsOptions & { extraPaths?: string[]; render?: boolean } = {},
-  ): Promise<ExpandedMessage> => {
-    if (!options.root && roots.folders.length === 0) {
-      throw new Error('readerd: @-mentions need a workspace folder (or options.root)');
-    }
-    // Without options.root, a mention is located among the workspace folders as readFiles does.
-    const absolute = (rel: string): string => (options.root ? path.resolve(options.root, rel) : roots.locate(rel).absolute);
-    return expandMentions(text, {
-      root: options.root,
-      read: (params) => reads.read(params, { token: options.token }),
-      extraPaths: options.extraPaths,
-      render: options.render,
-      images: { maxDimension: daemon.settings.maxImageDimension },
-      ...locatedFolders(
-        absolute,
-        async (dir) => (await filesInFolder(vscode.Uri.file(dir))).map((u) => u.fsPath),
-        async (abs) => (((await stat(abs))?.type ?? 0) & vscode.FileType.Directory) !== 0,
-        async (abs) => (await stat(abs)) !== undefined,
-      ),
-    });
-  };
-  const folderFiles = async (rel: string): Promise<string[]> =>
-    (await filesInFolder(vscode.Uri.file(roots.locate(rel).absolute))).map((u) => roots.display(u.fsPath));
-
-  // @-mentions where prompts are written: completion, highlights, hovers.
-  const index = new MentionIndex(() => roots, exclusion);
-  const selector = (): vscode.DocumentFilter[] => mentionSelector(daemon.settings.mentionLanguages, daemon.settings.mentionFiles);
-  const completion = new MentionCompletionProvider(index, () => (roots.isMultiRoot ? roots.folders.map((f) => f.name) : []));
-  const decorations = new MentionDecorations({
-    selector,
-    roots: () => roots,
-    read: (params, token) => reads.read<XmlReadParams>(params, { token }),
-    folderFiles,
-  });
-  let mentionProviders: vscode.Disposable | undefined;
-  const registerMentionProviders = (): void => {
-    mentionProviders?.dispose();
-    mentionProviders = vscode.Disposable.from(
-      vscode.languages.registerCompletionItemProvider(selector(), completion, '@', '/', '"'),
-      vscode.languages.registerHoverProvider(selector(), decorations),
-    );
-    // The editor's context menu offers the expand commands in these languages.
-    const languages = ['markdown', 'plaintext', 'prompt', 'instructions', 'chatmode', ...daemon.settings.mentionLanguages];
-    void vscode.commands.executeCommand('setContext', 'readerd.mentionLanguageIds', languages);
-  };
-  registerMentionProviders();
-  context.subscriptions.push(index, decorations, { dispose: () => mentionProviders?.dispose() });
+  // @-mentions: the expansion, and completion, highlights and hovers where prompts are written.
+  const mentions = new WorkspaceMentions({ roots: () => roots, settings: () => daemon.settings, reads, exclusion });
+  const expand = (text: string, options?: ExpandOptions): Promise<ExpandedMessage> => mentions.expand(text, options);
+  context.subscriptions.push(mentions);
 
   // readerd mcp for VS Code's MCP clients.
   const mcp = registerMcpServer({
     // Only a binary that is there: one readerd.path names before it is installed is not given.
-    binary: () => {
-      const found = daemon.findBinary()?.path;
-      try {
-        return found && fs.statSync(found).isFile() ? (fs.accessSync(found, fs.constants.X_OK), found) : undefined;
-      } catch {
-        return undefined;
-      }
-    },
+    binary: () => daemon.installedBinary(),
     folders: () => roots.folders.map((f) => f.path),
     exclude: () => daemon.settings.exclude,
     version: () => String(context.extension.packageJSON.version ?? ''),
@@ -195,56 +125,16 @@ export function activate(context: vscode.ExtensionContext): ReaderdApi {
   };
 
   context.subscriptions.push(
+    ...registerPromptContext({
+      state: context.workspaceState,
+      readDeps,
+      read: (items) => reads.read<XmlReadParams>({ paths: items, ...reads.defaults() }),
+      confirmAboveTokens: () => daemon.settings.confirmAboveTokens,
+      log: (line) => log.info(line),
+    }),
     vscode.commands.registerCommand('readerd.readFiles', (clicked?: unknown, selected?: unknown) => readFilesCommand(readDeps, clicked, selected)),
     vscode.commands.registerCommand('readerd.retryRead', () => retryLastRead()),
     vscode.commands.registerCommand('readerd.readRest', (rest: { path: string; skip: number; total: number }) => readRestCommand(readDeps, rest)),
-    // The read command, then the files it read added to the prompt context's list (the clipboard untouched).
-    vscode.commands.registerCommand('readerd.addToPromptContext', async (clicked?: unknown, selected?: unknown) => {
-      const outcome = await readFilesCommand(readDeps, clicked, selected, { copy: async () => undefined });
-      if (!outcome) {
-        return undefined;
-      }
-      const added = await promptContext.add(outcome.result);
-      log.info(added.message);
-      const show = added.refused.length ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
-      void show(added.message, 'Copy Prompt Context', 'Show the List').then((choice) => {
-        if (choice === 'Copy Prompt Context') {
-          void vscode.commands.executeCommand('readerd.copyPromptContext');
-        } else if (choice === 'Show the List') {
-          void vscode.commands.executeCommand(`${PROMPT_CONTEXT_VIEW}.focus`);
-        }
-      });
-      return { ...outcome, added };
-    }),
-    vscode.commands.registerCommand('readerd.copyPromptContext', async () => {
-      const entries = promptContext.list();
-      if (entries.length === 0) {
-        void vscode.window.showInformationMessage('readerd: the prompt context is empty: add files with "readerd: Add to Prompt Context" (the Explorer\'s context menu).');
-        return undefined;
-      }
-      let result;
-      try {
-        result = await reads.read<XmlReadParams>({ paths: entries.map((e) => e.item), ...reads.defaults() });
-      } catch (error) {
-        void vscode.window.showErrorMessage(errorText(error));
-        return undefined;
-      }
-      const copy = promptCopy(result);
-      const limit = daemon.settings.confirmAboveTokens;
-      if (needsConfirmation(copy.tokens, limit)) {
-        const { message, detail } = copyConfirmation(result, copy.tokens, limit);
-        if ((await vscode.window.showWarningMessage(message, { modal: true, detail }, 'Copy')) !== 'Copy') {
-          return undefined;
-        }
-      }
-      await vscode.env.clipboard.writeText(copy.text);
-      log.info(copy.message);
-      void vscode.window.showInformationMessage(copy.message.replace(/^readerd: copied /, 'readerd: copied the prompt context: '));
-      return copy.text;
-    }),
-    vscode.commands.registerCommand('readerd.clearPromptContext', () => promptContext.clear()),
-    vscode.commands.registerCommand('readerd.removeFromPromptContext', (entry?: ContextEntry) => promptContext.remove(entry)),
-    vscode.commands.registerCommand('readerd.promptContextList', () => promptContext.list()),
     vscode.commands.registerCommand('readerd.askAboutImages', (clicked?: unknown, selected?: unknown) =>
       askAboutImagesCommand(
         {
@@ -271,10 +161,7 @@ export function activate(context: vscode.ExtensionContext): ReaderdApi {
     vscode.commands.registerCommand('readerd.openPathSettings', () => openPathSettings()),
     onDidChangeSettings((changed) => {
       daemon.settingsChanged(changed);
-      if (changed.includes('mentionLanguages') || changed.includes('mentionFiles')) {
-        registerMentionProviders();
-        decorations.schedule();
-      }
+      mentions.settingsChanged(changed);
       if (changed.some((c) => c === 'path' || c === 'exclude')) {
         mcp?.refresh();
       }
@@ -283,7 +170,7 @@ export function activate(context: vscode.ExtensionContext): ReaderdApi {
       roots = currentRoots();
       log.info(`workspace folders: ${roots.folders.map((f) => f.path).join(', ') || 'none'}`);
       mcp?.refresh();
-      decorations.schedule();
+      mentions.foldersChanged();
     }),
   );
 

@@ -2,6 +2,7 @@
 // and the workspace give, or the socket), restarted when a setting it depends on changes, stopped
 // on deactivation; each failure to start shown once, with what can be done about it.
 
+import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { whyNotExecutable } from './binaryCheck';
 import { ReaderdError } from './client';
@@ -134,6 +135,16 @@ export class DaemonLifecycle implements vscode.Disposable {
       baseDir: roots.first,
       searchFrom: [...roots.folders.map((f) => f.path), this.deps.context.extensionPath],
     }) ?? undefined;
+  }
+
+  /** The binary findBinary gives, if a file that may be run is there (readerd.path may name one not yet installed). */
+  installedBinary(): string | undefined {
+    const found = this.findBinary()?.path;
+    try {
+      return found && fs.statSync(found).isFile() ? (fs.accessSync(found, fs.constants.X_OK), found) : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /** Builds a DaemonManager from the settings and starts it. */
