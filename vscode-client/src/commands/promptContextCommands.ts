@@ -5,10 +5,10 @@
 
 import * as vscode from 'vscode';
 import { ReadCommandDeps, readFilesCommand } from './readCommand';
-import { needsConfirmation } from './readPlan';
 import { ContextEntry, PROMPT_CONTEXT_VIEW, PromptContext } from './promptContext';
 import { PathSpec, ReadResult } from '../protocol';
 import { copyConfirmation, promptCopy } from '../results/promptCopy';
+import { needsConfirmation } from '../format';
 import { errorText } from '../say';
 
 export interface PromptContextDeps {

@@ -12,7 +12,8 @@ import * as vscode from 'vscode';
 import { ReaderdError } from '../daemon/client';
 import { Exclusion } from '../exclusion';
 import { ReadParams, ReadResult } from '../protocol';
-import { choosePlanned, confirmationText, formatCount, needsConfirmation, PlannedRead, readSummary, summaryIsWarning } from './readPlan';
+import { choosePlanned, confirmationText, PlannedRead, readSummary, summaryIsWarning } from './readPlan';
+import { formatCount, needsConfirmation } from '../format';
 import { capText, FolderCap, folderCaps } from '../results/resultsHtml';
 import { fileViews } from '../results/resultModel';
 import { ResultStore, ShownResult } from '../results/results';
@@ -49,12 +50,6 @@ export interface ReadCommandOutcome extends ShownResult {
 export const EXPAND_LIMIT = 10_000;
 
 const MAX_PICK_FILES = 20_000;
-
-/** Files directly in a folder, as VS Code lists them (files.exclude applies), sorted. */
-export async function filesInFolder(folder: vscode.Uri): Promise<vscode.Uri[]> {
-  const found = await vscode.workspace.findFiles(new vscode.RelativePattern(folder, '*'));
-  return found.sort((a, b) => a.fsPath.localeCompare(b.fsPath));
-}
 
 interface Selection {
   uris: vscode.Uri[];

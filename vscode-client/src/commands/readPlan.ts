@@ -3,7 +3,7 @@
 // import.
 
 import { FileInfo, ReadNotice, ReadResult } from '../protocol';
-import { formatBytes } from '../format';
+import { formatBytes, formatCount } from '../format';
 import { fileProblems, linesShown, listSome, plural } from '../summary';
 
 /** The files a plan says to read, and what it left out. */
@@ -61,17 +61,6 @@ export function choosePlanned(plan: ReadResult, folders: ReadonlySet<number>, hi
     out.bytes += entry.code === undefined ? entry.bytes ?? 0 : 0;
   }
   return out;
-}
-
-/** `12,345`. */
-export function formatCount(n: number): string {
-  // As toLocaleString('en-US') writes an integer, without its cost (a card of each of 2,000 files has a few).
-  return Number.isSafeInteger(n) ? String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',') : n.toLocaleString('en-US');
-}
-
-/** Whether a read of `tokens` estimated tokens needs a yes first, with `readerd.confirmAboveTokens` at `limit`. */
-export function needsConfirmation(tokens: number, limit: number): boolean {
-  return limit > 0 && tokens > limit;
 }
 
 /** The question before a big read and its detail: files, size, tokens, the biggest files, the notices. */

@@ -6,7 +6,6 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ExpandMentionsOptions } from '../api';
-import { filesInFolder } from '../commands/readCommand';
 import { Settings } from '../config';
 import { Reads } from '../daemon/reads';
 import { Exclusion } from '../exclusion';
@@ -26,6 +25,12 @@ export interface WorkspaceMentionsDeps {
 
 /** What expand takes: the API's options, and those of the chat participant. */
 export type ExpandOptions = ExpandMentionsOptions & { extraPaths?: string[]; render?: boolean };
+
+/** Files directly in a folder, as VS Code lists them (files.exclude applies), sorted. */
+async function filesInFolder(folder: vscode.Uri): Promise<vscode.Uri[]> {
+  const found = await vscode.workspace.findFiles(new vscode.RelativePattern(folder, '*'));
+  return found.sort((a, b) => a.fsPath.localeCompare(b.fsPath));
+}
 
 async function stat(abs: string): Promise<vscode.FileStat | undefined> {
   try {

@@ -4,7 +4,7 @@
 // names the pictures are saved under. Plain Node: no vscode import.
 
 import { ImageInfo, ReadResult } from '../protocol';
-import { formatCount } from '../commands/readPlan';
+import { formatCount } from '../format';
 import { imageLabel, resultTokens } from './resultModel';
 
 /** The copy of a result: its text, tokens (as the daemon counted them) and the pictures left out. */

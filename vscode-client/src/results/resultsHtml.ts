@@ -2,10 +2,9 @@
 // refused (why), its pictures inline and its content with one set of line numbers. Only VS Code's
 // theme variables colour it; every action is a button. Plain Node: no vscode import.
 
-import { formatBytes } from '../format';
+import { formatBytes, formatCount } from '../format';
 import { ImageInfo, ReadNotice, ReadResult } from '../protocol';
 import { Continuation, FileView, fileViews, imageLabel, numberedLines, refusalReason, resultTokens } from './resultModel';
-import { formatCount } from '../commands/readPlan';
 import { PAGE_SCRIPT } from './resultsPage';
 import { rangeText } from '../summary';
 

@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import { ReadResult } from '../protocol';
 import { copyConfirmation, imageFileNames, promptCopy } from './promptCopy';
-import { needsConfirmation } from '../commands/readPlan';
+import { needsConfirmation } from '../format';
 import { ResultStore, ShownResult } from './results';
 import { FileView, fileViews, numberedLines } from './resultModel';
 import { listSome, plural } from '../summary';

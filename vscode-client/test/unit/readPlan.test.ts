@@ -8,7 +8,8 @@ import { after, before, test } from 'node:test';
 import { ReaderdClient } from '../../src/daemon/client';
 import { filesExcludeMatcher } from '../../src/exclusion';
 import { ReadResult } from '../../src/protocol';
-import { choosePlanned, confirmationText, needsConfirmation, readSummary } from '../../src/commands/readPlan';
+import { choosePlanned, confirmationText, readSummary } from '../../src/commands/readPlan';
+import { needsConfirmation } from '../../src/format';
 import { makeWorkspace, readerdBinary, removeWorkspace } from './helpers';
 
 let root: string;
