@@ -1,8 +1,8 @@
 // The API other extensions get from `vscode.extensions.getExtension('readerd.readerd').exports`.
 
 import type * as vscode from 'vscode';
-import type { DaemonInfo } from './daemon';
-import type { ExpandedMessage, Mention } from './mentions';
+import type { DaemonInfo } from './daemon/manager';
+import type { ExpandedMessage, Mention } from './mentions/mentions';
 import type { FormattedReadResult, ImageParams, PathItem, PathSpec, ReadFormat, ReadParams, ReadResult } from './protocol';
 
 export type { DaemonInfo, ExpandedMessage, FormattedReadResult, ImageParams, Mention, PathItem, PathSpec, ReadFormat, ReadParams, ReadResult };

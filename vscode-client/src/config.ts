@@ -80,7 +80,7 @@ export function filesExclude(folder: vscode.Uri): Record<string, unknown> | unde
   return vscode.workspace.getConfiguration('files', folder).get<Record<string, unknown>>('exclude');
 }
 
-/** Where `readerd.path` is set: its workspace and folder values (see settingScope.ts). */
+/** Where `readerd.path` is set: its workspace and folder values (see daemon/settingScope.ts). */
 export function inspectPath(): { workspaceValue?: unknown; workspaceFolderValue?: unknown } | undefined {
   return vscode.workspace.getConfiguration(SECTION).inspect('path');
 }

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ReaderdApi } from '../../src/api';
-import type { ReadCommandOutcome } from '../../src/readCommand';
+import type { ReadCommandOutcome } from '../../src/commands/readCommand';
 import { EXTENSION_ID, test, waitFor } from './harness';
 
 function root(): string {

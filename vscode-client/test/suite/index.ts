@@ -15,9 +15,9 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ReaderdApi } from '../../src/api';
 import { readSettings } from '../../src/config';
-import type { ReadCommandOutcome } from '../../src/readCommand';
-import type { ShownResult } from '../../src/results';
-import type { ChatAttachment } from '../../src/sendCommands';
+import type { ReadCommandOutcome } from '../../src/commands/readCommand';
+import type { ShownResult } from '../../src/results/results';
+import type { ChatAttachment } from '../../src/results/sendCommands';
 
 /** What the `readerd.resultsView` command answers. */
 interface ResultsViewState {
@@ -27,7 +27,7 @@ interface ResultsViewState {
   visible: boolean;
   back?: string;
 }
-import type { VisionOutcome } from '../../src/visionAnswer';
+import type { VisionOutcome } from '../../src/commands/visionAnswer';
 import { EXTENSION_ID, readerdChildren, resultsFile, runTests, test, waitFor } from './harness';
 import { mentionTests } from './mentions';
 import { realRepoTests } from './realRepo';

@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { ExpandedPrompt } from '../../src/expandCommand';
-import { ShownResult } from '../../src/results';
+import type { ExpandedPrompt } from '../../src/mentions/expandCommand';
+import { ShownResult } from '../../src/results/results';
 import { test, waitFor } from './harness';
 
 function root(): string {

@@ -9,8 +9,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ReaderdApi } from '../../src/api';
-import type { ReadCommandOutcome } from '../../src/readCommand';
-import type { ShownResult } from '../../src/results';
+import type { ReadCommandOutcome } from '../../src/commands/readCommand';
+import type { ShownResult } from '../../src/results/results';
 import { EXTENSION_ID, readerdChildren, resultsFile, runTests, test, waitFor } from './harness';
 
 function folder(name: string): vscode.WorkspaceFolder {

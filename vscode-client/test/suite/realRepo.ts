@@ -11,11 +11,11 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { ReadCommandOutcome } from '../../src/readCommand';
-import type { PageStats, PaintReport } from '../../src/resultsPanel';
-import type { ChatAttachment } from '../../src/sendCommands';
+import type { ReadCommandOutcome } from '../../src/commands/readCommand';
+import type { PageStats, PaintReport } from '../../src/results/resultsPanel';
+import type { ChatAttachment } from '../../src/results/sendCommands';
 import type { ReaderdApi } from '../../src/api';
-import { handleChatRequest } from '../../src/chatParticipant';
+import { handleChatRequest } from '../../src/chat/chatParticipant';
 import { resultsFile, test, waitFor } from './harness';
 
 /** Where Go's source tree is (Debian's golang-1.19-src). */

@@ -5,8 +5,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { checkReaderdBinary, whyNotExecutable } from '../../src/binaryCheck';
-import { settingPlace, settingsCommand } from '../../src/settingScope';
+import { checkReaderdBinary, whyNotExecutable } from '../../src/daemon/binaryCheck';
+import { settingPlace, settingsCommand } from '../../src/daemon/settingScope';
 import { readerdBinary } from './helpers';
 
 test('binaryCheck_accepts_readerd_with_its_version', async () => {

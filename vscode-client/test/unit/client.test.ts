@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { CancellationTokenSource } from 'vscode-jsonrpc/node';
-import { ReaderdClient, ReaderdError } from '../../src/client';
+import { ReaderdClient, ReaderdError } from '../../src/daemon/client';
 import {
   alive,
   makeBigFile,

@@ -5,8 +5,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { ReaderdError } from '../../src/client';
-import { DaemonManager, DaemonState } from '../../src/daemon';
+import { ReaderdError } from '../../src/daemon/client';
+import { DaemonManager, DaemonState } from '../../src/daemon/manager';
 import {
   alive,
   makeWorkspace,

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { findReaderd } from '../../src/findBinary';
+import { findReaderd } from '../../src/daemon/findBinary';
 
 function tree(): string {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'readerd-find-'));

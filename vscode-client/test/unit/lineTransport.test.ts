@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
 import type { Message } from 'vscode-jsonrpc/node';
-import { LineMessageReader, LineMessageWriter } from '../../src/lineTransport';
+import { LineMessageReader, LineMessageWriter } from '../../src/daemon/lineTransport';
 
 function collect(reader: LineMessageReader): { messages: Message[]; errors: Error[] } {
   const out = { messages: [] as Message[], errors: [] as Error[] };

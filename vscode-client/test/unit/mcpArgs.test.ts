@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
 import { after, before, describe, test } from 'node:test';
-import { mcpServerArgs } from '../../src/mcpArgs';
+import { mcpServerArgs } from '../../src/chat/mcpArgs';
 import { makeWorkspace, readerdBinary, removeWorkspace, settingDefault } from './helpers';
 
 interface McpReply {

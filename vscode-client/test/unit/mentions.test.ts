@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { ReaderdClient } from '../../src/client';
-import { codeRanges, expandMentions, parseMentions, typingMention } from '../../src/mentions';
+import { ReaderdClient } from '../../src/daemon/client';
+import { codeRanges, expandMentions, parseMentions, typingMention } from '../../src/mentions/mentions';
 import { ReadResult, XmlReadParams } from '../../src/protocol';
 import { makeWorkspace, readerdBinary, removeWorkspace } from './helpers';
 

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { ReaderdClient } from '../../src/client';
+import { ReaderdClient } from '../../src/daemon/client';
 import { FormattedReadResult, ImageParams, InitializeParams, PathItem, ReadImagesParams, ReadParams, ReadResult } from '../../src/protocol';
 import { makeWorkspace, readerdBinary, removeWorkspace, REPO } from './helpers';
 

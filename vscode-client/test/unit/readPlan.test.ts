@@ -5,10 +5,11 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { ReaderdClient } from '../../src/client';
-import { filesExcludeMatcher } from '../../src/filesExclude';
+import { ReaderdClient } from '../../src/daemon/client';
+import { filesExcludeMatcher } from '../../src/exclusion';
 import { ReadResult } from '../../src/protocol';
-import { choosePlanned, confirmationText, needsConfirmation, readSummary } from '../../src/readPlan';
+import { choosePlanned, confirmationText, readSummary } from '../../src/commands/readPlan';
+import { needsConfirmation } from '../../src/format';
 import { makeWorkspace, readerdBinary, removeWorkspace } from './helpers';
 
 let root: string;

@@ -2,7 +2,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { RecentMap } from '../../src/recent';
+import { RecentMap } from '../../src/results/recent';
 
 test('recent_drops_the_oldest_past_the_count', () => {
   const m = new RecentMap<string, string>(3, 1_000, (v) => v.length);

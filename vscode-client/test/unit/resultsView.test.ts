@@ -7,12 +7,12 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { ReaderdClient } from '../../src/client';
+import { ReaderdClient } from '../../src/daemon/client';
 import { PathSpec, ReadResult } from '../../src/protocol';
-import { copyConfirmation, imageFileNames, promptCopy } from '../../src/promptCopy';
-import { contentBodies, continuationItem, fileViews, numberedLines } from '../../src/resultModel';
+import { copyConfirmation, imageFileNames, promptCopy } from '../../src/results/promptCopy';
+import { contentBodies, continuationItem, fileViews, numberedLines } from '../../src/results/resultModel';
 import { formatBytes } from '../../src/format';
-import { capText, fileCardHtml, fileContentHtml, folderCaps, resultsModel, resultsShell, totalsText } from '../../src/resultsHtml';
+import { capText, fileCardHtml, fileContentHtml, folderCaps, resultsModel, resultsShell, totalsText } from '../../src/results/resultsHtml';
 
 /** What the view can show of a result: the page, every card and every file's content opened. */
 function resultsHtml(result: ReadResult, _title: string, nonce: string): string {

@@ -6,11 +6,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { ReaderdClient, ReaderdError } from '../../src/client';
-import { DaemonManager } from '../../src/daemon';
+import { ReaderdClient, ReaderdError } from '../../src/daemon/client';
+import { DaemonManager } from '../../src/daemon/manager';
 import { ReadResult } from '../../src/protocol';
-import { expandMentions, locatedFolders } from '../../src/mentions';
-import { readInRoots } from '../../src/rootedRead';
+import { expandMentions, locatedFolders } from '../../src/mentions/mentions';
+import { readInRoots } from '../../src/daemon/rootedRead';
 import { WorkspaceRoots } from '../../src/roots';
 import { readerdBinary, REPO, settingDefault, waitFor } from './helpers';
 

@@ -36,7 +36,8 @@ test('settings_every_one_has_a_default_and_is_read', () => {
 });
 
 test('settings_read_only_in_config_ts_without_defaults', () => {
-  for (const file of fs.readdirSync(SRC).filter((f) => f.endsWith('.ts'))) {
+  // Every part's folder too (daemon/, commands/, ...).
+  for (const file of fs.readdirSync(SRC, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'))) {
     const text = source(file);
     if (file !== 'config.ts') {
       assert.doesNotMatch(text, /getConfiguration\(/, `${file} reads settings itself`);

@@ -5,10 +5,10 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { ReaderdClient } from '../../src/client';
-import { pickEntries } from '../../src/pickItems';
+import { ReaderdClient } from '../../src/daemon/client';
+import { pickEntries } from '../../src/commands/pickItems';
 import { ReadResult } from '../../src/protocol';
-import { choosePlanned, readSummary, summaryIsWarning } from '../../src/readPlan';
+import { choosePlanned, readSummary, summaryIsWarning } from '../../src/commands/readPlan';
 import { cutInWords, fileProblems, reasonInWords } from '../../src/summary';
 import { branded, errorText } from '../../src/say';
 import { makeWorkspace, readerdBinary, removeWorkspace } from './helpers';
@@ -95,8 +95,9 @@ test('package_json_every_command_under_readerd_with_one_name_per_action', () => 
   }
   assert.equal(titles.get('readerd: Copy as Prompt Context'), 'readerd.copyAsPromptContext');
   // The words the code shows for the action are the command's.
-  for (const file of fs.readdirSync(path.join(__dirname, '..', '..', '..', 'src'))) {
-    const text = fs.readFileSync(path.join(__dirname, '..', '..', '..', 'src', file), 'utf8');
+  const src = path.join(__dirname, '..', '..', '..', 'src');
+  for (const file of fs.readdirSync(src, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'))) {
+    const text = fs.readFileSync(path.join(src, file), 'utf8');
     assert.doesNotMatch(text, /Copy as prompt context/, `${file} names the action as the command does`);
   }
 });

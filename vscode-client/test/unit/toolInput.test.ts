@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { ReaderdClient } from '../../src/client';
+import { ReaderdClient } from '../../src/daemon/client';
 import { ReadResult } from '../../src/protocol';
-import { checkInput, toolPaths } from '../../src/toolInput';
+import { checkInput, toolPaths } from '../../src/chat/toolInput';
 import { makeWorkspace, PACKAGE_JSON, readerdBinary, removeWorkspace } from './helpers';
 
 let root: string;

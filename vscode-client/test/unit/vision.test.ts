@@ -8,10 +8,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { ReaderdClient, ReaderdError } from '../../src/client';
-import { DaemonManager } from '../../src/daemon';
+import { ReaderdClient, ReaderdError } from '../../src/daemon/client';
+import { DaemonManager } from '../../src/daemon/manager';
 import { ErrorCode } from '../../src/protocol';
-import { failedFiles } from '../../src/visionAnswer';
+import { failedFiles } from '../../src/commands/visionAnswer';
 import { makeWorkspace, readerdBinary, removeWorkspace, REPO, waitFor } from './helpers';
 
 let root: string;
