@@ -885,11 +885,14 @@ async function runMentionUi(page) {
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'prompt.md' }).first().waitFor({ state: 'visible', timeout: 10_000 });
     await page.keyboard.press('Enter');
     await page.locator('.tabs-container .tab.active', { hasText: 'prompt.md' }).waitFor({ state: 'visible', timeout: 10_000 });
-    await page.locator('.monaco-editor .view-lines').first().waitFor({ state: 'visible', timeout: 10_000 });
+    // The editor part's editor, not the chat's input (also a Monaco editor, and restored open by
+    // a reload when an earlier test used it).
+    const lines = page.locator('.part.editor .monaco-editor .view-lines').first();
+    await lines.waitFor({ state: 'visible', timeout: 10_000 });
     // The keys go to the editor only once it has the focus: click into it, then wait for its
     // text area to hold the focus.
-    await page.locator('.monaco-editor .view-lines').first().click();
-    await page.locator('.monaco-editor.focused').first().waitFor({ state: 'visible', timeout: 10_000 });
+    await lines.click();
+    await page.locator('.part.editor .monaco-editor.focused').first().waitFor({ state: 'visible', timeout: 10_000 });
     // Whatever the suite left in the file (VS Code restores unsaved editors): start afresh.
     await page.keyboard.press('Control+A');
     await page.keyboard.press('Delete');
@@ -927,8 +930,20 @@ async function runMentionUi(page) {
     // The path in the prompt's <Content> is a link: Ctrl+click opens the file.
     const link = page.locator('.monaco-editor .view-lines .detected-link', { hasText: 'src/main.c' }).first();
     await link.waitFor({ state: 'visible', timeout: 10_000 });
-    await link.click({ modifiers: ['Control'] });
-    await page.locator('.tabs-container .tab.active', { hasText: 'main.c' }).waitFor({ state: 'visible', timeout: 10_000 });
+    // A hover can cover the link while the editor redraws its line: dismiss it, move away and
+    // click again, the last time at the link's place whatever lies on top.
+    const opened = page.locator('.tabs-container .tab.active', { hasText: 'main.c' });
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await page.keyboard.press('Escape');
+        await page.mouse.move(0, 0);
+        await link.click({ modifiers: ['Control'], timeout: 10_000, force: attempt > 0 });
+        await opened.waitFor({ state: 'visible', timeout: 10_000 });
+        break;
+      } catch (error) {
+        if (attempt >= 2) throw error;
+      }
+    }
     await editorText(page, 'puts');
     report(name, true, `screenshots: ${shot}, ${expandedShot}`);
   } catch (error) {
