@@ -46,6 +46,11 @@ typedef struct {
  * naming the tiles left out and the offset to read on with. */
 #define TILE_CUT_TOKENS 80
 
+/* A <Tile> element at its widest, with its line: the markup each tile adds to its file's; and
+ * what a tiled picture's <Content> states besides a text's (its media type, sizes, tiles). */
+#define TILE_MARKUP_TOKENS 30
+#define TILED_MARKUP_TOKENS 40
+
 /* True when the picture can be cut to a share of `level` tokens: sent as tiles, one of which
  * fits with the notice. */
 static bool tiles_fit(const Item *it, int64_t level) {
@@ -341,6 +346,7 @@ static void measure_image(Budget *b, const ReaderSample *s, int64_t first_tile, 
     it->total = (int64_t)tiles.n * tokens_image(&b->pricing, tiles.out_width, tiles.out_height);
     it->want = ((int64_t)tiles.n - from + 1) * tokens_image(&b->pricing, tiles.out_width,
                                                             tiles.out_height);
+    it->markup += TILED_MARKUP_TOKENS + ((int64_t)tiles.n - from + 1) * TILE_MARKUP_TOKENS;
     res->width = tiles.out_width;
     res->height = tiles.out_height;
     return;
