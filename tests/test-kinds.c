@@ -1,7 +1,8 @@
-/* Every kind, every guarantee: one table of the kinds readerd reads (text, pictures, PDFs, SVGs
- * as text and rendered, notebooks, DOCX, XLSX, PPTX, and a folder holding them all), each run
- * through the same seven guarantees on each face of readerd: the daemon over its Unix socket,
- * the one-shot `readerd read`, and `readerd mcp`'s read_files on stdio. (The VS Code
+/* Every kind, every guarantee: one table of the kinds readerd reads (text, pictures, a tall
+ * picture sent as tiles, PDFs, SVGs as text and rendered, notebooks, DOCX, XLSX, PPTX, and a
+ * folder holding them all), each run through the same seven guarantees on each face of readerd:
+ * the daemon over its Unix socket, the one-shot `readerd read`, and `readerd mcp`'s read_files
+ * on stdio. (The VS Code
  * extension's face is left to the extension's own suite under vscode-client/, which drives the
  * daemon through the extension.)
  *
@@ -17,7 +18,8 @@
  *   plan          plan: true answers no content, the kind's type, and a whole-file estimate
  *                 within 10% of the real cost of the whole file as a read shows it
  *   continuation  following the continuation each answer names (offset, pages, skip) reads the
- *                 file to its end in a bounded number of requests, nothing repeated or missed
+ *                 file to its end (a tall picture: its last tile) in a bounded number of
+ *                 requests, nothing repeated or missed
  *   size          copies of the file after text that brings the answer near the face's cap: the
  *                 answer stays within the cap, the copies past it FILE_TOO_LARGE naming it
  *
