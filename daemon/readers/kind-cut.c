@@ -78,8 +78,13 @@ static void pages_extent(const FileResult *f, int64_t *ret_shown, int64_t *ret_a
   *ret_all = f->pages;
 }
 
-const KindCut kind_cut_pages = {NULL, pages_count,  pages_images,     pages_notice, pages_view,
-                                pages_commit, pages_first_text, pages_extent};
+const KindCut kind_cut_pages = {.count = pages_count,
+                                .images = pages_images,
+                                .notice = pages_notice,
+                                .view = pages_view,
+                                .commit = pages_commit,
+                                .first_text = pages_first_text,
+                                .extent = pages_extent};
 
 /* ---- a notebook's cells, a PPTX's slides ------------------------------------------------- */
 
@@ -134,9 +139,13 @@ static void sections_extent(const FileResult *f, int64_t *ret_shown, int64_t *re
   *ret_all = f->sections;
 }
 
-const KindCut kind_cut_sections = {NULL, sections_count,  sections_images,     sections_notice,
-                                   sections_view,   sections_commit,     sections_first_text,
-                                   sections_extent};
+const KindCut kind_cut_sections = {.count = sections_count,
+                                   .images = sections_images,
+                                   .notice = sections_notice,
+                                   .view = sections_view,
+                                   .commit = sections_commit,
+                                   .first_text = sections_first_text,
+                                   .extent = sections_extent};
 
 /* ---- an XLSX by rows, the same in every sheet -------------------------------------------- */
 
@@ -251,8 +260,13 @@ static void rows_extent(const FileResult *f, int64_t *ret_shown, int64_t *ret_al
   *ret_all = all;
 }
 
-const KindCut kind_cut_rows = {NULL, rows_count,  rows_images,         rows_notice, rows_view,
-                               rows_commit, sections_first_text, rows_extent};
+const KindCut kind_cut_rows = {.count = rows_count,
+                               .images = rows_images,
+                               .notice = rows_notice,
+                               .view = rows_view,
+                               .commit = rows_commit,
+                               .first_text = sections_first_text,
+                               .extent = rows_extent};
 
 /* ---- a DOCX by lines --------------------------------------------------------------------- */
 
@@ -299,8 +313,13 @@ static void lines_extent(const FileResult *f, int64_t *ret_shown, int64_t *ret_a
   *ret_all = f->lines;
 }
 
-const KindCut kind_cut_lines = {NULL, lines_count,  lines_images,     lines_notice, lines_view,
-                                lines_commit, lines_first_text, lines_extent};
+const KindCut kind_cut_lines = {.count = lines_count,
+                                .images = lines_images,
+                                .notice = lines_notice,
+                                .view = lines_view,
+                                .commit = lines_commit,
+                                .first_text = lines_first_text,
+                                .extent = lines_extent};
 
 /* ---- a picture by tiles ------------------------------------------------------------------ */
 
@@ -325,18 +344,17 @@ static char *tiles_notice(const Cut *c, size_t k) {
   const ImageTile *t = &next->tile;
   bool tall = first->tile.width == first->original_width;
   const ImageTile *last = k > 0 ? &c->f->images[k - 1].tile : NULL;
-  int from = last == NULL ? (tall ? t->y : t->x)
-                          : (tall ? last->y + last->height : last->x + last->width);
+  int from =
+      last == NULL ? (tall ? t->y : t->x) : (tall ? last->y + last->height : last->x + last->width);
   int to = tall ? first->original_height : first->original_width;
   g_autofree char *which =
       t->index == t->count ? g_strdup_printf("tile %d of %d", t->count, t->count)
                            : g_strdup_printf("tiles %d to %d of %d", t->index, t->count, t->count);
 
-  return g_strdup_printf("%s (%s %d-%d of %dx%d) %s not shown (budget of %" PRId64
-                         " tokens); read on with offset %d",
-                         which, tall ? "y" : "x", from, to, first->original_width,
-                         first->original_height, t->index == t->count ? "is" : "are", c->budget,
-                         t->index);
+  return g_strdup_printf(
+      "%s (%s %d-%d of %dx%d) %s not shown (budget of %" PRId64 " tokens); read on with offset %d",
+      which, tall ? "y" : "x", from, to, first->original_width, first->original_height,
+      t->index == t->count ? "is" : "are", c->budget, t->index);
 }
 
 static void tiles_view(Cut *c, size_t k, FileResult *v) {
@@ -363,5 +381,11 @@ static void tiles_extent(const FileResult *f, int64_t *ret_shown, int64_t *ret_a
   *ret_all = f->n_images > 0 ? f->images[0].tile.count : 0;
 }
 
-const KindCut kind_cut_tiles = {tiles_apply, tiles_count,  tiles_images,     tiles_notice, tiles_view,
-                                tiles_commit, tiles_first_text, tiles_extent};
+const KindCut kind_cut_tiles = {.applies = tiles_apply,
+                                .count = tiles_count,
+                                .images = tiles_images,
+                                .notice = tiles_notice,
+                                .view = tiles_view,
+                                .commit = tiles_commit,
+                                .first_text = tiles_first_text,
+                                .extent = tiles_extent};

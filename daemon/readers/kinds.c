@@ -39,8 +39,8 @@ static ImageOptions image_options(const ReaderOptions *o, const atomic_bool *can
                         .cancelled = cancelled};
 }
 
-static void read_picture(const ReaderOptions *o, const KindFile *file,
-                         const atomic_bool *cancelled, FileResult *res) {
+static void read_picture(const ReaderOptions *o, const KindFile *file, const atomic_bool *cancelled,
+                         FileResult *res) {
   ImageOptions iopt = image_options(o, cancelled);
 
   (void)image_read(file->fd, file->st, file->magic, file->head, file->head_len, &iopt, res);
@@ -116,8 +116,8 @@ static void read_notebook(const ReaderOptions *o, const KindFile *file,
 }
 
 /* An office document; its OfficeKind by its signature's. */
-static void read_office(const ReaderOptions *o, const KindFile *file,
-                        const atomic_bool *cancelled, FileResult *res) {
+static void read_office(const ReaderOptions *o, const KindFile *file, const atomic_bool *cancelled,
+                        FileResult *res) {
   static const struct {
     DetectKind magic;
     OfficeKind office;
@@ -142,9 +142,12 @@ static int64_t guess_bytes(const uint8_t *head, size_t n, bool eof, int64_t byte
 #define DOCX_TYPE "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 #define XLSX_TYPE "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 #define PPTX_TYPE "application/vnd.openxmlformats-officedocument.presentationml.presentation"
-#define PICTURE(name, magic, mt, web)                                                             \
-  {name, FILE_TYPE_IMAGE, NULL, magic, mt, NULL, read_picture, true, web, "tile", "tiles",        \
-   &kind_cut_tiles, NULL}
+#define PICTURE(kind_name, sig, mt, as_is)                                                         \
+  {                                                                                                \
+    .name = kind_name, .type = FILE_TYPE_IMAGE, .magic = sig, .media_type = mt,                    \
+    .read = read_picture, .blocking = true, .web = as_is, .piece = "tile", .pieces = "tiles",      \
+    .cut = &kind_cut_tiles                                                                         \
+  }
 
 /* In the order kinds_detect() asks `match`, text last: it takes whatever nothing else did. */
 static const Kind kinds[] = {
@@ -155,20 +158,66 @@ static const Kind kinds[] = {
     PICTURE("bmp", DETECT_BMP, "image/bmp", false),
     PICTURE("tiff", DETECT_TIFF, "image/tiff", false),
     PICTURE("ico", DETECT_ICO, "image/vnd.microsoft.icon", false),
-    {"pdf", FILE_TYPE_PDF, NULL, DETECT_PDF, "application/pdf", NULL, read_pdf, true, false,
-     "page", "pages", &kind_cut_pages, guess_bytes},
-    {"docx", FILE_TYPE_DOCUMENT, "docx", DETECT_DOCX, DOCX_TYPE, NULL, read_office, true, false,
-     "line", "lines", &kind_cut_lines, guess_bytes},
-    {"xlsx", FILE_TYPE_DOCUMENT, "xlsx", DETECT_XLSX, XLSX_TYPE, NULL, read_office, true, false,
-     "sheet", "rows", &kind_cut_rows, guess_bytes},
-    {"pptx", FILE_TYPE_DOCUMENT, "pptx", DETECT_PPTX, PPTX_TYPE, NULL, read_office, true, false,
-     "slide", "slides", &kind_cut_sections, guess_bytes},
-    {"svg-render", FILE_TYPE_IMAGE, NULL, DETECT_UNKNOWN, NULL, match_svg_render,
-     read_svg_render, true, false, "picture", "pictures", NULL, NULL},
-    {"notebook", FILE_TYPE_NOTEBOOK, NULL, DETECT_UNKNOWN, NULL, match_notebook, read_notebook,
-     true, false, "cell", "cells", &kind_cut_sections, notebook_guess},
-    {"text", FILE_TYPE_TEXT, NULL, DETECT_UNKNOWN, NULL, NULL, read_text, false, false, "line",
-     "lines", NULL, NULL},
+    {.name = "pdf",
+     .type = FILE_TYPE_PDF,
+     .magic = DETECT_PDF,
+     .media_type = "application/pdf",
+     .read = read_pdf,
+     .blocking = true,
+     .piece = "page",
+     .pieces = "pages",
+     .cut = &kind_cut_pages,
+     .guess = guess_bytes},
+    {.name = "docx",
+     .type = FILE_TYPE_DOCUMENT,
+     .format = "docx",
+     .magic = DETECT_DOCX,
+     .media_type = DOCX_TYPE,
+     .read = read_office,
+     .blocking = true,
+     .piece = "line",
+     .pieces = "lines",
+     .cut = &kind_cut_lines,
+     .guess = guess_bytes},
+    {.name = "xlsx",
+     .type = FILE_TYPE_DOCUMENT,
+     .format = "xlsx",
+     .magic = DETECT_XLSX,
+     .media_type = XLSX_TYPE,
+     .read = read_office,
+     .blocking = true,
+     .piece = "sheet",
+     .pieces = "rows",
+     .cut = &kind_cut_rows,
+     .guess = guess_bytes},
+    {.name = "pptx",
+     .type = FILE_TYPE_DOCUMENT,
+     .format = "pptx",
+     .magic = DETECT_PPTX,
+     .media_type = PPTX_TYPE,
+     .read = read_office,
+     .blocking = true,
+     .piece = "slide",
+     .pieces = "slides",
+     .cut = &kind_cut_sections,
+     .guess = guess_bytes},
+    {.name = "svg-render",
+     .type = FILE_TYPE_IMAGE,
+     .match = match_svg_render,
+     .read = read_svg_render,
+     .blocking = true,
+     .piece = "picture",
+     .pieces = "pictures"},
+    {.name = "notebook",
+     .type = FILE_TYPE_NOTEBOOK,
+     .match = match_notebook,
+     .read = read_notebook,
+     .blocking = true,
+     .piece = "cell",
+     .pieces = "cells",
+     .cut = &kind_cut_sections,
+     .guess = notebook_guess},
+    {.name = "text", .type = FILE_TYPE_TEXT, .read = read_text, .piece = "line", .pieces = "lines"},
 };
 
 const Kind *kinds_by_magic(DetectKind magic) {

@@ -48,16 +48,16 @@ typedef struct {
   const char *media_type; /* of the file as it is, NULL when none is stated */
   KindMatchFn match;      /* for a kind without a signature; NULL otherwise */
   KindReadFn read;
-  bool blocking;          /* waits on a decoder or a worker, or parses the whole file: never on
-                             a text lane */
-  bool web;               /* a picture a model takes as it is (PNG, JPEG, GIF, WebP) */
-  const char *piece;      /* what one piece of it is called ("page", "cell") */
-  const char *pieces;     /* ... and many ("pages", "cells") */
-  const KindCut *cut;     /* how a read of it is cut to a share; NULL: never cut once read
-                             (text is cut by the line engine as it reads) */
-  KindGuessFn guess;      /* its cost before it is read, when a read decides it and the read
-                             is cut to the share (a PDF, a notebook, a document); NULL: the
-                             budget prices it from its head (text, pictures) or takes the level */
+  bool blocking;      /* waits on a decoder or a worker, or parses the whole file: never on
+                         a text lane */
+  bool web;           /* a picture a model takes as it is (PNG, JPEG, GIF, WebP) */
+  const char *piece;  /* what one piece of it is called ("page", "cell") */
+  const char *pieces; /* ... and many ("pages", "cells") */
+  const KindCut *cut; /* how a read of it is cut to a share; NULL: never cut once read
+                         (text is cut by the line engine as it reads) */
+  KindGuessFn guess;  /* its cost before it is read, when a read decides it and the read
+                         is cut to the share (a PDF, a notebook, a document); NULL: the
+                         budget prices it from its head (text, pictures) or takes the level */
 } Kind;
 
 /* The kind of a file from its signature and head: the row of `magic`, else the first row whose

@@ -142,9 +142,9 @@ static bool cut_first_piece(Engine *e, int64_t room) {
     while (f->n_images > 0)
       image_out_clear(&f->images[--f->n_images]);
   }
-  rest = g_strdup_printf(
-      "%s[the rest of this %s is over the budget of %" PRId64 " tokens and not shown]\n",
-      f->notice != NULL ? f->notice : "", e->c.kind->piece, e->c.budget);
+  rest = g_strdup_printf("%s[the rest of this %s is over the budget of %" PRId64
+                         " tokens and not shown]\n",
+                         f->notice != NULL ? f->notice : "", e->c.kind->piece, e->c.budget);
   g_free(f->notice);
   f->notice = g_steal_pointer(&rest);
   f->truncated = true;
