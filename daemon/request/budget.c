@@ -646,6 +646,15 @@ bool budget_count(Budget *b, size_t i, const ReaderOptions *o, const Workspace *
   return true;
 }
 
+/* True when the answer's first file is a tiled picture one tile of which fits the room it has
+ * alone, with its markup (which counts every tile's: one is kept). */
+static bool first_tile_fits(const Budget *b) {
+  const Item *it = &b->items[b->first];
+  int64_t others = it->tile > 0 ? (it->want / it->tile - 1) * TILE_MARKUP_TOKENS : 0;
+
+  return tiles_fit(it, b->first_room - it->markup + others);
+}
+
 void budget_decide(Budget *b, ReadResult *r) {
   g_autofree bool *admitted = NULL;
   int64_t level = 0, first_grant = 0, slack = 0;
@@ -679,8 +688,7 @@ void budget_decide(Budget *b, ReadResult *r) {
    * of an answer moves on. Only a picture over the budget, not even a tile of which fits, is
    * listed with its price instead. */
   if (admitted != NULL && b->first < b->n && !admitted[b->first] &&
-      (b->items[b->first].kind != ITEM_IMAGE ||
-       tiles_fit(&b->items[b->first], b->first_room - b->items[b->first].markup))) {
+      (b->items[b->first].kind != ITEM_IMAGE || first_tile_fits(b))) {
     Item *it = &b->items[b->first];
 
     admitted[b->first] = true;
