@@ -9,6 +9,9 @@
 #include <glib.h>
 
 #include "daemon/readers/detect.h"
+#include "daemon/readers/kind-cut.h"
+#include "daemon/readers/kinds.h"
+#include "daemon/readers/reader.h"
 #include "tests/lib/check-run.h"
 
 #define B(s) ((const uint8_t *)(s)), (sizeof(s) - 1)
@@ -108,6 +111,54 @@ static size_t elf_head(uint8_t *buf, size_t size) {
   ck_assert_int_gt(n, 64);
   return (size_t)n;
 }
+
+/* The table of kinds: every signature has its one row; names are unique; the rows a read
+ * result names are found back from it; text takes what nothing else matched; a notebook is told
+ * by its name or its content, an SVG to draw by `render`. */
+START_TEST(detect_table_of_kinds) {
+  static const uint8_t notebook[] = "{\"cells\": [], \"nbformat\": 4}";
+  static const uint8_t svg[] = "<svg xmlns=\"http://www.w3.org/2000/svg\"/>";
+  ReaderOptions o = {.path = "a.txt"};
+  size_t n = 0;
+  const Kind *rows = kinds_table(&n);
+
+  ck_assert_uint_ge(n, 14);
+  for (DetectKind k = DETECT_PNG; k <= DETECT_PPTX; k++) {
+    const Kind *row = kinds_by_magic(k);
+
+    ck_assert_msg(row != NULL, "signature %d has no row", (int)k);
+    ck_assert_str_eq(row->media_type, detect_media_type(k));
+    ck_assert(row->blocking);
+  }
+  ck_assert_ptr_null(kinds_by_magic(DETECT_UNKNOWN));
+  for (size_t i = 0; i < n; i++) {
+    FileResult f = {.type = rows[i].type, .format = rows[i].format};
+    const Kind *back = kinds_of_result(&f);
+
+    ck_assert_ptr_nonnull(rows[i].read);
+    ck_assert(rows[i].piece != NULL && rows[i].pieces != NULL);
+    for (size_t j = i + 1; j < n; j++)
+      ck_assert_str_ne(rows[i].name, rows[j].name);
+    /* Every row's result finds a row of its type and format, cut the same way. */
+    ck_assert((back != NULL && back->type == rows[i].type && back->cut == rows[i].cut) ||
+              rows[i].type == FILE_TYPE_IMAGE);
+    /* What a read decides the cost of is cut to its share once read. */
+    ck_assert(rows[i].guess == NULL || rows[i].cut != NULL);
+  }
+  ck_assert_str_eq(kinds_detect(&o, DETECT_UNKNOWN, (const uint8_t *)"hello\n", 6)->name, "text");
+  ck_assert_str_eq(kinds_detect(&o, DETECT_UNKNOWN, notebook, sizeof notebook - 1)->name,
+                   "notebook");
+  o.path = "x.IPYNB";
+  ck_assert_str_eq(kinds_detect(&o, DETECT_UNKNOWN, (const uint8_t *)"{}", 2)->name, "notebook");
+  o.path = "d.svg";
+  ck_assert_str_eq(kinds_detect(&o, DETECT_UNKNOWN, svg, sizeof svg - 1)->name, "text");
+  o.render = true;
+  ck_assert_str_eq(kinds_detect(&o, DETECT_UNKNOWN, svg, sizeof svg - 1)->name, "svg-render");
+  ck_assert_str_eq(kinds_detect(&o, DETECT_XLSX, NULL, 0)->name, "xlsx");
+  ck_assert_ptr_eq(kinds_by_magic(DETECT_PNG)->cut, &kind_cut_tiles);
+  ck_assert(!kinds_detect(&o, DETECT_UNKNOWN, (const uint8_t *)"x", 1)->blocking);
+}
+END_TEST
 
 START_TEST(detect_mime_of_elf) {
   static uint8_t head[65536];
@@ -228,6 +279,7 @@ static Suite *detect_suite(void) {
   tcase_add_test(tc, detect_pdf_after_junk);
   tcase_add_test(tc, detect_negatives);
   tcase_add_test(tc, detect_media_types);
+  tcase_add_test(tc, detect_table_of_kinds);
   tcase_add_test(tc, detect_mime_of_elf);
   tcase_add_test(tc, detect_charsets);
   tcase_add_test(tc, detect_from_two_threads);

@@ -1,7 +1,8 @@
-/* Every kind, every guarantee: one table of the kinds readerd reads (text, pictures, PDFs, SVGs
- * as text and rendered, notebooks, DOCX, XLSX, PPTX, and a folder holding them all), each run
- * through the same seven guarantees on each face of readerd: the daemon over its Unix socket,
- * the one-shot `readerd read`, and `readerd mcp`'s read_files on stdio. (The VS Code
+/* Every kind, every guarantee: one table of the kinds readerd reads (text, pictures, a tall
+ * picture sent as tiles, PDFs, SVGs as text and rendered, notebooks, DOCX, XLSX, PPTX, and a
+ * folder holding them all), each run through the same seven guarantees on each face of readerd:
+ * the daemon over its Unix socket, the one-shot `readerd read`, and `readerd mcp`'s read_files
+ * on stdio. (The VS Code
  * extension's face is left to the extension's own suite under vscode-client/, which drives the
  * daemon through the extension.)
  *
@@ -17,7 +18,8 @@
  *   plan          plan: true answers no content, the kind's type, and a whole-file estimate
  *                 within 10% of the real cost of the whole file as a read shows it
  *   continuation  following the continuation each answer names (offset, pages, skip) reads the
- *                 file to its end in a bounded number of requests, nothing repeated or missed
+ *                 file to its end (a tall picture: its last tile) in a bounded number of
+ *                 requests, nothing repeated or missed
  *   size          copies of the file after text that brings the answer near the face's cap: the
  *                 answer stays within the cap, the copies past it FILE_TOO_LARGE naming it
  *
@@ -34,6 +36,7 @@
 
 #include <check.h>
 #include <libxml/parser.h>
+#include <zlib.h>
 
 #include "ipc/mcp.h"
 #include "ipc/read-params.h"
@@ -55,6 +58,7 @@ typedef enum {
   U_ROWS,    /* "N: ..." rows of each <Sheet> */
   U_PAGES,   /* <Page number='n'>; `pages` */
   U_WHOLE,   /* a picture: all or nothing */
+  U_TILES,   /* a tall picture's <Tile> elements, by where each starts; `tiles` */
   U_ENTRIES, /* a folder's files, listed or shown */
 } Units;
 
@@ -78,8 +82,9 @@ static void corrupt_truncate(const char *data, size_t len, const char *dst);
 static void corrupt_nul(const char *data, size_t len, const char *dst);
 
 /* The table. Budgets are below each file's whole cost, so that they cut it (the small office
- * documents and the notebook cost 150 to 310 tokens as a whole answer); a picture is never cut,
- * so its continuation is a read without a budget, and its budget row leaves it out. */
+ * documents and the notebook cost 150 to 310 tokens as a whole answer); a picture sent whole is
+ * never cut, so its continuation is a read without a budget, and its budget row leaves it out;
+ * a tall one (written here) is sent as tiles and cut by tiles. */
 static const Kind kinds[] = {
     {"text", "main.go", "/usr/share/go-1.19/src/fmt/print.go", "golang-1.19-src", "text", NULL,
      corrupt_nul, "UNSUPPORTED_FORMAT", U_LINES, 1500, 1500, 16},
@@ -96,6 +101,8 @@ static const Kind kinds[] = {
      800, 800, 12},
     {"svg-render", "drawing.svg", NULL, NULL, "image", "\"render\":true", corrupt_truncate,
      "CORRUPTED_FILE", U_WHOLE, 300, 0, 1},
+    {"tiles", "scroll.png", NULL, NULL, "image", NULL, corrupt_truncate, "CORRUPTED_FILE", U_TILES,
+     3000, 2000, 10},
     {"notebook", "analysis.ipynb", "tests/data/notebook/analysis.ipynb", NULL, "notebook", NULL,
      corrupt_truncate, "CORRUPTED_FILE", U_CELLS, 250, 250, 8},
     {"docx", "report.docx", "tests/data/office/report.docx", NULL, "document", NULL,
@@ -167,12 +174,61 @@ static char *svg_drawing(void) {
   return g_string_free(s, FALSE);
 }
 
+static void png_chunk(GByteArray *out, const char *type, const uint8_t *data, size_t len) {
+  uint8_t be[4] = {(uint8_t)(len >> 24), (uint8_t)(len >> 16), (uint8_t)(len >> 8), (uint8_t)len};
+  uLong crc = crc32(0, (const Bytef *)type, 4);
+
+  if (len > 0) /* a NULL buffer would restart the CRC */
+    crc = crc32(crc, data, (uInt)len);
+  g_byte_array_append(out, be, 4);
+  g_byte_array_append(out, (const guint8 *)type, 4);
+  g_byte_array_append(out, data, (guint)len);
+  be[0] = (uint8_t)(crc >> 24), be[1] = (uint8_t)(crc >> 16), be[2] = (uint8_t)(crc >> 8);
+  be[3] = (uint8_t)crc;
+  g_byte_array_append(out, be, 4);
+}
+
+/* A scrolled page of text as a 600x6000 grey PNG: lines of glyph-like marks, 20 px apart, each
+ * line's marks placed otherwise, so that a tile put in the wrong place would show. */
+static char *tall_png(size_t *ret_len) {
+  enum { W = 600, H = 6000 };
+  static const uint8_t sig[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+  uint8_t ihdr[13] = {0, 0, W >> 8, W & 0xff, 0, 0, H >> 8, H & 0xff, 8, 0, 0, 0, 0};
+  size_t raw_len = (size_t)(W + 1) * H;
+  g_autofree uint8_t *raw = g_malloc(raw_len), *z = NULL;
+  uLongf z_len = compressBound((uLong)raw_len);
+  GByteArray *out = g_byte_array_new();
+
+  for (int y = 0; y < H; y++) {
+    uint8_t *row = raw + (size_t)y * (W + 1);
+
+    row[0] = 0;
+    for (int x = 0; x < W; x++)
+      row[1 + x] = y % 20 >= 4 && y % 20 < 15 && x % 6 < 4 && (x / 6 * 7 + y / 20 * 13) % 11 < 7
+                       ? 30
+                       : 250;
+  }
+  z = g_malloc(z_len);
+  if (compress2(z, &z_len, raw, (uLong)raw_len, 6) != Z_OK) {
+    fprintf(stderr, "the tall picture could not be compressed\n");
+    exit(EXIT_FAILURE);
+  }
+  g_byte_array_append(out, sig, sizeof sig);
+  png_chunk(out, "IHDR", ihdr, sizeof ihdr);
+  png_chunk(out, "IDAT", z, z_len);
+  png_chunk(out, "IEND", NULL, 0);
+  *ret_len = out->len;
+  return (char *)g_byte_array_free(out, FALSE);
+}
+
 /* The bytes of a row's file, or NULL when its package is not installed. g_free. */
 static char *kind_data(const Kind *k, size_t *ret_len) {
   g_autofree char *path = NULL;
   char *data = NULL;
   gsize len = 0;
 
+  if (k->units == U_TILES)
+    return tall_png(ret_len);
   if (k->source == NULL) {
     data = svg_drawing();
     *ret_len = strlen(data);
@@ -1217,6 +1273,14 @@ static void seen_pages(Chain *c, xmlNodePtr n) {
       seen_add(c, attr_int(p, "number", 0), "page");
 }
 
+/* A tall picture's tiles, by the row each starts at: every tile once, all `tiles` of them. */
+static void seen_tiles(Chain *c, xmlNodePtr n) {
+  c->total = attr_int(n, "tiles", c->total);
+  for (xmlNodePtr t = n->children; t != NULL; t = t->next)
+    if (t->type == XML_ELEMENT_NODE && strcmp((const char *)t->name, "Tile") == 0)
+      seen_add(c, attr_int(t, "y", -1), "tile");
+}
+
 /* What one answer shows of the row's file (a folder: of its entries). */
 static void chain_note(Chain *c, const Kind *k, Answer *a) {
   if (k == FOLDER) {
@@ -1248,6 +1312,9 @@ static void chain_note(Chain *c, const Kind *k, Answer *a) {
       break;
     case U_PAGES:
       seen_pages(c, n);
+      break;
+    case U_TILES:
+      seen_tiles(c, n);
       break;
     default:
       c->total = 1;
@@ -1356,7 +1423,7 @@ static void cell_continuation(Session *s, const Kind *k) {
     printf("%s: %d requests, %" G_GINT64_FORMAT " units shown of %" G_GINT64_FORMAT "\n", cell,
            requests, n, c.total);
     CELL_ASSERT(n > 0, "nothing shown in %d requests", requests);
-    if (k->units != U_ROWS)
+    if (k->units != U_ROWS && k->units != U_TILES)
       CELL_ASSERT(hi - lo + 1 == n && lo == (k == FOLDER ? 0 : 1),
                   "units %" G_GINT64_FORMAT " to %" G_GINT64_FORMAT " shown, but %" G_GINT64_FORMAT
                   " of them",
@@ -1392,6 +1459,17 @@ static size_t json_len(const char *s, size_t len) {
 /* Where each <Content> element of the text the model reads starts and ends: each begins a
  * line (a file's own lines are numbered, or inside CDATA after a tag) and runs to the next
  * element of the answer's top level. Returns (start, end) offsets, two per element. */
+/* True when text[i] follows an MCP tile's label on its line ("tile 2 of 4: x 0-600, y ..."): the
+ * text blocks are joined as they come, and the next element's block follows the label's. */
+static bool after_tile_label(const char *text, size_t i) {
+  size_t j = i;
+
+  while (j > 0 && text[j - 1] != '\n')
+    j--;
+  return i - j > 5 && strncmp(text + j, "tile ", 5) == 0 && text[i - 1] >= '0' &&
+         text[i - 1] <= '9';
+}
+
 static GArray *element_spans(const char *text) {
   static const char *const tops[] = {"<Content ", "<Omitted ", "<Notice ", "</ReadResults>"};
   GArray *spans = g_array_new(FALSE, FALSE, sizeof(size_t));
@@ -1400,7 +1478,7 @@ static GArray *element_spans(const char *text) {
   for (size_t i = 0; i < len; i++) {
     bool top = false;
 
-    if (text[i] != '<' || (i > 0 && text[i - 1] != '\n'))
+    if (text[i] != '<' || (i > 0 && text[i - 1] != '\n' && !after_tile_label(text, i)))
       continue;
     for (size_t t = 0; t < G_N_ELEMENTS(tops); t++)
       top = top || strncmp(text + i, tops[t], strlen(tops[t])) == 0;

@@ -56,6 +56,23 @@ static GdkPixbuf *tall_picture(void) {
   return out;
 }
 
+/* A scrolled page of text, SHOT_W x SHOT_H: lines of glyph-like marks 20 px apart, each line's
+ * marks placed otherwise. Cheaper to convert than tall_picture() (a busy machine must not
+ * stop its conversion at the time budget), for the cases that look at tiles, not pixels. */
+static GdkPixbuf *text_page(void) {
+  GdkPixbuf *pb = gdk_pixbuf_new(GDK_COLORSPACE_RGB, FALSE, 8, SHOT_W, SHOT_H);
+  int stride = gdk_pixbuf_get_rowstride(pb);
+  guint8 *px = gdk_pixbuf_get_pixels(pb);
+
+  for (int y = 0; y < SHOT_H; y++)
+    for (int x = 0; x < SHOT_W; x++) {
+      bool ink = y % 20 >= 4 && y % 20 < 15 && x % 6 < 4 && (x / 6 * 7 + y / 20 * 13) % 11 < 7;
+
+      memset(px + (size_t)y * stride + (size_t)x * 3, ink ? 30 : 250, 3);
+    }
+  return pb;
+}
+
 static char *save_png(GdkPixbuf *pb, const char *name) {
   g_autofree gchar *buf = NULL;
   gsize len = 0;
@@ -315,6 +332,74 @@ START_TEST(tiles_image_budget) {
 }
 END_TEST
 
+/* Under a budget that holds only some of a tall picture's tiles, the tiles that fit are sent,
+ * in order, and the notice names the offset to read on with; following it reaches the last tile
+ * in a few requests, each tile sent once, and each answer within its budget. One past the last
+ * tile is PAGE_OUT_OF_RANGE. */
+START_TEST(tiles_budget_continuation) {
+  g_autoptr(GdkPixbuf) src = text_page();
+  g_autofree char *path = NULL, *past = NULL;
+  int64_t offset = 1;
+  int next = 1, requests = 0, n = 0;
+  RdResult *r;
+
+  path = save_png(src, "scrolled.png");
+  for (;;) {
+    g_autofree char *params = g_strdup_printf(
+        "\"budget\":{\"tokens\":5000},\"offset\":%" G_GINT64_FORMAT, offset);
+    g_autofree char *answer = NULL, *text = NULL, *want = NULL;
+    guint sent;
+    int first;
+
+    r = read1(path, params);
+    requests++;
+    assert_no_code(r, 0);
+    ck_assert_msg(rd_file_str(r, 0, "omitted") == NULL, "request %d left the picture out",
+                  requests);
+    n = (int)rd_file_int(r, 0, "tiles");
+    ck_assert_int_eq(n, 10);
+    answer = rd_attr(r, -1, "answerTokens");
+    ck_assert_msg(answer != NULL && g_ascii_strtoll(answer, NULL, 10) <= 5000,
+                  "request %d answers %s tokens", requests, answer);
+    sent = json_array_get_length(r->images);
+    ck_assert_uint_ge(sent, 1);
+    first = (int)rd_file_int(r, 0, "image");
+    for (guint k = 0; k < sent; k++) {
+      Box b = image_tile(r, (guint)first + k);
+
+      ck_assert_msg(b.index == next, "request %d sends tile %d where %d was next", requests,
+                    b.index, next);
+      (void)tile_element(r, (int)k);
+      next++;
+    }
+    text = rd_text(r, 0);
+    if (next > n) {
+      ck_assert_msg(strstr(text, "read on with offset") == NULL, "after the last tile: %s", text);
+      rd_result_free(r);
+      break;
+    }
+    ck_assert(rd_file_true(r, 0, "truncated"));
+    want = g_strdup_printf("not shown (budget of ");
+    ck_assert_msg(strstr(text, want) != NULL, "notice: %s", text);
+    g_free(want);
+    want = g_strdup_printf("read on with offset %d", next);
+    ck_assert_msg(strstr(text, want) != NULL, "request %d: no \"%s\" in: %s", requests, want,
+                  text);
+    rd_result_free(r);
+    offset = next;
+    ck_assert_msg(requests < 8, "not at the last tile after %d requests", requests);
+  }
+  ck_assert_int_eq(next, n + 1);
+  ck_assert_int_ge(requests, 3);
+
+  past = g_strdup_printf("\"offset\":%d", n + 1);
+  r = read1(path, past);
+  ck_assert_str_eq(rd_file_str(r, 0, "code"), "PAGE_OUT_OF_RANGE");
+  ck_assert_int_eq(json_array_get_length(r->images), 0);
+  rd_result_free(r);
+}
+END_TEST
+
 /* More than 20 pictures in a request: each is sent at most 2000 px long, tiles too, and a tile
  * scaled down keeps its box. */
 START_TEST(tiles_many_images_keep_boxes) {
@@ -535,6 +620,7 @@ static Suite *tiles_suite(void) {
   tcase_add_test(tc, tiles_tall_screenshot_readable);
   tcase_add_test(tc, tiles_never_and_always);
   tcase_add_test(tc, tiles_image_budget);
+  tcase_add_test(tc, tiles_budget_continuation);
   tcase_add_test(tc, tiles_many_images_keep_boxes);
   tcase_add_test(tc, tiles_exif_rotated_jpeg);
   tcase_add_test(tc, tiles_animated_gif_first_frame);

@@ -8,6 +8,7 @@
 #include <glib.h>
 #include <magic.h>
 
+#include "daemon/readers/kinds.h"
 #include "daemon/readers/office.h"
 
 #define PDF_SEARCH 1024 /* "%PDF-" may follow some junk, as readers accept */
@@ -105,41 +106,21 @@ DetectKind detect_magic(const uint8_t *head, size_t n) {
 }
 
 const char *detect_media_type(DetectKind k) {
-  switch (k) {
-  case DETECT_PNG:
-    return "image/png";
-  case DETECT_JPEG:
-    return "image/jpeg";
-  case DETECT_GIF:
-    return "image/gif";
-  case DETECT_WEBP:
-    return "image/webp";
-  case DETECT_PDF:
-    return "application/pdf";
-  case DETECT_BMP:
-    return "image/bmp";
-  case DETECT_TIFF:
-    return "image/tiff";
-  case DETECT_ICO:
-    return "image/vnd.microsoft.icon";
-  case DETECT_DOCX:
-    return "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
-  case DETECT_XLSX:
-    return "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
-  case DETECT_PPTX:
-    return "application/vnd.openxmlformats-officedocument.presentationml.presentation";
-  default:
-    return NULL;
-  }
+  const Kind *row = kinds_by_magic(k);
+
+  return row != NULL ? row->media_type : NULL;
 }
 
-/* DOCX, XLSX or PPTX; see detect.h. */
 bool detect_is_office(DetectKind k) {
-  return k == DETECT_DOCX || k == DETECT_XLSX || k == DETECT_PPTX;
+  const Kind *row = kinds_by_magic(k);
+
+  return row != NULL && row->type == FILE_TYPE_DOCUMENT;
 }
 
 bool detect_is_web_image(DetectKind k) {
-  return k == DETECT_PNG || k == DETECT_JPEG || k == DETECT_GIF || k == DETECT_WEBP;
+  const Kind *row = kinds_by_magic(k);
+
+  return row != NULL && row->web;
 }
 
 static void magic_state_free(void *p) {

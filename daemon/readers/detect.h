@@ -24,13 +24,14 @@ typedef enum {
 /* Classifies the first n bytes of a file by signature alone. Pure. */
 DetectKind detect_magic(const uint8_t *head, size_t n);
 
-/* The media type of a signature kind ("image/png", "application/pdf"), NULL for UNKNOWN. */
+/* The media type of a signature kind ("image/png", "application/pdf"), NULL for UNKNOWN: its
+ * row's in the table of kinds (kinds.h). */
 const char *detect_media_type(DetectKind k);
 
 /* True for the office documents (DOCX, XLSX, PPTX). */
 bool detect_is_office(DetectKind k);
 
-/* True for the kinds sent to the model as they are (PNG, JPEG, GIF, WebP). */
+/* True for the kinds sent to the model as they are (PNG, JPEG, GIF, WebP): its row says so. */
 bool detect_is_web_image(DetectKind k);
 
 /* libmagic's MIME type of a buffer ("application/zip"), written into buf (NUL-terminated,

@@ -133,32 +133,69 @@ static int convert_failed(FileResult *res, int err, const char *message) {
   return err;
 }
 
-/* The notice of a tiled picture some of whose tiles are not sent (`why` says why), and
- * truncated; nothing when every tile is there. */
-static void tiles_notice(FileResult *res, const char *why) {
+/* The notice of a tiled picture whose tiles after the last one sent are not sent (`why` says
+ * why, and `read_on` whether the same read from that tile on would send them), and truncated;
+ * nothing when the last tile is there. */
+static void tiles_notice(FileResult *res, const char *why, bool read_on) {
   const ImageOut *first, *last;
   const ImageTile *t;
-  g_autofree char *which = NULL;
-  int from, to;
+  g_autofree char *which = NULL, *next = NULL;
+  int from, to, k;
   bool tall;
 
-  if (res->code != NULL || res->n_images == 0 || res->images[0].tile.count <= (int)res->n_images)
+  if (res->code != NULL || res->n_images == 0 ||
+      res->images[res->n_images - 1].tile.index >= res->images[0].tile.count)
     return;
   first = &res->images[0];
   last = &res->images[res->n_images - 1];
   t = &first->tile;
+  k = last->tile.index + 1; /* the first tile not sent */
   tall = t->width == first->original_width;
   res->truncated = true;
   /* The part of the long side no tile sent shows: from the end of the last one sent. */
   from = tall ? last->tile.y + last->tile.height : last->tile.x + last->tile.width;
   to = tall ? first->original_height : first->original_width;
-  which = (int)res->n_images + 1 == t->count
-              ? g_strdup_printf("tile %d of %d", t->count, t->count)
-              : g_strdup_printf("tiles %zu to %d of %d", res->n_images + 1, t->count, t->count);
+  which = k == t->count ? g_strdup_printf("tile %d of %d", t->count, t->count)
+                        : g_strdup_printf("tiles %d to %d of %d", k, t->count, t->count);
+  next = read_on ? g_strdup_printf("; read on with offset %d", k) : g_strdup("");
   g_free(res->notice);
-  res->notice = g_strdup_printf("%s (%s %d-%d of %dx%d) %s not shown: %s", which, tall ? "y" : "x",
-                                from, to, first->original_width, first->original_height,
-                                (int)res->n_images + 1 == t->count ? "is" : "are", why);
+  res->notice = g_strdup_printf("%s (%s %d-%d of %dx%d) %s not shown: %s%s", which,
+                                tall ? "y" : "x", from, to, first->original_width,
+                                first->original_height, k == t->count ? "is" : "are", why, next);
+}
+
+#define TILES_CAP_WHY                                                                              \
+  "their base64 passed the limit of one picture's tiles; read the picture with a smaller "       \
+  "images.maxDimension"
+
+/* A tiled picture read from tile `first` on (1-based): the tiles before it are dropped. One
+ * past the last tile is PAGE_OUT_OF_RANGE; a picture sent whole (one tile, or not tiled) has no
+ * tiles to skip and is sent as it is. */
+static void from_tile(FileResult *res, int64_t first) {
+  size_t drop;
+
+  if (res->code != NULL || res->n_images == 0 || res->images[0].tile.count <= 1 || first <= 1)
+    return;
+  if (first > res->images[0].tile.count) {
+    file_result_fail(res, CODE_PAGE_OUT_OF_RANGE,
+                     "offset %" PRId64 " is past the last tile: the picture is sent as %d tiles",
+                     first, res->images[0].tile.count);
+    file_result_drop_images(res);
+    return;
+  }
+  /* Tiles the worker left out past its cap are not there to send: the notice says so. */
+  drop = MIN((size_t)(first - 1), res->n_images);
+  if (drop == res->n_images) {
+    file_result_fail(res, CODE_FILE_TOO_LARGE,
+                     "tile %" PRId64 " is past the limit of one picture's tiles; read the "
+                     "picture with a smaller images.maxDimension", first);
+    file_result_drop_images(res);
+    return;
+  }
+  for (size_t i = 0; i < drop; i++)
+    image_out_clear(&res->images[i]);
+  memmove(res->images, res->images + drop, (res->n_images - drop) * sizeof(res->images[0]));
+  res->n_images -= drop;
 }
 
 /* Converts the picture in data into res (in a worker process), and caches the outcome unless
@@ -179,8 +216,7 @@ static int convert(uint8_t *data, size_t len, ImageConvertOptions *copt, const I
   g_free(out); /* its members now belong to res */
   if (r != -ECANCELED && r != -ENOMEM && r != -ETIME && r != -ENOEXEC)
     image_cache_put(key, res);
-  tiles_notice(res, "their base64 passed the limit of one picture's tiles; read the picture "
-                    "with a smaller images.maxDimension");
+  tiles_notice(res, TILES_CAP_WHY, false);
   return r;
 }
 
@@ -281,8 +317,8 @@ static const uint8_t *ico_picture(const uint8_t *data, size_t *len, ImageConvert
   return data + off;
 }
 
-/* One image file into res: refused, sent as it is, or converted; see image.h. */
-int image_read(int fd, const struct stat *st, DetectKind k, const uint8_t *head, size_t head_len,
+/* One image file into res: refused, sent as it is, or converted, all its tiles. */
+static int read_picture(int fd, const struct stat *st, DetectKind k, const uint8_t *head, size_t head_len,
                const ImageOptions *opt, FileResult *res) {
   ImageConvertOptions copt = {.loader = loader_for(k),
                               .max_dimension = opt->max_dimension,
@@ -312,8 +348,7 @@ int image_read(int fd, const struct stat *st, DetectKind k, const uint8_t *head,
                        (int)k + VARIANT_TILE * (int)opt->tile +
                            VARIANT_TARGET * (int)opt->tile_target);
   if (image_cache_get(&key, res)) {
-    tiles_notice(res, "their base64 passed the limit of one picture's tiles; read the picture "
-                      "with a smaller images.maxDimension");
+    tiles_notice(res, TILES_CAP_WHY, false);
     return res->code != NULL ? -EINVAL : 0;
   }
   pic = data;
@@ -376,6 +411,15 @@ int image_read_bytes(const uint8_t *data, size_t len, const ImageOptions *opt, F
     *file_result_add_image(res) = out[i];
   g_free(out); /* its members now belong to res */
   return 0;
+}
+
+/* One image file into res, from its tile opt->first_tile on; see image.h. */
+int image_read(int fd, const struct stat *st, DetectKind k, const uint8_t *head, size_t head_len,
+               const ImageOptions *opt, FileResult *res) {
+  int r = read_picture(fd, st, k, head, head_len, opt, res);
+
+  from_tile(res, opt->first_tile);
+  return res->code != NULL && r == 0 ? -EINVAL : r;
 }
 
 /* An <svg> element within the first SVG_SNIFF bytes of a file that starts with markup. */
@@ -507,7 +551,7 @@ void image_request_budget(ReadResult *r, int64_t max_total_bytes, const atomic_b
           ") is spent; read this file in another request or raise images.maxTotalBytes",
           max_total_bytes);
 
-      tiles_notice(f, why);
+      tiles_notice(f, why, true);
       need = kept;
     } else if (f->type == FILE_TYPE_IMAGE && used + need > max_total_bytes) {
       file_result_fail(f, CODE_FILE_TOO_LARGE,

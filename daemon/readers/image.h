@@ -26,6 +26,8 @@ typedef struct {
   int max_dimension;            /* long edge in pixels */
   ImageTileMode tile;           /* tall or wide pictures as tiles (image-tiles.h) */
   ImageTileTarget tile_target;  /* the provider the tiles are sized for (image-tiles.h) */
+  int64_t first_tile;           /* a picture sent as tiles: the first one sent (1-based; 0 or 1:
+                                   all of them); one past the last is INVALID_PARAMS */
   const atomic_bool *cancelled; /* may be NULL; watched every 50 ms while a worker decodes */
 } ImageOptions;
 

@@ -10,6 +10,7 @@
 
 #include "basic/window.h"
 #include "basic/utf8.h"
+#include "formatters/tokens.h"
 #include "ipc/json-parse.h"
 
 #define SNIFF_BYTES ((size_t)64 * 1024)
@@ -420,4 +421,50 @@ int notebook_read(int fd, const struct stat *st, const uint8_t *head, size_t hea
     len += (size_t)n;
   }
   return notebook_parse(buf, len, o, res);
+}
+
+/* True when the JSON string s[0, n) (quotes included) is a picture's base64: 200 characters or
+ * more of its alphabet, with escaped line breaks at most. */
+static bool is_base64_string(const char *s, size_t n) {
+  if (n < 200)
+    return false;
+  for (size_t i = 1; i + 1 < n; i++) {
+    char c = s[i];
+
+    if (c == '\\' && s[i + 1] == 'n')
+      i++;
+    else if (!g_ascii_isalnum(c) && c != '+' && c != '/' && c != '=')
+      return false;
+  }
+  return true;
+}
+
+int64_t notebook_guess(const uint8_t *head, size_t n, bool eof, int64_t bytes) {
+  const char *p = (const char *)head, *end = p + n;
+  int64_t milli = 0;
+
+  while (p < end) {
+    const char *q = memchr(p, '"', (size_t)(end - p)), *close = NULL;
+
+    if (q == NULL)
+      q = end;
+    milli += tokens_text_milli(p, (size_t)(q - p));
+    if (q == end)
+      break;
+    /* The string's end: the next quote that no backslash escapes. */
+    for (const char *c = q + 1; c < end && close == NULL; c++) {
+      if (*c == '\\')
+        c++;
+      else if (*c == '"')
+        close = c + 1;
+    }
+    if (close == NULL)
+      close = end;
+    if (!is_base64_string(q, (size_t)(close - q)))
+      milli += tokens_text_milli(q, (size_t)(close - q));
+    p = close;
+  }
+  if (!eof && n > 0)
+    milli = (int64_t)((double)milli * (double)bytes / (double)n);
+  return tokens_from_milli(milli) * 6 / 10 + 1;
 }

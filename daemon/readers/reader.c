@@ -9,10 +9,7 @@
 #include <glib.h>
 
 #include "daemon/readers/detect.h"
-#include "daemon/readers/image.h"
-#include "daemon/readers/notebook.h"
-#include "daemon/readers/office.h"
-#include "daemon/readers/pdf.h"
+#include "daemon/readers/kinds.h"
 #include "daemon/readers/text.h"
 
 #define HEAD_SIZE ((size_t)64 * 1024)
@@ -102,118 +99,31 @@ static ssize_t read_head(int fd, bool *ret_eof) {
   return read_head_max(fd, HEAD_SIZE, ret_eof);
 }
 
-/* A notebook by its name (.ipynb), or by its content (a JSON object naming "cells" and
- * "nbformat"). */
-static bool is_notebook(const char *path, const uint8_t *head, size_t n) {
-  size_t len = strlen(path);
-
-  return (len >= 6 && g_ascii_strcasecmp(path + len - 6, ".ipynb") == 0) || notebook_sniff(head, n);
-}
-
-/* A notebook's picture through the image pipeline, as an image file would go: refused, sent as
- * it is, or converted in the worker process. */
-static int notebook_image_cb(void *ctx, const char *media_type, const uint8_t *data, size_t len,
-                             FileResult *res, char **ret_error) {
-  const ImageOptions *iopt = ctx;
-  FileResult one = {0};
-  int r = image_read_bytes(data, len, iopt, &one);
-
-  if (r == 0 && one.code == NULL && one.n_images == 1) {
-    *file_result_add_image(res) = one.images[0];
-    memset(&one.images[0], 0, sizeof(one.images[0]));
-  } else {
-    *ret_error = g_strdup_printf("%s: %s", one.code != NULL ? one.code : CODE_CONVERSION_FAILED,
-                                 one.error != NULL ? one.error : "no picture");
-    r = r < 0 ? r : -EINVAL;
-  }
-  file_result_clear(&one);
-  return r;
-}
-
-/* A notebook or an office document, both read whole in a blocking job. */
-static void read_sections(const ReaderOptions *o, int fd, const struct stat *st, DetectKind kind,
-                          size_t n, const atomic_bool *cancelled, FileResult *res) {
-  ImageOptions iopt = {.max_dimension = o->max_dimension, .cancelled = cancelled};
-
-  if (detect_is_office(kind)) {
-    OfficeOptions oopt = {.offset = o->offset, .limit = o->limit, .cancelled = cancelled};
-    OfficeKind ok = kind == DETECT_DOCX   ? OFFICE_DOCX
-                    : kind == DETECT_XLSX ? OFFICE_XLSX
-                                          : OFFICE_PPTX;
-
-    (void)office_read_fd(fd, ok, &oopt, res);
-  } else {
-    NotebookOptions nopt = {.offset = o->offset,
-                            .limit = o->limit,
-                            .max_image_bytes = o->max_image_bytes,
-                            .image = notebook_image_cb,
-                            .image_ctx = &iopt,
-                            .cancelled = cancelled};
-
-    (void)notebook_read(fd, st, head_buf, n, &nopt, res);
-  }
-}
-
-/* Reads the open file by its kind. Returns false, having read nothing into res, when the file
- * needs blocking work and text_only forbids it. */
+/* Reads the open file by its kind (kinds.h). Returns false, having read nothing into res, when
+ * the file needs blocking work and text_only forbids it. */
 static bool read_open_file(const ReaderOptions *o, int fd, const struct stat *st, bool text_only,
                            const atomic_bool *cancelled, FileResult *res) {
-  bool eof = false, svg, notebook;
+  bool eof = false;
   ssize_t n = read_head(fd, &eof);
-  DetectKind kind;
+  KindFile file = {.fd = fd, .st = st, .head = head_buf};
+  const Kind *kind;
 
   if (n < 0) {
     fail_errno(res, (int)-n, "read");
     return true;
   }
-  kind = detect_magic(head_buf, (size_t)n);
-  svg = kind == DETECT_UNKNOWN && o->render && image_is_svg(head_buf, (size_t)n);
-  notebook = kind == DETECT_UNKNOWN && !svg && is_notebook(o->path, head_buf, (size_t)n);
+  file.head_len = (size_t)n;
+  file.eof = eof;
+  file.magic = detect_magic(head_buf, (size_t)n);
+  kind = kinds_detect(o, file.magic, head_buf, (size_t)n);
   /* Pictures, PDFs and SVG renders wait on a decoder or a worker process: not on a text lane.
    * Nor do notebooks (their pictures may need the worker; json-glib holds the whole tree) and
    * office documents (a zip is decompressed whole, up to hundreds of MiB): both cost far more
    * than a text file of their size. */
-  if (text_only && (kind != DETECT_UNKNOWN || svg || notebook))
+  if (text_only && kind->blocking)
     return false;
-  /* Every reader sets its per-file failure in res: what it returns says the same. */
-  if (notebook || detect_is_office(kind)) {
-    read_sections(o, fd, st, kind, (size_t)n, cancelled, res);
-  } else if (svg) {
-    /* SVG is text (agents edit it); `render: true` asks for the picture instead. */
-    ImageOptions iopt = {.max_dimension = o->max_dimension, .cancelled = cancelled};
-
-    (void)image_read_svg(fd, st, head_buf, (size_t)n, &iopt, res);
-  } else if (kind == DETECT_UNKNOWN) {
-    TextOptions topt = {
-        .offset = o->offset,
-        .limit = o->limit,
-        .line_numbers = o->line_numbers,
-        .column = o->column,
-        .tail = o->tail,
-        .max_tokens = o->max_tokens,
-        .cancelled = cancelled,
-        .encoding = o->encoding,
-    };
-    (void)text_read(fd, head_buf, (size_t)n, eof, &topt, res);
-  } else if (kind == DETECT_PDF) {
-    PdfOptions popt = {
-        .pages = o->pages,
-        .password = o->password,
-        .render = o->render,
-        .max_dimension = o->max_dimension,
-        .max_image_bytes = o->max_image_bytes,
-        .cancelled = cancelled,
-    };
-
-    (void)pdf_read(fd, st, &popt, res);
-  } else {
-    ImageOptions iopt = {.max_dimension = o->max_dimension,
-                         .tile = o->tile,
-                         .tile_target = o->tile_target,
-                         .cancelled = cancelled};
-
-    (void)image_read(fd, st, kind, head_buf, (size_t)n, &iopt, res);
-  }
+  /* Every reader sets its per-file failure in res. */
+  kind->read(o, &file, cancelled, res);
   return true;
 }
 
@@ -233,18 +143,10 @@ static bool sample_open_file(const ReaderOptions *o, int fd, size_t max, FileRes
   ret->head_len = (size_t)n;
   ret->eof = eof;
   ret->kind = detect_magic(head_buf, (size_t)n);
-  ret->svg_render = ret->kind == DETECT_UNKNOWN && o->render && image_is_svg(head_buf, (size_t)n);
-  if (ret->kind == DETECT_PDF) {
-    res->type = FILE_TYPE_PDF;
-  } else if (detect_is_office(ret->kind)) {
-    res->type = FILE_TYPE_DOCUMENT;
-  } else if (ret->kind == DETECT_UNKNOWN && !ret->svg_render &&
-             is_notebook(o->path, head_buf, (size_t)n)) {
-    res->type = FILE_TYPE_NOTEBOOK;
-  } else if (ret->kind != DETECT_UNKNOWN || ret->svg_render) {
-    res->type = FILE_TYPE_IMAGE;
-  } else {
-    res->type = FILE_TYPE_TEXT;
+  ret->row = kinds_detect(o, ret->kind, head_buf, (size_t)n);
+  ret->svg_render = ret->row->type == FILE_TYPE_IMAGE && ret->kind == DETECT_UNKNOWN;
+  res->type = ret->row->type;
+  if (ret->row->type == FILE_TYPE_TEXT) {
     /* A binary file is refused here as a read would refuse it. */
     if (text_sniff(head_buf, (size_t)n, eof, o->encoding, &ret->encoding, res) < 0) {
       ret->head_refused = true;

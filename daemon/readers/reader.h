@@ -7,16 +7,18 @@
 
 #include "basic/image-tiles.h"
 #include "daemon/readers/detect.h"
+#include "daemon/readers/kinds.h"
 #include "daemon/readers/workspace.h"
 #include "formatters/result.h"
 
 /* What to read of one file and how, built by the request from its params: the readers know
  * nothing of the protocol. Strings are borrowed for the call. */
-typedef struct {
+typedef struct ReaderOptions {
   const char *path;            /* as the client gave it */
   const char *base;            /* folder of a relative path; NULL: the workspace's root, else the
                                   process's working directory */
-  int64_t offset;              /* text: 1-based first line shown */
+  int64_t offset;              /* 1-based first line shown (text); first cell, slide, row, line
+                                  or tile for the kinds cut into those */
   int64_t limit;               /* text: lines shown */
   bool line_numbers;           /* text: cat -n numbering */
   int64_t column;              /* text: first character shown of line `offset` (1-based) */
@@ -62,7 +64,8 @@ bool reader_read_text(const ReaderOptions *o, const Workspace *ws, const atomic_
 
 /* What the measure phase learns of a file from its stat and its head, without reading it. */
 typedef struct {
-  DetectKind kind;     /* DETECT_UNKNOWN: text (or an SVG read as text) */
+  DetectKind kind;     /* its signature; DETECT_UNKNOWN: text, a notebook or an SVG */
+  const Kind *row;     /* its row in the table of kinds */
   bool svg_render;     /* an SVG that `render` asks to draw: a picture */
   const uint8_t *head; /* the file's first head_len bytes: the calling thread's buffer, valid
                           until its next reader call */

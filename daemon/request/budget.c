@@ -39,7 +39,23 @@ typedef struct {
   bool count;      /* left out and listed: the read phase reads its head for lines and tokens */
   bool head_refused; /* ITEM_REFUSED for what its head held: a stat alone would have passed it */
   bool cuttable;     /* ITEM_OPAQUE that budget-cut.c cuts once read: a PDF, notebook, document */
+  int64_t tile;      /* ITEM_IMAGE sent as tiles: one tile's price (it is cut by tiles), else 0 */
 } Item;
+
+/* What a picture cut by tiles writes besides its tiles: a <Tile> element each, and the notice
+ * naming the tiles left out and the offset to read on with. */
+#define TILE_CUT_TOKENS 80
+
+/* A <Tile> element at its widest, with its line: the markup each tile adds to its file's; and
+ * what a tiled picture's <Content> states besides a text's (its media type, sizes, tiles). */
+#define TILE_MARKUP_TOKENS 30
+#define TILED_MARKUP_TOKENS 40
+
+/* True when the picture can be cut to a share of `level` tokens: sent as tiles, one of which
+ * fits with the notice. */
+static bool tiles_fit(const Item *it, int64_t level) {
+  return it->tile > 0 && it->tile + TILE_CUT_TOKENS <= level;
+}
 
 /* True when nothing says what the file costs until it is read: it takes the level. */
 static bool unknown_cost(const Item *it) {
@@ -309,8 +325,10 @@ static void measure_text(Budget *b, const ReaderSample *s, const ReaderOptions *
   res->lines = s->eof ? m.lines : -1;
 }
 
-/* A picture: its size from the header, scaled as it would be sent, priced by the formula. */
-static void measure_image(Budget *b, const ReaderSample *s, Item *it, FileResult *res) {
+/* A picture: its size from the header, scaled as it would be sent, priced by the formula; a
+ * picture sent as tiles, the tiles from `first_tile` on (1-based). */
+static void measure_image(Budget *b, const ReaderSample *s, int64_t first_tile, Item *it,
+                          FileResult *res) {
   int w = 0, h = 0, longest;
   ImageTilePlan tiles;
 
@@ -319,10 +337,16 @@ static void measure_image(Budget *b, const ReaderSample *s, Item *it, FileResult
       image_header_size(s->kind, s->head, s->head_len, &w, &h) < 0 || w <= 0 || h <= 0)
     return;
   if (image_tiles_plan(w, h, b->max_dimension, budget_tile_target(&b->pricing), b->tile, &tiles)) {
-    /* Sent as tiles, each priced as sent; the first tile's size is the file's. */
+    /* Sent as tiles, each priced as sent, from the one asked for; the first tile's size is the
+     * file's. */
+    int64_t from = CLAMP(first_tile, 1, (int64_t)tiles.n);
+
     it->kind = ITEM_IMAGE;
-    it->want = it->total =
-        (int64_t)tiles.n * tokens_image(&b->pricing, tiles.out_width, tiles.out_height);
+    it->tile = tiles.n > 1 ? tokens_image(&b->pricing, tiles.out_width, tiles.out_height) : 0;
+    it->total = (int64_t)tiles.n * tokens_image(&b->pricing, tiles.out_width, tiles.out_height);
+    it->want = ((int64_t)tiles.n - from + 1) * tokens_image(&b->pricing, tiles.out_width,
+                                                            tiles.out_height);
+    it->markup += TILED_MARKUP_TOKENS + ((int64_t)tiles.n - from + 1) * TILE_MARKUP_TOKENS;
     res->width = tiles.out_width;
     res->height = tiles.out_height;
     return;
@@ -345,56 +369,6 @@ static void path_markup(Item *it, const char *path, bool priced) {
 
   it->markup = BUDGET_MARKUP_SHOWN + n;
   it->listing = BUDGET_MARKUP_LISTED + n;
-}
-
-/* True when the JSON string s[0, n) (quotes included) is a picture's base64: 200 characters or
- * more of its alphabet, with escaped line breaks at most. */
-static bool is_base64_string(const char *s, size_t n) {
-  if (n < 200)
-    return false;
-  for (size_t i = 1; i + 1 < n; i++) {
-    char c = s[i];
-
-    if (c == '\\' && s[i + 1] == 'n')
-      i++;
-    else if (!g_ascii_isalnum(c) && c != '+' && c != '/' && c != '=')
-      return false;
-  }
-  return true;
-}
-
-/* A notebook's cells as written, guessed from its JSON head: the estimate of the JSON without its
- * pictures' base64 (the read prices the pictures themselves), scaled to the file's size, times
- * 0.6 (its keys and escapes cost more than the cells' tags: the written cells are 0.55 to 0.65
- * of the JSON's o200k count on real notebooks). */
-static int64_t notebook_guess(const ReaderSample *s, int64_t bytes) {
-  const char *p = (const char *)s->head, *end = p + s->head_len;
-  int64_t milli = 0;
-
-  while (p < end) {
-    const char *q = memchr(p, '"', (size_t)(end - p)), *close = NULL;
-
-    if (q == NULL)
-      q = end;
-    milli += tokens_text_milli(p, (size_t)(q - p));
-    if (q == end)
-      break;
-    /* The string's end: the next quote that no backslash escapes. */
-    for (const char *c = q + 1; c < end && close == NULL; c++) {
-      if (*c == '\\')
-        c++;
-      else if (*c == '"')
-        close = c + 1;
-    }
-    if (close == NULL)
-      close = end;
-    if (!is_base64_string(q, (size_t)(close - q)))
-      milli += tokens_text_milli(q, (size_t)(close - q));
-    p = close;
-  }
-  if (!s->eof && s->head_len > 0)
-    milli = (int64_t)((double)milli * (double)bytes / (double)s->head_len);
-  return tokens_from_milli(milli) * 6 / 10 + 1;
 }
 
 bool budget_measure(Budget *b, size_t i, const ReaderOptions *o, const Workspace *ws,
@@ -428,17 +402,16 @@ bool budget_measure(Budget *b, size_t i, const ReaderOptions *o, const Workspace
   if (res->type == FILE_TYPE_TEXT)
     measure_text(b, &s, o, it, res);
   else if (res->type == FILE_TYPE_IMAGE)
-    measure_image(b, &s, it, res);
+    measure_image(b, &s, o->offset, it, res);
   else
     it->kind = ITEM_OPAQUE;
-  /* Known once read: until then, about four bytes a token. A PDF, a notebook or a document is
-   * cut to its share once read: it costs that guess, and may read up to the level. */
+  /* Known once read: until then, about four bytes a token. A kind whose read is cut to its
+   * share once read (a PDF, a notebook, a document) costs its row's guess, and may read up to
+   * the level. */
   if (it->kind == ITEM_OPAQUE) {
-    it->total = res->bytes > 0 ? res->bytes / 4 + 1 : 0;
-    it->cuttable = res->type == FILE_TYPE_PDF || res->type == FILE_TYPE_NOTEBOOK ||
-                   res->type == FILE_TYPE_DOCUMENT;
-    if (res->type == FILE_TYPE_NOTEBOOK)
-      it->total = notebook_guess(&s, res->bytes);
+    it->cuttable = s.row->guess != NULL;
+    it->total = it->cuttable ? s.row->guess(s.head, s.head_len, s.eof, res->bytes)
+                             : (res->bytes > 0 ? res->bytes / 4 + 1 : 0);
     it->want = it->total;
     it->guessed = it->cuttable;
   }
@@ -505,12 +478,13 @@ static int64_t admit(Budget *b, bool *admitted, int64_t avail) {
     }
     level = water_level(b, admitted, avail);
   }
-  /* A picture cannot be cut: one over the level is omitted, and the others share what it
-   * leaves. */
+  /* A picture is cut by its tiles only: one over the level that is not, or whose tile does not
+   * fit it, is omitted, and the others share what it leaves. */
   while (changed) {
     changed = false;
     for (size_t i = 0; i < b->n; i++) {
-      if (admitted[i] && b->items[i].kind == ITEM_IMAGE && b->items[i].want > level) {
+      if (admitted[i] && b->items[i].kind == ITEM_IMAGE && b->items[i].want > level &&
+          !tiles_fit(&b->items[i], level)) {
         admitted[i] = false;
         changed = true;
       }
@@ -664,12 +638,21 @@ bool budget_count(Budget *b, size_t i, const ReaderOptions *o, const Workspace *
     measure_text(b, &s, o, &head, res);
     total = head.total;
   } else if (res->type == FILE_TYPE_IMAGE) {
-    measure_image(b, &s, &head, res);
+    measure_image(b, &s, o->offset, &head, res);
     if (head.kind == ITEM_IMAGE)
       total = head.total;
   }
   omit(res, total);
   return true;
+}
+
+/* True when the answer's first file is a tiled picture one tile of which fits the room it has
+ * alone, with its markup (which counts every tile's: one is kept). */
+static bool first_tile_fits(const Budget *b) {
+  const Item *it = &b->items[b->first];
+  int64_t others = it->tile > 0 ? (it->want / it->tile - 1) * TILE_MARKUP_TOKENS : 0;
+
+  return tiles_fit(it, b->first_room - it->markup + others);
 }
 
 void budget_decide(Budget *b, ReadResult *r) {
@@ -702,9 +685,10 @@ void budget_decide(Budget *b, ReadResult *r) {
     b->first_room = b->tokens - overhead(b, alone);
   }
   /* The answer's first file always gets a share, whatever the floor left it: the continuation
-   * of an answer moves on. Only a picture over the budget is listed with its price instead. */
+   * of an answer moves on. Only a picture over the budget, not even a tile of which fits, is
+   * listed with its price instead. */
   if (admitted != NULL && b->first < b->n && !admitted[b->first] &&
-      b->items[b->first].kind != ITEM_IMAGE) {
+      (b->items[b->first].kind != ITEM_IMAGE || first_tile_fits(b))) {
     Item *it = &b->items[b->first];
 
     admitted[b->first] = true;
