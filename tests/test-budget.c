@@ -125,7 +125,7 @@ END_TEST
 START_TEST(budget_tokens_on_every_file) {
   const char *root = getenv("READERD_SOURCE_ROOT");
   g_autofree char *png = g_build_filename(root, "samples", "readerd.png", NULL);
-  g_autofree char *c_file = g_build_filename(root, "daemon", "budget.c", NULL);
+  g_autofree char *c_file = g_build_filename(root, "daemon", "request", "budget.c", NULL);
   char *paths[] = {c_file, png, "/nonexistent/file.txt", NULL};
   g_autofree char *params = params_for(paths, NULL);
   RdConn *c = rd_conn_new(dmn->sock);

@@ -10,7 +10,6 @@
 #include "daemon/readers/lines.h"
 #include "daemon/readers/text.h"
 #include "formatters/tokens.h"
-#include "formatters/xml.h"
 
 /* The head measured when the shares will be about the floor: 8 KiB. */
 #define BUDGET_FLOOR_SAMPLE 8192
@@ -60,31 +59,26 @@ struct Budget {
   size_t first;          /* the answer's first entry that is not refused: it always gets a share */
   int64_t first_room;    /* what it may write at most, alone in the answer (markup included) */
   TokensPricing pricing; /* the format's: pictures by its provider's formula */
+  const Formatter *fmt;  /* the answer's: what it writes around each file, and its frame */
   int max_dimension;
   ImageTileMode tile; /* images.tile: a tall picture is priced as the tiles it is sent as */
   Item *items;
   size_t n;
 };
 
-/* The answer's frame at its widest: <ReadResults> with every total at twelve digits, and
- * </ReadResults>. */
-static int64_t frame_tokens(int64_t budget) {
+/* The answer's frame at its widest, as fmt writes it: for XML, <ReadResults> with every total at
+ * twelve digits, and </ReadResults>. */
+static int64_t frame_tokens(const Formatter *fmt, int64_t budget) {
   ReadResult r = {.budget = budget, .answer_tokens = 999999999999};
-  GString *s = g_string_new(NULL);
   FileResult f = {
       .bytes = 999999999999, .type = FILE_TYPE_TEXT, .lines = 999999999999, .tokens = 999999999999};
-  int64_t n;
 
   r.files = &f;
   r.n_files = 1;
-  xml_format_open(s, &r);
-  g_string_append(s, XML_RESULTS_CLOSE);
-  n = tokens_text(s->str, s->len);
-  g_string_free(s, TRUE);
-  return n;
+  return format_frame_tokens(fmt, &r);
 }
 
-Budget *budget_new(const ReadParams *p, const TokensPricing *pricing) {
+Budget *budget_new(const ReadParams *p, const Formatter *fmt, const TokensPricing *pricing) {
   Budget *b;
 
   if (p->budget_tokens <= 0 && !p->plan)
@@ -98,7 +92,8 @@ Budget *budget_new(const ReadParams *p, const TokensPricing *pricing) {
   b->pricing = *pricing;
   b->max_dimension = p->max_dimension;
   b->skip = p->skip;
-  b->frame = frame_tokens(b->tokens);
+  b->fmt = fmt;
+  b->frame = frame_tokens(fmt, b->tokens);
   b->tile = p->image_tile == READ_IMAGE_TILE_NEVER    ? IMAGE_TILE_NEVER
             : p->image_tile == READ_IMAGE_TILE_ALWAYS ? IMAGE_TILE_ALWAYS
                                                       : IMAGE_TILE_AUTO;
@@ -830,7 +825,7 @@ static int64_t summary_exact(const Budget *b, const ReadResult *r, size_t j) {
                        .skip = b->skip + (int64_t)j};
   FileResult f = {.path = r->files[j].path, .summarized = true, .summary = &sum};
 
-  return MAX(xml_content_tokens(&f, 0, false), 0);
+  return MAX(format_file_tokens(b->fmt, &f, 0, false), 0);
 }
 
 /* Tokens of the summary of the answer's entries from j on, at its widest numbers, and of the
@@ -851,7 +846,7 @@ static int64_t summary_reserve(const Budget *b, const ReadResult *r, size_t j,
 
 /* The tokens of the expansions' notices each entry carries, summed from j to the end, in
  * notices[j] (n + 1 of them). */
-static void notice_sums(const ReadResult *r, int64_t *notices) {
+static void notice_sums(const Budget *b, const ReadResult *r, int64_t *notices) {
   notices[r->n_files] = 0;
   for (size_t j = r->n_files; j-- > 0;) {
     const FileResult *f = &r->files[j];
@@ -861,7 +856,7 @@ static void notice_sums(const ReadResult *r, int64_t *notices) {
       FileResult only = {
           .path = f->path, .summarized = true, .notices = f->notices, .n_notices = f->n_notices};
 
-      t = MAX(xml_content_tokens(&only, 0, false), 0);
+      t = MAX(format_file_tokens(b->fmt, &only, 0, false), 0);
     }
     notices[j] = notices[j + 1] + t;
   }
@@ -888,20 +883,13 @@ static void summarize_from(const Budget *b, ReadResult *r, size_t cut, bool *cha
   r->files[cut].summary = sum;
 }
 
-/* The answer's tokens once its body (every entry's element, content and markup) costs body:
- * the frame as it will be written. */
-static void answer_tokens(ReadResult *r, int64_t body) {
-  GString *s = g_string_new(NULL);
-
+/* The answer's tokens once its body (every entry's piece, content and markup) costs body: the
+ * frame as the format will write it. */
+static void answer_tokens(const Budget *b, ReadResult *r, int64_t body) {
   /* Twice: the first count's digits may change the frame's own. */
   r->answer_tokens = body;
-  for (int k = 0; k < 2; k++) {
-    g_string_truncate(s, 0);
-    xml_format_open(s, r);
-    g_string_append(s, XML_RESULTS_CLOSE);
-    r->answer_tokens = body + tokens_text(s->str, s->len);
-  }
-  g_string_free(s, TRUE);
+  for (int k = 0; k < 2; k++)
+    r->answer_tokens = body + format_frame_tokens(b->fmt, r);
 }
 
 void budget_settle(const Budget *b, ReadResult *r, bool *changed) {
@@ -913,18 +901,18 @@ void budget_settle(const Budget *b, ReadResult *r, bool *changed) {
     return;
   if (n == 0) {
     /* The frame alone. */
-    answer_tokens(r, 0);
+    answer_tokens(b, r, 0);
     return;
   }
   cap = b->tokens * BUDGET_LIST_SHARE / 100;
   notices = g_new(int64_t, n + 1);
-  notice_sums(r, notices);
+  notice_sums(b, r, notices);
   for (size_t i = 0; i < n && cut == n; i++) {
     FileResult *f = &r->files[i];
     int64_t reserve, c;
 
     if (shows(f)) {
-      c = f->tokens + MAX(xml_content_tokens(f, image_index, true), 0);
+      c = f->tokens + MAX(format_file_tokens(b->fmt, f, image_index, true), 0);
       reserve = summary_reserve(b, r, i + 1, notices, b->tokens - used - c);
       if (used + c + reserve <= b->tokens) {
         used += c;
@@ -941,7 +929,7 @@ void budget_settle(const Budget *b, ReadResult *r, bool *changed) {
       changed[i] = true;
     }
     /* Listed: a file left out while the listing's share lasts, a refusal, a binary file. */
-    c = MAX(xml_content_tokens(f, image_index, false), 0);
+    c = MAX(format_file_tokens(b->fmt, f, image_index, false), 0);
     reserve = summary_reserve(b, r, i + 1, notices, b->tokens - used - c);
     if (i == 0 || (used + c + reserve <= b->tokens &&
                    (g_strcmp0(f->omitted, OMITTED_BUDGET) != 0 || listed + c <= cap))) {
@@ -954,8 +942,8 @@ void budget_settle(const Budget *b, ReadResult *r, bool *changed) {
   }
   if (cut < n) {
     summarize_from(b, r, cut, changed);
-    used += MAX(xml_content_tokens(&r->files[cut], image_index, false), 0) +
+    used += MAX(format_file_tokens(b->fmt, &r->files[cut], image_index, false), 0) +
             notices[cut + 1 < n ? cut + 1 : n];
   }
-  answer_tokens(r, used - b->frame);
+  answer_tokens(b, r, used - b->frame);
 }

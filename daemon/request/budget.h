@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "daemon/readers/reader.h"
+#include "formatters/format.h"
 #include "formatters/result.h"
 #include "formatters/tokens.h"
 #include "ipc/read-params.h"
@@ -52,8 +53,9 @@
 typedef struct Budget Budget;
 
 /* The budget and plan of a request of p->n_paths files, or NULL when p asks for neither;
- * everything is priced by `pricing` (the answer's format's). Free with budget_free(). */
-Budget *budget_new(const ReadParams *p, const TokensPricing *pricing);
+ * everything is priced as fmt writes it (its markup and frame, formatters/format.h) and by
+ * `pricing` (its pictures' formula). fmt is static. Free with budget_free(). */
+Budget *budget_new(const ReadParams *p, const Formatter *fmt, const TokensPricing *pricing);
 
 /* The provider pictures are tiled for: the one whose formula prices them. */
 static inline ImageTileTarget budget_tile_target(const TokensPricing *pricing) {

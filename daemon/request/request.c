@@ -527,7 +527,7 @@ static void request_setup_files(Request *req) {
   req->result.budget = req->params.budget_tokens;
   req->result.plan = req->params.plan;
   /* After the expansion: the budget shares what it found. */
-  req->budget = budget_new(&req->params, &req->pricing);
+  req->budget = budget_new(&req->params, req->fmt, &req->pricing);
   req->phase = req->budget != NULL ? PHASE_MEASURE : PHASE_READ;
   req->frags = g_new0(GString *, req->result.n_files);
   req->blocking = g_new(size_t, req->result.n_files);
