@@ -14,6 +14,14 @@
 /* The head measured when the shares will be about the floor: 8 KiB. */
 #define BUDGET_FLOOR_SAMPLE 8192
 
+/* A notebook or an office document up to this size is read at the measure, to be priced as
+ * written (measure_written); a larger one is guessed from its size or head. */
+#define BUDGET_READ_AT_MEASURE ((int64_t)4 * 1024 * 1024)
+
+/* What a read may add to the element of a file read at the measure (an expansion's from='N', an
+ * image's index), in tokens. */
+#define BUDGET_READ_SLACK 16
+
 /* Tokens kept for the notice of a cut text: what the line engine keeps for it. */
 #define NOTICE_TOKENS LINES_NOTICE_TOKENS
 
@@ -38,6 +46,7 @@ typedef struct {
   bool count;      /* left out and listed: the read phase reads its head for lines and tokens */
   bool head_refused; /* ITEM_REFUSED for what its head held: a stat alone would have passed it */
   bool cuttable;     /* ITEM_OPAQUE that budget-cut.c cuts once read: a PDF, notebook, document */
+  int64_t floor_cost; /* what its measure added to floor_sum */
 } Item;
 
 /* True when nothing says what the file costs until it is read: it takes the level. */
@@ -392,8 +401,35 @@ static int64_t notebook_guess(const ReaderSample *s, int64_t bytes) {
   return tokens_from_milli(milli) * 6 / 10 + 1;
 }
 
-bool budget_measure(Budget *b, size_t i, const ReaderOptions *o, const Workspace *ws,
-                    const atomic_bool *cancelled, FileResult *res) {
+/* True when file i, measured as f, is a notebook or an office document small enough to be read
+ * at the measure and priced as written (budget_measure_read). */
+static bool read_at_measure(const Budget *b, const FileResult *f) {
+  return !b->plan && b->tokens > 0 && f->bytes <= BUDGET_READ_AT_MEASURE &&
+         (f->type == FILE_TYPE_NOTEBOOK || f->type == FILE_TYPE_DOCUMENT);
+}
+
+void budget_measure_read(Budget *b, size_t i, const ReaderOptions *o, const Workspace *ws,
+                         const atomic_bool *cancelled, const FileResult *res) {
+  Item *it = &b->items[i];
+  FileResult f = {0};
+  int64_t written;
+
+  reader_read(o, ws, cancelled, &f);
+  /* Gone or changed since its head was read: it keeps the guess, and the read phase says. */
+  if (f.code == NULL && f.type == res->type) {
+    file_result_count_tokens(&f, &b->pricing);
+    written = budget_cut_written(&f, &b->pricing);
+    /* Its <Content> tag is priced apart (it->markup); the tags of its cells, slides or sheets
+     * are its own, and what the read adds to the tag (an expansion's from='N') is kept room. */
+    it->want = MAX(written - it->markup, f.tokens) + BUDGET_READ_SLACK;
+    it->total = MAX(budget_cut_extrapolate(&f, f.tokens), it->want);
+    it->guessed = false;
+  }
+  file_result_clear(&f);
+}
+
+BudgetMeasure budget_measure(Budget *b, size_t i, const ReaderOptions *o, const Workspace *ws,
+                             const atomic_bool *cancelled, FileResult *res) {
   Item *it = &b->items[i];
   size_t sample = b->tokens == 0 ? READER_SAMPLE_SMALL : READER_SAMPLE_SIZE;
   ReaderSample s;
@@ -411,14 +447,14 @@ bool budget_measure(Budget *b, size_t i, const ReaderOptions *o, const Workspace
   if (!reader_measure(o, ws, cancelled, sample, res, &s)) {
     it->kind = ITEM_REFUSED;
     it->head_refused = s.head_refused;
-    return sample > 0;
+    return sample > 0 ? BUDGET_MEASURE_HEAD : BUDGET_MEASURE_STAT;
   }
   if (sample == 0) {
     /* Its size alone says what it would cost: about four bytes a token. */
     it->kind = ITEM_UNSAMPLED;
     it->total = res->bytes > 0 ? res->bytes / 4 + 1 : 0;
     res->lines = -1;
-    return false;
+    return BUDGET_MEASURE_STAT;
   }
   if (res->type == FILE_TYPE_TEXT)
     measure_text(b, &s, o, it, res);
@@ -437,8 +473,15 @@ bool budget_measure(Budget *b, size_t i, const ReaderOptions *o, const Workspace
     it->want = it->total;
     it->guessed = it->cuttable;
   }
-  atomic_fetch_add(&b->floor_sum, unknown_cost(it) ? b->floor : MIN(it->want, b->floor));
-  return true;
+  it->floor_cost = unknown_cost(it) ? b->floor : MIN(it->want, b->floor);
+  atomic_fetch_add(&b->floor_sum, it->floor_cost);
+  /* Read now, on a blocking job: its share is then what it writes, not a guess from its size
+   * (an office file is mostly zipped markup and media: the guess took several times what it
+   * writes, a share no other file could have). The floor counts its guess: that is an upper
+   * bound the admission in request order does not depend on a job's timing for. */
+  if (it->kind == ITEM_OPAQUE && read_at_measure(b, res))
+    return BUDGET_MEASURE_READ;
+  return BUDGET_MEASURE_HEAD;
 }
 
 /* What file i costs at a water level: its estimate, capped by the level; what is known only
@@ -604,7 +647,9 @@ static void unsample_past_floor(Budget *b, ReadResult *r) {
       f->width = f->height = 0;
       continue;
     }
-    sum += unknown_cost(it) ? b->floor : MIN(it->want, b->floor);
+    /* As the measure counted it: a file read whole since (budget_measure_read) kept its
+     * guess there. */
+    sum += it->floor_cost;
   }
 }
 
@@ -655,6 +700,13 @@ bool budget_count(Budget *b, size_t i, const ReaderOptions *o, const Workspace *
     return false;
   if (!reader_measure(o, ws, cancelled, READER_SAMPLE_SIZE, res, &s))
     return true; /* refused now (a binary file, one gone since): its entry says why */
+  /* Not opened at the measure, and a PDF, a notebook or a document: read whole, as those that
+   * were, for what it would write rather than its size's guess. */
+  if (res->type == FILE_TYPE_PDF || res->type == FILE_TYPE_NOTEBOOK ||
+      res->type == FILE_TYPE_DOCUMENT) {
+    file_result_clear(res);
+    return false;
+  }
   if (res->type == FILE_TYPE_TEXT) {
     measure_text(b, &s, o, &head, res);
     total = head.total;

@@ -65,11 +65,23 @@ static inline ImageTileTarget budget_tile_target(const TokensPricing *pricing) {
 /* NULL is fine. */
 void budget_free(Budget *b);
 
-/* Measures file i (options o) into res, which must be zeroed. On a lane. Returns true when
- * it read the file's head, false when a stat was all it took (a file past what the budget
- * can admit, or one refused before it was opened). */
-bool budget_measure(Budget *b, size_t i, const ReaderOptions *o, const Workspace *ws,
-                    const atomic_bool *cancelled, FileResult *res);
+/* What measuring a file took. */
+typedef enum {
+  BUDGET_MEASURE_STAT, /* a stat (a file past what the budget can admit, or refused unopened) */
+  BUDGET_MEASURE_HEAD, /* its head */
+  BUDGET_MEASURE_READ, /* its head, and it is to be read whole to be priced (a notebook or an
+                          office document up to 4 MiB): budget_measure_read(), where blocking
+                          is allowed */
+} BudgetMeasure;
+
+/* Measures file i (options o) into res, which must be zeroed. On a lane. */
+BudgetMeasure budget_measure(Budget *b, size_t i, const ReaderOptions *o, const Workspace *ws,
+                             const atomic_bool *cancelled, FileResult *res);
+
+/* Reads file i whole, as budget_measure() asked (BUDGET_MEASURE_READ), and prices it as its
+ * element would be written; res is the measure's entry, kept. On a blocking job. */
+void budget_measure_read(Budget *b, size_t i, const ReaderOptions *o, const Workspace *ws,
+                         const atomic_bool *cancelled, const FileResult *res);
 
 /* File i was answered without a read (an expansion's binary file or empty pattern), as f: it
  * takes no share and its entry stays as it is. On a lane, instead of budget_measure(). */

@@ -7,6 +7,7 @@
 
 #include "daemon/request/expand.h"
 #include "daemon/request/budget.h"
+#include "daemon/request/policy.h"
 #include "daemon/readers/image.h"
 #include "basic/macro.h"
 #include "daemon/readers/reader.h"
@@ -27,20 +28,23 @@ typedef struct {
   size_t n_deferred;
 } Lane;
 
-/* One file that needs blocking work (a picture, a PDF, an SVG render), read on its own. */
+/* One file that needs blocking work (a picture, a PDF, an SVG render; at the measure, a document
+ * read whole to be priced), on its own. */
 typedef struct {
   uv_work_t work;
   Request *req;
   size_t index;
-  bool read; /* the file was read to the end */
+  bool read; /* the file went through the phase */
 } Job;
 
-/* A request's phases, in order. Each reads or measures files one function per file; the budget
- * (daemon/request/budget.h) is a policy they consult, not a branch of their own. */
+/* A request's phases, in order. Each goes through the files one function per file, on a lane or
+ * a blocking job; the policy (policy.h: plain, or the budget's) is what they consult, not a
+ * branch of their own. */
 typedef enum {
   PHASE_EXPAND,  /* folders and globs become files (daemon/request/expand.h), on the pool */
-  PHASE_MEASURE, /* with a budget or a plan: each file's stat and head (measure_one) */
-  PHASE_READ,    /* each file read, cut to its share, formatted (read_one); the last assembles */
+  PHASE_MEASURE, /* when the policy measures: each file's stat and head (measure_one) */
+  PHASE_READ,    /* each file read, cut by the policy, formatted (read_one); the thread that
+                    reads the last one settles the answer (settle) */
 } Phase;
 
 struct Request {
@@ -54,7 +58,7 @@ struct Request {
   RequestProgressCb progress_cb;
   void *data;
   SchedulerTask task; /* embedded: container_of gives the request back */
-  Budget *budget;     /* budget and plan (daemon/request/budget.h): a measure phase first; or NULL */
+  Policy policy;      /* what the phases consult: plain, or a budget and plan (policy.h) */
 
   ReadResult result; /* files[i] written only by the lane or job that has i, until it is read */
   GString **frags;   /* frags[i]: file i's piece of the answer, formatted by its lane */
@@ -87,7 +91,7 @@ static void pieces_free(GString **pieces, size_t n) {
   g_free(pieces);
 }
 
-static void assemble(Request *req);
+static void settle(Request *req);
 
 /* File i's piece of the answer in the request's format, or NULL when formatting failed. */
 static GString *format_file(const Request *req, size_t i, int64_t image_index) {
@@ -108,8 +112,7 @@ static void file_done(Request *req, size_t i) {
   if (req->expansion.items != NULL)
     expansion_apply(&req->expansion, i, f);
   count_tokens(req, f);
-  if (req->budget != NULL)
-    budget_enforce(req->budget, i, f);
+  policy_file_read(&req->policy, i, f);
 
   /* A file the budget left out may end in its summary: it is formatted at assembly, when
    * that is known. */
@@ -119,10 +122,10 @@ static void file_done(Request *req, size_t i) {
     /* The text now lives in the fragment. */
     g_clear_pointer(&f->content, g_free);
   }
-  /* The last file read assembles the answer right here, on the pool: every other file's slot
+  /* The last file read settles the answer right here, on the pool: every other file's slot
    * was written before its own decrement. */
   if (atomic_fetch_sub_explicit(&req->unread, 1, memory_order_acq_rel) == 1)
-    assemble(req);
+    settle(req);
 }
 
 /* The reader's options for file i, from the request's params and the path's own. */
@@ -150,38 +153,56 @@ static ReaderOptions reader_options(const Request *req, size_t i) {
               : p->image_tile == READ_IMAGE_TILE_ALWAYS ? IMAGE_TILE_ALWAYS
                                                         : IMAGE_TILE_AUTO,
       .tile_target = budget_tile_target(&req->pricing),
-      .max_tokens = budget_max_tokens(req->budget, i),
+      .max_tokens = policy_max_tokens(&req->policy, i),
       .expanded = req->expansion.items != NULL && req->expansion.items[i].expanded,
       .encoding = spec->encoding != NULL ? spec->encoding : p->encoding,
   };
 }
 
+/* File i is left to a blocking job of its own, started by the scheduler. */
+static size_t defer(Lane *lane, size_t i) {
+  lane->deferred[lane->n_deferred++] = i;
+  return 1;
+}
+
 /* The measure phase of file i, on a lane: an expansion's binary file or empty pattern is
- * answered as it is, any other file measured. Returns 1 when that read its head, 0 when it cost
- * a stat or nothing. */
+ * answered as it is, any other file measured by the policy, or left to a job when it must be
+ * read whole to be priced. Returns 1 when that read its head, 0 when it cost a stat or nothing. */
 static size_t measure_one(Request *req, Lane *lane, size_t i) {
   ReaderOptions o = reader_options(req, i);
   FileResult *f = &req->result.files[i];
-  size_t cost = 0;
+  PolicyMeasured m;
 
-  if (expansion_answer(&req->expansion, i, f))
-    budget_answered(req->budget, i, f);
-  else if (budget_measure(req->budget, i, &o, req->ws, &req->cancelled, f))
-    cost = 1;
+  if (expansion_answer(&req->expansion, i, f)) {
+    policy_answered(&req->policy, i, f);
+    lane->read++;
+    return 0;
+  }
+  m = policy_measure(&req->policy, i, &o, req->ws, &req->cancelled, f);
+  if (m == POLICY_MEASURE_JOB)
+    return defer(lane, i);
   lane->read++;
-  return cost;
+  return m == POLICY_MEASURED_HEAD ? 1 : 0;
 }
 
-/* The read phase of file i, on a lane: a file the budget settled after the measure is done; one
+/* The measure phase of file i, on a blocking job: read whole to be priced. */
+static void measure_job(Request *req, size_t i) {
+  ReaderOptions o = reader_options(req, i);
+
+  policy_measure_job(&req->policy, i, &o, req->ws, &req->cancelled, &req->result.files[i]);
+}
+
+/* The read phase of file i, on a lane: a file the policy settled after the measure is done; one
  * it lists is counted from its head; any other is read when it is text, else left to a blocking
  * job. Returns 1 for a file read or counted or deferred, 0 for one settled. */
 static size_t read_one(Request *req, Lane *lane, size_t i) {
   ReaderOptions o = reader_options(req, i);
   FileResult *f = &req->result.files[i];
-  bool counted = req->budget != NULL && budget_counting(req->budget, i) &&
-                 budget_count(req->budget, i, &o, req->ws, &req->cancelled, f);
+  PolicyRead step = policy_read_step(&req->policy, i);
+  bool counted =
+      step == POLICY_COUNT && policy_count(&req->policy, i, &o, req->ws, &req->cancelled, f);
 
-  if (!counted && req->budget != NULL && budget_settled(req->budget, i)) {
+  if (step == POLICY_SETTLED) {
     file_done(req, i);
     lane->read++;
     return 0;
@@ -192,9 +213,28 @@ static size_t read_one(Request *req, Lane *lane, size_t i) {
     lane->read++;
     return 1;
   }
-  lane->deferred[lane->n_deferred++] = i;
-  return 1;
+  return defer(lane, i);
 }
+
+/* The read phase of file i, on a blocking job. */
+static void read_job(Request *req, size_t i) {
+  ReaderOptions o = reader_options(req, i);
+
+  reader_read(&o, req->ws, &req->cancelled, &req->result.files[i]);
+  file_done(req, i);
+}
+
+/* Each per-file phase's two functions: on a lane (returning what the file cost the lane's
+ * slice), and on a blocking job. */
+typedef struct {
+  size_t (*lane)(Request *req, Lane *lane, size_t i);
+  void (*job)(Request *req, size_t i);
+} PhaseFiles;
+
+static const PhaseFiles phase_files[] = {
+    [PHASE_MEASURE] = {measure_one, measure_job},
+    [PHASE_READ] = {read_one, read_job},
+};
 
 static void lane_work_cb(uv_work_t *w) {
   Lane *lane = container_of(w, Lane, work);
@@ -218,7 +258,7 @@ static void lane_work_cb(uv_work_t *w) {
     i = atomic_fetch_add(&req->next, 1);
     if (i >= req->result.n_files)
       break;
-    n += req->phase == PHASE_MEASURE ? measure_one(req, lane, i) : read_one(req, lane, i);
+    n += phase_files[req->phase].lane(req, lane, i);
   }
 }
 
@@ -226,10 +266,7 @@ static void job_work_cb(uv_work_t *w) {
   Job *job = container_of(w, Job, work);
   Request *req = job->req;
 
-  ReaderOptions o = reader_options(req, job->index);
-
-  reader_read(&o, req->ws, &req->cancelled, &req->result.files[job->index]);
-  file_done(req, job->index);
+  phase_files[req->phase].job(req, job->index);
   job->read = true;
 }
 
@@ -301,11 +338,11 @@ static GString *piece_within_cap(Request *req, size_t i, int64_t image_index, si
   return piece;
 }
 
-/* Assembles the answer from the files' fragments, as pieces to send in order: nothing is
- * copied again. */
-static void assemble(Request *req) {
+/* The answer settled (kept within what the policy allows) and assembled from the files'
+ * fragments, as pieces to send in order: nothing is copied again. */
+static void settle(Request *req) {
   size_t n = req->result.n_files, k = 1, used = 0;
-  g_autofree bool *changed = NULL;
+  g_autofree bool *changed = g_new0(bool, n + 1);
   GString **parts;
   int64_t image_index = 0;
   bool ok = true;
@@ -320,15 +357,12 @@ static void assemble(Request *req) {
       count_tokens(req, &req->result.files[i]);
   /* The whole answer within the budget, markup and all: what it leaves out is listed or
    * summarized. */
-  if (req->budget != NULL) {
-    changed = g_new0(bool, n);
-    budget_settle(req->budget, &req->result, changed);
-  }
+  policy_settle(&req->policy, &req->result, changed);
   parts = g_new0(GString *, n + 2);
   for (size_t i = 0; i < n; i++, k++) {
     FileResult *f = &req->result.files[i];
 
-    if (changed != NULL && changed[i] && req->frags[i] != NULL)
+    if (changed[i] && req->frags[i] != NULL)
       g_string_free(g_steal_pointer(&req->frags[i]), TRUE);
     parts[k] = piece_within_cap(req, i, image_index, &used);
     if (parts[k] == NULL) {
@@ -446,11 +480,12 @@ static void maybe_finish(Request *req) {
     return;
   if (!atomic_load(&req->cancelled) && req->completed < req->result.n_files)
     return;
-  /* Every file measured: decide, then read from the first file again. */
+  /* Every file measured: the policy decides, then the read starts from the first file. */
   if (req->phase == PHASE_MEASURE && !atomic_load(&req->cancelled)) {
-    budget_decide(req->budget, &req->result);
+    policy_decide(&req->policy, &req->result);
     req->phase = PHASE_READ;
     req->completed = 0;
+    req->blocking_head = req->blocking_len = 0;
     atomic_store(&req->next, 0);
     scheduler_kick(&req->task);
     return;
@@ -527,8 +562,8 @@ static void request_setup_files(Request *req) {
   req->result.budget = req->params.budget_tokens;
   req->result.plan = req->params.plan;
   /* After the expansion: the budget shares what it found. */
-  req->budget = budget_new(&req->params, req->fmt, &req->pricing);
-  req->phase = req->budget != NULL ? PHASE_MEASURE : PHASE_READ;
+  policy_init(&req->policy, &req->params, req->fmt, &req->pricing);
+  req->phase = req->policy.ops->measures ? PHASE_MEASURE : PHASE_READ;
   req->frags = g_new0(GString *, req->result.n_files);
   req->blocking = g_new(size_t, req->result.n_files);
   atomic_init(&req->next, 0);
@@ -536,8 +571,8 @@ static void request_setup_files(Request *req) {
   /* skip past the last entry: an answer with none, which no file's thread assembles. It is
    * finished from the loop, as a request cancelled while waiting is. */
   if (req->result.n_files == 0) {
-    assemble(req);
-    budget_free(g_steal_pointer(&req->budget));
+    settle(req);
+    policy_clear(&req->policy);
     req->phase = PHASE_READ;
     req->in_flight++;
     uv_queue_work(req->loop, &req->cancel_work, cancel_work_cb, cancel_after_cb);
@@ -664,7 +699,7 @@ void request_free(Request *req) {
   g_free(req->frags);
   g_free(req->blocking);
   expansion_clear(&req->expansion);
-  budget_free(req->budget);
+  policy_clear(&req->policy);
   read_result_clear(&req->result);
   read_params_clear(&req->params);
   workspace_unref(req->ws);
