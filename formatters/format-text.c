@@ -376,4 +376,5 @@ const Formatter format_text = {
     .tail = text_tail,
     .tail_uses_image_data = false,
     .file_tokens = text_file_tokens,
+    .images = TOKENS_IMAGES_NONE,
 };
