@@ -20,10 +20,10 @@
 
 /* What the measure phase did with a file. */
 typedef enum {
-  POLICY_MEASURED_STAT,  /* a stat, or nothing: next to no cost */
-  POLICY_MEASURED_HEAD,  /* its head was read */
-  POLICY_MEASURE_JOB,    /* its head was read, and it must be read whole to be priced, where
-                            blocking is allowed: policy_measure_job() on a job of its own */
+  POLICY_MEASURED_STAT, /* a stat, or nothing: next to no cost */
+  POLICY_MEASURED_HEAD, /* its head was read */
+  POLICY_MEASURE_JOB,   /* its head was read, and it must be read whole to be priced, where
+                           blocking is allowed: policy_measure_job() on a job of its own */
 } PolicyMeasured;
 
 /* What the read phase does with a file. */
