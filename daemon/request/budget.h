@@ -2,7 +2,8 @@
  * shares.
  *
  * With either, a request first measures every file on its lanes (stat and the head the reader
- * reads anyway; nothing is decoded or formatted), then decides on the loop thread: a plan
+ * reads anyway; nothing is decoded or formatted, but for a notebook or an office document of up
+ * to 4 MiB under a budget, read whole on a job to be priced as written), then decides on the loop thread: a plan
  * answers every text file and picture from that measure alone (a PDF, a notebook, a document
  * is read to be priced); a budget gives each file a fair share of the tokens (water-filling in
  * request order, with a floor: see budget.c) and the read phase reads only the files admitted,
@@ -10,10 +11,13 @@
  * always gets a share, so that a continuation moves on. A file left out is answered
  * omitted="budget" with the estimate of the whole file.
  *
- * Everything is priced by the answer's format (TokensPricing): no call here names a format.
+ * Everything is priced as the answer's format writes it (its Formatter's markup and frame, its
+ * TokensPricing's pictures): no call here names a format.
  *
- * The measure and the per-file calls run on pool threads, each touching only its own file i;
- * budget_new, budget_decide and budget_settle_answer run where the request says. */
+ * These are the request's policy when it has a budget or a plan (policy.c puts them in its
+ * table; request.c and settle.c call only the policy). The measure and the per-file calls run on
+ * pool threads, each touching only its own file i; budget_new, budget_decide and budget_settle
+ * run where the request says. */
 #pragma once
 
 #include <stdatomic.h>
