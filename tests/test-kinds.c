@@ -22,7 +22,9 @@
  *                 answer stays within the cap, the copies past it FILE_TOO_LARGE naming it
  *
  * One check case per (kind, face, guarantee), its test case named "kind.face.guarantee", so
- * that a failure names its cell. The o200k_base counts come from `node tests/tokens/count.mjs`
+ * that a failure names its cell. Then one per output format, "mix.FORMAT.answer" (cell_answer):
+ * over a mix of kinds under budgets of 500 to 25,000, answerTokens within 5% of the answer's
+ * real tokens in that format, and the answer within 1.1 times its budget. The o200k_base counts come from `node tests/tokens/count.mjs`
  * (the cells that need them skip, 77, without node or tests/tokens/node_modules) and are kept
  * by content in the run's folder, so that the faces share them. A row whose file comes from a
  * package that is not installed skips its cells, naming the package. */
