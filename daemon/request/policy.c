@@ -128,6 +128,7 @@ static const PolicyOps budget_ops = {
     .free = budget_policy_free,
 };
 
+/* See policy.h. */
 void policy_init(Policy *ret, const ReadParams *p, const Formatter *fmt,
                  const TokensPricing *pricing) {
   Budget *b = budget_new(p, fmt, pricing);
@@ -136,6 +137,7 @@ void policy_init(Policy *ret, const ReadParams *p, const Formatter *fmt,
   ret->self = b;
 }
 
+/* See policy.h. */
 void policy_clear(Policy *p) {
   if (p->ops != NULL)
     p->ops->free(p->self);

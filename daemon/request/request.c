@@ -13,12 +13,14 @@
 #include "daemon/request/budget.h"
 #include "daemon/request/request-internal.h"
 
+/* See request-internal.h. */
 void request_pieces_free(GString **pieces, size_t n) {
   for (size_t i = 0; pieces != NULL && i < n; i++)
     g_string_free(pieces[i], TRUE);
   g_free(pieces);
 }
 
+/* See request-internal.h. */
 GString *request_format_file(const Request *req, size_t i, int64_t image_index) {
   return format_file_piece(req->fmt, &req->result.files[i], i, image_index, &req->fopt);
 }
