@@ -15,7 +15,7 @@
 #define BUDGET_FLOOR_SAMPLE 8192
 
 /* A notebook or an office document up to this size is read at the measure, to be priced as
- * written (measure_written); a larger one is guessed from its size or head. */
+ * written (budget_measure_read); a larger one is guessed from its size or head. */
 #define BUDGET_READ_AT_MEASURE ((int64_t)4 * 1024 * 1024)
 
 /* What a read may add to the element of a file read at the measure (an expansion's from='N', an
@@ -422,7 +422,8 @@ void budget_measure_read(Budget *b, size_t i, const ReaderOptions *o, const Work
     /* Its <Content> tag is priced apart (it->markup); the tags of its cells, slides or sheets
      * are its own, and what the read adds to the tag (an expansion's from='N') is kept room. */
     it->want = MAX(written - it->markup, f.tokens) + BUDGET_READ_SLACK;
-    it->total = MAX(budget_cut_extrapolate(&f, f.tokens), it->want);
+    /* Its whole-file estimate is its content's, as a listed file's always is. */
+    it->total = MAX(budget_cut_extrapolate(&f, f.tokens), f.tokens);
     it->guessed = false;
   }
   file_result_clear(&f);
@@ -477,8 +478,8 @@ BudgetMeasure budget_measure(Budget *b, size_t i, const ReaderOptions *o, const 
   atomic_fetch_add(&b->floor_sum, it->floor_cost);
   /* Read now, on a blocking job: its share is then what it writes, not a guess from its size
    * (an office file is mostly zipped markup and media: the guess took several times what it
-   * writes, a share no other file could have). The floor counts its guess: that is an upper
-   * bound the admission in request order does not depend on a job's timing for. */
+   * writes, a share no other file could have). The floor keeps its guess, as the measure
+   * counted it: which files are opened must not depend on when a job ends. */
   if (it->kind == ITEM_OPAQUE && read_at_measure(b, res))
     return BUDGET_MEASURE_READ;
   return BUDGET_MEASURE_HEAD;
