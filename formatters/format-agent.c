@@ -20,6 +20,12 @@
 
 #include "formatters/format-internal.h"
 #include "formatters/result-json.h"
+#include "formatters/tokens.h"
+#include "formatters/xml.h"
+
+/* The line after an unchanged file's element. */
+#define AGENT_UNCHANGED \
+  "(unchanged since the read with this etag: its content is as that read gave it)"
 
 /* Writes one picture as a block of the format. */
 typedef void (*AgentImageFn)(GString *out, const ImageOut *img, const FormatOptions *o);
@@ -43,8 +49,7 @@ static int agent_file(GString *out, const FileResult *f, size_t index, int64_t i
     return -ENOMEM;
   /* The model reads the block: the attribute alone may not tell it where the content is. */
   if (f->unchanged)
-    g_string_append(
-        out, "(unchanged since the read with this etag: its content is as that read gave it)");
+    g_string_append(out, AGENT_UNCHANGED);
   g_string_append(out, "\"}");
   for (size_t k = 0; f->code == NULL && k < f->n_images; k++) {
     char label[IMAGE_TILE_LABEL_MAX];
@@ -59,6 +64,24 @@ static int agent_file(GString *out, const FileResult *f, size_t index, int64_t i
     image(out, &f->images[k], o);
   }
   return 0;
+}
+
+/* What the model reads of f's blocks: its element, the line after an unchanged one, the label
+ * before each tile. */
+static int64_t agent_file_tokens(const FileResult *f, int64_t image_index, bool markup_only) {
+  int64_t n = xml_content_tokens(f, image_index, markup_only);
+
+  if (n < 0 || (f->summarized && f->summary == NULL && f->n_notices == 0))
+    return n;
+  if (f->unchanged)
+    n += tokens_str(AGENT_UNCHANGED);
+  for (size_t k = 0; f->code == NULL && k < f->n_images; k++) {
+    char label[IMAGE_TILE_LABEL_MAX];
+
+    if (image_tile_label(&f->images[k], label))
+      n += tokens_str(label);
+  }
+  return n;
 }
 
 static void agent_tail(GString *out, const ReadResult *r, const FormatOptions *o) {
@@ -106,6 +129,7 @@ const Formatter format_anthropic = {
     .head = anthropic_head,
     .file = anthropic_file,
     .tail = agent_tail,
+    .file_tokens = agent_file_tokens,
     .tail_uses_image_data = false,
 };
 
@@ -137,6 +161,7 @@ const Formatter format_openai = {
     .head = openai_head,
     .file = openai_file,
     .tail = agent_tail,
+    .file_tokens = agent_file_tokens,
     .tail_uses_image_data = false,
     .images = TOKENS_IMAGES_OPENAI,
 };
@@ -165,5 +190,6 @@ const Formatter format_mcp = {
     .head = mcp_head,
     .file = mcp_file,
     .tail = agent_tail,
+    .file_tokens = agent_file_tokens,
     .tail_uses_image_data = false,
 };

@@ -34,3 +34,6 @@ typedef struct {
 } FormatCounts;
 
 void format_count(const ReadResult *r, FormatCounts *ret);
+
+/* Estimated tokens of the XML document's frame for r: its <ReadResults> start tag and end tag. */
+int64_t format_xml_frame_tokens(const ReadResult *r);

@@ -21,6 +21,7 @@
 #include "formatters/format-internal.h"
 #include "basic/path-bytes.h"
 #include "formatters/result-json.h"
+#include "formatters/tokens.h"
 #include "formatters/xml.h"
 
 #define REPLACEMENT "\xEF\xBF\xBD"
@@ -294,6 +295,53 @@ static void text_body(GString *out, const FileResult *f, size_t index, int64_t i
   text_notices(out, f);
 }
 
+/* f with none of the texts it shows (its content, outline, notice, pages', sections' and
+ * outputs' texts): what is left of its piece is markup. The arrays are copies, freed by
+ * text_bare_free(); the texts are f's. */
+static void text_bare(const FileResult *f, FileResult *ret) {
+  *ret = *f;
+  ret->content = ret->outline = ret->notice = NULL;
+  ret->content_len = 0;
+  ret->page_out = g_memdup2(f->page_out, f->n_page_out * sizeof *f->page_out);
+  for (size_t i = 0; i < f->n_page_out; i++)
+    ret->page_out[i].text_len = 0;
+  ret->section_out = g_memdup2(f->section_out, f->n_section_out * sizeof *f->section_out);
+  for (size_t i = 0; i < f->n_section_out; i++) {
+    SectionOut *s = &ret->section_out[i];
+
+    s->text_len = 0;
+    s->parts = g_memdup2(s->parts, s->n_parts * sizeof *s->parts);
+    for (size_t k = 0; k < s->n_parts; k++)
+      s->parts[k].text_len = 0;
+  }
+}
+
+static void text_bare_free(FileResult *bare) {
+  for (size_t i = 0; i < bare->n_section_out; i++)
+    g_free(bare->section_out[i].parts);
+  g_free(bare->section_out);
+  g_free(bare->page_out);
+}
+
+/* The estimate of f's piece as it follows another file's (its blank line included); see
+ * Formatter.file_tokens. Its pictures are listed, not sent. */
+static int64_t text_file_tokens(const FileResult *f, int64_t image_index, bool markup_only) {
+  GString *out = g_string_sized_new(256);
+  FileResult bare;
+  int64_t n;
+
+  if (markup_only) {
+    text_bare(f, &bare);
+    text_body(out, &bare, 1, image_index);
+    text_bare_free(&bare);
+  } else {
+    text_body(out, f, 1, image_index);
+  }
+  n = tokens_text(out->str, out->len);
+  g_string_free(out, TRUE);
+  return n;
+}
+
 static void text_head(GString *out, const ReadResult *r, const FormatOptions *o) {
   if (!o->bare)
     g_string_append(out, "{\"text\":\"");
@@ -327,4 +375,6 @@ const Formatter format_text = {
     .file = text_file,
     .tail = text_tail,
     .tail_uses_image_data = false,
+    .file_tokens = text_file_tokens,
+    .images = TOKENS_IMAGES_NONE,
 };

@@ -143,4 +143,5 @@ const Formatter format_toolresult = {
     .file = toolresult_file,
     .tail = toolresult_tail,
     .tail_uses_image_data = true,
+    .frame_tokens = format_xml_frame_tokens,
 };

@@ -100,6 +100,30 @@ char *format_result(const Formatter *fmt, const ReadResult *r, const FormatOptio
   return g_string_free(out, FALSE);
 }
 
+int64_t format_file_tokens(const Formatter *fmt, const FileResult *f, int64_t image_index,
+                           bool markup_only) {
+  if (fmt->file_tokens != NULL)
+    return fmt->file_tokens(f, image_index, markup_only);
+  return xml_content_tokens(f, image_index, markup_only);
+}
+
+int64_t format_frame_tokens(const Formatter *fmt, const ReadResult *r) {
+  return fmt->frame_tokens != NULL ? fmt->frame_tokens(r) : 0;
+}
+
+/* The <ReadResults> start tag and its end tag: the frame of the XML document (xml, and
+ * toolresult's content). */
+int64_t format_xml_frame_tokens(const ReadResult *r) {
+  GString *s = g_string_new(NULL);
+  int64_t n;
+
+  xml_format_open(s, r);
+  g_string_append(s, XML_RESULTS_CLOSE);
+  n = tokens_text(s->str, s->len);
+  g_string_free(s, TRUE);
+  return n;
+}
+
 TokensPricing format_pricing(const Formatter *fmt, bool low_detail) {
   return (TokensPricing){.images = fmt->images, .low_detail = low_detail};
 }
@@ -170,4 +194,5 @@ const Formatter format_xml = {
     .file = xml_file,
     .tail = xml_tail,
     .tail_uses_image_data = true,
+    .frame_tokens = format_xml_frame_tokens,
 };

@@ -50,7 +50,24 @@ typedef struct {
   /* The formula that prices the pictures this format sends: its provider's. Every price of an
    * answer in this format (tokens, a budget's shares, a plan) takes it from here. */
   TokensImageFormula images;
+
+  /* What the model reads of file()'s piece for f, in estimated tokens (formatters/tokens.h):
+   * the whole piece's text, or with markup_only its text without the texts f shows (f->tokens
+   * prices those, with f's pictures); a negative errno when the piece cannot be written. NULL:
+   * the <Content> element's (xml_content_tokens). Pure, on any thread. */
+  int64_t (*file_tokens)(const FileResult *f, int64_t image_index, bool markup_only);
+
+  /* What the model reads of head() and tail() for r, in estimated tokens. NULL: nothing (the
+   * agent APIs' blocks have no frame). */
+  int64_t (*frame_tokens)(const ReadResult *r);
 } Formatter;
+
+/* fmt's file_tokens (or the XML element's): what the model reads of f's piece; see Formatter. */
+int64_t format_file_tokens(const Formatter *fmt, const FileResult *f, int64_t image_index,
+                           bool markup_only);
+
+/* fmt's frame_tokens (or 0): what the model reads of the answer's head and tail. */
+int64_t format_frame_tokens(const Formatter *fmt, const ReadResult *r);
 
 /* How fmt's answers are priced, pictures at detail low when low_detail. */
 TokensPricing format_pricing(const Formatter *fmt, bool low_detail);

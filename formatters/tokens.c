@@ -627,5 +627,7 @@ int64_t tokens_image_openai(int width, int height, int low_detail) {
 int64_t tokens_image(const TokensPricing *p, int width, int height) {
   if (p->images == TOKENS_IMAGES_OPENAI)
     return tokens_image_openai(width, height, p->low_detail);
+  if (p->images == TOKENS_IMAGES_NONE)
+    return 0;
   return tokens_image_anthropic(width, height);
 }

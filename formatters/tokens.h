@@ -55,8 +55,9 @@ int64_t tokens_image_openai(int width, int height, int low_detail);
 
 /* Whose formula prices a picture: the provider an output format writes for. */
 typedef enum {
-  TOKENS_IMAGES_ANTHROPIC = 0, /* every format but openai */
+  TOKENS_IMAGES_ANTHROPIC = 0, /* every format but openai and text */
   TOKENS_IMAGES_OPENAI,
+  TOKENS_IMAGES_NONE, /* pictures are listed, not sent (text): they cost nothing */
 } TokensImageFormula;
 
 /* How one answer is priced: its format's picture formula and the detail asked for. */

@@ -24,7 +24,9 @@
  *                 answer stays within the cap, the copies past it FILE_TOO_LARGE naming it
  *
  * One check case per (kind, face, guarantee), its test case named "kind.face.guarantee", so
- * that a failure names its cell. The o200k_base counts come from `node tests/tokens/count.mjs`
+ * that a failure names its cell. Then one per output format, "mix.FORMAT.answer" (cell_answer):
+ * over a mix of kinds under budgets of 500 to 25,000, answerTokens within 5% of the answer's
+ * real tokens in that format, and the answer within 1.1 times its budget. The o200k_base counts come from `node tests/tokens/count.mjs`
  * (the cells that need them skip, 77, without node or tests/tokens/node_modules) and are kept
  * by content in the run's folder, so that the faces share them. A row whose file comes from a
  * package that is not installed skips its cells, naming the package. */
@@ -337,6 +339,41 @@ static void world_add_filler(void) {
   g_string_free(s, TRUE);
 }
 
+/* The mix of kinds the answer cells read (cell_answer): Go, English prose, JSON and Japanese
+ * text from installed packages, and the table's notebook, office documents, PDF and pictures. A
+ * file whose package is not installed is left out, named. */
+#define MIX "mix"
+
+static void world_add_mix(void) {
+  static const char *const texts[][2] = {
+      {"print.go", "/usr/share/go-1.19/src/fmt/print.go"},
+      {"license.txt", "/usr/share/common-licenses/GPL-3"},
+      {"synopsis.json", "/usr/share/doc/nodejs/api/synopsis.json"},
+      {"tutor.ja.txt", "/usr/share/vim/vim90/tutor/tutor.ja.utf-8"},
+  };
+  static const char *const copies[] = {"picture.png", "photo.jpg",   "manual.pdf", "analysis.ipynb",
+                                       "report.docx", "fruit.xlsx", "roadmap.pptx"};
+  g_autofree char *dir = g_build_filename(root, MIX, NULL);
+
+  mkdirs(dir);
+  for (size_t i = 0; i < G_N_ELEMENTS(texts); i++) {
+    g_autofree char *data = NULL;
+    gsize len = 0;
+
+    if (g_file_get_contents(texts[i][1], &data, &len, NULL))
+      put_in(dir, texts[i][0], data, len);
+    else
+      printf("mix: %s is missing: left out of the mix\n", texts[i][1]);
+  }
+  for (size_t i = 0; i < G_N_ELEMENTS(copies); i++) {
+    g_autofree char *src = g_build_filename(root, copies[i], NULL), *data = NULL;
+    gsize len = 0;
+
+    if (g_file_get_contents(src, &data, &len, NULL))
+      put_in(dir, copies[i], data, len);
+  }
+}
+
 static void world_make(const char *base) {
   g_autofree char *folder = NULL, *broken_folder = NULL;
 
@@ -362,6 +399,7 @@ static void world_make(const char *base) {
   }
   world_add_folder();
   world_add_filler();
+  world_add_mix();
 }
 
 /* The row of a file of the folder (the first row with that name: svg as text), by its path as
@@ -406,6 +444,7 @@ typedef struct {
   bool plan;
   bool big;   /* images.maxTotalBytes at its maximum; for MCP a budget nothing passes */
   bool light; /* a huge answer: taken apart without the library's checks */
+  const char *format; /* NULL: the face's own (xml; MCP's blocks) */
 } Req;
 
 /* A path's member: "path":"..." or, for a name that is not UTF-8, "pathBytes":"..." (the
@@ -463,6 +502,8 @@ static char *req_params(const Req *q, Face f) {
     g_string_append_printf(s, ",\"skip\":%" G_GINT64_FORMAT, q->skip);
   if (q->plan)
     g_string_append(s, ",\"plan\":true");
+  if (q->format != NULL)
+    g_string_append_printf(s, ",\"format\":\"%s\"", q->format);
   if (q->big)
     g_string_append_printf(s, ",\"images\":{\"maxTotalBytes\":%d}", BIG_IMAGES);
   g_string_append_c(s, '}');
@@ -1616,6 +1657,131 @@ static void cell_size(Session *s, const Kind *k) {
   answer_free(a);
 }
 
+/* ---- every format: the answer's tokens --------------------------------------------------- */
+
+/* The formats a read answers in, each checked over the folder by cell_answer. */
+static const char *const formats[] = {"xml", "anthropic", "openai", "toolresult", "text"};
+/* The budgets it is read under: from a few files' worth to most of the folder. */
+static const int64_t answer_budgets[] = {500, 2000, 6000, 25000};
+
+/* 512-pixel tiles along a side of `side` pixels. */
+static int64_t tiles_of(double side) {
+  int64_t n = (int64_t)(side / 512);
+
+  return (double)n * 512 < side ? n + 1 : n;
+}
+
+/* A picture's tokens by OpenAI's formula at detail high (what `auto` is priced as): scaled to
+ * fit 2048 x 2048, its short side to at most 768, then 85 and 170 a 512-pixel tile. */
+static int64_t openai_cost(int w, int h) {
+  double fw = w, fh = h, s;
+
+  if (MAX(fw, fh) > 2048) {
+    s = 2048 / MAX(fw, fh);
+    fw *= s;
+    fh *= s;
+  }
+  if (MIN(fw, fh) > 768) {
+    s = 768 / MIN(fw, fh);
+    fw *= s;
+    fh *= s;
+  }
+  return 85 + 170 * tiles_of(fw) * tiles_of(fh);
+}
+
+/* A picture's base64 priced by the format's provider: Anthropic's formula, or OpenAI's. */
+static int64_t picture_b64_cost(const char *b64, bool openai) {
+  gsize n = 0;
+  g_autofree guchar *bytes = g_base64_decode(b64, &n);
+  int w = 0, h = 0;
+
+  CELL_ASSERT(rd_image_size(bytes, n, &w, &h), "a picture of %zu bytes has no size", (size_t)n);
+  return openai ? openai_cost(w, h) : ((int64_t)w * h + 749) / 750;
+}
+
+/* What the model reads of an answer in `format`: its text (xml's document, the text blocks or
+ * parts joined, toolresult's content, the text), g_free'd by the caller; and the pictures it
+ * sends, priced, in *ret_pictures (text lists them, sends none). */
+static char *model_text(JsonObject *result, const char *format, int64_t *ret_pictures) {
+  JsonNode *shape = json_object_get_member(result, format);
+  GString *text = g_string_new(NULL);
+  bool openai = strcmp(format, "openai") == 0;
+
+  *ret_pictures = 0;
+  CELL_ASSERT(shape != NULL, "the result has no %s member", format);
+  if (strcmp(format, "text") == 0) {
+    g_string_append(text, json_node_get_string(shape));
+  } else if (strcmp(format, "xml") == 0 || strcmp(format, "toolresult") == 0) {
+    JsonObject *o = strcmp(format, "xml") == 0 ? result : json_node_get_object(shape);
+    JsonArray *images = json_object_get_array_member(o, "images");
+
+    g_string_append(text, json_object_get_string_member(o, strcmp(format, "xml") == 0 ? "xml"
+                                                                                      : "content"));
+    for (guint k = 0; images != NULL && k < json_array_get_length(images); k++)
+      *ret_pictures += picture_b64_cost(
+          json_object_get_string_member(json_array_get_object_element(images, k), "data"), false);
+  } else {
+    JsonArray *blocks = json_node_get_array(shape);
+
+    for (guint i = 0; i < json_array_get_length(blocks); i++) {
+      JsonObject *b = json_array_get_object_element(blocks, i);
+      const char *type = json_object_get_string_member(b, "type");
+
+      if (strcmp(type, "text") == 0)
+        g_string_append(text, json_object_get_string_member(b, "text"));
+      else if (strcmp(type, "image") == 0)
+        *ret_pictures += picture_b64_cost(
+            json_object_get_string_member(json_object_get_object_member(b, "source"), "data"),
+            false);
+      else
+        *ret_pictures += picture_b64_cost(
+            strchr(json_object_get_string_member(json_object_get_object_member(b, "image_url"),
+                                                 "url"),
+                   ',') + 1,
+            openai);
+    }
+  }
+  return g_string_free(text, FALSE);
+}
+
+/* In each format, over the mix of kinds (world_add_mix), at budgets from 500 to 25,000 tokens: the
+ * answerTokens the answer states is within 5% of its real tokens (o200k_base's count of the
+ * text the model reads, and its pictures by the format's provider's formula), and the real
+ * tokens are at most 1.1 times the budget. */
+static void cell_answer(Session *s, const char *format) {
+  const char *paths[] = {MIX};
+
+  for (size_t b = 0; b < G_N_ELEMENTS(answer_budgets); b++) {
+    Req q = {
+        .paths = paths, .n = 1, .kind = FOLDER, .budget = answer_budgets[b], .format = format};
+    g_autofree char *params = req_params(&q, s->face), *key = NULL, *line = NULL;
+    g_autofree char *text = NULL;
+    JsonNode *msg;
+    JsonObject *result;
+    int64_t pictures, stated, real;
+
+    key = rd_conn_request(s->conn, "read", params, NULL);
+    line = recv_answer(s->conn, key);
+    msg = rd_json_parse(line, strlen(line));
+    result = rd_result_of(msg);
+    text = model_text(result, format, &pictures);
+    stated = json_object_get_int_member_with_default(result, "answerTokens", -1);
+    real = o200k_text(text) + pictures;
+    printf("%s: budget %" G_GINT64_FORMAT ": answerTokens %" G_GINT64_FORMAT ", real %" G_GINT64_FORMAT
+           " (%+.1f%%), %.2f of the budget\n",
+           cell, answer_budgets[b], stated, real, 100.0 * (double)(stated - real) / (double)real,
+           (double)real / (double)answer_budgets[b]);
+    CELL_ASSERT(llabs(stated - real) * 20 <= real,
+                "budget %" G_GINT64_FORMAT ": answerTokens %" G_GINT64_FORMAT
+                " for an answer of %" G_GINT64_FORMAT " real tokens: %.600s",
+                answer_budgets[b], stated, real, text);
+    CELL_ASSERT(real * 10 <= answer_budgets[b] * 11,
+                "a budget of %" G_GINT64_FORMAT " answered with %" G_GINT64_FORMAT " real tokens",
+                answer_budgets[b], real);
+    json_node_unref(msg);
+  }
+}
+
 /* ---- the cells ----------------------------------------------------------------------------- */
 
 typedef void (*Guarantee)(Session *s, const Kind *k);
@@ -1632,22 +1798,37 @@ static const struct {
 };
 
 #define N_GUARANTEES G_N_ELEMENTS(guarantees)
-#define N_CELLS (G_N_ELEMENTS(kinds) * N_FACES * N_GUARANTEES)
+#define N_KIND_CELLS (G_N_ELEMENTS(kinds) * N_FACES * N_GUARANTEES)
+/* Then one cell per format: "mix.FORMAT.answer", on the daemon. */
+#define N_CELLS (N_KIND_CELLS + G_N_ELEMENTS(formats))
 
 static void cell_name(int i, char *buf, size_t size) {
   const Kind *k = &kinds[i / (N_FACES * N_GUARANTEES)];
 
+  if ((size_t)i >= N_KIND_CELLS) {
+    snprintf(buf, size, "mix.%s.answer", formats[(size_t)i - N_KIND_CELLS]);
+    return;
+  }
   snprintf(buf, size, "%s.%s.%s", k->name, face_names[(i / N_GUARANTEES) % N_FACES],
            guarantees[i % N_GUARANTEES].name);
 }
 
 START_TEST(kinds_cell) {
-  const Kind *k = &kinds[_i / (N_FACES * N_GUARANTEES)];
+  const Kind *k = &kinds[MIN((size_t)_i, N_KIND_CELLS - 1) / (N_FACES * N_GUARANTEES)];
   Face f = (Face)((_i / N_GUARANTEES) % N_FACES);
   guint g = _i % N_GUARANTEES;
   Session *s;
 
   cell_name(_i, cell, sizeof cell);
+  if ((size_t)_i >= N_KIND_CELLS) {
+    if (!o200k_ready())
+      SKIP_CASE("%s: node or tests/tokens/node_modules is missing (scripts/deps.sh installs them)",
+                cell);
+    s = session_open(FACE_DAEMON);
+    cell_answer(s, formats[(size_t)_i - N_KIND_CELLS]);
+    session_close(s);
+    return;
+  }
   if (k != FOLDER && !kind_present(k))
     SKIP_CASE("%s: %s is not installed (package %s)", cell, k->source, k->package);
   if (guarantees[g].o200k && !o200k_ready())

@@ -10,10 +10,17 @@
 #include "daemon/readers/lines.h"
 #include "daemon/readers/text.h"
 #include "formatters/tokens.h"
-#include "formatters/xml.h"
 
 /* The head measured when the shares will be about the floor: 8 KiB. */
 #define BUDGET_FLOOR_SAMPLE 8192
+
+/* A notebook or an office document up to this size is read at the measure, to be priced as
+ * written (budget_measure_read); a larger one is guessed from its size or head. */
+#define BUDGET_READ_AT_MEASURE ((int64_t)4 * 1024 * 1024)
+
+/* What a read may add to the element of a file read at the measure (an expansion's from='N', an
+ * image's index), in tokens. */
+#define BUDGET_READ_SLACK 16
 
 /* Tokens kept for the notice of a cut text: what the line engine keeps for it. */
 #define NOTICE_TOKENS LINES_NOTICE_TOKENS
@@ -40,6 +47,7 @@ typedef struct {
   bool head_refused; /* ITEM_REFUSED for what its head held: a stat alone would have passed it */
   bool cuttable;     /* ITEM_OPAQUE that budget-cut.c cuts once read: a PDF, notebook, document */
   int64_t tile;      /* ITEM_IMAGE sent as tiles: one tile's price (it is cut by tiles), else 0 */
+  int64_t floor_cost; /* what its measure added to floor_sum */
 } Item;
 
 /* What a picture cut by tiles writes besides its tiles: a <Tile> element each, and the notice
@@ -76,31 +84,26 @@ struct Budget {
   size_t first;          /* the answer's first entry that is not refused: it always gets a share */
   int64_t first_room;    /* what it may write at most, alone in the answer (markup included) */
   TokensPricing pricing; /* the format's: pictures by its provider's formula */
+  const Formatter *fmt;  /* the answer's: what it writes around each file, and its frame */
   int max_dimension;
   ImageTileMode tile; /* images.tile: a tall picture is priced as the tiles it is sent as */
   Item *items;
   size_t n;
 };
 
-/* The answer's frame at its widest: <ReadResults> with every total at twelve digits, and
- * </ReadResults>. */
-static int64_t frame_tokens(int64_t budget) {
+/* The answer's frame at its widest, as fmt writes it: for XML, <ReadResults> with every total at
+ * twelve digits, and </ReadResults>. */
+static int64_t frame_tokens(const Formatter *fmt, int64_t budget) {
   ReadResult r = {.budget = budget, .answer_tokens = 999999999999};
-  GString *s = g_string_new(NULL);
   FileResult f = {
       .bytes = 999999999999, .type = FILE_TYPE_TEXT, .lines = 999999999999, .tokens = 999999999999};
-  int64_t n;
 
   r.files = &f;
   r.n_files = 1;
-  xml_format_open(s, &r);
-  g_string_append(s, XML_RESULTS_CLOSE);
-  n = tokens_text(s->str, s->len);
-  g_string_free(s, TRUE);
-  return n;
+  return format_frame_tokens(fmt, &r);
 }
 
-Budget *budget_new(const ReadParams *p, const TokensPricing *pricing) {
+Budget *budget_new(const ReadParams *p, const Formatter *fmt, const TokensPricing *pricing) {
   Budget *b;
 
   if (p->budget_tokens <= 0 && !p->plan)
@@ -114,7 +117,8 @@ Budget *budget_new(const ReadParams *p, const TokensPricing *pricing) {
   b->pricing = *pricing;
   b->max_dimension = p->max_dimension;
   b->skip = p->skip;
-  b->frame = frame_tokens(b->tokens);
+  b->fmt = fmt;
+  b->frame = frame_tokens(fmt, b->tokens);
   b->tile = p->image_tile == READ_IMAGE_TILE_NEVER    ? IMAGE_TILE_NEVER
             : p->image_tile == READ_IMAGE_TILE_ALWAYS ? IMAGE_TILE_ALWAYS
                                                       : IMAGE_TILE_AUTO;
@@ -371,8 +375,36 @@ static void path_markup(Item *it, const char *path, bool priced) {
   it->listing = BUDGET_MARKUP_LISTED + n;
 }
 
-bool budget_measure(Budget *b, size_t i, const ReaderOptions *o, const Workspace *ws,
-                    const atomic_bool *cancelled, FileResult *res) {
+/* True when file i, measured as f, is a notebook or an office document small enough to be read
+ * at the measure and priced as written (budget_measure_read). */
+static bool read_at_measure(const Budget *b, const FileResult *f) {
+  return !b->plan && b->tokens > 0 && f->bytes <= BUDGET_READ_AT_MEASURE &&
+         (f->type == FILE_TYPE_NOTEBOOK || f->type == FILE_TYPE_DOCUMENT);
+}
+
+void budget_measure_read(Budget *b, size_t i, const ReaderOptions *o, const Workspace *ws,
+                         const atomic_bool *cancelled, const FileResult *res) {
+  Item *it = &b->items[i];
+  FileResult f = {0};
+  int64_t written;
+
+  reader_read(o, ws, cancelled, &f);
+  /* Gone or changed since its head was read: it keeps the guess, and the read phase says. */
+  if (f.code == NULL && f.type == res->type) {
+    file_result_count_tokens(&f, &b->pricing);
+    written = budget_cut_written(&f, &b->pricing);
+    /* Its <Content> tag is priced apart (it->markup); the tags of its cells, slides or sheets
+     * are its own, and what the read adds to the tag (an expansion's from='N') is kept room. */
+    it->want = MAX(written - it->markup, f.tokens) + BUDGET_READ_SLACK;
+    /* Its whole-file estimate is its content's, as a listed file's always is. */
+    it->total = MAX(budget_cut_extrapolate(&f, f.tokens), f.tokens);
+    it->guessed = false;
+  }
+  file_result_clear(&f);
+}
+
+BudgetMeasure budget_measure(Budget *b, size_t i, const ReaderOptions *o, const Workspace *ws,
+                             const atomic_bool *cancelled, FileResult *res) {
   Item *it = &b->items[i];
   size_t sample = b->tokens == 0 ? READER_SAMPLE_SMALL : READER_SAMPLE_SIZE;
   ReaderSample s;
@@ -390,14 +422,14 @@ bool budget_measure(Budget *b, size_t i, const ReaderOptions *o, const Workspace
   if (!reader_measure(o, ws, cancelled, sample, res, &s)) {
     it->kind = ITEM_REFUSED;
     it->head_refused = s.head_refused;
-    return sample > 0;
+    return sample > 0 ? BUDGET_MEASURE_HEAD : BUDGET_MEASURE_STAT;
   }
   if (sample == 0) {
     /* Its size alone says what it would cost: about four bytes a token. */
     it->kind = ITEM_UNSAMPLED;
     it->total = res->bytes > 0 ? res->bytes / 4 + 1 : 0;
     res->lines = -1;
-    return false;
+    return BUDGET_MEASURE_STAT;
   }
   if (res->type == FILE_TYPE_TEXT)
     measure_text(b, &s, o, it, res);
@@ -415,8 +447,15 @@ bool budget_measure(Budget *b, size_t i, const ReaderOptions *o, const Workspace
     it->want = it->total;
     it->guessed = it->cuttable;
   }
-  atomic_fetch_add(&b->floor_sum, unknown_cost(it) ? b->floor : MIN(it->want, b->floor));
-  return true;
+  it->floor_cost = unknown_cost(it) ? b->floor : MIN(it->want, b->floor);
+  atomic_fetch_add(&b->floor_sum, it->floor_cost);
+  /* Read now, on a blocking job: its share is then what it writes, not a guess from its size
+   * (an office file is mostly zipped markup and media: the guess took several times what it
+   * writes, a share no other file could have). The floor keeps its guess, as the measure
+   * counted it: which files are opened must not depend on when a job ends. */
+  if (it->kind == ITEM_OPAQUE && read_at_measure(b, res))
+    return BUDGET_MEASURE_READ;
+  return BUDGET_MEASURE_HEAD;
 }
 
 /* What file i costs at a water level: its estimate, capped by the level; what is known only
@@ -583,7 +622,9 @@ static void unsample_past_floor(Budget *b, ReadResult *r) {
       f->width = f->height = 0;
       continue;
     }
-    sum += unknown_cost(it) ? b->floor : MIN(it->want, b->floor);
+    /* As the measure counted it: a file read whole since (budget_measure_read) kept its
+     * guess there. */
+    sum += it->floor_cost;
   }
 }
 
@@ -634,6 +675,13 @@ bool budget_count(Budget *b, size_t i, const ReaderOptions *o, const Workspace *
     return false;
   if (!reader_measure(o, ws, cancelled, READER_SAMPLE_SIZE, res, &s))
     return true; /* refused now (a binary file, one gone since): its entry says why */
+  /* Not opened at the measure, and a PDF, a notebook or a document: read whole, as those that
+   * were, for what it would write rather than its size's guess. */
+  if (res->type == FILE_TYPE_PDF || res->type == FILE_TYPE_NOTEBOOK ||
+      res->type == FILE_TYPE_DOCUMENT) {
+    file_result_clear(res);
+    return false;
+  }
   if (res->type == FILE_TYPE_TEXT) {
     measure_text(b, &s, o, &head, res);
     total = head.total;
@@ -814,7 +862,7 @@ static int64_t summary_exact(const Budget *b, const ReadResult *r, size_t j) {
                        .skip = b->skip + (int64_t)j};
   FileResult f = {.path = r->files[j].path, .summarized = true, .summary = &sum};
 
-  return MAX(xml_content_tokens(&f, 0, false), 0);
+  return MAX(format_file_tokens(b->fmt, &f, 0, false), 0);
 }
 
 /* Tokens of the summary of the answer's entries from j on, at its widest numbers, and of the
@@ -835,7 +883,7 @@ static int64_t summary_reserve(const Budget *b, const ReadResult *r, size_t j,
 
 /* The tokens of the expansions' notices each entry carries, summed from j to the end, in
  * notices[j] (n + 1 of them). */
-static void notice_sums(const ReadResult *r, int64_t *notices) {
+static void notice_sums(const Budget *b, const ReadResult *r, int64_t *notices) {
   notices[r->n_files] = 0;
   for (size_t j = r->n_files; j-- > 0;) {
     const FileResult *f = &r->files[j];
@@ -845,7 +893,7 @@ static void notice_sums(const ReadResult *r, int64_t *notices) {
       FileResult only = {
           .path = f->path, .summarized = true, .notices = f->notices, .n_notices = f->n_notices};
 
-      t = MAX(xml_content_tokens(&only, 0, false), 0);
+      t = MAX(format_file_tokens(b->fmt, &only, 0, false), 0);
     }
     notices[j] = notices[j + 1] + t;
   }
@@ -872,20 +920,13 @@ static void summarize_from(const Budget *b, ReadResult *r, size_t cut, bool *cha
   r->files[cut].summary = sum;
 }
 
-/* The answer's tokens once its body (every entry's element, content and markup) costs body:
- * the frame as it will be written. */
-static void answer_tokens(ReadResult *r, int64_t body) {
-  GString *s = g_string_new(NULL);
-
+/* The answer's tokens once its body (every entry's piece, content and markup) costs body: the
+ * frame as the format will write it. */
+static void answer_tokens(const Budget *b, ReadResult *r, int64_t body) {
   /* Twice: the first count's digits may change the frame's own. */
   r->answer_tokens = body;
-  for (int k = 0; k < 2; k++) {
-    g_string_truncate(s, 0);
-    xml_format_open(s, r);
-    g_string_append(s, XML_RESULTS_CLOSE);
-    r->answer_tokens = body + tokens_text(s->str, s->len);
-  }
-  g_string_free(s, TRUE);
+  for (int k = 0; k < 2; k++)
+    r->answer_tokens = body + format_frame_tokens(b->fmt, r);
 }
 
 void budget_settle(const Budget *b, ReadResult *r, bool *changed) {
@@ -897,18 +938,18 @@ void budget_settle(const Budget *b, ReadResult *r, bool *changed) {
     return;
   if (n == 0) {
     /* The frame alone. */
-    answer_tokens(r, 0);
+    answer_tokens(b, r, 0);
     return;
   }
   cap = b->tokens * BUDGET_LIST_SHARE / 100;
   notices = g_new(int64_t, n + 1);
-  notice_sums(r, notices);
+  notice_sums(b, r, notices);
   for (size_t i = 0; i < n && cut == n; i++) {
     FileResult *f = &r->files[i];
     int64_t reserve, c;
 
     if (shows(f)) {
-      c = f->tokens + MAX(xml_content_tokens(f, image_index, true), 0);
+      c = f->tokens + MAX(format_file_tokens(b->fmt, f, image_index, true), 0);
       reserve = summary_reserve(b, r, i + 1, notices, b->tokens - used - c);
       if (used + c + reserve <= b->tokens) {
         used += c;
@@ -925,7 +966,7 @@ void budget_settle(const Budget *b, ReadResult *r, bool *changed) {
       changed[i] = true;
     }
     /* Listed: a file left out while the listing's share lasts, a refusal, a binary file. */
-    c = MAX(xml_content_tokens(f, image_index, false), 0);
+    c = MAX(format_file_tokens(b->fmt, f, image_index, false), 0);
     reserve = summary_reserve(b, r, i + 1, notices, b->tokens - used - c);
     if (i == 0 || (used + c + reserve <= b->tokens &&
                    (g_strcmp0(f->omitted, OMITTED_BUDGET) != 0 || listed + c <= cap))) {
@@ -938,8 +979,8 @@ void budget_settle(const Budget *b, ReadResult *r, bool *changed) {
   }
   if (cut < n) {
     summarize_from(b, r, cut, changed);
-    used += MAX(xml_content_tokens(&r->files[cut], image_index, false), 0) +
+    used += MAX(format_file_tokens(b->fmt, &r->files[cut], image_index, false), 0) +
             notices[cut + 1 < n ? cut + 1 : n];
   }
-  answer_tokens(r, used - b->frame);
+  answer_tokens(b, r, used - b->frame);
 }

@@ -2,7 +2,8 @@
  * shares.
  *
  * With either, a request first measures every file on its lanes (stat and the head the reader
- * reads anyway; nothing is decoded or formatted), then decides on the loop thread: a plan
+ * reads anyway; nothing is decoded or formatted, but for a notebook or an office document of up
+ * to 4 MiB under a budget, read whole on a job to be priced as written), then decides on the loop thread: a plan
  * answers every text file and picture from that measure alone (a PDF, a notebook, a document
  * is read to be priced); a budget gives each file a fair share of the tokens (water-filling in
  * request order, with a floor: see budget.c) and the read phase reads only the files admitted,
@@ -10,10 +11,13 @@
  * always gets a share, so that a continuation moves on. A file left out is answered
  * omitted="budget" with the estimate of the whole file.
  *
- * Everything is priced by the answer's format (TokensPricing): no call here names a format.
+ * Everything is priced as the answer's format writes it (its Formatter's markup and frame, its
+ * TokensPricing's pictures): no call here names a format.
  *
- * The measure and the per-file calls run on pool threads, each touching only its own file i;
- * budget_new, budget_decide and budget_settle_answer run where the request says. */
+ * These are the request's policy when it has a budget or a plan (policy.c puts them in its
+ * table; request.c and settle.c call only the policy). The measure and the per-file calls run on
+ * pool threads, each touching only its own file i; budget_new, budget_decide and budget_settle
+ * run where the request says. */
 #pragma once
 
 #include <stdatomic.h>
@@ -22,6 +26,7 @@
 #include <stdint.h>
 
 #include "daemon/readers/reader.h"
+#include "formatters/format.h"
 #include "formatters/result.h"
 #include "formatters/tokens.h"
 #include "ipc/read-params.h"
@@ -52,8 +57,9 @@
 typedef struct Budget Budget;
 
 /* The budget and plan of a request of p->n_paths files, or NULL when p asks for neither;
- * everything is priced by `pricing` (the answer's format's). Free with budget_free(). */
-Budget *budget_new(const ReadParams *p, const TokensPricing *pricing);
+ * everything is priced as fmt writes it (its markup and frame, formatters/format.h) and by
+ * `pricing` (its pictures' formula). fmt is static. Free with budget_free(). */
+Budget *budget_new(const ReadParams *p, const Formatter *fmt, const TokensPricing *pricing);
 
 /* The provider pictures are tiled for: the one whose formula prices them. */
 static inline ImageTileTarget budget_tile_target(const TokensPricing *pricing) {
@@ -63,11 +69,23 @@ static inline ImageTileTarget budget_tile_target(const TokensPricing *pricing) {
 /* NULL is fine. */
 void budget_free(Budget *b);
 
-/* Measures file i (options o) into res, which must be zeroed. On a lane. Returns true when
- * it read the file's head, false when a stat was all it took (a file past what the budget
- * can admit, or one refused before it was opened). */
-bool budget_measure(Budget *b, size_t i, const ReaderOptions *o, const Workspace *ws,
-                    const atomic_bool *cancelled, FileResult *res);
+/* What measuring a file took. */
+typedef enum {
+  BUDGET_MEASURE_STAT, /* a stat (a file past what the budget can admit, or refused unopened) */
+  BUDGET_MEASURE_HEAD, /* its head */
+  BUDGET_MEASURE_READ, /* its head, and it is to be read whole to be priced (a notebook or an
+                          office document up to 4 MiB): budget_measure_read(), where blocking
+                          is allowed */
+} BudgetMeasure;
+
+/* Measures file i (options o) into res, which must be zeroed. On a lane. */
+BudgetMeasure budget_measure(Budget *b, size_t i, const ReaderOptions *o, const Workspace *ws,
+                             const atomic_bool *cancelled, FileResult *res);
+
+/* Reads file i whole, as budget_measure() asked (BUDGET_MEASURE_READ), and prices it as its
+ * element would be written; res is the measure's entry, kept. On a blocking job. */
+void budget_measure_read(Budget *b, size_t i, const ReaderOptions *o, const Workspace *ws,
+                         const atomic_bool *cancelled, const FileResult *res);
 
 /* File i was answered without a read (an expansion's binary file or empty pattern), as f: it
  * takes no share and its entry stays as it is. On a lane, instead of budget_measure(). */

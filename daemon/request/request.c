@@ -1,3 +1,6 @@
+/* One `read` request's phases (request-internal.h): the expansion, the measure and the read,
+ * each one function per file on a lane and on a blocking job, consulting the request's policy
+ * (policy.h); the settle phase is settle.c's. */
 #include "daemon/request/request.h"
 
 #include <stdatomic.h>
@@ -5,98 +8,21 @@
 
 #include <glib.h>
 
-#include "daemon/request/expand.h"
-#include "daemon/request/budget.h"
-#include "daemon/readers/image.h"
 #include "basic/macro.h"
 #include "daemon/readers/reader.h"
-#include "daemon/request/scheduler.h"
-#include "formatters/format.h"
-#include "formatters/result.h"
+#include "daemon/request/budget.h"
+#include "daemon/request/request-internal.h"
 
-/* One of a request's lanes: a pool task that claims files one after another, for a short slice
- * of time, then hands back to the loop, which starts it again when the scheduler gives it a
- * slot. A task per file would cost two thread switches per file; a lane that never gave back
- * would hold its thread while other requests wait. A lane reads text only: a file that needs
- * blocking work is left to a job of its own. */
-typedef struct {
-  uv_work_t work; /* embedded: container_of gives the lane back */
-  Request *req;   /* set while the lane is queued or running */
-  size_t read;    /* files this slice read to the end */
-  size_t deferred[REQUEST_SLICE_FILES * REQUEST_SLICES_ALONE]; /* files left to blocking jobs */
-  size_t n_deferred;
-} Lane;
-
-/* One file that needs blocking work (a picture, a PDF, an SVG render), read on its own. */
-typedef struct {
-  uv_work_t work;
-  Request *req;
-  size_t index;
-  bool read; /* the file was read to the end */
-} Job;
-
-/* A request's phases, in order. Each reads or measures files one function per file; the budget
- * (daemon/request/budget.h) is a policy they consult, not a branch of their own. */
-typedef enum {
-  PHASE_EXPAND,  /* folders and globs become files (daemon/request/expand.h), on the pool */
-  PHASE_MEASURE, /* with a budget or a plan: each file's stat and head (measure_one) */
-  PHASE_READ,    /* each file read, cut to its share, formatted (read_one); the last assembles */
-} Phase;
-
-struct Request {
-  uv_loop_t *loop;
-  ReadParams params;
-  Workspace *ws;
-  const Formatter *fmt; /* the request's format (params.format) */
-  TokensPricing pricing; /* how it prices what it writes */
-  FormatOptions fopt;
-  RequestDoneCb done_cb;
-  RequestProgressCb progress_cb;
-  void *data;
-  SchedulerTask task; /* embedded: container_of gives the request back */
-  Budget *budget;     /* budget and plan (daemon/request/budget.h): a measure phase first; or NULL */
-
-  ReadResult result; /* files[i] written only by the lane or job that has i, until it is read */
-  GString **frags;   /* frags[i]: file i's piece of the answer, formatted by its lane */
-  Lane lanes[REQUEST_MAX_IN_FLIGHT];
-  uv_work_t cancel_work; /* brings a cancelled request that has nothing running to its end */
-  atomic_size_t next;    /* next file to claim; may run past the end */
-  size_t *blocking;      /* files left to blocking jobs, not started yet (a queue) */
-  size_t blocking_head, blocking_len;
-  size_t in_flight; /* lanes and jobs queued or running */
-  size_t completed; /* files read to the end, summed as lanes and jobs come back */
-  atomic_bool cancelled;
-  bool finished; /* done_cb was called */
-  bool keep;     /* REQUEST_OUTPUT_NONE: nothing formatted, the files kept */
-
-  /* The expansion phase (daemon/request/expand.h): paths[] becomes the files of folders and globs. */
-  uv_work_t expand_work;
-  Expansion expansion; /* its items, indexed like files[], until each file is done */
-  Phase phase;         /* written on the loop thread between phases, while no lane runs */
-  int expand_status;
-
-  atomic_size_t unread; /* files not read yet; the thread that brings it to 0 assembles */
-  GString **output;     /* the answer in pieces, NULL until assembled */
-  size_t output_n;
-  size_t failed;
-};
-
-static void pieces_free(GString **pieces, size_t n) {
+/* See request-internal.h. */
+void request_pieces_free(GString **pieces, size_t n) {
   for (size_t i = 0; pieces != NULL && i < n; i++)
     g_string_free(pieces[i], TRUE);
   g_free(pieces);
 }
 
-static void assemble(Request *req);
-
-/* File i's piece of the answer in the request's format, or NULL when formatting failed. */
-static GString *format_file(const Request *req, size_t i, int64_t image_index) {
+/* See request-internal.h. */
+GString *request_format_file(const Request *req, size_t i, int64_t image_index) {
   return format_file_piece(req->fmt, &req->result.files[i], i, image_index, &req->fopt);
-}
-
-/* f's tokens as the request's format prices them. */
-static void count_tokens(const Request *req, FileResult *f) {
-  file_result_count_tokens(f, &req->pricing);
 }
 
 /* File i was read: its piece is formatted now, in parallel with the others, while it is hot
@@ -107,22 +33,21 @@ static void file_done(Request *req, size_t i) {
 
   if (req->expansion.items != NULL)
     expansion_apply(&req->expansion, i, f);
-  count_tokens(req, f);
-  if (req->budget != NULL)
-    budget_enforce(req->budget, i, f);
+  request_count_tokens(req, f);
+  policy_file_read(&req->policy, i, f);
 
   /* A file the budget left out may end in its summary: it is formatted at assembly, when
    * that is known. */
   if (!req->keep && (f->code != NULL || f->n_images == 0) &&
       g_strcmp0(f->omitted, OMITTED_BUDGET) != 0) {
-    req->frags[i] = format_file(req, i, 0);
+    req->frags[i] = request_format_file(req, i, 0);
     /* The text now lives in the fragment. */
     g_clear_pointer(&f->content, g_free);
   }
-  /* The last file read assembles the answer right here, on the pool: every other file's slot
+  /* The last file read settles the answer right here, on the pool: every other file's slot
    * was written before its own decrement. */
   if (atomic_fetch_sub_explicit(&req->unread, 1, memory_order_acq_rel) == 1)
-    assemble(req);
+    settle_answer(req);
 }
 
 /* The reader's options for file i, from the request's params and the path's own. */
@@ -150,38 +75,56 @@ static ReaderOptions reader_options(const Request *req, size_t i) {
               : p->image_tile == READ_IMAGE_TILE_ALWAYS ? IMAGE_TILE_ALWAYS
                                                         : IMAGE_TILE_AUTO,
       .tile_target = budget_tile_target(&req->pricing),
-      .max_tokens = budget_max_tokens(req->budget, i),
+      .max_tokens = policy_max_tokens(&req->policy, i),
       .expanded = req->expansion.items != NULL && req->expansion.items[i].expanded,
       .encoding = spec->encoding != NULL ? spec->encoding : p->encoding,
   };
 }
 
+/* File i is left to a blocking job of its own, started by the scheduler. */
+static size_t defer(Lane *lane, size_t i) {
+  lane->deferred[lane->n_deferred++] = i;
+  return 1;
+}
+
 /* The measure phase of file i, on a lane: an expansion's binary file or empty pattern is
- * answered as it is, any other file measured. Returns 1 when that read its head, 0 when it cost
- * a stat or nothing. */
+ * answered as it is, any other file measured by the policy, or left to a job when it must be
+ * read whole to be priced. Returns 1 when that read its head, 0 when it cost a stat or nothing. */
 static size_t measure_one(Request *req, Lane *lane, size_t i) {
   ReaderOptions o = reader_options(req, i);
   FileResult *f = &req->result.files[i];
-  size_t cost = 0;
+  PolicyMeasured m;
 
-  if (expansion_answer(&req->expansion, i, f))
-    budget_answered(req->budget, i, f);
-  else if (budget_measure(req->budget, i, &o, req->ws, &req->cancelled, f))
-    cost = 1;
+  if (expansion_answer(&req->expansion, i, f)) {
+    policy_answered(&req->policy, i, f);
+    lane->read++;
+    return 0;
+  }
+  m = policy_measure(&req->policy, i, &o, req->ws, &req->cancelled, f);
+  if (m == POLICY_MEASURE_JOB)
+    return defer(lane, i);
   lane->read++;
-  return cost;
+  return m == POLICY_MEASURED_HEAD ? 1 : 0;
 }
 
-/* The read phase of file i, on a lane: a file the budget settled after the measure is done; one
+/* The measure phase of file i, on a blocking job: read whole to be priced. */
+static void measure_job(Request *req, size_t i) {
+  ReaderOptions o = reader_options(req, i);
+
+  policy_measure_job(&req->policy, i, &o, req->ws, &req->cancelled, &req->result.files[i]);
+}
+
+/* The read phase of file i, on a lane: a file the policy settled after the measure is done; one
  * it lists is counted from its head; any other is read when it is text, else left to a blocking
  * job. Returns 1 for a file read or counted or deferred, 0 for one settled. */
 static size_t read_one(Request *req, Lane *lane, size_t i) {
   ReaderOptions o = reader_options(req, i);
   FileResult *f = &req->result.files[i];
-  bool counted = req->budget != NULL && budget_counting(req->budget, i) &&
-                 budget_count(req->budget, i, &o, req->ws, &req->cancelled, f);
+  PolicyRead step = policy_read_step(&req->policy, i);
+  bool counted =
+      step == POLICY_COUNT && policy_count(&req->policy, i, &o, req->ws, &req->cancelled, f);
 
-  if (!counted && req->budget != NULL && budget_settled(req->budget, i)) {
+  if (step == POLICY_SETTLED) {
     file_done(req, i);
     lane->read++;
     return 0;
@@ -192,9 +135,28 @@ static size_t read_one(Request *req, Lane *lane, size_t i) {
     lane->read++;
     return 1;
   }
-  lane->deferred[lane->n_deferred++] = i;
-  return 1;
+  return defer(lane, i);
 }
+
+/* The read phase of file i, on a blocking job. */
+static void read_job(Request *req, size_t i) {
+  ReaderOptions o = reader_options(req, i);
+
+  reader_read(&o, req->ws, &req->cancelled, &req->result.files[i]);
+  file_done(req, i);
+}
+
+/* Each per-file phase's two functions: on a lane (returning what the file cost the lane's
+ * slice), and on a blocking job. */
+typedef struct {
+  size_t (*lane)(Request *req, Lane *lane, size_t i);
+  void (*job)(Request *req, size_t i);
+} PhaseFiles;
+
+static const PhaseFiles phase_files[] = {
+    [PHASE_MEASURE] = {measure_one, measure_job},
+    [PHASE_READ] = {read_one, read_job},
+};
 
 static void lane_work_cb(uv_work_t *w) {
   Lane *lane = container_of(w, Lane, work);
@@ -218,7 +180,7 @@ static void lane_work_cb(uv_work_t *w) {
     i = atomic_fetch_add(&req->next, 1);
     if (i >= req->result.n_files)
       break;
-    n += req->phase == PHASE_MEASURE ? measure_one(req, lane, i) : read_one(req, lane, i);
+    n += phase_files[req->phase].lane(req, lane, i);
   }
 }
 
@@ -226,148 +188,8 @@ static void job_work_cb(uv_work_t *w) {
   Job *job = container_of(w, Job, work);
   Request *req = job->req;
 
-  ReaderOptions o = reader_options(req, job->index);
-
-  reader_read(&o, req->ws, &req->cancelled, &req->result.files[job->index]);
-  file_done(req, job->index);
+  phase_files[req->phase].job(req, job->index);
   job->read = true;
-}
-
-/* The image of a file that a format writes in the answer's tail, counted against the cap. */
-static size_t tail_bytes(const Request *req, const FileResult *f) {
-  size_t n = 0;
-
-  for (size_t j = 0; req->fmt->tail_uses_image_data && j < f->n_images; j++)
-    n += f->images[j].data_len;
-  return n;
-}
-
-/* Files from `first` on are past the answer's cap: each is FILE_TOO_LARGE in files[], and the
- * answer the model reads sums them up in one element on the first, which names the skip that
- * reads them next. */
-static void summarize_past_cap(Request *req, size_t first) {
-  ReadResult *r = &req->result;
-  ResultSummary *sum = g_new0(ResultSummary, 1);
-  size_t cap = req->params.max_answer_bytes;
-
-  sum->files = r->n_files - first;
-  sum->skip = req->params.skip + (int64_t)first;
-  sum->cap_mib = MAX(cap / (1024 * 1024), 1);
-  for (size_t j = first; j < r->n_files; j++) {
-    FileResult *f = &r->files[j];
-
-    if (f->bytes > 0)
-      sum->bytes += f->bytes;
-    sum->tokens_total += f->code == NULL ? MAX(f->tokens, f->tokens_total) : 0;
-    if (req->frags[j] != NULL)
-      g_string_free(g_steal_pointer(&req->frags[j]), TRUE);
-    if (f->summarized) {
-      g_clear_pointer(&f->summary, g_free);
-      continue;
-    }
-    f->summarized = true;
-    if (f->code != NULL)
-      continue;
-    file_result_drop_images(f);
-    f->tokens = 0;
-    file_result_fail(f, CODE_FILE_TOO_LARGE,
-                     "the answer reached its cap of %zu MiB of content before this file; read "
-                     "it in another request",
-                     cap / (1024 * 1024));
-  }
-  r->files[first].summary = sum;
-}
-
-/* File i's piece, within the answer's cap: past it, the files from it on are summed up in one
- * element (summarize_past_cap). */
-static GString *piece_within_cap(Request *req, size_t i, int64_t image_index, size_t *used) {
-  FileResult *f = &req->result.files[i];
-  GString *piece = g_steal_pointer(&req->frags[i]);
-  size_t cap = req->params.max_answer_bytes, cost;
-
-  if (piece == NULL)
-    piece = format_file(req, i, image_index);
-  if (piece == NULL)
-    return NULL;
-  cost = piece->len + tail_bytes(req, f);
-  if (*used<cap && * used + cost> cap && !f->summarized) {
-    g_string_free(piece, TRUE);
-    summarize_past_cap(req, i);
-    /* Every file after it too: the client continues from the first one summed up. */
-    *used = cap;
-    return format_file(req, i, image_index);
-  }
-  *used += cost;
-  return piece;
-}
-
-/* Assembles the answer from the files' fragments, as pieces to send in order: nothing is
- * copied again. */
-static void assemble(Request *req) {
-  size_t n = req->result.n_files, k = 1, used = 0;
-  g_autofree bool *changed = NULL;
-  GString **parts;
-  int64_t image_index = 0;
-  bool ok = true;
-
-  /* The request's image limits need every file read; files with images are formatted below. */
-  image_request_budget(&req->result, req->params.max_total_image_bytes, &req->cancelled);
-  if (req->keep)
-    return;
-  /* The image limits may have refused a file since it was counted. */
-  for (size_t i = 0; i < n; i++)
-    if (req->result.files[i].n_images > 0 || req->result.files[i].code != NULL)
-      count_tokens(req, &req->result.files[i]);
-  /* The whole answer within the budget, markup and all: what it leaves out is listed or
-   * summarized. */
-  if (req->budget != NULL) {
-    changed = g_new0(bool, n);
-    budget_settle(req->budget, &req->result, changed);
-  }
-  parts = g_new0(GString *, n + 2);
-  for (size_t i = 0; i < n; i++, k++) {
-    FileResult *f = &req->result.files[i];
-
-    if (changed != NULL && changed[i] && req->frags[i] != NULL)
-      g_string_free(g_steal_pointer(&req->frags[i]), TRUE);
-    parts[k] = piece_within_cap(req, i, image_index, &used);
-    if (parts[k] == NULL) {
-      parts[k] = g_string_new(NULL);
-      ok = false;
-    }
-    if (f->code != NULL)
-      req->failed++;
-    else
-      image_index += (int64_t)f->n_images;
-    /* Unless the tail writes the pictures, their base64 is now in the piece (or not sent at
-     * all, in text): it need not be held twice. */
-    for (size_t j = 0; !req->fmt->tail_uses_image_data && j < f->n_images; j++)
-      g_clear_pointer(&f->images[j].data, g_free);
-  }
-  /* The head sums what was read: it comes after the cap decided. */
-  parts[0] = g_string_new(NULL);
-  req->fmt->head(parts[0], &req->result, &req->fopt);
-  parts[k] = g_string_new(NULL);
-  req->fmt->tail(parts[k++], &req->result, &req->fopt);
-  if (!ok) {
-    pieces_free(parts, k);
-    return;
-  }
-  /* Files a summary counts have empty pieces: none goes to the socket. */
-  {
-    size_t kept = 1;
-
-    for (size_t j = 1; j + 1 < k; j++) {
-      if (parts[j]->len == 0)
-        g_string_free(parts[j], TRUE);
-      else
-        parts[kept++] = parts[j];
-    }
-    parts[kept++] = parts[k - 1];
-    k = kept;
-  }
-  req->output = parts;
-  req->output_n = k;
 }
 
 static bool request_wants(SchedulerTask *t, SchedulerClass cls) {
@@ -446,11 +268,12 @@ static void maybe_finish(Request *req) {
     return;
   if (!atomic_load(&req->cancelled) && req->completed < req->result.n_files)
     return;
-  /* Every file measured: decide, then read from the first file again. */
+  /* Every file measured: the policy decides, then the read starts from the first file. */
   if (req->phase == PHASE_MEASURE && !atomic_load(&req->cancelled)) {
-    budget_decide(req->budget, &req->result);
+    policy_decide(&req->policy, &req->result);
     req->phase = PHASE_READ;
     req->completed = 0;
+    req->blocking_head = req->blocking_len = 0;
     atomic_store(&req->next, 0);
     scheduler_kick(&req->task);
     return;
@@ -462,7 +285,7 @@ static void maybe_finish(Request *req) {
   if (!req->keep || !ok)
     read_result_clear(&req->result);
   if (!ok)
-    pieces_free(g_steal_pointer(&req->output), req->output_n);
+    request_pieces_free(g_steal_pointer(&req->output), req->output_n);
   req->finished = true;
   req->done_cb(req, ok ? 0 : UV_ECANCELED);
 }
@@ -527,8 +350,8 @@ static void request_setup_files(Request *req) {
   req->result.budget = req->params.budget_tokens;
   req->result.plan = req->params.plan;
   /* After the expansion: the budget shares what it found. */
-  req->budget = budget_new(&req->params, &req->pricing);
-  req->phase = req->budget != NULL ? PHASE_MEASURE : PHASE_READ;
+  policy_init(&req->policy, &req->params, req->fmt, &req->pricing);
+  req->phase = req->policy.ops->measures ? PHASE_MEASURE : PHASE_READ;
   req->frags = g_new0(GString *, req->result.n_files);
   req->blocking = g_new(size_t, req->result.n_files);
   atomic_init(&req->next, 0);
@@ -536,8 +359,8 @@ static void request_setup_files(Request *req) {
   /* skip past the last entry: an answer with none, which no file's thread assembles. It is
    * finished from the loop, as a request cancelled while waiting is. */
   if (req->result.n_files == 0) {
-    assemble(req);
-    budget_free(g_steal_pointer(&req->budget));
+    settle_answer(req);
+    policy_clear(&req->policy);
     req->phase = PHASE_READ;
     req->in_flight++;
     uv_queue_work(req->loop, &req->cancel_work, cancel_work_cb, cancel_after_cb);
@@ -664,10 +487,10 @@ void request_free(Request *req) {
   g_free(req->frags);
   g_free(req->blocking);
   expansion_clear(&req->expansion);
-  budget_free(req->budget);
+  policy_clear(&req->policy);
   read_result_clear(&req->result);
   read_params_clear(&req->params);
   workspace_unref(req->ws);
-  pieces_free(req->output, req->output_n);
+  request_pieces_free(req->output, req->output_n);
   g_free(req);
 }
