@@ -424,6 +424,11 @@ BudgetMeasure budget_measure(Budget *b, size_t i, const ReaderOptions *o, const 
     it->head_refused = s.head_refused;
     return sample > 0 ? BUDGET_MEASURE_HEAD : BUDGET_MEASURE_STAT;
   }
+  /* Answered unread (its etag is the client's): the entry is final, its markup all it costs. */
+  if (res->unchanged) {
+    it->kind = ITEM_REFUSED;
+    return BUDGET_MEASURE_STAT;
+  }
   if (sample == 0) {
     /* Its size alone says what it would cost: about four bytes a token. */
     it->kind = ITEM_UNSAMPLED;
