@@ -986,7 +986,16 @@ void budget_settle(const Budget *b, ReadResult *r, bool *changed) {
   cap = b->tokens * BUDGET_LIST_SHARE / 100;
   notices = g_new(int64_t, n + 1);
   notice_sums(b, r, notices);
-  for (size_t i = 0; i < n && cut == n; i++) {
+  /* No answer can pass it: nothing is cut (a piece formatted stays as it is), the answer's
+   * tokens are summed. */
+  for (size_t i = 0; i < n && !b->binds; i++) {
+    FileResult *f = &r->files[i];
+
+    used += MAX(format_file_tokens(b->fmt, f, image_index, shows(f)), 0) +
+            (shows(f) ? f->tokens : 0);
+    image_index += shows(f) ? (int64_t)f->n_images : 0;
+  }
+  for (size_t i = 0; i < n && cut == n && b->binds; i++) {
     FileResult *f = &r->files[i];
     int64_t reserve, c;
 
