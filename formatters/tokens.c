@@ -278,6 +278,15 @@ static int is_cjk(uint32_t cp) {
          (cp >= 0x20000 && cp <= 0x3FFFF);
 }
 
+/* The most one step of the scan adds (a step takes a byte or more), and the most the end of a
+ * text adds: tokens_text_bound_milli(). */
+static int64_t byte_bound, end_bound;
+
+/* What a transition adds, without its T_SLOW mark. */
+static int64_t delta_of(int64_t e) {
+  return (e >> 32) >= T_SLOW / 2 ? (e >> 32) - T_SLOW : e >> 32;
+}
+
 static void trans_init(void) {
   for (uint32_t cp = 0; cp < 0x10000; cp += 16)
     script_by16[cp / 16] = (unsigned char)(is_hangul(cp) ? K_HANGUL
@@ -313,7 +322,12 @@ static void trans_init(void) {
     for (int k = K_LETTER; k <= K_HANGUL; k++) {
       next = step(st, k, RULE_OTHER, false, &d);
       trans_high[st][k - K_LETTER] = pack(next, d, false);
+      byte_bound = MAX(byte_bound, d);
     }
+    for (int c = 1; c < cols; c++)
+      byte_bound = MAX(byte_bound, delta_of(trans[st * T_COLS + c]));
+    if (is_blank_state(st))
+      end_bound = MAX(end_bound, blank_end(st, K_OTHER));
   }
 }
 
@@ -580,6 +594,13 @@ int64_t tokens_text_milli(const char *s, size_t n) {
   token_counter_init(&c);
   token_counter_feed(&c, s, n);
   return token_counter_milli(&c);
+}
+
+/* Every step of the scan takes a byte or more and adds at most byte_bound (a line break after
+ * tabs takes some back), and the end adds at most end_bound. */
+int64_t tokens_text_bound_milli(size_t n) {
+  pthread_once(&trans_once, trans_init);
+  return (int64_t)n * byte_bound + end_bound;
 }
 
 int64_t tokens_from_milli(int64_t milli) {

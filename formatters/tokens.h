@@ -39,6 +39,10 @@ int64_t tokens_text(const char *s, size_t n);
  * each end with '\n' (the line engine sums its lines with it). */
 int64_t tokens_text_milli(const char *s, size_t n);
 
+/* An upper bound of tokens_text_milli() of any n bytes, whatever they are: the most one byte
+ * can add to the scan, times n, plus the most the end of a text adds. */
+int64_t tokens_text_bound_milli(size_t n);
+
 /* Whole tokens from thousandths, rounded up. */
 int64_t tokens_from_milli(int64_t milli);
 

@@ -292,6 +292,68 @@ START_TEST(budget_answer_mcp) {
 }
 END_TEST
 
+/* readerd mcp's answer text to one read_files of paths (a JSON array) with a budget. g_free. */
+static char *mcp_read_budget(const char *paths, int64_t budget) {
+  const char *argv[] = {rd_readerd(), "mcp", "--root", GO_SRC, NULL};
+  g_autofree char *in = g_strdup_printf(
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+      "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n"
+      "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":"
+      "\"read_files\",\"arguments\":{\"paths\":%s,\"budget\":{\"tokens\":%" G_GINT64_FORMAT
+      "}}}}\n",
+      paths, budget);
+  char *text;
+  RdRun run;
+
+  rd_run(dmn->dir, argv, in, strlen(in), 60000, &run);
+  ck_assert_int_eq(run.code, 0);
+  text = mcp_text(run.out, 2);
+  rd_run_clear(&run);
+  return text;
+}
+
+/* The result of a read of paths (a JSON array) in Go's tree in the text format with a budget,
+ * as JSON, without its budget. g_free. */
+static char *socket_read_budget(RdConn *c, const char *paths, int64_t budget) {
+  g_autofree char *params = g_strdup_printf(
+      "{\"paths\":%s,\"cwd\":\"" GO_SRC "\",\"format\":\"text\",\"budget\":{\"tokens\":%" G_GINT64_FORMAT
+      "}}",
+      paths, budget);
+  g_autoptr(JsonNode) msg = rd_conn_call(c, "read", params);
+  g_autoptr(JsonNode) node = json_node_new(JSON_NODE_OBJECT);
+  JsonObject *result = rd_result_of(msg);
+
+  ck_assert_int_eq(member_int(result, "budget"), budget);
+  ck_assert_int_gt(member_int(result, "answerTokens"), 0);
+  json_object_remove_member(result, "budget");
+  json_node_set_object(node, result);
+  return json_to_string(node, FALSE);
+}
+
+/* A budget that no answer can reach (the 8 MiB cap of read_files at the most a byte can cost,
+ * pictures included, is under 10^9; the socket's 64 MiB in the text format, whose pictures
+ * cost nothing, too) reads without measuring, and answers what a budget that is measured but
+ * cuts nothing answers (5 * 10^8 is under the 8 MiB cap's bound, 10^8 under the 64 MiB one):
+ * the same files, cuts, tokens and answerTokens, with a text cut by its content cap and a
+ * picture among them. */
+START_TEST(budget_answer_not_binding_same) {
+  static const char paths[] = "[\"fmt\",\"cmd/compile/internal/ssa/rewriteAMD64.go\","
+                              "\"image/testdata/video-001.png\",\"absent.go\"]";
+  g_autofree char *loose = mcp_read_budget(paths, 999999999);
+  g_autofree char *measured = mcp_read_budget(paths, 500000000);
+  g_autofree char *loose_sock = NULL, *measured_sock = NULL;
+  RdConn *c = rd_conn_new(dmn->sock);
+
+  ck_assert_ptr_nonnull(strstr(loose, "truncated='true'"));
+  ck_assert_ptr_nonnull(strstr(loose, "type='image'"));
+  ck_assert_str_eq(loose, measured);
+  loose_sock = socket_read_budget(c, paths, 999999999);
+  measured_sock = socket_read_budget(c, paths, 100000000);
+  ck_assert_str_eq(loose_sock, measured_sock);
+  rd_conn_free(c);
+}
+END_TEST
+
 /* The o200k_base count (tests/tokens/count.mjs) of each file in paths, in counts. */
 static void bpe_counts(const char *root, const char *const *paths, size_t n, int64_t *counts) {
   g_autofree char *script = g_build_filename(root, "tests", "tokens", "count.mjs", NULL);
@@ -498,6 +560,7 @@ static Suite *budget_answer_suite(void) {
   tcase_add_test(tc, budget_answer_continues_with_skip);
   tcase_add_test(tc, budget_answer_cli);
   tcase_add_test(tc, budget_answer_mcp);
+  tcase_add_test(tc, budget_answer_not_binding_same);
   tcase_add_test(tc, budget_answer_markup_against_o200k);
   tcase_add_test(tc, budget_answer_bad_skip);
   tcase_add_test(tc, budget_answer_same_every_time);

@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
 
 #include <check.h>
 
@@ -23,6 +25,16 @@ static char *write_full_file(const char *dir) {
   path = rd_write_file(dir, "full.txt", s->str, s->len);
   g_string_free(s, TRUE);
   return path;
+}
+
+static int64_t xml_prop_int(xmlNodePtr n, const char *name) {
+  xmlChar *v = xmlGetProp(n, (const xmlChar *)name);
+  int64_t x;
+
+  ck_assert_msg(v != NULL, "no %s on <%s>", name, (const char *)n->name);
+  x = g_ascii_strtoll((const char *)v, NULL, 10);
+  xmlFree(v);
+  return x;
 }
 
 static char *paths_json(const char *path, int n) {
@@ -97,6 +109,55 @@ START_TEST(limits_answer_cap_daemon) {
 }
 END_TEST
 
+/* Files claimed once the pieces read already pass the cap are summed up without being read:
+ * late.txt, past it, keeps an access time that any read of it would move (relatime moves one
+ * older than the file's change). The summary says the same as it would, read: the files from
+ * the first past the cap, their bytes, their tokens from their sizes, the skip. */
+START_TEST(limits_answer_cap_unread) {
+  g_autofree char *full = write_full_file(dmn->dir);
+  g_autofree char *late = rd_write_str(dmn->dir, "late.txt", "package late\n\nfunc Late() {}\n");
+  g_autofree char *q_full = rd_json_quote(full), *q_late = rd_json_quote(late);
+  GString *params = g_string_new("{\"paths\":[");
+  struct timeval times[2] = {{.tv_sec = 1000000000}, {0}};
+  struct stat full_st, late_st;
+  RdConn *c = rd_conn_new(dmn->sock);
+  RdResult *res;
+  guint first;
+  int64_t want_bytes, want_tokens;
+
+  for (int i = 0; i < N_PATHS; i++)
+    g_string_append_printf(params, "%s%s", i ? "," : "", i < N_PATHS - 100 ? q_full : q_late);
+  g_string_append(params, "]}");
+  ck_assert_int_eq(gettimeofday(&times[1], NULL), 0);
+  ck_assert_int_eq(utimes(late, times), 0);
+  res = rd_read(c, params->str);
+  first = assert_capped(res, N_PATHS);
+  ck_assert_uint_lt(first, N_PATHS - 100 - 50);
+  ck_assert_int_eq(stat(full, &full_st), 0);
+  ck_assert_int_eq(stat(late, &late_st), 0);
+  ck_assert_int_eq(late_st.st_atime, 1000000000);
+  /* The summary: every file from the first past the cap, as a read of them would sum them. */
+  want_bytes = (int64_t)(N_PATHS - 100 - first) * full_st.st_size + 100 * late_st.st_size;
+  want_tokens =
+      (int64_t)(N_PATHS - 100 - first) * (full_st.st_size / 4 + 1) + 100 * (late_st.st_size / 4 + 1);
+  ck_assert_ptr_nonnull(res->summary);
+  ck_assert_int_eq(xml_prop_int(res->summary, "files"), N_PATHS - first);
+  ck_assert_int_eq(xml_prop_int(res->summary, "skip"), first);
+  ck_assert_int_eq(xml_prop_int(res->summary, "bytes"), want_bytes);
+  ck_assert_int_eq(xml_prop_int(res->summary, "tokensTotal"), want_tokens);
+  ck_assert_int_eq(json_object_get_int_member(res->result, "lines"), (int64_t)first * 2000);
+  rd_result_free(res);
+  /* Read on its own, it is read. */
+  res = rd_read_paths(c, (const char *const[]){late}, 1, NULL);
+  ck_assert_ptr_null(rd_file_str(res, 0, "code"));
+  rd_result_free(res);
+  ck_assert_int_eq(stat(late, &late_st), 0);
+  ck_assert_int_gt(late_st.st_atime, 1000000000);
+  rd_conn_free(c);
+  g_string_free(params, TRUE);
+}
+END_TEST
+
 START_TEST(limits_answer_cap_cli) {
   char *path = write_full_file(dmn->dir);
   GPtrArray *argv = g_ptr_array_new();
@@ -137,6 +198,7 @@ static Suite *limits_suite(void) {
   tcase_set_timeout(tc, 240);
   tcase_add_checked_fixture(tc, limits_setup, limits_teardown);
   tcase_add_test(tc, limits_answer_cap_daemon);
+  tcase_add_test(tc, limits_answer_cap_unread);
   tcase_add_test(tc, limits_answer_cap_cli);
   suite_add_tcase(s, tc);
   return s;

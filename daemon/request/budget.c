@@ -80,6 +80,7 @@ struct Budget {
   int64_t frame; /* tokens of <ReadResults …> and its end tag, at the widest numbers */
   int64_t skip;  /* the request's skip: the answer's first entry is this one of its paths */
   bool plan;
+  bool binds; /* false: no answer can pass the budget (cannot_bind): nothing is measured */
   bool measuring;
   size_t first;          /* the answer's first entry that is not refused: it always gets a share */
   int64_t first_room;    /* what it may write at most, alone in the answer (markup included) */
@@ -103,6 +104,35 @@ static int64_t frame_tokens(const Formatter *fmt, int64_t budget) {
   return format_frame_tokens(fmt, &r);
 }
 
+/* The smallest picture a reader sends, in base64 bytes: no picture file of any kind read is
+ * under 24 bytes. Each picture of an answer takes at least this much of its byte cap. */
+#define PICTURE_MIN_BASE64 32
+
+/* The most a byte of an answer's pieces can cost, in thousandths of a token: a byte of text,
+ * or a byte of a picture at its widest as sent (a tile is smaller) taking the least room any
+ * picture takes. */
+static int64_t byte_cost_bound_milli(const ReadParams *p, const TokensPricing *pricing) {
+  int side = MAX(p->max_dimension, READ_DEFAULT_MAX_DIMENSION);
+  int64_t picture = tokens_image(pricing, side, side) * 1000 / PICTURE_MIN_BASE64 + 1;
+
+  return MAX(tokens_text_bound_milli(1) - tokens_text_bound_milli(0), picture);
+}
+
+/* True when no answer to p can pass its budget: each answer carries at most
+ * p->max_answer_bytes of pieces (content and markup, pictures included; past them the files
+ * are summed up in one element), so its cost is at most that many bytes at the most a byte
+ * costs, plus what pricing each element in two parts may add (the end of each text, rounding
+ * up, the CDATA joint), the summary and the frame. */
+static bool cannot_bind(const ReadParams *p, const TokensPricing *pricing, int64_t frame) {
+  int64_t per_file = 2 * tokens_text_bound_milli(0) + 4000, longest = 0, bound;
+
+  for (size_t i = 0; i < p->n_paths; i++)
+    longest = MAX(longest, (int64_t)strlen(p->paths[i].path));
+  bound = byte_cost_bound_milli(p, pricing) * (int64_t)p->max_answer_bytes +
+          (int64_t)p->n_paths * per_file + tokens_text_bound_milli((size_t)longest + 1024);
+  return tokens_from_milli(bound) + frame <= p->budget_tokens;
+}
+
 Budget *budget_new(const ReadParams *p, const Formatter *fmt, const TokensPricing *pricing) {
   Budget *b;
 
@@ -119,6 +149,7 @@ Budget *budget_new(const ReadParams *p, const Formatter *fmt, const TokensPricin
   b->skip = p->skip;
   b->fmt = fmt;
   b->frame = frame_tokens(fmt, b->tokens);
+  b->binds = b->plan || !cannot_bind(p, pricing, b->frame);
   b->tile = p->image_tile == READ_IMAGE_TILE_NEVER    ? IMAGE_TILE_NEVER
             : p->image_tile == READ_IMAGE_TILE_ALWAYS ? IMAGE_TILE_ALWAYS
                                                       : IMAGE_TILE_AUTO;
@@ -814,11 +845,22 @@ static void plan_entry(FileResult *f) {
   f->tokens = shown;
 }
 
+bool budget_binds(const Budget *b) {
+  return b->binds;
+}
+
 void budget_enforce(Budget *b, size_t i, FileResult *f) {
   const Item *it = &b->items[i];
 
   if (f->code != NULL || f->omitted != NULL || f->planned)
     return;
+  /* Nothing measured: the whole file's estimate is what the read shows of it (a text read
+   * whole, as the measure would have priced it), and no share cuts it. */
+  if (!b->binds) {
+    f->tokens_total = budget_cut_applies(f) ? MAX(budget_cut_extrapolate(f, f->tokens), f->tokens)
+                                            : f->tokens;
+    return;
+  }
   /* The whole file's estimate, from what the read shows of it: what a listing of it says. */
   /* Counted as entries count tokens, the content's (the budget prices the markup itself); a
    * picture (an SVG rendered, too) is what it shows, whatever its source's text measured. */
@@ -949,7 +991,16 @@ void budget_settle(const Budget *b, ReadResult *r, bool *changed) {
   cap = b->tokens * BUDGET_LIST_SHARE / 100;
   notices = g_new(int64_t, n + 1);
   notice_sums(b, r, notices);
-  for (size_t i = 0; i < n && cut == n; i++) {
+  /* No answer can pass it: nothing is cut (a piece formatted stays as it is), the answer's
+   * tokens are summed. */
+  for (size_t i = 0; i < n && !b->binds; i++) {
+    FileResult *f = &r->files[i];
+
+    used += MAX(format_file_tokens(b->fmt, f, image_index, shows(f)), 0) +
+            (shows(f) ? f->tokens : 0);
+    image_index += shows(f) ? (int64_t)f->n_images : 0;
+  }
+  for (size_t i = 0; i < n && cut == n && b->binds; i++) {
     FileResult *f = &r->files[i];
     int64_t reserve, c;
 

@@ -113,6 +113,12 @@ bool budget_count(Budget *b, size_t i, const ReaderOptions *o, const Workspace *
 /* The token cap of reading file i (ReaderOptions.max_tokens): 0 for none. */
 int64_t budget_max_tokens(const Budget *b, size_t i);
 
+/* False when no answer can pass the budget (not a plan; the answer's byte cap at the most a
+ * byte can cost, with each element's markup, the summary and the frame, is within it): the
+ * request is read as without a budget, with nothing measured, and only settled by it
+ * (budget_enforce, budget_settle), which then cuts nothing and says the answer's tokens. */
+bool budget_binds(const Budget *b);
+
 /* File i was read (f->tokens counted): sets its whole-file estimate (tokens_total) and keeps it
  * within its share (a PDF, a notebook, a document cut on its pages, cells, slides, rows or
  * lines; text and pictures over it omitted, but for the answer's first file), or turns it into

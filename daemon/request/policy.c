@@ -128,12 +128,28 @@ static const PolicyOps budget_ops = {
     .free = budget_policy_free,
 };
 
+/* ---- a budget that cannot bind: read as plain, settled by the budget ---------------------- */
+
+static const PolicyOps loose_budget_ops = {
+    .measures = false,
+    .measure = plain_measure,
+    .measure_job = plain_measure_job,
+    .answered = plain_answered,
+    .decide = plain_decide,
+    .read_step = plain_read_step,
+    .count = plain_count,
+    .max_tokens = plain_max_tokens,
+    .file_read = budget_policy_file_read,
+    .settle = budget_policy_settle,
+    .free = budget_policy_free,
+};
+
 /* See policy.h. */
 void policy_init(Policy *ret, const ReadParams *p, const Formatter *fmt,
                  const TokensPricing *pricing) {
   Budget *b = budget_new(p, fmt, pricing);
 
-  ret->ops = b != NULL ? &budget_ops : &plain_ops;
+  ret->ops = b == NULL ? &plain_ops : budget_binds(b) ? &budget_ops : &loose_budget_ops;
   ret->self = b;
 }
 

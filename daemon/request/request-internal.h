@@ -28,6 +28,7 @@ typedef struct {
   size_t read;    /* files this slice read to the end */
   size_t deferred[REQUEST_SLICE_FILES * REQUEST_SLICES_ALONE]; /* files left to blocking jobs */
   size_t n_deferred;
+  bool past_cap; /* the file claimed last is certainly past the answer's cap (request_past_cap) */
 } Lane;
 
 /* One file that needs blocking work (a picture, a PDF, an SVG render; at the measure, a document
@@ -67,6 +68,7 @@ struct Request {
   Lane lanes[REQUEST_MAX_IN_FLIGHT];
   uv_work_t cancel_work; /* brings a cancelled request that has nothing running to its end */
   atomic_size_t next;    /* next file to claim; may run past the end */
+  atomic_size_t formatted; /* bytes of the pieces of the files read so far, in any order */
   size_t *blocking;      /* files left to blocking jobs, not started yet (a queue) */
   size_t blocking_head, blocking_len;
   size_t in_flight; /* lanes and jobs queued or running */

@@ -43,6 +43,8 @@ static void file_done(Request *req, size_t i) {
     req->frags[i] = request_format_file(req, i, 0);
     /* The text now lives in the fragment. */
     g_clear_pointer(&f->content, g_free);
+    if (req->frags[i] != NULL)
+      atomic_fetch_add(&req->formatted, req->frags[i]->len);
   }
   /* The last file read settles the answer right here, on the pool: every other file's slot
    * was written before its own decrement. */
@@ -114,6 +116,26 @@ static void measure_job(Request *req, size_t i) {
   policy_measure_job(&req->policy, i, &o, req->ws, &req->cancelled, &req->result.files[i]);
 }
 
+/* True when every file claimed from now on is past the answer's cap: the pieces of files read
+ * already, all claimed before, pass it. Only when nothing changes a piece once formatted (no
+ * measure: no budget that binds, no plan) and pieces are formatted at all. Before a claim. */
+static bool request_past_cap(const Request *req) {
+  return req->phase == PHASE_READ && !req->policy.ops->measures && !req->keep &&
+         atomic_load(&req->formatted) > req->params.max_answer_bytes;
+}
+
+/* File i, past the answer's cap, is summed up in its summary without being read: what the
+ * summary says of it (its size) comes from a stat; nothing is opened for reading, and no
+ * blocking job reads it. */
+static void stat_past_cap(Request *req, const ReaderOptions *o, size_t i) {
+  FileResult *f = &req->result.files[i];
+  ReaderSample s;
+
+  if (reader_measure(o, req->ws, &req->cancelled, 0, f, &s))
+    f->lines = -1;
+  file_done(req, i);
+}
+
 /* The read phase of file i, on a lane: a file the policy settled after the measure is done; one
  * it lists is counted from its head; any other is read when it is text, else left to a blocking
  * job. Returns 1 for a file read or counted or deferred, 0 for one settled. */
@@ -126,6 +148,14 @@ static size_t read_one(Request *req, Lane *lane, size_t i) {
 
   if (step == POLICY_SETTLED) {
     file_done(req, i);
+    lane->read++;
+    return 0;
+  }
+  if (lane->past_cap && step == POLICY_READ) {
+    if (expansion_answer(&req->expansion, i, f))
+      file_done(req, i);
+    else
+      stat_past_cap(req, &o, i);
     lane->read++;
     return 0;
   }
@@ -177,6 +207,9 @@ static void lane_work_cb(uv_work_t *w) {
       cap = n + REQUEST_SLICE_FILES;
       until = g_get_monotonic_time() + REQUEST_SLICE_US;
     }
+    /* Before the claim: the files whose pieces pass the cap were all claimed before this
+     * one. */
+    lane->past_cap = request_past_cap(req);
     i = atomic_fetch_add(&req->next, 1);
     if (i >= req->result.n_files)
       break;
@@ -355,6 +388,7 @@ static void request_setup_files(Request *req) {
   req->frags = g_new0(GString *, req->result.n_files);
   req->blocking = g_new(size_t, req->result.n_files);
   atomic_init(&req->next, 0);
+  atomic_init(&req->formatted, 0);
   atomic_init(&req->unread, req->result.n_files);
   /* skip past the last entry: an answer with none, which no file's thread assembles. It is
    * finished from the loop, as a request cancelled while waiting is. */
