@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "basic/image-tiles.h"
+
 /* A running estimate over text fed in pieces (a line number, then its line, ...): the same
  * as the estimate of the pieces joined. Embed it; the fields are private. */
 typedef struct {
@@ -69,6 +71,11 @@ typedef struct {
   TokensImageFormula images;
   bool low_detail; /* images.detail low (OpenAI's formula only) */
 } TokensPricing;
+
+/* The provider pictures are tiled for: the one whose formula prices them. */
+static inline ImageTileTarget tokens_tile_target(const TokensPricing *p) {
+  return p->images == TOKENS_IMAGES_OPENAI ? IMAGE_TILE_FOR_OPENAI : IMAGE_TILE_FOR_ANTHROPIC;
+}
 
 /* A picture of width x height pixels as sent, by p's formula. */
 int64_t tokens_image(const TokensPricing *p, int width, int height);

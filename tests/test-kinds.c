@@ -40,7 +40,7 @@
 #include <libxml/parser.h>
 #include <zlib.h>
 
-#include "ipc/mcp.h"
+#include "ipc/mcp/mcp.h"
 #include "ipc/read-params.h"
 #include "tests/lib/rd.h"
 #include "tests/lib/skip.h"

@@ -1,4 +1,4 @@
-/* ipc/mcp*.c: protocol revisions, the tools list and its schema, tools/call by the table of
+/* ipc/mcp/: protocol revisions, the tools list and its schema, tools/call by the table of
  * tools, resources/read and completion params, read_files' arguments into
  * read params, tool errors, roots and progress lines. */
 #include <errno.h>
@@ -10,8 +10,8 @@
 #include <json-glib/json-glib.h>
 
 #include "formatters/format.h"
-#include "ipc/mcp.h"
-#include "ipc/mcp-resources.h"
+#include "ipc/mcp/mcp.h"
+#include "ipc/mcp/mcp-resources.h"
 #include "ipc/read-params.h"
 #include "tests/lib/check-run.h"
 

@@ -14,7 +14,7 @@
 #include "daemon/rpc-vision.h"
 #include "daemon/workspace-job.h"
 #include "ipc/jsonrpc.h"
-#include "ipc/mcp.h"
+#include "ipc/mcp/mcp.h"
 
 typedef struct {
   ReadQueue *reads;

@@ -8,7 +8,7 @@
 #include "daemon/request/expand-walk.h"
 #include "daemon/mcp/mcp-internal.h"
 #include "daemon/request/pool-gate.h"
-#include "ipc/mcp-resources.h"
+#include "ipc/mcp/mcp-resources.h"
 
 /* A walk of the fence serves the completions that follow it this long. */
 #define FILES_FRESH_US (10 * G_USEC_PER_SEC)

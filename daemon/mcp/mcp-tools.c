@@ -1,5 +1,5 @@
 /* `readerd mcp`'s tools (docs/mcp.md): tools/list, and tools/call parsed by the table of tools
- * (ipc/mcp-tools.c) and run by the table below, once the fence is known. read_files and list_files
+ * (ipc/mcp/mcp-tools.c) and run by the table below, once the fence is known. read_files and list_files
  * go through the connection's read queue; read_images through rpc-vision; workspace_info is
  * answered at once. */
 #include <errno.h>
@@ -70,7 +70,7 @@ static void run_workspace_info(Conn *c, JsonNode *id, McpToolCall *call, size_t 
   workspace_info(c, id);
 }
 
-/* What runs each tool of the table in ipc/mcp-tools.c, once its call is parsed. */
+/* What runs each tool of the table in ipc/mcp/mcp-tools.c, once its call is parsed. */
 static void (*const runs[MCP_TOOL_COUNT])(Conn *c, JsonNode *id, McpToolCall *call, size_t len) = {
     [MCP_TOOL_ID_READ_FILES] = run_read,
     [MCP_TOOL_ID_LIST_FILES] = run_read,

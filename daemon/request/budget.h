@@ -61,9 +61,9 @@ typedef struct Budget Budget;
  * `pricing` (its pictures' formula). fmt is static. Free with budget_free(). */
 Budget *budget_new(const ReadParams *p, const Formatter *fmt, const TokensPricing *pricing);
 
-/* The provider pictures are tiled for: the one whose formula prices them. */
+/* The provider pictures are tiled for (tokens_tile_target). */
 static inline ImageTileTarget budget_tile_target(const TokensPricing *pricing) {
-  return pricing->images == TOKENS_IMAGES_OPENAI ? IMAGE_TILE_FOR_OPENAI : IMAGE_TILE_FOR_ANTHROPIC;
+  return tokens_tile_target(pricing);
 }
 
 /* NULL is fine. */

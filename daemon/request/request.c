@@ -10,7 +10,6 @@
 
 #include "basic/macro.h"
 #include "daemon/readers/reader.h"
-#include "daemon/request/budget.h"
 #include "daemon/request/request-internal.h"
 
 /* See request-internal.h. */
@@ -76,7 +75,7 @@ static ReaderOptions reader_options(const Request *req, size_t i) {
       .tile = p->image_tile == READ_IMAGE_TILE_NEVER    ? IMAGE_TILE_NEVER
               : p->image_tile == READ_IMAGE_TILE_ALWAYS ? IMAGE_TILE_ALWAYS
                                                         : IMAGE_TILE_AUTO,
-      .tile_target = budget_tile_target(&req->pricing),
+      .tile_target = tokens_tile_target(&req->pricing),
       .max_tokens = policy_max_tokens(&req->policy, i),
       .expanded = req->expansion.items != NULL && req->expansion.items[i].expanded,
       .encoding = spec->encoding != NULL ? spec->encoding : p->encoding,

@@ -1,4 +1,4 @@
-#include "ipc/mcp-resources.h"
+#include "ipc/mcp/mcp-resources.h"
 
 #include <string.h>
 
@@ -6,7 +6,7 @@
 
 #include <json-glib/json-glib.h>
 
-#include "ipc/mcp.h"
+#include "ipc/mcp/mcp.h"
 
 static char *to_json(JsonBuilder *b) {
   g_autoptr(JsonGenerator) gen = json_generator_new();

@@ -1,4 +1,4 @@
-#include "ipc/mcp.h"
+#include "ipc/mcp/mcp.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -1,5 +1,5 @@
 /* Small writers of JSON Schema with a JsonBuilder, for the MCP tools' input schemas
- * (ipc/mcp-tools.c): each adds one member to the object being built. Pure. */
+ * (ipc/mcp/mcp-tools.c): each adds one member to the object being built. Pure. */
 #pragma once
 
 #include <stdint.h>

@@ -5,7 +5,7 @@
 
 #include <glib.h>
 
-#include "ipc/mcp.h"
+#include "ipc/mcp/mcp.h"
 
 static bool is_string(JsonNode *n) {
   return n != NULL && JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == G_TYPE_STRING;

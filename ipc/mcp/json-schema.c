@@ -1,5 +1,5 @@
 /* JSON Schema members written with a JsonBuilder: see json-schema.h. */
-#include "ipc/json-schema.h"
+#include "ipc/mcp/json-schema.h"
 
 static void member_string(JsonBuilder *b, const char *name, const char *value) {
   json_builder_set_member_name(b, name);

@@ -9,8 +9,8 @@
 
 #include <json-glib/json-glib.h>
 
-#include "ipc/mcp-era.h"
-#include "ipc/mcp-log.h"
+#include "ipc/mcp/mcp-era.h"
+#include "ipc/mcp/mcp-log.h"
 #include "ipc/read-images-params.h"
 #include "ipc/read-params.h"
 
@@ -41,7 +41,7 @@ int64_t mcp_client_budget(const char *client_name);
  * it says its resultType. g_free the result. */
 char *mcp_read_result_tail(size_t chars, bool modern, size_t *ret_len);
 
-/* The tools, in the order tools/list lists them (the table in ipc/mcp-tools.c). */
+/* The tools, in the order tools/list lists them (the table in ipc/mcp/mcp-tools.c). */
 typedef enum {
   MCP_TOOL_ID_READ_FILES,
   MCP_TOOL_ID_LIST_FILES,

@@ -1,11 +1,11 @@
-#include "ipc/mcp-era.h"
+#include "ipc/mcp/mcp-era.h"
 
 #include <errno.h>
 #include <string.h>
 
 #include <glib.h>
 
-#include "ipc/mcp-log.h"
+#include "ipc/mcp/mcp-log.h"
 
 /* Newest first, as server/discover lists them. */
 static const char *const legacy_versions[] = {MCP_PROTOCOL_LATEST, "2025-06-18", "2025-03-26",

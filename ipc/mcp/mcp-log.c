@@ -1,4 +1,4 @@
-#include "ipc/mcp-log.h"
+#include "ipc/mcp/mcp-log.h"
 
 #include <string.h>
 

@@ -5,7 +5,7 @@
 
 #include <glib.h>
 
-#include "ipc/mcp.h"
+#include "ipc/mcp/mcp.h"
 
 static int fail(char **ret_error, const char *text) {
   *ret_error = g_strdup(text);

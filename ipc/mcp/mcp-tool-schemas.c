@@ -1,7 +1,7 @@
 /* The MCP tools' descriptions and input schemas, written with the JSON Schema writers of
  * json-schema.h; the table in mcp-tools.c puts each in its tool's entry of tools/list. */
-#include "ipc/json-schema.h"
-#include "ipc/mcp-tools-internal.h"
+#include "ipc/mcp/json-schema.h"
+#include "ipc/mcp/mcp-tools-internal.h"
 
 #define NO SCHEMA_NO_LIMIT
 

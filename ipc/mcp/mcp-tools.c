@@ -6,9 +6,9 @@
 
 #include <glib.h>
 
-#include "ipc/json-schema.h"
-#include "ipc/mcp-tools-internal.h"
-#include "ipc/mcp.h"
+#include "ipc/mcp/json-schema.h"
+#include "ipc/mcp/mcp-tools-internal.h"
+#include "ipc/mcp/mcp.h"
 
 typedef struct {
   const char *name;
