@@ -1283,10 +1283,10 @@ START_TEST(daemon_second_instance_refused) {
   GPid pid = rd_spawn(dmn->dir, argv, -1, fd, fd);
   close(fd);
   int st;
-  if (!rd_wait_pid(pid, 5000, &st)) {
+  if (!rd_wait_pid(pid, RD_TIMEOUT_MS, &st)) {
     kill(pid, SIGKILL);
-    rd_wait_pid(pid, 5000, NULL);
-    ck_abort_msg("a second daemon on a live socket did not exit within 5 s");
+    rd_wait_pid(pid, RD_TIMEOUT_MS, NULL);
+    ck_abort_msg("a second daemon on a live socket did not exit");
   }
   ck_assert_msg(rd_exit_code(st) > 0, "a second daemon on a live socket exited with %d",
                 rd_exit_code(st));
@@ -1323,7 +1323,7 @@ START_TEST(daemon_sigint_removes_socket) {
   assert_serves_new_client();
   ck_assert_int_eq(kill(dmn->pid, SIGINT), 0);
   int st;
-  ck_assert_msg(rd_wait_pid(dmn->pid, 5000, &st), "no exit within 5 s of SIGINT");
+  ck_assert_msg(rd_wait_pid(dmn->pid, RD_TIMEOUT_MS, &st), "no exit after SIGINT");
   dmn->running = false;
   ck_assert_int_eq(rd_exit_code(st), 0);
   struct stat sb;
@@ -1332,12 +1332,12 @@ START_TEST(daemon_sigint_removes_socket) {
 }
 END_TEST
 
-/* Runs `readerd serve --socket sock`, which must fail at start: exit > 0 within 5 s, saying
+/* Runs `readerd serve --socket sock`, which must fail at start: exit > 0, saying
  * why (with `want` in the message when not NULL). */
 static void assert_serve_refused(const char *dir, const char *sock, const char *want) {
   const char *argv[] = {rd_readerd(), "serve", "--socket", sock, NULL};
   RdRun o;
-  rd_run(dir, argv, NULL, 0, 5000, &o);
+  rd_run(dir, argv, NULL, 0, RD_TIMEOUT_MS, &o);
   ck_assert_msg(o.code > 0, "serve --socket %.80s... exited %d", sock, o.code);
   ck_assert_msg(*g_strstrip(o.err), "serve --socket %.80s... failed without a message", sock);
   ck_assert_msg(want == NULL || strstr(o.err, want) != NULL,
