@@ -440,6 +440,27 @@ END_TEST
 
 /* The same request gets the same answer, byte for byte, however the lanes that measure its
  * files side by side happen to be timed: a client's prompt cache depends on it. */
+/* Prints where two answers differ: the first entry of files[] that is not the same in both. */
+static void show_difference(const char *a, const char *b) {
+  g_autoptr(JsonNode) na = json_from_string(a, NULL);
+  g_autoptr(JsonNode) nb = json_from_string(b, NULL);
+  JsonArray *fa = json_object_get_array_member(json_node_get_object(na), "files");
+  JsonArray *fb = json_object_get_array_member(json_node_get_object(nb), "files");
+
+  for (guint i = 0; i < json_array_get_length(fa) && i < json_array_get_length(fb); i++) {
+    g_autofree char *ea = json_to_string(json_array_get_element(fa, i), FALSE);
+    g_autofree char *eb = json_to_string(json_array_get_element(fb, i), FALSE);
+
+    if (strcmp(ea, eb) != 0) {
+      printf("files[%u] first: %s\nfiles[%u] then:  %s\n", i, ea, i, eb);
+      fflush(stdout);
+      return;
+    }
+  }
+  printf("files: %u, then %u entries\n", json_array_get_length(fa), json_array_get_length(fb));
+  fflush(stdout);
+}
+
 START_TEST(budget_answer_same_every_time) {
   RdConn *c = rd_conn_new(dmn->sock);
   g_autofree char *first = NULL;
@@ -449,10 +470,12 @@ START_TEST(budget_answer_same_every_time) {
     g_autoptr(JsonNode) n = json_node_init_object(json_node_alloc(), r->result);
     g_autofree char *s = json_to_string(n, FALSE);
 
-    if (first == NULL)
+    if (first == NULL) {
       first = g_steal_pointer(&s);
-    else
-      ck_assert_msg(strcmp(first, s) == 0, "request %d was answered otherwise than the first", k);
+    } else if (strcmp(first, s) != 0) {
+      show_difference(first, s);
+      ck_abort_msg("request %d was answered otherwise than the first", k);
+    }
     rd_result_free(r);
   }
   rd_conn_free(c);
@@ -539,8 +562,9 @@ START_TEST(budget_answer_binary_same_every_time) {
       for (guint i = 0; i < json_array_get_length(r->files); i++)
         refused += json_object_has_member(rd_file(r, i), "code");
       first = g_steal_pointer(&s);
-    } else {
-      ck_assert_msg(strcmp(first, s) == 0, "request %d was answered otherwise than the first", k);
+    } else if (strcmp(first, s) != 0) {
+      show_difference(first, s);
+      ck_abort_msg("request %d was answered otherwise than the first", k);
     }
     rd_result_free(r);
   }

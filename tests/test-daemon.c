@@ -330,7 +330,7 @@ START_TEST(daemon_waiting_reads) {
     rd_result_free(r);
     g_free(key);
   }
-  ck_assert_msg(rd_conn_wait_closed(c, 5000), "the daemon kept a half-closed connection open");
+  ck_assert_msg(rd_conn_wait_closed(c, RD_TIMEOUT_MS), "the daemon kept a half-closed connection open");
   rd_conn_free(c);
   g_string_free(msg, TRUE);
   g_free(arr);
@@ -558,7 +558,7 @@ START_TEST(daemon_half_close_answers) {
     rd_result_free(r);
     g_free(key);
   }
-  ck_assert_msg(rd_conn_wait_closed(c, 5000), "the daemon kept a half-closed connection open");
+  ck_assert_msg(rd_conn_wait_closed(c, RD_TIMEOUT_MS), "the daemon kept a half-closed connection open");
   rd_conn_free(c);
   assert_serves_new_client();
   g_free(msg);
@@ -880,7 +880,7 @@ START_TEST(daemon_shutdown_exit) {
                 "shutdown did not answer null");
   json_node_unref(m);
   rd_conn_notify(c1, "exit", NULL);
-  ck_assert_msg(rd_conn_wait_closed(c1, 5000), "exit did not close the connection within 5 s");
+  ck_assert_msg(rd_conn_wait_closed(c1, RD_TIMEOUT_MS), "exit did not close the connection");
   /* Only that connection: the daemon and its other clients go on. */
   g_usleep(100000);
   ck_assert(rd_daemon_alive(dmn));
@@ -913,7 +913,7 @@ START_TEST(daemon_shutdown_answers_pending) {
   m = rd_conn_wait(c, "s:down", RD_TIMEOUT_MS);
   ck_assert_int_eq(rd_error_code(m), 0);
   json_node_unref(m);
-  ck_assert_msg(rd_conn_wait_closed(c, 5000), "exit did not close the connection");
+  ck_assert_msg(rd_conn_wait_closed(c, RD_TIMEOUT_MS), "exit did not close the connection");
   rd_conn_free(c);
   assert_serves_new_client();
   g_free(line);
@@ -1174,7 +1174,7 @@ START_TEST(daemon_exit_without_shutdown) {
   RdConn *c1 = rd_conn_new(dmn->sock);
   RdConn *c2 = rd_conn_new(dmn->sock);
   rd_conn_notify(c1, "exit", NULL);
-  ck_assert_msg(rd_conn_wait_closed(c1, 5000), "exit did not close the connection within 5 s");
+  ck_assert_msg(rd_conn_wait_closed(c1, RD_TIMEOUT_MS), "exit did not close the connection");
   g_usleep(100000);
   ck_assert(rd_daemon_alive(dmn));
   assert_serves(c2);
@@ -1283,10 +1283,10 @@ START_TEST(daemon_second_instance_refused) {
   GPid pid = rd_spawn(dmn->dir, argv, -1, fd, fd);
   close(fd);
   int st;
-  if (!rd_wait_pid(pid, 5000, &st)) {
+  if (!rd_wait_pid(pid, RD_TIMEOUT_MS, &st)) {
     kill(pid, SIGKILL);
-    rd_wait_pid(pid, 5000, NULL);
-    ck_abort_msg("a second daemon on a live socket did not exit within 5 s");
+    rd_wait_pid(pid, RD_TIMEOUT_MS, NULL);
+    ck_abort_msg("a second daemon on a live socket did not exit");
   }
   ck_assert_msg(rd_exit_code(st) > 0, "a second daemon on a live socket exited with %d",
                 rd_exit_code(st));
@@ -1309,7 +1309,7 @@ START_TEST(daemon_sigterm_with_clients) {
   char *k = rd_conn_request(busy, "read", params, NULL);
   assert_serves(idle);
   rd_daemon_stop(dmn); /* exit 0 within 5 s, socket file removed */
-  ck_assert_msg(rd_conn_wait_closed(idle, 5000), "a client was not disconnected at exit");
+  ck_assert_msg(rd_conn_wait_closed(idle, RD_TIMEOUT_MS), "a client was not disconnected at exit");
   g_free(k);
   g_free(params);
   g_free(arr);
@@ -1323,7 +1323,7 @@ START_TEST(daemon_sigint_removes_socket) {
   assert_serves_new_client();
   ck_assert_int_eq(kill(dmn->pid, SIGINT), 0);
   int st;
-  ck_assert_msg(rd_wait_pid(dmn->pid, 5000, &st), "no exit within 5 s of SIGINT");
+  ck_assert_msg(rd_wait_pid(dmn->pid, RD_TIMEOUT_MS, &st), "no exit after SIGINT");
   dmn->running = false;
   ck_assert_int_eq(rd_exit_code(st), 0);
   struct stat sb;
@@ -1332,12 +1332,12 @@ START_TEST(daemon_sigint_removes_socket) {
 }
 END_TEST
 
-/* Runs `readerd serve --socket sock`, which must fail at start: exit > 0 within 5 s, saying
+/* Runs `readerd serve --socket sock`, which must fail at start: exit > 0, saying
  * why (with `want` in the message when not NULL). */
 static void assert_serve_refused(const char *dir, const char *sock, const char *want) {
   const char *argv[] = {rd_readerd(), "serve", "--socket", sock, NULL};
   RdRun o;
-  rd_run(dir, argv, NULL, 0, 5000, &o);
+  rd_run(dir, argv, NULL, 0, RD_TIMEOUT_MS, &o);
   ck_assert_msg(o.code > 0, "serve --socket %.80s... exited %d", sock, o.code);
   ck_assert_msg(*g_strstrip(o.err), "serve --socket %.80s... failed without a message", sock);
   ck_assert_msg(want == NULL || strstr(o.err, want) != NULL,

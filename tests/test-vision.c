@@ -66,6 +66,15 @@ static int recorded_count(void) {
   }
 }
 
+/* Waits until the server has recorded n requests (it writes a file each), up to RD_TIMEOUT_MS:
+ * a sanitized daemon on a busy machine may take seconds to send one. */
+static void wait_recorded(int n) {
+  gint64 deadline = g_get_monotonic_time() + (gint64)RD_TIMEOUT_MS * 1000;
+
+  while (recorded_count() < n && g_get_monotonic_time() < deadline)
+    g_usleep(25 * 1000);
+}
+
 /* The n-th request the server recorded (1-based): {path, headers, body}. Unref it. */
 static JsonNode *recorded(int n) {
   g_autofree char *p = g_strdup_printf("%s/%04d.json", rec, n);
@@ -635,12 +644,11 @@ START_TEST(vision_cancel_mid_request) {
   d = daemon_up(&c);
   params = g_strdup_printf("{\"paths\":[\"%s\"],\"query\":\"q\"}", p);
   key = rd_conn_request(c, "readImages", params, "\"slow\"");
-  for (int i = 0; i < 200 && recorded_count() == 0; i++)
-    g_usleep(25 * 1000);
+  wait_recorded(1);
   ck_assert_int_eq(recorded_count(), 1);
   t0 = g_get_monotonic_time();
   rd_conn_notify(c, "$/cancelRequest", "{\"id\":\"slow\"}");
-  msg = rd_conn_wait(c, key, 5000);
+  msg = rd_conn_wait(c, key, RD_TIMEOUT_MS);
   ck_assert_int_eq(json_object_get_int_member(error_of(msg), "code"), -32800);
   ck_assert_int_lt(g_get_monotonic_time() - t0, 2 * 1000 * 1000);
   /* The same connection reads on; a new client is asked about its pictures. */
@@ -683,10 +691,9 @@ START_TEST(vision_concurrent_limit) {
 
     keys[i] = rd_conn_request(c, "readImages", params, id);
   }
-  fifth = rd_conn_wait(c, keys[4], 5000);
+  fifth = rd_conn_wait(c, keys[4], RD_TIMEOUT_MS);
   ck_assert_int_eq(rd_error_code(fifth), -32600);
-  for (int i = 0; i < 200 && recorded_count() < 4; i++)
-    g_usleep(25 * 1000);
+  wait_recorded(4);
   ck_assert_int_eq(recorded_count(), 4);
   for (int i = 0; i < 4; i++) {
     g_autofree char *cancel = g_strdup_printf("{\"id\":%d}", 100 + i);
@@ -694,7 +701,7 @@ START_TEST(vision_concurrent_limit) {
     rd_conn_notify(c, "$/cancelRequest", cancel);
   }
   for (int i = 0; i < 4; i++) {
-    g_autoptr(JsonNode) m = rd_conn_wait(c, keys[i], 5000);
+    g_autoptr(JsonNode) m = rd_conn_wait(c, keys[i], RD_TIMEOUT_MS);
 
     ck_assert_int_eq(rd_error_code(m), -32800);
   }
@@ -716,8 +723,7 @@ START_TEST(vision_disconnect_mid_request) {
   d = daemon_up(&c);
   params = g_strdup_printf("{\"paths\":[\"%s\"],\"query\":\"q\"}", p);
   key = rd_conn_request(c, "readImages", params, NULL);
-  for (int i = 0; i < 200 && recorded_count() == 0; i++)
-    g_usleep(25 * 1000);
+  wait_recorded(1);
   rd_conn_free(c);
   c = rd_conn_new(d->sock);
   {

@@ -47,7 +47,9 @@ typedef struct {
   bool head_refused; /* ITEM_REFUSED for what its head held: a stat alone would have passed it */
   bool cuttable;     /* ITEM_OPAQUE that budget-cut.c cuts once read: a PDF, notebook, document */
   int64_t tile;      /* ITEM_IMAGE sent as tiles: one tile's price (it is cut by tiles), else 0 */
-  int64_t floor_cost; /* what its measure added to floor_sum */
+  /* What its measure added to floor_sum; 0 until then. Set by the lane that measured it, read
+   * by those measuring the files after it. */
+  atomic_int_fast64_t floor_cost;
 } Item;
 
 /* What a picture cut by tiles writes besides its tiles: a <Tile> element each, and the notice
@@ -75,8 +77,11 @@ struct Budget {
   int64_t floor;  /* the least useful share (BUDGET_FLOOR_TOKENS, or a quarter of the budget) */
   /* min(cost, floor) summed over the files measured so far, in any order. Past the budget,
    * the fair share of every file is below the floor: the files are admitted in request order
-   * and none claimed after this point can be, so their heads are not read. */
+   * and none after the files that pass it can be, so their heads are not read. */
   atomic_int_fast64_t floor_sum;
+  /* The first file at which the files up to it were found to pass the budget at the floor (a
+   * sum that only grows): none after it is admitted. SIZE_MAX until then. */
+  atomic_size_t floor_past;
   int64_t frame; /* tokens of <ReadResults …> and its end tag, at the widest numbers */
   int64_t skip;  /* the request's skip: the answer's first entry is this one of its paths */
   bool plan;
@@ -142,6 +147,7 @@ Budget *budget_new(const ReadParams *p, const Formatter *fmt, const TokensPricin
   b->tokens = p->budget_tokens;
   b->floor = MIN((int64_t)BUDGET_FLOOR_TOKENS, MAX(b->tokens / 4, 1));
   atomic_init(&b->floor_sum, 0);
+  atomic_init(&b->floor_past, SIZE_MAX);
   b->plan = p->plan;
   b->measuring = true;
   b->pricing = *pricing;
@@ -434,6 +440,30 @@ void budget_measure_read(Budget *b, size_t i, const ReaderOptions *o, const Work
   file_result_clear(&f);
 }
 
+/* True when the files before i pass the budget at the floor, by what their measures found so
+ * far: then i cannot be admitted, whatever the files not yet measured add. Only the files before
+ * it count: a lane claims i and may be held before it gets here while the others measure the
+ * files after it, and those must not decide whether i's head is read (budget_decide answers a
+ * file by whether the files before it pass, and an unread head there would change the answer). */
+static bool past_floor(Budget *b, size_t i) {
+  size_t past = atomic_load(&b->floor_past);
+  int64_t sum = 0;
+
+  if (b->plan || b->tokens <= 0 || atomic_load(&b->floor_sum) <= b->tokens)
+    return false;
+  if (i > past)
+    return true;
+  for (size_t j = 0; j < i; j++) {
+    sum += atomic_load(&b->items[j].floor_cost);
+    if (sum > b->tokens) {
+      while (j < past && !atomic_compare_exchange_weak(&b->floor_past, &past, j))
+        ;
+      return true;
+    }
+  }
+  return false;
+}
+
 BudgetMeasure budget_measure(Budget *b, size_t i, const ReaderOptions *o, const Workspace *ws,
                              const atomic_bool *cancelled, FileResult *res) {
   Item *it = &b->items[i];
@@ -446,7 +476,7 @@ BudgetMeasure budget_measure(Budget *b, size_t i, const ReaderOptions *o, const 
     sample = BUDGET_FLOOR_SAMPLE;
 
   /* Past what the budget can admit (a plan lists every file). */
-  if (!b->plan && b->tokens > 0 && atomic_load(&b->floor_sum) > b->tokens)
+  if (past_floor(b, i))
     sample = 0;
 
   path_markup(it, o->path, sample > 0);
@@ -483,8 +513,8 @@ BudgetMeasure budget_measure(Budget *b, size_t i, const ReaderOptions *o, const 
     it->want = it->total;
     it->guessed = it->cuttable;
   }
-  it->floor_cost = unknown_cost(it) ? b->floor : MIN(it->want, b->floor);
-  atomic_fetch_add(&b->floor_sum, it->floor_cost);
+  atomic_store(&it->floor_cost, unknown_cost(it) ? b->floor : MIN(it->want, b->floor));
+  atomic_fetch_add(&b->floor_sum, atomic_load(&it->floor_cost));
   /* Read now, on a blocking job: its share is then what it writes, not a guess from its size
    * (an office file is mostly zipped markup and media: the guess took several times what it
    * writes, a share no other file could have). The floor keeps its guess, as the measure
@@ -660,7 +690,7 @@ static void unsample_past_floor(Budget *b, ReadResult *r) {
     }
     /* As the measure counted it: a file read whole since (budget_measure_read) kept its
      * guess there. */
-    sum += it->floor_cost;
+    sum += atomic_load(&it->floor_cost);
   }
 }
 
