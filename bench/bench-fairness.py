@@ -5,7 +5,7 @@ Usage: bench/bench-fairness.py [--readerd build/daemon/readerd] [--client build/
                                [--files 2000] [--samples 1000]
 
 Measures, in one run, the round trip of a one-file read (a small Go file) on its own
-connection:
+connection (through bench-client; case 3 also with both clients in Python):
 1. with the machine idle,
 2. while another process runs `cat` of the same N files in a loop (the floor: the same load on
    the machine, without sharing readerd),
@@ -46,6 +46,14 @@ def stalled_clients(sock, files, n):
         s.sendall(line)
         out.append(s)
     return out
+
+
+def python_big_loop(sock, files, stop):
+    """A Python client reading the files from readerd in a loop, answers parsed: the load an
+    agent written in Python puts on the machine."""
+    c = Client(sock)
+    while not stop.is_set():
+        c.read({'paths': files})
 
 
 def long_lines_loop(sock, stop, n=100000):
@@ -176,6 +184,8 @@ def main():
         idle = one()
         with_cat = under_load(cat_loop, (files,), one)
         with_big = under_client_load([client, 'loop', sock, listing], one)
+        # The same with Python clients on both sides, as agents written in Python are.
+        with_big_py = under_load(python_big_loop, (sock, files), lambda: latencies(c, small, a.samples))
         with_long = under_load(long_lines_loop, (sock,), one)
         stalled = stalled_clients(sock, files, 10)
         time.sleep(1.0)
@@ -212,6 +222,7 @@ def main():
     print(row('idle', idle))
     print(row('`cat` of the %d files in a loop (floor)' % len(files), with_cat))
     print(row('another client reading the %d files in a loop' % len(files), with_big))
+    print(row('the same, both clients in Python' , with_big_py))
     print(row('a client sending 4 MB lines in a loop (each -32601)', with_long))
     print(row('10 clients that never read their %d-file answers' % len(files), with_stalled))
     if with_hostile is not None:
