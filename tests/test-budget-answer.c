@@ -43,16 +43,6 @@ static int64_t member_int(JsonObject *o, const char *name) {
   return json_object_get_int_member(o, name);
 }
 
-static int64_t prop_int(xmlNodePtr n, const char *name) {
-  xmlChar *v = xmlGetProp(n, (const xmlChar *)name);
-  int64_t x;
-
-  ck_assert_msg(v != NULL, "no %s on <%s>", name, (const char *)n->name);
-  x = g_ascii_strtoll((const char *)v, NULL, 10);
-  xmlFree(v);
-  return x;
-}
-
 /* The estimate of the whole XML, as the model reads it. */
 static int64_t xml_tokens(RdResult *r) {
   const char *xml = json_object_get_string_member(r->result, "xml");
@@ -134,10 +124,10 @@ static guint check_answer(RdResult *r, int64_t budget, int64_t skip) {
       if (strcmp(rd_file_str(r, j, "omitted"), "budget") == 0)
         total += rd_file_int(r, j, "tokensTotal");
     }
-    ck_assert_int_eq(prop_int(r->summary, "files"), n - cut);
-    ck_assert_int_eq(prop_int(r->summary, "bytes"), bytes);
-    ck_assert_int_eq(prop_int(r->summary, "tokensTotal"), total);
-    ck_assert_int_eq(prop_int(r->summary, "skip"), skip + cut);
+    ck_assert_int_eq(rd_xml_prop_int(r->summary, "files"), n - cut);
+    ck_assert_int_eq(rd_xml_prop_int(r->summary, "bytes"), bytes);
+    ck_assert_int_eq(rd_xml_prop_int(r->summary, "tokensTotal"), total);
+    ck_assert_int_eq(rd_xml_prop_int(r->summary, "skip"), skip + cut);
     ck_assert_int_eq(member_int(o, "bytes"), bytes);
     ck_assert_int_eq(member_int(o, "tokensTotal"), total);
     ck_assert_int_eq(member_int(o, "skip"), skip + cut);

@@ -27,16 +27,6 @@ static char *write_full_file(const char *dir) {
   return path;
 }
 
-static int64_t xml_prop_int(xmlNodePtr n, const char *name) {
-  xmlChar *v = xmlGetProp(n, (const xmlChar *)name);
-  int64_t x;
-
-  ck_assert_msg(v != NULL, "no %s on <%s>", name, (const char *)n->name);
-  x = g_ascii_strtoll((const char *)v, NULL, 10);
-  xmlFree(v);
-  return x;
-}
-
 static char *paths_json(const char *path, int n) {
   char *q = rd_json_quote(path);
   GString *s = g_string_new("[");
@@ -141,10 +131,10 @@ START_TEST(limits_answer_cap_unread) {
   want_tokens =
       (int64_t)(N_PATHS - 100 - first) * (full_st.st_size / 4 + 1) + 100 * (late_st.st_size / 4 + 1);
   ck_assert_ptr_nonnull(res->summary);
-  ck_assert_int_eq(xml_prop_int(res->summary, "files"), N_PATHS - first);
-  ck_assert_int_eq(xml_prop_int(res->summary, "skip"), first);
-  ck_assert_int_eq(xml_prop_int(res->summary, "bytes"), want_bytes);
-  ck_assert_int_eq(xml_prop_int(res->summary, "tokensTotal"), want_tokens);
+  ck_assert_int_eq(rd_xml_prop_int(res->summary, "files"), N_PATHS - first);
+  ck_assert_int_eq(rd_xml_prop_int(res->summary, "skip"), first);
+  ck_assert_int_eq(rd_xml_prop_int(res->summary, "bytes"), want_bytes);
+  ck_assert_int_eq(rd_xml_prop_int(res->summary, "tokensTotal"), want_tokens);
   ck_assert_int_eq(json_object_get_int_member(res->result, "lines"), (int64_t)first * 2000);
   rd_result_free(res);
   /* Read on its own, it is read. */

@@ -200,3 +200,13 @@ GBytes *rd_image_bytes(RdResult *r, guint k) {
   guchar *bytes = g_base64_decode(data, &n);
   return g_bytes_new_take(bytes, n);
 }
+
+int64_t rd_xml_prop_int(xmlNodePtr n, const char *name) {
+  xmlChar *v = xmlGetProp(n, (const xmlChar *)name);
+  int64_t x;
+
+  ck_assert_msg(v != NULL, "no %s on <%s>", name, (const char *)n->name);
+  x = g_ascii_strtoll((const char *)v, NULL, 10);
+  xmlFree(v);
+  return x;
+}

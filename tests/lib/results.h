@@ -63,6 +63,9 @@ bool rd_file_true(RdResult *r, guint i, const char *member);
 /* Content element i; fails the test when out of range. Points into the result. */
 xmlNodePtr rd_content(RdResult *r, guint i);
 
+/* The integer attribute name of element n; fails the test when it is missing. */
+int64_t rd_xml_prop_int(xmlNodePtr n, const char *name);
+
 /* An attribute of Content i (or of the root element when i is -1), g_malloc'd, or NULL. */
 char *rd_attr(RdResult *r, int i, const char *name);
 
