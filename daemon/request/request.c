@@ -82,11 +82,12 @@ static ReaderOptions reader_options(const Request *req, size_t i) {
   };
 }
 
-/* expansion_answer(), and file i marked as answered without a read. */
+/* expansion_answer(). Its refusal of a file (a pattern that matched nothing, the fence) is also
+ * what the file gets past the answer's cap; a binary file it lists is given its stat there. */
 static bool answer_expanded(Request *req, size_t i, FileResult *f) {
   if (!expansion_answer(&req->expansion, i, f))
     return false;
-  req->unopened[i] = true;
+  req->stat_only[i] = f->code != NULL;
   return true;
 }
 
@@ -140,30 +141,30 @@ static void stat_past_cap(Request *req, const ReaderOptions *o, size_t i) {
 
   if (reader_measure(o, req->ws, &req->cancelled, 0, f, &s))
     f->lines = -1;
-  req->unopened[i] = true;
+  req->stat_only[i] = true;
   file_done(req, i);
 }
 
 /* See request-internal.h. */
-void request_answer_unread(Request *req, size_t i) {
-  FileResult *f = &req->result.files[i], stat_only = {0};
+void request_answer_from_stat(Request *req, size_t i) {
+  FileResult *f = &req->result.files[i], fresh = {0};
   ReaderOptions o = reader_options(req, i);
   ReaderSample s;
 
-  if (req->unopened[i])
+  if (req->stat_only[i])
     return;
-  if (reader_measure(&o, req->ws, &req->cancelled, 0, &stat_only, &s))
-    stat_only.lines = -1;
+  if (reader_measure(&o, req->ws, &req->cancelled, 0, &fresh, &s))
+    fresh.lines = -1;
   /* Where it came from in paths[] and the notices after it are the expansion's, not the
    * read's: they stay. */
-  stat_only.expanded = f->expanded;
-  stat_only.from = f->from;
-  stat_only.notices = g_steal_pointer(&f->notices);
-  stat_only.n_notices = f->n_notices;
+  fresh.expanded = f->expanded;
+  fresh.from = f->from;
+  fresh.notices = g_steal_pointer(&f->notices);
+  fresh.n_notices = f->n_notices;
   f->n_notices = 0;
   file_result_clear(f);
-  *f = stat_only;
-  req->unopened[i] = true;
+  *f = fresh;
+  req->stat_only[i] = true;
 }
 
 /* The read phase of file i, on a lane: a file the policy settled after the measure is done; one
@@ -189,8 +190,7 @@ static size_t read_one(Request *req, Lane *lane, size_t i) {
     lane->read++;
     return 0;
   }
-  if (counted || answer_expanded(req, i, f) ||
-      reader_read_text(&o, req->ws, &req->cancelled, f)) {
+  if (counted || answer_expanded(req, i, f) || reader_read_text(&o, req->ws, &req->cancelled, f)) {
     file_done(req, i);
     lane->read++;
     return 1;
@@ -416,7 +416,7 @@ static void request_setup_files(Request *req) {
   policy_init(&req->policy, &req->params, req->fmt, &req->pricing);
   req->phase = req->policy.ops->measures ? PHASE_MEASURE : PHASE_READ;
   req->frags = g_new0(GString *, req->result.n_files);
-  req->unopened = g_new0(bool, req->result.n_files);
+  req->stat_only = g_new0(bool, req->result.n_files);
   req->blocking = g_new(size_t, req->result.n_files);
   atomic_init(&req->next, 0);
   atomic_init(&req->formatted, 0);
@@ -550,7 +550,7 @@ void request_free(Request *req) {
     if (req->frags[i] != NULL)
       g_string_free(req->frags[i], TRUE);
   g_free(req->frags);
-  g_free(req->unopened);
+  g_free(req->stat_only);
   g_free(req->blocking);
   expansion_clear(&req->expansion);
   policy_clear(&req->policy);

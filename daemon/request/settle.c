@@ -39,7 +39,7 @@ static void summarize_past_cap(Request *req, size_t first) {
     /* Whether a lane had read it before the pieces passed the cap is a matter of timing: the
      * entry must not say (its type, a binary file's refusal), or files[] would differ from one
      * run to the next. */
-    request_answer_unread(req, j);
+    request_answer_from_stat(req, j);
     if (f->bytes > 0)
       sum->bytes += f->bytes;
     /* From its size: about four bytes a token. */
