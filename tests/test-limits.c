@@ -168,14 +168,19 @@ static GPtrArray *mixed_paths(const char *dir, char ***ret_small) {
     for (int k = 0; k < 3; k++)
       g_ptr_array_add(paths, g_strdup(small[k]));
   }
+  /* A folder, last: the binary file its expansion lists unread is past the cap like any other. */
+  g_ptr_array_add(paths, g_build_filename(dir, "listed", NULL));
+  g_free(rd_write_file(paths->pdata[paths->len - 1], "listed.bin", bin, sizeof bin - 1));
+  g_free(rd_write_str(paths->pdata[paths->len - 1], "listed.txt", "listed\n"));
   *ret_small = small;
   return paths;
 }
 
 /* Checks that every files[] entry from `first` on is a file past the cap answered from its
- * stat alone: its path, FILE_TOO_LARGE naming the cap, its size, time and etag, and no tokens;
- * a missing file its FILE_NOT_FOUND without them. Nothing read: no type, no read's refusal (the
- * binary file's UNSUPPORTED_FORMAT), no lines or encoding. */
+ * stat alone: its path, FILE_TOO_LARGE naming the cap, `from` for a file of the folder, its
+ * size, time and etag, and no tokens; a missing file its FILE_NOT_FOUND without them. Nothing
+ * read: no type, no read's refusal (the binary file's UNSUPPORTED_FORMAT), no lines or encoding,
+ * not the expansion's `omitted`. */
 static void assert_stat_only(RdResult *r, guint first, const char *gone) {
   for (guint j = first; j < json_array_get_length(r->files); j++) {
     JsonObject *f = rd_file(r, j);
@@ -197,7 +202,8 @@ static void assert_stat_only(RdResult *r, guint first, const char *gone) {
     ck_assert_int_eq(rd_file_int(r, j, "bytes"), st.st_size);
     ck_assert_int_eq(rd_file_int(r, j, "modified"), rd_mtime_ms(path));
     ck_assert_ptr_nonnull(rd_file_str(r, j, "etag"));
-    ck_assert_msg(json_object_get_size(f) == 7, "files[%u] says more than its stat: %s", j, s);
+    ck_assert_msg(json_object_get_size(f) == (json_object_has_member(f, "from") ? 8 : 7),
+                  "files[%u] says more than its stat: %s", j, s);
   }
 }
 
@@ -230,7 +236,7 @@ START_TEST(limits_answer_cap_stat_only) {
   g_auto(GStrv) small = NULL;
   g_autoptr(GPtrArray) paths = mixed_paths(dmn->dir, &small);
   g_autofree char *arr = rd_json_paths((const char *const *)paths->pdata, paths->len);
-  g_autofree char *params = g_strdup_printf("{\"paths\":%s}", arr);
+  g_autofree char *params = g_strdup_printf("{\"paths\":%s,\"expand\":true}", arr);
   g_autofree char *want = NULL;
   RdConn *c = rd_conn_new(dmn->sock);
 
@@ -257,6 +263,7 @@ START_TEST(limits_answer_cap_stat_only) {
     /* Past the cap among the small files, not before them. */
     ck_assert_uint_gt(first, 600);
     ck_assert_uint_lt(first, paths->len - 20);
+    ck_assert_uint_eq(json_array_get_length(res->files), paths->len + 1);
     assert_stat_only(res, first, small[2]);
     rd_result_free(res);
   }
