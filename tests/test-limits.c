@@ -148,6 +148,166 @@ START_TEST(limits_answer_cap_unread) {
 }
 END_TEST
 
+/* The paths of a read whose answer passes the cap among small files: full files to near the cap,
+ * then full files each followed by a small text file, a small binary file and a missing one. The
+ * lanes read the small files in a blink, so some taken after the cap are often read already when
+ * the full file before them passes it. The files' paths in *ret_small (g_strfreev). */
+static GPtrArray *mixed_paths(const char *dir, char ***ret_small) {
+  static const char bin[] = "\0\1\2 binary \0\3\4 data \0";
+  g_autofree char *full = write_full_file(dir);
+  GPtrArray *paths = g_ptr_array_new_with_free_func(g_free);
+  char **small = g_new0(char *, 4);
+
+  small[0] = rd_write_str(dir, "small.txt", "package small\n\nfunc Small() {}\n");
+  small[1] = rd_write_file(dir, "small.bin", bin, sizeof bin - 1);
+  small[2] = g_build_filename(dir, "gone.txt", NULL);
+  for (int i = 0; i < 600; i++)
+    g_ptr_array_add(paths, g_strdup(full));
+  for (int i = 0; i < 60; i++) {
+    g_ptr_array_add(paths, g_strdup(full));
+    for (int k = 0; k < 3; k++)
+      g_ptr_array_add(paths, g_strdup(small[k]));
+  }
+  /* A folder, last: the binary file its expansion lists unread is past the cap like any other. */
+  g_ptr_array_add(paths, g_build_filename(dir, "listed", NULL));
+  g_free(rd_write_file(paths->pdata[paths->len - 1], "listed.bin", bin, sizeof bin - 1));
+  g_free(rd_write_str(paths->pdata[paths->len - 1], "listed.txt", "listed\n"));
+  *ret_small = small;
+  return paths;
+}
+
+/* Checks that every files[] entry from `first` on is a file past the cap answered from its
+ * stat alone: its path, FILE_TOO_LARGE naming the cap, `from` for a file of the folder, its
+ * size, time and etag, and no tokens; a missing file its FILE_NOT_FOUND without them. Nothing
+ * read: no type, no read's refusal (the binary file's UNSUPPORTED_FORMAT), no lines or encoding,
+ * not the expansion's `omitted`. */
+static void assert_stat_only(RdResult *r, guint first, const char *gone) {
+  for (guint j = first; j < json_array_get_length(r->files); j++) {
+    JsonObject *f = rd_file(r, j);
+    const char *path = rd_file_str(r, j, "path"), *code = rd_file_str(r, j, "code");
+    g_autofree char *s = json_to_string(json_array_get_element(r->files, j), FALSE);
+    struct stat st;
+
+    ck_assert_msg(!json_object_has_member(f, "type"), "files[%u] past the cap has a type: %s", j,
+                  s);
+    ck_assert_int_eq(rd_file_int(r, j, "tokens"), 0);
+    ck_assert_ptr_nonnull(rd_file_str(r, j, "error"));
+    if (strcmp(path, gone) == 0) {
+      ck_assert_msg(g_strcmp0(code, "FILE_NOT_FOUND") == 0, "files[%u]: %s", j, s);
+      ck_assert_msg(json_object_get_size(f) == 4, "files[%u] says more than its stat: %s", j, s);
+      continue;
+    }
+    ck_assert_msg(g_strcmp0(code, "FILE_TOO_LARGE") == 0, "files[%u] past the cap: %s", j, s);
+    ck_assert_int_eq(stat(path, &st), 0);
+    ck_assert_int_eq(rd_file_int(r, j, "bytes"), st.st_size);
+    ck_assert_int_eq(rd_file_int(r, j, "modified"), rd_mtime_ms(path));
+    ck_assert_ptr_nonnull(rd_file_str(r, j, "etag"));
+    ck_assert_msg(json_object_get_size(f) == (json_object_has_member(f, "from") ? 8 : 7),
+                  "files[%u] says more than its stat: %s", j, s);
+  }
+}
+
+/* The first files[] entry where two answers differ, as text for a failure message. */
+static char *first_difference(const char *a, const char *b) {
+  g_autoptr(JsonNode) na = rd_json_parse(a, strlen(a)), nb = rd_json_parse(b, strlen(b));
+  JsonObject *oa = json_node_get_object(na), *ob = json_node_get_object(nb);
+  JsonArray *fa, *fb;
+
+  if (json_object_has_member(oa, "result")) {
+    oa = json_object_get_object_member(oa, "result");
+    ob = json_object_get_object_member(ob, "result");
+  }
+  fa = json_object_get_array_member(oa, "files");
+  fb = json_object_get_array_member(ob, "files");
+  for (guint j = 0; j < json_array_get_length(fa) && j < json_array_get_length(fb); j++) {
+    g_autofree char *sa = json_to_string(json_array_get_element(fa, j), FALSE);
+    g_autofree char *sb = json_to_string(json_array_get_element(fb, j), FALSE);
+
+    if (strcmp(sa, sb) != 0)
+      return g_strdup_printf("files[%u]: %s, then %s", j, sa, sb);
+  }
+  return g_strdup("not in files[]");
+}
+
+/* Whatever the lanes had read when the cap was noticed, each file past it is answered from its
+ * stat alone, and the same request over the same files gets the same answer, byte for byte,
+ * run after run. */
+START_TEST(limits_answer_cap_stat_only) {
+  g_auto(GStrv) small = NULL;
+  g_autoptr(GPtrArray) paths = mixed_paths(dmn->dir, &small);
+  g_autofree char *arr = rd_json_paths((const char *const *)paths->pdata, paths->len);
+  g_autofree char *params = g_strdup_printf("{\"paths\":%s,\"expand\":true}", arr);
+  g_autofree char *want = NULL;
+  RdConn *c = rd_conn_new(dmn->sock);
+
+  for (int run = 0; run < 20; run++) {
+    /* The same id each time: the whole line is then the same. */
+    g_autofree char *key = rd_conn_request(c, "read", params, "7");
+    g_autofree char *diff = NULL;
+    char *line = NULL;
+    RdResult *res;
+    guint first;
+
+    ck_assert_int_eq(rd_conn_recv_line(c, 120000, &line), 1);
+    if (want != NULL) {
+      if (strcmp(line, want) != 0)
+        diff = first_difference(want, line);
+      ck_assert_msg(diff == NULL, "run %d answers otherwise than run 0: %s", run, diff);
+      g_free(line);
+      continue;
+    }
+    want = line;
+    res = rd_result_new(rd_json_parse(line, strlen(line)));
+    ck_assert_ptr_nonnull(res->summary);
+    first = (guint)rd_xml_prop_int(res->summary, "skip");
+    /* Past the cap among the small files, not before them. */
+    ck_assert_uint_gt(first, 600);
+    ck_assert_uint_lt(first, paths->len - 20);
+    ck_assert_uint_eq(json_array_get_length(res->files), paths->len + 1);
+    assert_stat_only(res, first, small[2]);
+    rd_result_free(res);
+  }
+  rd_conn_free(c);
+}
+END_TEST
+
+/* The same through the command line, which reads in its own process. */
+START_TEST(limits_answer_cap_stat_only_cli) {
+  g_auto(GStrv) small = NULL;
+  g_autoptr(GPtrArray) paths = mixed_paths(dmn->dir, &small);
+  g_autoptr(GPtrArray) argv = g_ptr_array_new();
+  g_autofree char *want = NULL;
+
+  g_ptr_array_add(argv, (char *)rd_readerd());
+  g_ptr_array_add(argv, "read");
+  g_ptr_array_add(argv, "--json");
+  for (guint i = 0; i < paths->len; i++)
+    g_ptr_array_add(argv, paths->pdata[i]);
+  g_ptr_array_add(argv, NULL);
+  for (int run = 0; run < 3; run++) {
+    g_autofree char *diff = NULL;
+    RdResult *res;
+    RdRun out;
+
+    rd_run(dmn->dir, (const char *const *)argv->pdata, NULL, 0, 120000, &out);
+    ck_assert_int_eq(out.code, 1);
+    if (want != NULL) {
+      if (strcmp(out.out, want) != 0)
+        diff = first_difference(want, out.out);
+      ck_assert_msg(diff == NULL, "run %d answers otherwise than run 0: %s", run, diff);
+      rd_run_clear(&out);
+      continue;
+    }
+    want = g_strndup(out.out, out.out_len);
+    res = rd_result_from_json(out.out, out.out_len);
+    ck_assert_ptr_nonnull(res->summary);
+    assert_stat_only(res, (guint)rd_xml_prop_int(res->summary, "skip"), small[2]);
+    rd_result_free(res);
+    rd_run_clear(&out);
+  }
+}
+END_TEST
+
 START_TEST(limits_answer_cap_cli) {
   char *path = write_full_file(dmn->dir);
   GPtrArray *argv = g_ptr_array_new();
@@ -190,6 +350,8 @@ static Suite *limits_suite(void) {
   tcase_add_test(tc, limits_answer_cap_daemon);
   tcase_add_test(tc, limits_answer_cap_unread);
   tcase_add_test(tc, limits_answer_cap_cli);
+  tcase_add_test(tc, limits_answer_cap_stat_only);
+  tcase_add_test(tc, limits_answer_cap_stat_only_cli);
   suite_add_tcase(s, tc);
   return s;
 }

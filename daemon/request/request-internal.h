@@ -65,6 +65,9 @@ struct Request {
 
   ReadResult result; /* files[i] written only by the lane or job that has i, until it is read */
   GString **frags;   /* frags[i]: file i's piece of the answer, formatted by its lane */
+  bool *stat_only;   /* stat_only[i]: file i's entry is already what a file past the answer's
+                        cap gets (its stat, taken past the cap; an expansion's refusal); written
+                        by the lane that has i */
   Lane lanes[REQUEST_MAX_IN_FLIGHT];
   uv_work_t cancel_work; /* brings a cancelled request that has nothing running to its end */
   atomic_size_t next;    /* next file to claim; may run past the end */
@@ -95,6 +98,12 @@ void request_pieces_free(GString **pieces, size_t n);
 
 /* File i's piece of the answer in the request's format, or NULL when formatting failed. */
 GString *request_format_file(const Request *req, size_t i, int64_t image_index);
+
+/* File i's entry replaced by what a file taken past the answer's cap gets, whatever was read of
+ * it: what a stat alone says (path, size, time, etag, or the stat's own refusal), or an
+ * expansion's refusal as it is; the expansion's `from` and notices stay. On the thread that
+ * settles, once every file is read. */
+void request_answer_from_stat(Request *req, size_t i);
 
 /* f's tokens as the request's format prices them. */
 static inline void request_count_tokens(const Request *req, FileResult *f) {

@@ -82,6 +82,15 @@ static ReaderOptions reader_options(const Request *req, size_t i) {
   };
 }
 
+/* expansion_answer(). Its refusal of a file (a pattern that matched nothing, the fence) is also
+ * what the file gets past the answer's cap; a binary file it lists is given its stat there. */
+static bool answer_expanded(Request *req, size_t i, FileResult *f) {
+  if (!expansion_answer(&req->expansion, i, f))
+    return false;
+  req->stat_only[i] = f->code != NULL;
+  return true;
+}
+
 /* File i is left to a blocking job of its own, started by the scheduler. */
 static size_t defer(Lane *lane, size_t i) {
   lane->deferred[lane->n_deferred++] = i;
@@ -96,7 +105,7 @@ static size_t measure_one(Request *req, Lane *lane, size_t i) {
   FileResult *f = &req->result.files[i];
   PolicyMeasured m;
 
-  if (expansion_answer(&req->expansion, i, f)) {
+  if (answer_expanded(req, i, f)) {
     policy_answered(&req->policy, i, f);
     lane->read++;
     return 0;
@@ -132,7 +141,30 @@ static void stat_past_cap(Request *req, const ReaderOptions *o, size_t i) {
 
   if (reader_measure(o, req->ws, &req->cancelled, 0, f, &s))
     f->lines = -1;
+  req->stat_only[i] = true;
   file_done(req, i);
+}
+
+/* See request-internal.h. */
+void request_answer_from_stat(Request *req, size_t i) {
+  FileResult *f = &req->result.files[i], fresh = {0};
+  ReaderOptions o = reader_options(req, i);
+  ReaderSample s;
+
+  if (req->stat_only[i])
+    return;
+  if (reader_measure(&o, req->ws, &req->cancelled, 0, &fresh, &s))
+    fresh.lines = -1;
+  /* Where it came from in paths[] and the notices after it are the expansion's, not the
+   * read's: they stay. */
+  fresh.expanded = f->expanded;
+  fresh.from = f->from;
+  fresh.notices = g_steal_pointer(&f->notices);
+  fresh.n_notices = f->n_notices;
+  f->n_notices = 0;
+  file_result_clear(f);
+  *f = fresh;
+  req->stat_only[i] = true;
 }
 
 /* The read phase of file i, on a lane: a file the policy settled after the measure is done; one
@@ -151,15 +183,14 @@ static size_t read_one(Request *req, Lane *lane, size_t i) {
     return 0;
   }
   if (lane->past_cap && step == POLICY_READ) {
-    if (expansion_answer(&req->expansion, i, f))
+    if (answer_expanded(req, i, f))
       file_done(req, i);
     else
       stat_past_cap(req, &o, i);
     lane->read++;
     return 0;
   }
-  if (counted || expansion_answer(&req->expansion, i, f) ||
-      reader_read_text(&o, req->ws, &req->cancelled, f)) {
+  if (counted || answer_expanded(req, i, f) || reader_read_text(&o, req->ws, &req->cancelled, f)) {
     file_done(req, i);
     lane->read++;
     return 1;
@@ -385,6 +416,7 @@ static void request_setup_files(Request *req) {
   policy_init(&req->policy, &req->params, req->fmt, &req->pricing);
   req->phase = req->policy.ops->measures ? PHASE_MEASURE : PHASE_READ;
   req->frags = g_new0(GString *, req->result.n_files);
+  req->stat_only = g_new0(bool, req->result.n_files);
   req->blocking = g_new(size_t, req->result.n_files);
   atomic_init(&req->next, 0);
   atomic_init(&req->formatted, 0);
@@ -518,6 +550,7 @@ void request_free(Request *req) {
     if (req->frags[i] != NULL)
       g_string_free(req->frags[i], TRUE);
   g_free(req->frags);
+  g_free(req->stat_only);
   g_free(req->blocking);
   expansion_clear(&req->expansion);
   policy_clear(&req->policy);

@@ -18,9 +18,10 @@ static size_t tail_bytes(const Request *req, const FileResult *f) {
   return n;
 }
 
-/* Files from `first` on are past the answer's cap: each is FILE_TOO_LARGE in files[], and the
- * answer the model reads sums them up in one element on the first, which names the skip that
- * reads them next. */
+/* Files from `first` on are past the answer's cap: each is answered from its stat alone, as a
+ * file taken once the cap was passed is, and is FILE_TOO_LARGE in files[] unless the stat
+ * failed; the answer the model reads sums them up in one element on the first, which names the
+ * skip that reads them next. */
 static void summarize_past_cap(Request *req, size_t first) {
   ReadResult *r = &req->result;
   ResultSummary *sum = g_new0(ResultSummary, 1);
@@ -32,26 +33,24 @@ static void summarize_past_cap(Request *req, size_t first) {
   for (size_t j = first; j < r->n_files; j++) {
     FileResult *f = &r->files[j];
 
-    if (f->bytes > 0)
-      sum->bytes += f->bytes;
-    /* From its size, read or not (past the cap a file is summed up from a stat, unread):
-     * about four bytes a token. */
-    sum->tokens_total += f->bytes > 0 ? f->bytes / 4 + 1 : 0;
     if (req->frags[j] != NULL)
       g_string_free(g_steal_pointer(&req->frags[j]), TRUE);
-    if (f->summarized) {
-      g_clear_pointer(&f->summary, g_free);
-      continue;
-    }
+    g_clear_pointer(&f->summary, g_free);
+    /* Whether a lane had read it before the pieces passed the cap is a matter of timing: the
+     * entry must not say (its type, a binary file's refusal), or files[] would differ from one
+     * run to the next. */
+    request_answer_from_stat(req, j);
+    if (f->bytes > 0)
+      sum->bytes += f->bytes;
+    /* From its size: about four bytes a token. */
+    sum->tokens_total += f->bytes > 0 ? f->bytes / 4 + 1 : 0;
     f->summarized = true;
-    if (f->code != NULL)
-      continue;
-    file_result_drop_images(f);
     f->tokens = 0;
-    file_result_fail(f, CODE_FILE_TOO_LARGE,
-                     "the answer reached its cap of %zu MiB of content before this file; read "
-                     "it in another request",
-                     cap / (1024 * 1024));
+    if (f->code == NULL)
+      file_result_fail(f, CODE_FILE_TOO_LARGE,
+                       "the answer reached its cap of %zu MiB of content before this file; "
+                       "read it in another request",
+                       cap / (1024 * 1024));
   }
   r->files[first].summary = sum;
 }
