@@ -135,10 +135,15 @@ static const char *below_root(const Workspace *ws, const char *real) {
   return NULL;
 }
 
-static bool name_excluded(const Workspace *ws, const char *path) {
-  const char *name = strrchr(path, '/');
+/* The last component of path. */
+static const char *base_name(const char *path) {
+  const char *slash = strrchr(path, '/');
 
-  name = name != NULL ? name + 1 : path;
+  return slash != NULL ? slash + 1 : path;
+}
+
+/* True when a name pattern matches name (a last component). */
+static bool name_excluded(const Workspace *ws, const char *name) {
   for (guint i = 0; i < ws->name_pats->len; i++)
     if (g_pattern_spec_match_string(g_ptr_array_index(ws->name_pats, i), name))
       return true;
@@ -266,14 +271,16 @@ fail:
  * pattern on either name nor on its path below any root that holds it. */
 static bool allows_real(const Workspace *ws, const char *real, const char *name, FileResult *res) {
   const char *rel = ws->real_roots != NULL ? below_root(ws, real) : NULL;
+  const char *real_name = base_name(real), *given = name != NULL ? base_name(name) : NULL;
 
   if (ws->confine && rel == NULL)
     return deny_outside(res);
   if (ws->confine && has_git_component(rel))
     return deny(res, "inside a .git folder (confineToRoot)");
-  /* Both names count: a link named notes.txt to .env is .env. */
-  if ((name != NULL && name_excluded(ws, name)) || name_excluded(ws, real) ||
-      path_excluded(ws, real))
+  /* Both names count: a link named notes.txt to .env is .env. Usually they are one name,
+   * matched once. */
+  if ((given != NULL && strcmp(given, real_name) != 0 && name_excluded(ws, given)) ||
+      name_excluded(ws, real_name) || path_excluded(ws, real))
     return deny(res, "excluded by the workspace's exclude patterns");
   return true;
 }
