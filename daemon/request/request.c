@@ -382,7 +382,8 @@ static void request_setup_files(Request *req) {
   req->result.budget = req->params.budget_tokens;
   req->result.plan = req->params.plan;
   /* After the expansion: the budget shares what it found. */
-  policy_init(&req->policy, &req->params, req->fmt, &req->pricing);
+  policy_init(&req->policy, &req->params, req->fmt, &req->pricing,
+              format_states_answer_tokens(req->fmt, &req->fopt));
   req->phase = req->policy.ops->measures ? PHASE_MEASURE : PHASE_READ;
   req->frags = g_new0(GString *, req->result.n_files);
   req->blocking = g_new(size_t, req->result.n_files);
