@@ -26,8 +26,9 @@ GString *request_format_file(const Request *req, size_t i, int64_t image_index) 
 
 /* File i was read: its piece is formatted now, in parallel with the others, while it is hot
  * in the cache. Only a file with images must wait: its image index depends on the files
- * before it. */
-static void file_done(Request *req, size_t i) {
+ * before it. A file past the answer's cap (past_cap) is not formatted at all: settle_answer()
+ * sums it up in the cap's summary, which it writes itself. */
+static void file_done(Request *req, size_t i, bool past_cap) {
   FileResult *f = &req->result.files[i];
 
   if (req->expansion.items != NULL)
@@ -37,7 +38,7 @@ static void file_done(Request *req, size_t i) {
 
   /* A file the budget left out may end in its summary: it is formatted at assembly, when
    * that is known. */
-  if (!req->keep && (f->code != NULL || f->n_images == 0) &&
+  if (!req->keep && !past_cap && (f->code != NULL || f->n_images == 0) &&
       g_strcmp0(f->omitted, OMITTED_BUDGET) != 0) {
     req->frags[i] = request_format_file(req, i, 0);
     /* The text now lives in the fragment. */
@@ -132,7 +133,7 @@ static void stat_past_cap(Request *req, const ReaderOptions *o, size_t i) {
 
   if (reader_measure(o, req->ws, &req->cancelled, 0, f, &s))
     f->lines = -1;
-  file_done(req, i);
+  file_done(req, i, true);
 }
 
 /* The read phase of file i, on a lane: a file the policy settled after the measure is done; one
@@ -146,13 +147,13 @@ static size_t read_one(Request *req, Lane *lane, size_t i) {
       step == POLICY_COUNT && policy_count(&req->policy, i, &o, req->ws, &req->cancelled, f);
 
   if (step == POLICY_SETTLED) {
-    file_done(req, i);
+    file_done(req, i, false);
     lane->read++;
     return 0;
   }
   if (lane->past_cap && step == POLICY_READ) {
     if (expansion_answer(&req->expansion, i, f))
-      file_done(req, i);
+      file_done(req, i, true);
     else
       stat_past_cap(req, &o, i);
     lane->read++;
@@ -160,7 +161,7 @@ static size_t read_one(Request *req, Lane *lane, size_t i) {
   }
   if (counted || expansion_answer(&req->expansion, i, f) ||
       reader_read_text(&o, req->ws, &req->cancelled, f)) {
-    file_done(req, i);
+    file_done(req, i, false);
     lane->read++;
     return 1;
   }
@@ -172,7 +173,7 @@ static void read_job(Request *req, size_t i) {
   ReaderOptions o = reader_options(req, i);
 
   reader_read(&o, req->ws, &req->cancelled, &req->result.files[i]);
-  file_done(req, i);
+  file_done(req, i, false);
 }
 
 /* Each per-file phase's two functions: on a lane (returning what the file cost the lane's
