@@ -1,6 +1,7 @@
 #include "daemon/readers/workspace.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,6 +192,40 @@ static bool deny(FileResult *res, const char *why) {
   return false;
 }
 
+/* The real path of the file open at fd into buf; false when it cannot be read. */
+static bool fd_real_path(int fd, char *buf, size_t size) {
+  char link[64];
+  ssize_t n;
+
+  snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+  n = readlink(link, buf, size - 1);
+  if (n < 0)
+    return false;
+  buf[n] = '\0';
+  return true;
+}
+
+/* The real path of a path that exists, in three system calls whatever its depth: a descriptor
+ * of what it names (O_PATH: the file itself is not opened, a FIFO or a device included) and
+ * the kernel's name for it. NULL when it cannot be opened so (nothing there, a dangling link,
+ * no permission on the way, a loop) or named: resolve_far() walks it then. g_free. */
+static char *resolve_existing(const char *path) {
+  char real[PATH_MAX];
+  int fd = open(path, O_PATH | O_CLOEXEC);
+  bool named;
+
+  if (fd < 0)
+    return NULL;
+  named = fd_real_path(fd, real, sizeof real);
+  close(fd);
+  /* A name that filled the buffer may be cut short; a file unlinked meanwhile is named
+   * "... (deleted)": neither is a path. */
+  if (!named || real[0] != '/' || strlen(real) >= sizeof real - 1 ||
+      g_str_has_suffix(real, " (deleted)"))
+    return NULL;
+  return g_strdup(real);
+}
+
 /* Symlinks followed at most while resolving, as the kernel's limit. */
 #define RESOLVE_MAX_LINKS 40
 
@@ -291,8 +326,11 @@ bool workspace_allows_path(const Workspace *ws, const char *path, FileResult *re
   if (!workspace_fenced(ws))
     return true;
   /* Resolved as far as it goes, dangling links followed to where they point: whether a file or
-   * a folder exists out there must not change the answer. */
-  real = resolve_far(path);
+   * a folder exists out there must not change the answer. What exists (most paths read) is
+   * named by the kernel at once; resolve_far() would look up each of its folders again. */
+  real = resolve_existing(path);
+  if (real == NULL)
+    real = resolve_far(path);
   if (real == NULL)
     return ws->confine ? deny_outside(res) : true;
   return allows_real(ws, real, path, res);
@@ -304,19 +342,6 @@ bool workspace_allows_real(const Workspace *ws, const char *real, const char *na
 
 bool workspace_fenced(const Workspace *ws) {
   return ws != NULL && (ws->confine || ws->name_pats->len > 0 || ws->path_pats->len > 0);
-}
-
-/* The real path of the file open at fd into buf; false when it cannot be read. */
-static bool fd_real_path(int fd, char *buf, size_t size) {
-  char link[64];
-  ssize_t n;
-
-  snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-  n = readlink(link, buf, size - 1);
-  if (n < 0)
-    return false;
-  buf[n] = '\0';
-  return true;
 }
 
 bool workspace_allows(const Workspace *ws, int fd, const char *path, FileResult *res) {
