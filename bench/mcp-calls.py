@@ -10,10 +10,11 @@ Go's source tree (budget.tokens 10^9) again with each answer's skip until every 
 (four calls for 2,000 files), and closes its stdin. --face plain sends the same files in one
 `read` over `readerd serve --stdio` instead (bench-client's request: no initialize). With
 --callgrind OUT the server runs under `valgrind --tool=callgrind` and writes its profile to OUT
-(read it with callgrind_annotate OUT); no time is measured. --save FILE writes each answer line
+(read it with callgrind_annotate OUT); no time is measured. --prefix CMD runs it under another
+command (strace -f -c -o OUT counts its system calls). --save FILE writes each answer line
 as it came, so that two builds' answers can be compared byte for byte (cmp).
 """
-import argparse, json, os, re, subprocess, sys
+import argparse, json, os, re, shlex, subprocess, sys
 
 from benchlib import GO_SRC, pick_files
 
@@ -83,12 +84,15 @@ def main():
     ap.add_argument('--face', choices=('mcp', 'plain'), default='mcp')
     ap.add_argument('--callgrind', metavar='OUT')
     ap.add_argument('--save', metavar='FILE')
+    ap.add_argument('--prefix', metavar='CMD', help='runs the server under CMD, e.g. "strace -f -c -o OUT"')
     a = ap.parse_args()
     files = pick_files(a.files)
     readerd = os.path.abspath(a.readerd)
     argv = [readerd, 'mcp', '--root', GO_SRC] if a.face == 'mcp' else [readerd, 'serve', '--stdio']
     if a.callgrind:
         argv = ['valgrind', '--tool=callgrind', '--callgrind-out-file=' + a.callgrind] + argv
+    if a.prefix:
+        argv = shlex.split(a.prefix) + argv
     server = Server(argv)
     calls = mcp_calls if a.face == 'mcp' else plain_calls
     out = open(a.save, 'wb') if a.save else None
