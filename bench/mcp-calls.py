@@ -2,17 +2,19 @@
 """The calls of bench-mcp.py on readerd alone, once, for instruction counts and answers.
 
 Usage: bench/mcp-calls.py [--readerd build/daemon/readerd] [--files 2000] [--face mcp|plain]
-                          [--callgrind OUT] [--save FILE]
+                          [--start-only] [--callgrind OUT] [--prefix CMD] [--save FILE]
 
 --face mcp (the default) starts `readerd mcp --root GO_SRC`, says initialize and
 notifications/initialized, then sends bench-mcp.py's read_files of the first N `.go` files of
 Go's source tree (budget.tokens 10^9) again with each answer's skip until every file has come
 (four calls for 2,000 files), and closes its stdin. --face plain sends the same files in one
 `read` over `readerd serve --stdio` instead (bench-client's request: no initialize). With
---callgrind OUT the server runs under `valgrind --tool=callgrind` and writes its profile to OUT
-(read it with callgrind_annotate OUT); no time is measured. --prefix CMD runs it under another
-command (strace -f -c -o OUT counts its system calls). --save FILE writes each answer line
-as it came, so that two builds' answers can be compared byte for byte (cmp).
+--start-only it stops after initialize: what the process's start costs, before any read.
+
+With --callgrind OUT the server runs under `valgrind --tool=callgrind` and writes its profile
+to OUT (read it with callgrind_annotate OUT); no time is measured. --prefix CMD runs it under
+another command (strace -f -c -o OUT counts its system calls). --save FILE writes each answer
+line as it came, so that two builds' answers can be compared byte for byte (cmp).
 """
 import argparse, json, os, re, shlex, subprocess, sys
 
@@ -71,6 +73,13 @@ def mcp_calls(server, files):
         skip = int(m.group(2)) if m else None
 
 
+def start_only(server, files):
+    server.call('initialize', {'protocolVersion': '2025-06-18', 'capabilities': {},
+                               'clientInfo': {'name': 'mcp-calls', 'version': '1'}})
+    server.notify('notifications/initialized')
+    return iter(())
+
+
 def plain_calls(server, files):
     line, msg = server.call('read', {'paths': files})
     assert 'result' in msg, msg.get('error')
@@ -84,6 +93,8 @@ def main():
     ap.add_argument('--face', choices=('mcp', 'plain'), default='mcp')
     ap.add_argument('--callgrind', metavar='OUT')
     ap.add_argument('--save', metavar='FILE')
+    ap.add_argument('--start-only', action='store_true',
+                    help='initialize (mcp) and exit: what the process costs before any read')
     ap.add_argument('--prefix', metavar='CMD', help='runs the server under CMD, e.g. "strace -f -c -o OUT"')
     a = ap.parse_args()
     files = pick_files(a.files)
@@ -95,6 +106,8 @@ def main():
         argv = shlex.split(a.prefix) + argv
     server = Server(argv)
     calls = mcp_calls if a.face == 'mcp' else plain_calls
+    if a.start_only:
+        calls = start_only if a.face == 'mcp' else (lambda server, files: iter(()))
     out = open(a.save, 'wb') if a.save else None
     n = size = 0
     for line in calls(server, files):
