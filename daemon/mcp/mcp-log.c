@@ -42,7 +42,8 @@ void mcp_log_excluded(Conn *c, int threshold, GString **pieces, size_t n) {
     const char *hit, *p, *e;
 
     /* Only the element's attributes count, never a file's content that quotes them. */
-    if (close == NULL || (hit = memmem(open, (size_t)(close - open), mark, sizeof mark - 1)) == NULL)
+    if (close == NULL ||
+        (hit = memmem(open, (size_t)(close - open), mark, sizeof mark - 1)) == NULL)
       continue;
     if (count++ == 0 && (p = g_strstr_len(open, hit - open, "path='")) != NULL &&
         (e = memchr(p + 6, '\'', (size_t)(close - p - 6))) != NULL)

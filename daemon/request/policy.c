@@ -168,10 +168,10 @@ void policy_init(Policy *ret, const ReadParams *p, const Formatter *fmt,
                  const TokensPricing *pricing, bool answer_tokens) {
   Budget *b = budget_new(p, fmt, pricing);
 
-  ret->ops = b == NULL          ? &plain_ops
-             : budget_binds(b)  ? &budget_ops
-             : answer_tokens    ? &loose_budget_ops
-                                : &loose_unstated_ops;
+  ret->ops = b == NULL         ? &plain_ops
+             : budget_binds(b) ? &budget_ops
+             : answer_tokens   ? &loose_budget_ops
+                               : &loose_unstated_ops;
   ret->self = b;
 }
 
