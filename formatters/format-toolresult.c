@@ -144,4 +144,5 @@ const Formatter format_toolresult = {
     .tail = toolresult_tail,
     .tail_uses_image_data = true,
     .frame_tokens = format_xml_frame_tokens,
+    .bare_states_totals = true,
 };

@@ -124,6 +124,10 @@ int64_t format_xml_frame_tokens(const ReadResult *r) {
   return n;
 }
 
+bool format_states_answer_tokens(const Formatter *fmt, const FormatOptions *o) {
+  return !o->bare || fmt->bare_states_totals;
+}
+
 TokensPricing format_pricing(const Formatter *fmt, bool low_detail) {
   return (TokensPricing){.images = fmt->images, .low_detail = low_detail};
 }
@@ -195,4 +199,5 @@ const Formatter format_xml = {
     .tail = xml_tail,
     .tail_uses_image_data = true,
     .frame_tokens = format_xml_frame_tokens,
+    .bare_states_totals = true,
 };

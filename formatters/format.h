@@ -60,6 +60,10 @@ typedef struct {
   /* What the model reads of head() and tail() for r, in estimated tokens. NULL: nothing (the
    * agent APIs' blocks have no frame). */
   int64_t (*frame_tokens)(const ReadResult *r);
+
+  /* The bare shape states the answer's totals (answerTokens): the XML's start tag does. The
+   * others' bare shapes (blocks, text) say nothing of the whole answer. */
+  bool bare_states_totals;
 } Formatter;
 
 /* fmt's file_tokens (or the XML element's): what the model reads of f's piece; see Formatter. */
@@ -68,6 +72,10 @@ int64_t format_file_tokens(const Formatter *fmt, const FileResult *f, int64_t im
 
 /* fmt's frame_tokens (or 0): what the model reads of the answer's head and tail. */
 int64_t format_frame_tokens(const Formatter *fmt, const ReadResult *r);
+
+/* True when fmt's answer, shaped by o, states its own tokens (ReadResult.answer_tokens): the
+ * result object always does, a bare shape when its Formatter says so. */
+bool format_states_answer_tokens(const Formatter *fmt, const FormatOptions *o);
 
 /* How fmt's answers are priced, pictures at detail low when low_detail. */
 TokensPricing format_pricing(const Formatter *fmt, bool low_detail);

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <glib.h>
@@ -304,6 +305,55 @@ START_TEST(workspace_dangling_links_are_no_oracle) {
 }
 END_TEST
 
+/* ".." after a link leaves the link's target, not the link's folder, whichever way the path is
+ * resolved (an existing path by its descriptor, a missing one component by component). */
+START_TEST(workspace_dotdot_after_link_is_physical) {
+  Workspace *ws = make(root, true, NULL);
+  const char *const denied[] = {"outdir/../outside/secret.txt", "outdir/../outside/missing.txt"};
+  const char *const allowed[] = {"outdir/../ws/src/main.c", "outdir/../ws/src/missing.c"};
+
+  for (size_t i = 0; i < G_N_ELEMENTS(denied); i++) {
+    g_autofree char *full = g_build_filename(root, denied[i], NULL);
+    FileResult r = {0};
+
+    ck_assert_msg(!workspace_allows_path(ws, full, &r), "%s was let through", denied[i]);
+    ck_assert_str_eq(r.code, CODE_ACCESS_DENIED);
+    file_result_clear(&r);
+  }
+  for (size_t i = 0; i < G_N_ELEMENTS(allowed); i++) {
+    g_autofree char *full = g_build_filename(root, allowed[i], NULL);
+    FileResult r = {0};
+
+    ck_assert_msg(workspace_allows_path(ws, full, &r), "%s was refused", allowed[i]);
+    file_result_clear(&r);
+  }
+  workspace_unref(ws);
+}
+END_TEST
+
+/* The path check opens nothing: a FIFO with no writer inside the root passes at once (the
+ * reader then refuses it from its stat), and one outside reached through a link is refused. */
+START_TEST(workspace_path_check_opens_nothing) {
+  Workspace *ws = make(root, true, NULL);
+  g_autofree char *in = at("ws/pipe"), *out = at("outside/pipe");
+  FileResult a = {0}, b = {0};
+
+  ck_assert_int_eq(mkfifo(in, 0600), 0);
+  ck_assert_int_eq(mkfifo(out, 0600), 0);
+  link_to(out, "ws/pipe-link");
+  ck_assert(workspace_allows_path(ws, in, &a));
+  {
+    g_autofree char *link = at("ws/pipe-link");
+
+    ck_assert(!workspace_allows_path(ws, link, &b));
+    ck_assert_str_eq(b.code, CODE_ACCESS_DENIED);
+  }
+  file_result_clear(&a);
+  file_result_clear(&b);
+  workspace_unref(ws);
+}
+END_TEST
+
 /* An excluded name is refused by the path check whether or not it exists. */
 START_TEST(workspace_excluded_missing_is_denied) {
   static const char *const ex[] = {".env", "secrets/*", NULL};
@@ -360,6 +410,8 @@ static Suite *workspace_suite(void) {
   tcase_add_test(tc, workspace_bad_settings);
   tcase_add_test(tc, workspace_exclude_under_every_root);
   tcase_add_test(tc, workspace_dangling_links_are_no_oracle);
+  tcase_add_test(tc, workspace_dotdot_after_link_is_physical);
+  tcase_add_test(tc, workspace_path_check_opens_nothing);
   tcase_add_test(tc, workspace_excluded_missing_is_denied);
   tcase_add_test(tc, workspace_git_folder_confined);
   suite_add_tcase(s, tc);

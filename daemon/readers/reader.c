@@ -173,7 +173,7 @@ static bool stat_metadata(const ReaderOptions *o, FileResult *res, const struct 
 static bool read_file(const ReaderOptions *o, const Workspace *ws, bool text_only,
                       const atomic_bool *cancelled, FileResult *res, ReaderSample *sample,
                       size_t sample_size) {
-  g_autofree char *full = NULL;
+  g_autofree char *full = NULL, *checked = NULL;
   struct stat st;
   bool done = true;
   int fd = -1;
@@ -187,7 +187,7 @@ static bool read_file(const ReaderOptions *o, const Workspace *ws, bool text_onl
   }
   full = resolve(o, o->path, ws);
   /* Outside the workspace: refused before anything else is said of it. */
-  if (!workspace_allows_path(ws, full, res))
+  if (!workspace_allows_path_real(ws, full, res, &checked))
     return true;
   /* stat before open: a FIFO or a device is refused without ever being opened. */
   if (stat(full, &st) < 0) {
@@ -212,7 +212,7 @@ static bool read_file(const ReaderOptions *o, const Workspace *ws, bool text_onl
     }
     if (fstat(fd, &st) < 0)
       fail_errno(res, errno, "fstat");
-    else if (check_mode(res, &st) && workspace_allows(ws, fd, o->path, res) &&
+    else if (check_mode(res, &st) && workspace_allows_checked(ws, fd, o->path, checked, res) &&
              (!o->expanded || workspace_allows_expanded(fd, res)))
       res->unchanged = stat_metadata(o, res, &st);
     goto finish;
@@ -227,7 +227,7 @@ static bool read_file(const ReaderOptions *o, const Workspace *ws, bool text_onl
     fail_errno(res, errno, "fstat");
     goto finish;
   }
-  if (!check_mode(res, &st) || !workspace_allows(ws, fd, o->path, res) ||
+  if (!check_mode(res, &st) || !workspace_allows_checked(ws, fd, o->path, checked, res) ||
       (o->expanded && !workspace_allows_expanded(fd, res)))
     goto finish;
   /* From the descriptor that would be read: a file replaced since the path was checked has

@@ -55,6 +55,11 @@ const char *workspace_root(const Workspace *ws);
  * counts. */
 bool workspace_allows_path(const Workspace *ws, const char *path, FileResult *res);
 
+/* workspace_allows_path(), giving the real path it let through in *ret_real (g_free; NULL when
+ * there was nothing to check or it was refused), for workspace_allows_checked(). */
+bool workspace_allows_path_real(const Workspace *ws, const char *path, FileResult *res,
+                                char **ret_real);
+
 /* What workspace_allows() would say of a file whose real path (absolute, every symlink
  * resolved) is `real`, found under the name `name` (may be NULL): the check of a folder walk,
  * before anything of the file is read. ws may be NULL. */
@@ -69,6 +74,13 @@ bool workspace_fenced(const Workspace *ws);
  * ".." cannot get around it, and nothing can be swapped in between. ws may be NULL (no fence).
  * Thread-safe. */
 bool workspace_allows(const Workspace *ws, int fd, const char *path, FileResult *res);
+
+/* workspace_allows() of a descriptor opened from a path workspace_allows_path_real() let
+ * through as `checked` (may be NULL): when the descriptor's real path is that one, its verdict
+ * stands and the patterns are not matched again. The same `path` (or one ending with the same
+ * name) must be given to both. */
+bool workspace_allows_checked(const Workspace *ws, int fd, const char *path, const char *checked,
+                              FileResult *res);
 
 /* The check of a file a folder walk found, whatever the workspace: false (CODE_ACCESS_DENIED in
  * res) when the real path of the file open at fd passes through a folder named .git, which an

@@ -190,7 +190,10 @@ bool budget_cut(FileResult *f, int64_t room, int64_t budget, bool keep_one,
 }
 
 int64_t budget_cut_whole(const FileResult *f, const TokensPricing *p, int64_t floor) {
-  return MAX(budget_cut_extrapolate(f, budget_cut_written(f, p)), floor);
+  /* Once: MAX() would write and price the whole element twice. */
+  int64_t whole = budget_cut_extrapolate(f, budget_cut_written(f, p));
+
+  return MAX(whole, floor);
 }
 
 int64_t budget_cut_extrapolate(const FileResult *f, int64_t written) {

@@ -931,6 +931,16 @@ static bool shows(const FileResult *f) {
   return f->code == NULL && f->omitted == NULL && !f->unchanged && !f->planned;
 }
 
+/* What the model reads of f's piece in the format (format_file_tokens; 0 when the piece cannot
+ * be written). Writing the piece to price it is most of what settling an answer costs: each
+ * use calls this once, where MAX() would have evaluated the call twice. */
+static int64_t piece_tokens(const Budget *b, const FileResult *f, int64_t image_index,
+                            bool markup_only) {
+  int64_t n = format_file_tokens(b->fmt, f, image_index, markup_only);
+
+  return n > 0 ? n : 0;
+}
+
 /* Tokens of the summary element of the entries from j on, at its widest numbers. */
 static int64_t summary_exact(const Budget *b, const ReadResult *r, size_t j) {
   ResultSummary sum = {.files = r->n_files - j,
@@ -939,7 +949,7 @@ static int64_t summary_exact(const Budget *b, const ReadResult *r, size_t j) {
                        .skip = b->skip + (int64_t)j};
   FileResult f = {.path = r->files[j].path, .summarized = true, .summary = &sum};
 
-  return MAX(format_file_tokens(b->fmt, &f, 0, false), 0);
+  return piece_tokens(b, &f, 0, false);
 }
 
 /* Tokens of the summary of the answer's entries from j on, at its widest numbers, and of the
@@ -970,7 +980,7 @@ static void notice_sums(const Budget *b, const ReadResult *r, int64_t *notices) 
       FileResult only = {
           .path = f->path, .summarized = true, .notices = f->notices, .n_notices = f->n_notices};
 
-      t = MAX(format_file_tokens(b->fmt, &only, 0, false), 0);
+      t = piece_tokens(b, &only, 0, false);
     }
     notices[j] = notices[j + 1] + t;
   }
@@ -1026,7 +1036,7 @@ void budget_settle(const Budget *b, ReadResult *r, bool *changed) {
   for (size_t i = 0; i < n && !b->binds; i++) {
     FileResult *f = &r->files[i];
 
-    used += MAX(format_file_tokens(b->fmt, f, image_index, shows(f)), 0) +
+    used += piece_tokens(b, f, image_index, shows(f)) +
             (shows(f) ? f->tokens : 0);
     image_index += shows(f) ? (int64_t)f->n_images : 0;
   }
@@ -1035,7 +1045,7 @@ void budget_settle(const Budget *b, ReadResult *r, bool *changed) {
     int64_t reserve, c;
 
     if (shows(f)) {
-      c = f->tokens + MAX(format_file_tokens(b->fmt, f, image_index, true), 0);
+      c = f->tokens + piece_tokens(b, f, image_index, true);
       reserve = summary_reserve(b, r, i + 1, notices, b->tokens - used - c);
       if (used + c + reserve <= b->tokens) {
         used += c;
@@ -1052,7 +1062,7 @@ void budget_settle(const Budget *b, ReadResult *r, bool *changed) {
       changed[i] = true;
     }
     /* Listed: a file left out while the listing's share lasts, a refusal, a binary file. */
-    c = MAX(format_file_tokens(b->fmt, f, image_index, false), 0);
+    c = piece_tokens(b, f, image_index, false);
     reserve = summary_reserve(b, r, i + 1, notices, b->tokens - used - c);
     if (i == 0 || (used + c + reserve <= b->tokens &&
                    (g_strcmp0(f->omitted, OMITTED_BUDGET) != 0 || listed + c <= cap))) {
@@ -1065,7 +1075,7 @@ void budget_settle(const Budget *b, ReadResult *r, bool *changed) {
   }
   if (cut < n) {
     summarize_from(b, r, cut, changed);
-    used += MAX(format_file_tokens(b->fmt, &r->files[cut], image_index, false), 0) +
+    used += piece_tokens(b, &r->files[cut], image_index, false) +
             notices[cut + 1 < n ? cut + 1 : n];
   }
   answer_tokens(b, r, used - b->frame);

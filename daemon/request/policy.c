@@ -144,12 +144,34 @@ static const PolicyOps loose_budget_ops = {
     .free = budget_policy_free,
 };
 
+/* ---- the same, in an answer that does not state its tokens: nothing to settle ------------- */
+
+/* Settling a budget that cannot bind only sums the answer's tokens, writing every file's
+ * markup once more to price it: a tenth of a large read through MCP, whose blocks state no
+ * sum. */
+static const PolicyOps loose_unstated_ops = {
+    .measures = false,
+    .measure = plain_measure,
+    .measure_job = plain_measure_job,
+    .answered = plain_answered,
+    .decide = plain_decide,
+    .read_step = plain_read_step,
+    .count = plain_count,
+    .max_tokens = plain_max_tokens,
+    .file_read = budget_policy_file_read,
+    .settle = plain_settle,
+    .free = budget_policy_free,
+};
+
 /* See policy.h. */
 void policy_init(Policy *ret, const ReadParams *p, const Formatter *fmt,
-                 const TokensPricing *pricing) {
+                 const TokensPricing *pricing, bool answer_tokens) {
   Budget *b = budget_new(p, fmt, pricing);
 
-  ret->ops = b == NULL ? &plain_ops : budget_binds(b) ? &budget_ops : &loose_budget_ops;
+  ret->ops = b == NULL         ? &plain_ops
+             : budget_binds(b) ? &budget_ops
+             : answer_tokens   ? &loose_budget_ops
+                               : &loose_unstated_ops;
   ret->self = b;
 }
 

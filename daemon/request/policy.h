@@ -58,9 +58,11 @@ typedef struct {
 
 /* The policy of a request of p->n_paths files (its paths final): the budget's when p asks for a
  * budget or a plan, priced as fmt writes (pricing: its pictures' formula), else the plain one.
- * fmt is static. Clear with policy_clear(). */
+ * answer_tokens: the answer states its own tokens (format_states_answer_tokens); when it does
+ * not, a budget that cannot bind has nothing to settle. fmt is static. Clear with
+ * policy_clear(). */
 void policy_init(Policy *ret, const ReadParams *p, const Formatter *fmt,
-                 const TokensPricing *pricing);
+                 const TokensPricing *pricing, bool answer_tokens);
 
 /* Frees the policy's state and makes it the plain one. Safe on a zeroed or cleared Policy. */
 void policy_clear(Policy *p);

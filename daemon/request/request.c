@@ -26,8 +26,9 @@ GString *request_format_file(const Request *req, size_t i, int64_t image_index) 
 
 /* File i was read: its piece is formatted now, in parallel with the others, while it is hot
  * in the cache. Only a file with images must wait: its image index depends on the files
- * before it. */
-static void file_done(Request *req, size_t i) {
+ * before it. A file past the answer's cap (past_cap) is not formatted at all: settle_answer()
+ * sums it up in the cap's summary, which it writes itself. */
+static void file_done(Request *req, size_t i, bool past_cap) {
   FileResult *f = &req->result.files[i];
 
   if (req->expansion.items != NULL)
@@ -37,7 +38,7 @@ static void file_done(Request *req, size_t i) {
 
   /* A file the budget left out may end in its summary: it is formatted at assembly, when
    * that is known. */
-  if (!req->keep && (f->code != NULL || f->n_images == 0) &&
+  if (!req->keep && !past_cap && (f->code != NULL || f->n_images == 0) &&
       g_strcmp0(f->omitted, OMITTED_BUDGET) != 0) {
     req->frags[i] = request_format_file(req, i, 0);
     /* The text now lives in the fragment. */
@@ -142,7 +143,7 @@ static void stat_past_cap(Request *req, const ReaderOptions *o, size_t i) {
   if (reader_measure(o, req->ws, &req->cancelled, 0, f, &s))
     f->lines = -1;
   req->stat_only[i] = true;
-  file_done(req, i);
+  file_done(req, i, true);
 }
 
 /* See request-internal.h. */
@@ -178,20 +179,20 @@ static size_t read_one(Request *req, Lane *lane, size_t i) {
       step == POLICY_COUNT && policy_count(&req->policy, i, &o, req->ws, &req->cancelled, f);
 
   if (step == POLICY_SETTLED) {
-    file_done(req, i);
+    file_done(req, i, false);
     lane->read++;
     return 0;
   }
   if (lane->past_cap && step == POLICY_READ) {
     if (answer_expanded(req, i, f))
-      file_done(req, i);
+      file_done(req, i, true);
     else
       stat_past_cap(req, &o, i);
     lane->read++;
     return 0;
   }
   if (counted || answer_expanded(req, i, f) || reader_read_text(&o, req->ws, &req->cancelled, f)) {
-    file_done(req, i);
+    file_done(req, i, false);
     lane->read++;
     return 1;
   }
@@ -203,7 +204,7 @@ static void read_job(Request *req, size_t i) {
   ReaderOptions o = reader_options(req, i);
 
   reader_read(&o, req->ws, &req->cancelled, &req->result.files[i]);
-  file_done(req, i);
+  file_done(req, i, false);
 }
 
 /* Each per-file phase's two functions: on a lane (returning what the file cost the lane's
@@ -413,7 +414,8 @@ static void request_setup_files(Request *req) {
   req->result.budget = req->params.budget_tokens;
   req->result.plan = req->params.plan;
   /* After the expansion: the budget shares what it found. */
-  policy_init(&req->policy, &req->params, req->fmt, &req->pricing);
+  policy_init(&req->policy, &req->params, req->fmt, &req->pricing,
+              format_states_answer_tokens(req->fmt, &req->fopt));
   req->phase = req->policy.ops->measures ? PHASE_MEASURE : PHASE_READ;
   req->frags = g_new0(GString *, req->result.n_files);
   req->stat_only = g_new0(bool, req->result.n_files);

@@ -19,19 +19,29 @@ static int fail(char **ret_error, const char *fmt, ...) {
   return -EINVAL;
 }
 
-/* Refuses members of o not in `allowed` (NULL-terminated); `where` names o in the message. */
-static int only_members(JsonObject *o, const char *const *allowed, const char *where,
-                        char **ret_error) {
+/* The first member of o not in `allowed` (NULL-terminated), or NULL when there is none. */
+static const char *unknown_member(JsonObject *o, const char *const *allowed) {
   g_autoptr(GList) names = json_object_get_members(o);
 
   for (GList *l = names; l != NULL; l = l->next)
     if (!g_strv_contains(allowed, l->data))
-      return fail(ret_error, "unknown argument %s%s%s", where, *where ? "." : "",
-                  (const char *)l->data);
+      return l->data; /* the object's own key: lives as long as o */
+  return NULL;
+}
+
+/* Refuses members of o not in `allowed` (NULL-terminated); `where` names o in the message. */
+static int only_members(JsonObject *o, const char *const *allowed, const char *where,
+                        char **ret_error) {
+  const char *name = unknown_member(o, allowed);
+
+  if (name != NULL)
+    return fail(ret_error, "unknown argument %s%s%s", where, *where ? "." : "", name);
   return 0;
 }
 
-/* Copies paths[] into out, giving items without their own pages/render the call's. */
+/* Copies paths[] into out, giving items without their own pages/render the call's. Without
+ * either, the array goes as it is (a copy shares its items): a call of thousands of paths
+ * does not copy each. */
 static int copy_paths(JsonNode *paths, JsonNode *pages, JsonNode *render, JsonBuilder *out,
                       char **ret_error) {
   static const char *const item_members[] = {"path",   "pathBytes", "offset",   "limit",
@@ -42,17 +52,25 @@ static int copy_paths(JsonNode *paths, JsonNode *pages, JsonNode *render, JsonBu
   if (paths == NULL || !JSON_NODE_HOLDS_ARRAY(paths))
     return fail(ret_error, "paths must be a non-empty array of paths");
   a = json_node_get_array(paths);
+  for (guint i = 0; i < json_array_get_length(a); i++) {
+    JsonNode *item = json_array_get_element(a, i);
+    const char *name =
+        JSON_NODE_HOLDS_OBJECT(item) ? unknown_member(json_node_get_object(item), item_members)
+                                     : NULL;
+
+    if (name != NULL)
+      return fail(ret_error, "unknown argument paths[%u].%s", i, name);
+  }
   json_builder_set_member_name(out, "paths");
+  if (pages == NULL && render == NULL) {
+    json_builder_add_value(out, json_node_copy(paths));
+    return 0;
+  }
   json_builder_begin_array(out);
   for (guint i = 0; i < json_array_get_length(a); i++) {
     JsonNode *item = json_array_get_element(a, i);
-    g_autofree char *where = g_strdup_printf("paths[%u]", i);
 
-    if (JSON_NODE_HOLDS_OBJECT(item) &&
-        only_members(json_node_get_object(item), item_members, where, ret_error) < 0)
-      return -EINVAL;
-    if ((pages == NULL && render == NULL) ||
-        !(JSON_NODE_HOLDS_OBJECT(item) || JSON_NODE_HOLDS_VALUE(item))) {
+    if (!(JSON_NODE_HOLDS_OBJECT(item) || JSON_NODE_HOLDS_VALUE(item))) {
       json_builder_add_value(out, json_node_copy(item));
       continue;
     }

@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""The calls of bench-mcp.py on readerd alone, once, for instruction counts and answers.
+
+Usage: bench/mcp-calls.py [--readerd build/daemon/readerd] [--files 2000] [--face mcp|plain]
+                          [--start-only] [--callgrind OUT] [--prefix CMD] [--save FILE]
+
+--face mcp (the default) starts `readerd mcp --root GO_SRC`, says initialize and
+notifications/initialized, then sends bench-mcp.py's read_files of the first N `.go` files of
+Go's source tree (budget.tokens 10^9) again with each answer's skip until every file has come
+(four calls for 2,000 files), and closes its stdin. --face plain sends the same files in one
+`read` over `readerd serve --stdio` instead (bench-client's request: no initialize). With
+--start-only it stops after initialize: what the process's start costs, before any read.
+
+With --callgrind OUT the server runs under `valgrind --tool=callgrind` and writes its profile
+to OUT (read it with callgrind_annotate OUT); no time is measured. --prefix CMD runs it under
+another command (strace -f -c -o OUT counts its system calls). --save FILE writes each answer
+line as it came, so that two builds' answers can be compared byte for byte (cmp).
+"""
+import argparse, json, os, re, shlex, subprocess, sys
+
+from benchlib import GO_SRC, pick_files
+
+SKIP = re.compile(r"<Omitted files='(\d+)'[^>]* skip='(\d+)'")
+
+
+class Server:
+    """JSON-RPC lines over a server's stdio, one request at a time."""
+
+    def __init__(self, argv):
+        self.p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL)
+        self.id = 0
+
+    def call(self, method, params):
+        """Returns the answer's line (bytes, without its newline)."""
+        self.id += 1
+        self.p.stdin.write(json.dumps({'jsonrpc': '2.0', 'id': self.id, 'method': method,
+                                       'params': params}).encode() + b'\n')
+        self.p.stdin.flush()
+        while True:
+            line = self.p.stdout.readline()
+            if not line:
+                sys.exit('%s closed its stdout' % self.p.args[0])
+            msg = json.loads(line)
+            if msg.get('id') == self.id and 'method' not in msg:
+                return line.rstrip(b'\n'), msg
+
+    def notify(self, method):
+        self.p.stdin.write(json.dumps({'jsonrpc': '2.0', 'method': method}).encode() + b'\n')
+        self.p.stdin.flush()
+
+    def close(self):
+        self.p.stdin.close()
+        if self.p.wait(timeout=600) != 0:
+            sys.exit('%s exited with status %d' % (self.p.args[0], self.p.returncode))
+
+
+def mcp_calls(server, files):
+    """bench-mcp.py's read_files calls, through every continuation; yields each answer line."""
+    server.call('initialize', {'protocolVersion': '2025-06-18', 'capabilities': {},
+                               'clientInfo': {'name': 'mcp-calls', 'version': '1'}})
+    server.notify('notifications/initialized')
+    skip = 0
+    while skip is not None:
+        arguments = {'paths': files, 'budget': {'tokens': 10 ** 9}}
+        if skip:
+            arguments['skip'] = skip
+        line, msg = server.call('tools/call', {'name': 'read_files', 'arguments': arguments})
+        result = msg['result']
+        assert not result.get('isError'), 'read_files failed'
+        yield line
+        m = SKIP.search([b['text'] for b in result['content'] if b['type'] == 'text'][-1])
+        skip = int(m.group(2)) if m else None
+
+
+def start_only(server, files):
+    server.call('initialize', {'protocolVersion': '2025-06-18', 'capabilities': {},
+                               'clientInfo': {'name': 'mcp-calls', 'version': '1'}})
+    server.notify('notifications/initialized')
+    return iter(())
+
+
+def plain_calls(server, files):
+    line, msg = server.call('read', {'paths': files})
+    assert 'result' in msg, msg.get('error')
+    yield line
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--readerd', default='build/daemon/readerd')
+    ap.add_argument('--files', type=int, default=2000)
+    ap.add_argument('--face', choices=('mcp', 'plain'), default='mcp')
+    ap.add_argument('--callgrind', metavar='OUT')
+    ap.add_argument('--save', metavar='FILE')
+    ap.add_argument('--start-only', action='store_true',
+                    help='initialize (mcp) and exit: what the process costs before any read')
+    ap.add_argument('--prefix', metavar='CMD', help='runs the server under CMD, e.g. "strace -f -c -o OUT"')
+    a = ap.parse_args()
+    files = pick_files(a.files)
+    readerd = os.path.abspath(a.readerd)
+    argv = [readerd, 'mcp', '--root', GO_SRC] if a.face == 'mcp' else [readerd, 'serve', '--stdio']
+    if a.callgrind:
+        argv = ['valgrind', '--tool=callgrind', '--callgrind-out-file=' + a.callgrind] + argv
+    if a.prefix:
+        argv = shlex.split(a.prefix) + argv
+    server = Server(argv)
+    calls = mcp_calls if a.face == 'mcp' else plain_calls
+    if a.start_only:
+        calls = start_only if a.face == 'mcp' else (lambda server, files: iter(()))
+    out = open(a.save, 'wb') if a.save else None
+    n = size = 0
+    for line in calls(server, files):
+        n += 1
+        size += len(line)
+        if out:
+            out.write(line + b'\n')
+    server.close()
+    if out:
+        out.close()
+    print('%s: %d calls, %d bytes of answers' % (a.face, n, size))
+
+
+if __name__ == '__main__':
+    main()
