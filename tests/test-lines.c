@@ -933,6 +933,7 @@ START_TEST(lines_fast_cut_mid_run) {
     LinesResult r;
 
     o.max_line_chars = 20;
+    o.size_hint = strlen(file); /* room for all from the start, as text.c gives it */
     r = run_pieces(file, strlen(file), &o, fast_pieces[k]);
     assert_long_str_eq(r.content, want);
     ck_assert(r.truncated);
@@ -968,6 +969,39 @@ START_TEST(lines_fast_column_and_offset) {
     g_free(r.content);
   }
   g_string_free(file, TRUE);
+}
+END_TEST
+
+/* The ending style of lines taken in a run: one CRLF among LF lines, one LF among CRLF lines,
+ * each far from the end of the stream (whose last bytes take the general path). */
+START_TEST(lines_fast_run_notes_each_style) {
+  static const struct {
+    const char *first, *rest, *eol;
+  } cases[] = {
+      {"a first line, CRLF\r\n", "and then lines with LF\n", "mixed"},
+      {"a first line with LF\n", "and then lines, CRLF\r\n", "mixed"},
+      {"a first line with LF\n", "and then lines with LF\n", "lf"},
+      {"a first line, CRLF\r\n", "and then lines, CRLF\r\n", "crlf"},
+  };
+
+  for (size_t c = 0; c < G_N_ELEMENTS(cases); c++) {
+    GString *file = g_string_new(cases[c].first);
+
+    for (int i = 0; i < 20; i++)
+      g_string_append(file, cases[c].rest);
+    for (int numbers = 0; numbers <= 1; numbers++) {
+      LinesOptions o = opts(1, 2000, numbers);
+
+      for (size_t k = 0; k < G_N_ELEMENTS(fast_pieces); k++) {
+        LinesResult r = run_pieces(file->str, file->len, &o, fast_pieces[k]);
+
+        ck_assert_str_eq(r.eol, cases[c].eol);
+        ck_assert_int_eq(r.lines, 21);
+        g_free(r.content);
+      }
+    }
+    g_string_free(file, TRUE);
+  }
 }
 END_TEST
 
@@ -1042,6 +1076,7 @@ static Suite *lines_suite(void) {
   tcase_add_test(tc, lines_fast_cap_mid_run);
   tcase_add_test(tc, lines_fast_cut_mid_run);
   tcase_add_test(tc, lines_fast_column_and_offset);
+  tcase_add_test(tc, lines_fast_run_notes_each_style);
   tcase_add_test(tc, lines_rest_counted_with_its_style);
   suite_add_tcase(s, tc);
   return s;

@@ -137,9 +137,10 @@ void lines_init(Lines *l, const LinesOptions *o) {
   l->lines = l->opt.first_line - 1;
   l->end = window_add(l->opt.offset, l->opt.limit);
   l->reserve = NOTICE_RESERVE;
-  /* Lines priced one by one, or a cap too small for the notice, always go the general way;
-   * so does the line shown from a column. */
-  if (l->opt.max_tokens <= 0 && (l->opt.max_content == 0 || l->opt.max_content > l->reserve)) {
+  /* Lines priced one by one, a cap too small for the notice, or a character limit under a
+   * block always go the general way; so does the line shown from a column. */
+  if (l->opt.max_tokens <= 0 && (l->opt.max_content == 0 || l->opt.max_content > l->reserve) &&
+      (l->opt.max_line_chars == 0 || l->opt.max_line_chars >= 16)) {
     l->fast_from = l->opt.column > 1 ? window_add(l->opt.offset, 1) : l->opt.offset;
     l->fast_room = l->opt.max_content > 0 ? l->opt.max_content - l->reserve : SIZE_MAX;
   }
@@ -386,44 +387,35 @@ static const char *number_carry(Lines *l, size_t *ret_width) {
   return l->num + NUM_END - digits;
 }
 
-/* Room for the fast path's writes: `need` bytes from d, which *ret_safe bounds; and the end
- * of what the content cap lets in, as a pointer no further than the buffer's end. Grows the
- * buffer when d is past *ret_safe. Returns the buffer. */
-static char *fast_room(Lines *l, char *d, size_t need, char **ret_safe, char **ret_room) {
-  if (d != NULL)
-    l->len = (size_t)(d - l->buf);
-  buf_grow(l, need);
-  *ret_safe = l->buf + l->cap - 1 - need;
-  *ret_room = l->buf + MIN(l->fast_room, l->cap);
-  return l->buf;
-}
-
 /* The common case, many shown lines in one go: whole lines from s (the start of a line) that
  * are in the window, fit under the content cap and the character limit, and end within
  * [s, e) before its last 16 bytes. Each is found and copied 16 bytes at a time while its
- * number (when `numbers`) is counted up in place, with no call but for a carry and one room
- * check per line. Stops at the start of the first line it cannot take whole (the general path
- * takes that one) and returns it. */
+ * number (when `numbers`) is counted up in place, with no call but for a carry and one check
+ * of room per line. Stops at the start of the first line it cannot take whole (the general
+ * path takes that one, growing the buffer if need be) and returns it. */
 static inline __attribute__((always_inline)) const char *
 feed_fast_lines(Lines *l, const char *s, const char *e, const bool numbers) {
   const __m128i nlv = _mm_set1_epi8('\n');
-  const size_t mlc = l->opt.max_line_chars > 0 ? l->opt.max_line_chars : SIZE_MAX;
-  const size_t scan_max = MIN(mlc, FAST_SCAN_MAX), need = scan_max + 32;
+  /* Blocks start at most scan_max bytes into a line, so that a newline found is at most
+   * max_line_chars bytes in: such a line has no more characters than that, and is not cut. */
+  const size_t mlc = l->opt.max_line_chars;
+  const size_t scan_max = mlc == 0 || mlc - 15 > FAST_SCAN_MAX ? FAST_SCAN_MAX : mlc - 15;
+  const size_t need = scan_max + 32;
   const int64_t stop_n = MIN(l->end, FAST_LINE_MAX);
   const char *e16, *num = NULL;
   char *digit = l->num + NUM_END - 1;
   int64_t n = l->lines + 1;
-  size_t width = 0;
-  unsigned eol = 0;
-  char *buf, *d, *safe, *room;
+  size_t width = 0, crlfs = 0;
+  char *d, *end;
 
   if ((size_t)(e - s) < 16)
     return s;
   e16 = e - 16;
-  /* Each line may write up to `need` bytes (number, blocks of 16): room for that is checked
-   * once per line, against `safe`. */
-  buf = fast_room(l, NULL, need, &safe, &room);
-  d = buf + l->len;
+  /* A line may write `need` bytes from its start (number, blocks of 16): the next line may
+   * start only where that much room is left, and end where the content cap lets it. */
+  buf_grow(l, need);
+  d = l->buf + l->len;
+  end = l->buf + MIN(l->fast_room, l->cap - 1 - need);
   if (numbers) {
     if (l->num_digits == 0 || l->num_last != n - 1)
       number_set(l, n - 1);
@@ -434,16 +426,10 @@ feed_fast_lines(Lines *l, const char *s, const char *e, const bool numbers) {
     /* The last block start: past it the line is longer than the scan, or ends in the piece's
      * last bytes. */
     const char *last = (size_t)(e16 - s) > scan_max ? s + scan_max : e16, *src = s, *nl;
-    char *w;
-    unsigned mask;
-    size_t body;
+    char *w = d;
+    unsigned long mask;
     bool crlf;
 
-    if (d > safe) {
-      buf = fast_room(l, d, need, &safe, &room);
-      d = buf + l->len;
-    }
-    w = d;
     if (numbers) {
       if (*digit != '9')
         (*digit)++;
@@ -464,31 +450,34 @@ feed_fast_lines(Lines *l, const char *s, const char *e, const bool numbers) {
       src += 16;
       w += 16;
     }
-    nl = src + (size_t)__builtin_ctz(mask);
-    w += (size_t)__builtin_ctz(mask);
-    body = (size_t)(nl - s);
-    if (body > mlc)
-      goto taken_back;
-    /* A CRLF's '\r' is the line's last byte: the '\n' goes over it. */
-    crlf = body > 0 && nl[-1] == '\r';
+    nl = src + __builtin_ctzl(mask);
+    w += __builtin_ctzl(mask);
+    /* A CRLF's '\r' is the line's last byte: the '\n' goes over it. What precedes the newline
+     * in the copy is the line's last byte, or the tab after its number. */
+    crlf = numbers ? w[-1] == '\r' : nl > s && nl[-1] == '\r';
     w -= crlf;
     *w++ = '\n';
-    if (w > room)
+    if (w > end)
       goto taken_back;
-    eol |= crlf ? EOL_CRLF : EOL_LF;
+    crlfs += crlf;
     d = w;
     s = nl + 1;
   }
   /* num[] holds the number of the last line taken, or of the one taken back. */
   if (numbers)
     l->num_last = n - 1;
-  if (0) {
-  taken_back:
-    if (numbers)
-      l->num_last = n;
-  }
+  goto finish;
+
+taken_back:
+  if (numbers)
+    l->num_last = n;
+
+finish:
   l->len = (size_t)(d - l->buf);
-  l->eol_seen |= eol;
+  if (crlfs > 0)
+    l->eol_seen |= EOL_CRLF;
+  if ((int64_t)crlfs < n - 1 - l->lines)
+    l->eol_seen |= EOL_LF;
   if (n - 1 > l->lines) {
     if (l->shown_first == 0)
       l->shown_first = l->lines + 1;
