@@ -750,6 +750,294 @@ START_TEST(lines_token_cap_holds) {
 }
 END_TEST
 
+/* What cat -n shows of a whole text, as the contract says: each line without its "\n" or
+ * "\r\n", numbered from `first` with printf's "%6d\t" (or bare), then "\n". */
+static char *cat_n(const char *text, size_t n, int64_t first, bool numbers) {
+  GString *g = g_string_new(NULL);
+  const char *s = text, *e = text + n;
+
+  for (int64_t k = first; s < e; k++) {
+    const char *nl = memchr(s, '\n', (size_t)(e - s));
+    const char *end = nl != NULL ? nl : e;
+    size_t len = (size_t)(end - s);
+
+    if (nl != NULL && len > 0 && end[-1] == '\r')
+      len--;
+    if (numbers)
+      g_string_append_printf(g, "%6" G_GINT64_FORMAT "\t", k);
+    g_string_append_len(g, s, (gssize)len);
+    g_string_append_c(g, '\n');
+    s = nl != NULL ? nl + 1 : e;
+  }
+  return g_string_free(g, FALSE);
+}
+
+/* Lines of every length from 0 to 44 bytes, so that a newline falls on every place of a
+ * 16-byte block; every fifth ends with CRLF, every third has a two-byte character. */
+static char *varied_lines(int count) {
+  GString *g = g_string_new(NULL);
+
+  for (int i = 0; i < count; i++) {
+    int len = (i * 7) % 45;
+
+    for (int j = 0; j < len; j++)
+      g_string_append_c(g, (char)('a' + (i + j) % 26));
+    if (i % 3 == 0)
+      g_string_append(g, "\u00e9");
+    g_string_append(g, i % 5 == 4 ? "\r\n" : "\n");
+  }
+  return g_string_free(g, FALSE);
+}
+
+static const size_t fast_pieces[] = {0, 1, 15, 16, 17, 33, 64, 4096};
+
+/* Runs of whole lines are shown as cat -n shows them, whatever the pieces, with numbers or
+ * without, and the same as line by line under a token cap that holds everything. */
+START_TEST(lines_fast_run_matches_cat_n) {
+  g_autofree char *varied = varied_lines(300);
+  GString *blocks = g_string_new(NULL);
+  const char *inputs[2];
+
+  /* Lines of 15 and 16 bytes: the newline is the last byte of a block, or the first of the
+   * next, line after line. */
+  for (int i = 0; i < 200; i++)
+    g_string_append(blocks, i % 2 ? "0123456789abcde\n" : "0123456789abcdef\n");
+  inputs[0] = varied;
+  inputs[1] = blocks->str;
+  for (size_t in = 0; in < G_N_ELEMENTS(inputs); in++) {
+    size_t len = strlen(inputs[in]);
+
+    for (int numbers = 0; numbers <= 1; numbers++) {
+      g_autofree char *want = cat_n(inputs[in], len, 1, numbers);
+      LinesOptions o = opts(1, 2000, numbers);
+
+      for (size_t k = 0; k < G_N_ELEMENTS(fast_pieces); k++) {
+        LinesResult r = run_pieces(inputs[in], len, &o, fast_pieces[k]);
+
+        assert_long_str_eq(r.content, want);
+        ck_assert_int_eq(r.lines, in == 0 ? 300 : 200);
+        ck_assert_str_eq(r.eol, in == 0 ? "mixed" : "lf");
+        ck_assert(!r.truncated);
+        ck_assert_int_eq(r.shown_first, 1);
+        ck_assert_int_eq(r.shown_last, r.lines);
+        g_free(r.content);
+      }
+      o.max_tokens = 1000000;
+      LinesResult r = run_pieces(inputs[in], len, &o, 0);
+      assert_long_str_eq(r.content, want);
+      g_free(r.content);
+    }
+  }
+  g_string_free(blocks, TRUE);
+}
+END_TEST
+
+/* A line that crosses pieces, a CRLF whose '\r' ends one piece and '\n' starts the next: any
+ * cut of the stream in two gives cat -n's text. */
+START_TEST(lines_fast_any_cut_in_two) {
+  g_autofree char *text = varied_lines(40);
+  size_t len = strlen(text);
+  g_autofree char *want = cat_n(text, len, 1, true);
+  LinesOptions o = opts(1, 2000, true);
+
+  for (size_t cut = 0; cut <= len; cut++) {
+    Lines l;
+    LinesResult r;
+
+    lines_init(&l, &o);
+    lines_feed(&l, text, cut);
+    lines_feed(&l, text + cut, len - cut);
+    lines_finish(&l, &r);
+    lines_clear(&l);
+    assert_long_str_eq(r.content, want);
+    ck_assert_int_eq(r.lines, 40);
+    ck_assert_str_eq(r.eol, "mixed");
+    g_free(r.content);
+  }
+}
+END_TEST
+
+/* Numbers widen past six digits, and past fourteen (beyond that the fast path hands over),
+ * within one run of lines. */
+START_TEST(lines_fast_numbers_widen) {
+  static const int64_t firsts[] = {999990, INT64_C(99999999999990)};
+  g_autofree char *text = varied_lines(30);
+  size_t len = strlen(text);
+
+  for (size_t f = 0; f < G_N_ELEMENTS(firsts); f++) {
+    g_autofree char *want = cat_n(text, len, firsts[f], true);
+    LinesOptions o = opts(firsts[f], 2000, true);
+    LinesResult r;
+
+    o.first_line = firsts[f];
+    r = run_pieces(text, len, &o, 0);
+    assert_long_str_eq(r.content, want);
+    ck_assert_int_eq(r.shown_first, firsts[f]);
+    ck_assert_int_eq(r.shown_last, firsts[f] + 29);
+    g_free(r.content);
+  }
+}
+END_TEST
+
+/* The content cap stops a run of lines at the last whole line that leaves room for the
+ * notice: 28 bytes a line with its number, 160 kept for the notice, so 30 lines of 1000. */
+START_TEST(lines_fast_cap_mid_run) {
+  GString *file = g_string_new(NULL);
+
+  for (int i = 1; i <= 200; i++)
+    g_string_append_printf(file, "line %03d of the file\n", i);
+  for (size_t k = 0; k < G_N_ELEMENTS(fast_pieces); k++) {
+    LinesOptions o = opts(1, 2000, true);
+    GString *want = g_string_new(NULL);
+    LinesResult r;
+
+    o.max_content = 1000;
+    for (int i = 1; i <= 30; i++)
+      g_string_append_printf(want, "%6d\tline %03d of the file\n", i, i);
+    g_string_append(want, "\u2026 170 more lines not shown (1000 bytes content limit); continue "
+                          "with offset=31\n");
+    r = run_pieces(file->str, file->len, &o, fast_pieces[k]);
+    assert_long_str_eq(r.content, want->str);
+    ck_assert_int_eq(r.shown_last, 30);
+    ck_assert_int_eq(r.lines, 200);
+    ck_assert(r.truncated);
+    g_free(r.content);
+    g_string_free(want, TRUE);
+  }
+  g_string_free(file, TRUE);
+}
+END_TEST
+
+/* A line over the character limit in the middle of a run is cut with its marker, a long one
+ * or one a few characters over; one at the limit exactly (its CRLF's '\r' not counted) is not;
+ * the run goes on after each. */
+START_TEST(lines_fast_cut_mid_run) {
+  g_autofree char *x50 = g_strnfill(50, 'x');
+  g_autofree char *x20 = g_strnfill(20, 'x');
+  g_autofree char *y20 = g_strnfill(20, 'y');
+  g_autofree char *z25 = g_strnfill(25, 'z');
+  g_autofree char *z20 = g_strnfill(20, 'z');
+  g_autofree char *file =
+      g_strconcat("first line of text\nsecond line of text\n", x50, "\r\n", y20, "\r\n", z25,
+                  "\nthird short line\n", x50, "\nthe last line\n", NULL);
+  g_autofree char *want = g_strconcat(
+      "     1\tfirst line of text\n     2\tsecond line of text\n     3\t", x20,
+      " \u2026 [30 more characters cut; continue with offset=3, column=21]\n     4\t", y20,
+      "\n     5\t", z20, " \u2026 [5 more characters cut; continue with offset=5, column=21]\n",
+      "     6\tthird short line\n     7\t", x20,
+      " \u2026 [30 more characters cut; continue with offset=7, column=21]\n     8\tthe last line\n",
+      NULL);
+
+  for (size_t k = 0; k < G_N_ELEMENTS(fast_pieces); k++) {
+    LinesOptions o = opts(1, 2000, true);
+    LinesResult r;
+
+    o.max_line_chars = 20;
+    o.size_hint = strlen(file); /* room for all from the start, as text.c gives it */
+    r = run_pieces(file, strlen(file), &o, fast_pieces[k]);
+    assert_long_str_eq(r.content, want);
+    ck_assert(r.truncated);
+    ck_assert_int_eq(r.shown_last, 8);
+    ck_assert_str_eq(r.eol, "mixed");
+    g_free(r.content);
+  }
+}
+END_TEST
+
+/* A window from a column: its first line from there, the lines after it whole. */
+START_TEST(lines_fast_column_and_offset) {
+  GString *file = g_string_new(NULL);
+  const char *want = "     3\t0003-abcdefghijklmnopqrstuvwxyz\n"
+                     "     4\tline-0004-abcdefghijklmnopqrstuvwxyz\n"
+                     "     5\tline-0005-abcdefghijklmnopqrstuvwxyz\n"
+                     "     6\tline-0006-abcdefghijklmnopqrstuvwxyz\n"
+                     "\u2026 4 more lines not shown; continue with offset=7\n";
+
+  for (int i = 1; i <= 10; i++)
+    g_string_append_printf(file, "line-%04d-abcdefghijklmnopqrstuvwxyz\n", i);
+  for (size_t k = 0; k < G_N_ELEMENTS(fast_pieces); k++) {
+    LinesOptions o = opts(3, 4, true);
+    LinesResult r;
+
+    o.column = 6;
+    r = run_pieces(file->str, file->len, &o, fast_pieces[k]);
+    ck_assert_str_eq(r.content, want);
+    ck_assert(r.truncated);
+    ck_assert_int_eq(r.shown_first, 3);
+    ck_assert_int_eq(r.shown_last, 6);
+    ck_assert_int_eq(r.lines, 10);
+    g_free(r.content);
+  }
+  g_string_free(file, TRUE);
+}
+END_TEST
+
+/* The ending style of lines taken in a run: one CRLF among LF lines, one LF among CRLF lines,
+ * each far from the end of the stream (whose last bytes take the general path). */
+START_TEST(lines_fast_run_notes_each_style) {
+  static const struct {
+    const char *first, *rest, *eol;
+  } cases[] = {
+      {"a first line, CRLF\r\n", "and then lines with LF\n", "mixed"},
+      {"a first line with LF\n", "and then lines, CRLF\r\n", "mixed"},
+      {"a first line with LF\n", "and then lines with LF\n", "lf"},
+      {"a first line, CRLF\r\n", "and then lines, CRLF\r\n", "crlf"},
+  };
+
+  for (size_t c = 0; c < G_N_ELEMENTS(cases); c++) {
+    GString *file = g_string_new(cases[c].first);
+
+    for (int i = 0; i < 20; i++)
+      g_string_append(file, cases[c].rest);
+    for (int numbers = 0; numbers <= 1; numbers++) {
+      LinesOptions o = opts(1, 2000, numbers);
+
+      for (size_t k = 0; k < G_N_ELEMENTS(fast_pieces); k++) {
+        LinesResult r = run_pieces(file->str, file->len, &o, fast_pieces[k]);
+
+        ck_assert_str_eq(r.eol, cases[c].eol);
+        ck_assert_int_eq(r.lines, 21);
+        g_free(r.content);
+      }
+    }
+    g_string_free(file, TRUE);
+  }
+}
+END_TEST
+
+/* Lines past the window are only counted, with their ending style: a CRLF deep in them, a lone
+ * '\r' (no style), one split from its '\n' by the pieces. */
+START_TEST(lines_rest_counted_with_its_style) {
+  static const struct {
+    const char *text;
+    int64_t lines;
+    const char *eol;
+  } cases[] = {
+      {"shown\nthe rest of the file, lines only counted\nmore\nand more\n", 4, "lf"},
+      {"shown\nthe rest of the file, lines only counted\nmore\r\nand more\n", 4, "mixed"},
+      {"shown\nthe rest of the file\r, lines only\r counted\nmore\nand more\r", 4, "lf"},
+      {"shown\r\nthe rest of the file, lines only counted\r\nmore\r\nand more\r\n", 4, "crlf"},
+      {"shown\r\nthe rest of the file, lines only counted\r\nmore\r\nand more\n", 4, "mixed"},
+      {"shown\nthe rest of the file, 31 bytes\r\nand more\n", 3, "mixed"},
+  };
+
+  for (size_t c = 0; c < G_N_ELEMENTS(cases); c++) {
+    const char *t = cases[c].text;
+    size_t len = strlen(t);
+
+    for (size_t k = 0; k < G_N_ELEMENTS(fast_pieces); k++) {
+      LinesOptions o = opts(1, 1, false);
+      LinesResult r = run_pieces(t, len, &o, fast_pieces[k]);
+
+      ck_assert_int_eq(r.lines, cases[c].lines);
+      ck_assert_str_eq(r.eol, cases[c].eol);
+      ck_assert_int_eq(r.shown_last, 1);
+      g_free(r.content);
+    }
+  }
+}
+END_TEST
+
 static Suite *lines_suite(void) {
   Suite *s = suite_create("lines");
   TCase *tc = tcase_create("core");
@@ -782,6 +1070,14 @@ static Suite *lines_suite(void) {
   tcase_add_test(tc, lines_column_only_on_the_offset_line);
   tcase_add_test(tc, lines_first_line_numbers_a_tail);
   tcase_add_test(tc, lines_numbers_count_up_like_printf);
+  tcase_add_test(tc, lines_fast_run_matches_cat_n);
+  tcase_add_test(tc, lines_fast_any_cut_in_two);
+  tcase_add_test(tc, lines_fast_numbers_widen);
+  tcase_add_test(tc, lines_fast_cap_mid_run);
+  tcase_add_test(tc, lines_fast_cut_mid_run);
+  tcase_add_test(tc, lines_fast_column_and_offset);
+  tcase_add_test(tc, lines_fast_run_notes_each_style);
+  tcase_add_test(tc, lines_rest_counted_with_its_style);
   suite_add_tcase(s, tc);
   return s;
 }

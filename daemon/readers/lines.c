@@ -56,29 +56,46 @@ static size_t count_chars(const char *p, size_t n) {
 /* Appends printf("%6d\t", n) without going through printf: it runs once per shown line, and
  * the lines shown are nearly always consecutive, so the previous number's text is counted up
  * in place (a carry per ten lines). */
+static void number_set(Lines *l, int64_t n) {
+  char *t = l->num;
+  size_t i = NUM_END - 1;
+  uint64_t v = (uint64_t)n;
+
+  memset(t, ' ', sizeof l->num);
+  t[NUM_END] = '\t';
+  l->num_digits = 0;
+  do {
+    t[i--] = (char)('0' + v % 10);
+    v /= 10;
+    l->num_digits++;
+  } while (v > 0);
+  l->num_last = n;
+}
+
+/* Counts num[] up by one: a carry per ten lines, a digit more per power of ten. */
+static inline void number_next(Lines *l) {
+  char *t = l->num;
+  size_t i = NUM_END - 1;
+
+  while (t[i] == '9')
+    t[i--] = '0';
+  if (t[i] == ' ') {
+    t[i] = '1';
+    l->num_digits++;
+  } else {
+    t[i]++;
+  }
+  l->num_last++;
+}
+
 static void append_number(Lines *l, int64_t n) {
   char *t = l->num;
-  size_t width, i = NUM_END - 1;
+  size_t width;
 
-  if (n == l->num_last + 1 && l->num_last > 0) {
-    while (t[i] == '9')
-      t[i--] = '0';
-    if (t[i] == ' ')
-      l->num_digits++;
-    t[i] = t[i] == ' ' ? '1' : (char)(t[i] + 1);
-  } else {
-    uint64_t v = (uint64_t)n;
-
-    memset(t, ' ', sizeof l->num);
-    t[NUM_END] = '\t';
-    l->num_digits = 0;
-    do {
-      t[i--] = (char)('0' + v % 10);
-      v /= 10;
-      l->num_digits++;
-    } while (v > 0);
-  }
-  l->num_last = n;
+  if (n == l->num_last + 1 && l->num_last > 0)
+    number_next(l);
+  else
+    number_set(l, n);
   width = MAX(l->num_digits, (size_t)6) + 1;
   if (width > 16) {
     buf_append(l, t + NUM_END + 1 - width, width);
@@ -120,6 +137,13 @@ void lines_init(Lines *l, const LinesOptions *o) {
   l->lines = l->opt.first_line - 1;
   l->end = window_add(l->opt.offset, l->opt.limit);
   l->reserve = NOTICE_RESERVE;
+  /* Lines priced one by one, a cap too small for the notice, or a character limit under a
+   * block always go the general way; so does the line shown from a column. */
+  if (l->opt.max_tokens <= 0 && (l->opt.max_content == 0 || l->opt.max_content > l->reserve) &&
+      (l->opt.max_line_chars == 0 || l->opt.max_line_chars >= 16)) {
+    l->fast_from = l->opt.column > 1 ? window_add(l->opt.offset, 1) : l->opt.offset;
+    l->fast_room = l->opt.max_content > 0 ? l->opt.max_content - l->reserve : SIZE_MAX;
+  }
 
   /* One allocation usually suffices: the input plus room for the line numbers, never more
    * than the cap allows (plus one long line). */
@@ -344,6 +368,183 @@ static const char *shown_line_fast(Lines *l, const char **s, const char *e) {
   return nl;
 }
 
+/* Line numbers past this take the general path: up to 14 digits, "%6d\t" fits one 16-byte
+ * copy. */
+#define FAST_LINE_MAX INT64_C(99999999999999)
+
+/* Bytes of one line the fast path looks through; a longer line takes the general path. */
+#define FAST_SCAN_MAX ((size_t)4096)
+
+#ifdef __SSE2__
+/* number_next for the fast path, when a carry is due: returns where the number's text starts
+ * and sets *ret_width to its width, tab included. */
+static const char *number_carry(Lines *l, size_t *ret_width) {
+  size_t digits;
+
+  number_next(l);
+  digits = MAX(l->num_digits, (size_t)6);
+  *ret_width = digits + 1;
+  return l->num + NUM_END - digits;
+}
+
+/* The common case, many shown lines in one go: whole lines from s (the start of a line) that
+ * are in the window, fit under the content cap and the character limit, and end within
+ * [s, e) before its last 16 bytes. Each is found and copied 16 bytes at a time while its
+ * number (when `numbers`) is counted up in place, with no call but for a carry and one check
+ * of room per line. Stops at the start of the first line it cannot take whole (the general
+ * path takes that one, growing the buffer if need be) and returns it. */
+static inline __attribute__((always_inline)) const char *
+feed_fast_lines(Lines *l, const char *s, const char *e, const bool numbers) {
+  const __m128i nlv = _mm_set1_epi8('\n');
+  /* Blocks start at most scan_max bytes into a line, so that a newline found is at most
+   * max_line_chars bytes in: such a line has no more characters than that, and is not cut. */
+  const size_t mlc = l->opt.max_line_chars;
+  const size_t scan_max = mlc == 0 || mlc - 15 > FAST_SCAN_MAX ? FAST_SCAN_MAX : mlc - 15;
+  const size_t need = scan_max + 32;
+  const int64_t stop_n = MIN(l->end, FAST_LINE_MAX);
+  const char *e16, *num = NULL;
+  char *digit = l->num + NUM_END - 1;
+  int64_t n = l->lines + 1;
+  size_t width = 0, crlfs = 0;
+  char *d, *end;
+
+  if ((size_t)(e - s) < 16)
+    return s;
+  e16 = e - 16;
+  /* A line may write `need` bytes from its start (number, blocks of 16): the next line may
+   * start only where that much room is left, and end where the content cap lets it. */
+  buf_grow(l, need);
+  d = l->buf + l->len;
+  end = l->buf + MIN(l->fast_room, l->cap - 1 - need);
+  if (numbers) {
+    if (l->num_digits == 0 || l->num_last != n - 1)
+      number_set(l, n - 1);
+    width = MAX(l->num_digits, (size_t)6) + 1;
+    num = l->num + NUM_END + 1 - width;
+  }
+  for (; n < stop_n && s <= e16; n++) {
+    /* The last block start: past it the line is longer than the scan, or ends in the piece's
+     * last bytes. */
+    const char *last = (size_t)(e16 - s) > scan_max ? s + scan_max : e16, *src = s, *nl;
+    char *w = d;
+    unsigned long mask;
+    bool crlf;
+
+    if (numbers) {
+      if (*digit != '9')
+        (*digit)++;
+      else
+        num = number_carry(l, &width);
+      memcpy(w, num, 16);
+      w += width;
+    }
+    for (;;) {
+      __m128i v = _mm_loadu_si128((const __m128i *)(const void *)src);
+
+      mask = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, nlv));
+      _mm_storeu_si128((__m128i *)(void *)w, v);
+      if (mask != 0)
+        break;
+      if (src + 16 > last)
+        goto taken_back;
+      src += 16;
+      w += 16;
+    }
+    nl = src + __builtin_ctzl(mask);
+    w += __builtin_ctzl(mask);
+    /* A CRLF's '\r' is the line's last byte: the '\n' goes over it. What precedes the newline
+     * in the copy is the line's last byte, or the tab after its number. */
+    crlf = numbers ? w[-1] == '\r' : nl > s && nl[-1] == '\r';
+    w -= crlf;
+    *w++ = '\n';
+    if (w > end)
+      goto taken_back;
+    crlfs += crlf;
+    d = w;
+    s = nl + 1;
+  }
+  /* num[] holds the number of the last line taken, or of the one taken back. */
+  if (numbers)
+    l->num_last = n - 1;
+  goto finish;
+
+taken_back:
+  if (numbers)
+    l->num_last = n;
+
+finish:
+  l->len = (size_t)(d - l->buf);
+  if (crlfs > 0)
+    l->eol_seen |= EOL_CRLF;
+  if ((int64_t)crlfs < n - 1 - l->lines)
+    l->eol_seen |= EOL_LF;
+  if (n - 1 > l->lines) {
+    if (l->shown_first == 0)
+      l->shown_first = l->lines + 1;
+    l->shown_last = n - 1;
+    l->lines = n - 1;
+  }
+  return s;
+}
+
+static G_GNUC_NO_INLINE const char *feed_fast_numbered(Lines *l, const char *s, const char *e) {
+  return feed_fast_lines(l, s, e, true);
+}
+
+static G_GNUC_NO_INLINE const char *feed_fast_plain(Lines *l, const char *s, const char *e) {
+  return feed_fast_lines(l, s, e, false);
+}
+
+/* The fast path, for the numbered or the plain. */
+static const char *feed_fast(Lines *l, const char *s, const char *e) {
+  return l->opt.line_numbers ? feed_fast_numbered(l, s, e) : feed_fast_plain(l, s, e);
+}
+#endif
+
+/* Lines no longer shown (past the window or the cap), from s, the start of a line: only
+ * counted, with their ending style, 16 bytes at a time. */
+static void feed_count(Lines *l, const char *s, const char *e) {
+  size_t n = (size_t)(e - s), i = 0;
+  int64_t count = 0;
+  bool cr = false;
+
+#ifdef __SSE2__
+  const __m128i nlv = _mm_set1_epi8('\n'), crv = _mm_set1_epi8('\r'), zero = _mm_setzero_si128();
+
+  while (i + 16 <= n) {
+    __m128i acc = zero, crs = zero, sums;
+
+    /* A byte lane counts up to 255 newlines before it is summed. */
+    for (int k = 0; k < 255 && i + 16 <= n; k++, i += 16) {
+      __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+
+      acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(v, nlv));
+      crs = _mm_or_si128(crs, _mm_cmpeq_epi8(v, crv));
+    }
+    sums = _mm_sad_epu8(acc, zero);
+    count += _mm_cvtsi128_si32(sums) + _mm_extract_epi16(sums, 4);
+    cr = cr || _mm_movemask_epi8(crs) != 0;
+  }
+#endif
+  for (; i < n; i++) {
+    count += s[i] == '\n';
+    cr = cr || s[i] == '\r';
+  }
+  if (count > 0 && !cr)
+    l->eol_seen |= EOL_LF;
+  /* A '\r' somewhere: each newline is looked at. s follows a '\n' (or starts the stream), so
+   * a newline at s ends an LF line. */
+  for (const char *q = s; count > 0 && cr && l->eol_seen != (EOL_LF | EOL_CRLF) && q < e; q++) {
+    q = memchr(q, '\n', (size_t)(e - q));
+    if (q == NULL)
+      break;
+    l->eol_seen |= q > s && q[-1] == '\r' ? EOL_CRLF : EOL_LF;
+  }
+  l->lines += count;
+  l->in_line = n > 0 && e[-1] != '\n';
+  l->cur_shown = false;
+}
+
 void lines_feed(Lines *l, const char *p, size_t n) {
   const char *s = p, *e = p + n;
 
@@ -351,8 +552,23 @@ void lines_feed(Lines *l, const char *p, size_t n) {
     const char *nl = NULL;
     bool crlf;
 
-    if (!l->in_line)
+    if (!l->in_line) {
+      if (l->capped || l->lines + 1 >= l->end) {
+        feed_count(l, s, e);
+        break;
+      }
+#ifdef __SSE2__
+      if (l->fast_from > 0 && l->lines + 1 >= l->fast_from) {
+        const char *f = feed_fast(l, s, e);
+
+        if (f != s) {
+          s = f;
+          continue;
+        }
+      }
+#endif
       line_begin(l);
+    }
     if (l->cur_shown)
       nl = shown_line_fast(l, &s, e);
     if (nl == NULL && s < e) {

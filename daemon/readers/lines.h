@@ -51,6 +51,10 @@ typedef struct {
   LinesOptions opt;
   int64_t end;    /* first line number past the window: offset + limit, saturated */
   size_t reserve; /* bytes kept free under the cap for the final notice */
+  /* The run of whole lines shown as they are (no token cap, no column) starts at this line
+   * number; 0: never. Content may grow to fast_room before a line goes the general way. */
+  int64_t fast_from;
+  size_t fast_room;
 
   int64_t lines;     /* "\n" seen so far */
   bool in_line;      /* bytes of an unterminated line have been fed */
