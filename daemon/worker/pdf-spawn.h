@@ -27,8 +27,8 @@ typedef struct {
   size_t n_recent;
 } PdfWorker;
 
-/* Gives a worker running the executable `path` (as `path pdf-worker`): an idle one started
- * from that path when there is one, else a new one. The caller owns it until it hands it to
+/* Gives a worker running the executable `path` (readerd-worker, worker-path.h): an idle one
+ * started from that path when there is one, else a new one. The caller owns it until it hands it to
  * pdf_spawn_give() or pdf_spawn_end(). Returns 0, or a negative errno when no worker could be
  * started. */
 int pdf_spawn_take(const char *path, PdfWorker *ret);
