@@ -41,6 +41,7 @@ static void reopen_std_fds(void) {
 }
 
 int main(int argc, char **argv) {
+  char *worker, *pinned;
   char pool[16];
   int r;
 
@@ -58,8 +59,14 @@ int main(int argc, char **argv) {
     cli_usage(0);
     return cli_check_output(0);
   }
-  /* The worker executable that the PDF and image readers start, kept for the process's life. */
-  pdf_set_worker_path(worker_path_find());
+  /* The worker executable that the PDF and image readers start, held open for the process's
+   * life so that an upgrade does not give this readerd another version's worker. */
+  worker = worker_path_find();
+  if ((pinned = worker_path_pin(worker)) != NULL) {
+    g_free(worker);
+    worker = pinned;
+  }
+  pdf_set_worker_path(worker);
   /* libuv's pool defaults to 4 threads. Every lane and blocking job the scheduler (scheduler.h)
    * runs, and every gated job (pool-gate.h), has a thread of its own: text reads never wait for
    * a thread held by a slow PDF or a hung mount. The variable is read when the pool starts. */

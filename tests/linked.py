@@ -11,6 +11,8 @@ readerd-worker alone: resolving them cost every `readerd read` and every daemon 
   running executable (readerd run through a symbolic link from another folder still finds the
   worker beside the real file); else the installed path, named in a PDF's error when readerd
   runs from a folder without a worker;
+- a running readerd keeps starting the worker it found at its start when another file is
+  renamed over it (as an upgrade does): the new one is only for the next readerd;
 - a worker that cannot be started is a per-file CONVERSION_FAILED for a PDF and for a picture
   that needs converting (a BMP), naming the path, through the CLI (exit 1, the text file beside
   them read) and through `serve --stdio`; never a crash or a hang.
@@ -84,6 +86,47 @@ def stdio_files(readerd, paths, worker):
     return {f["path"]: f for f in answer["result"]["files"]}
 
 
+def rpc_read(proc, rid, paths):
+    """One read on a running `serve --stdio`: {path: file result}."""
+    req = {"jsonrpc": "2.0", "id": rid, "method": "read", "params": {"paths": paths}}
+    proc.stdin.write(json.dumps(req) + "\n")
+    proc.stdin.flush()
+    answer = json.loads(proc.stdout.readline())
+    check(answer.get("id") == rid and "result" in answer, "answer: %r" % answer)
+    return {f["path"]: f for f in answer["result"]["files"]}
+
+
+def check_kept_over_upgrade(readerd, worker, scratch, pdf, text):
+    """readerd and its worker copied to a folder of their own; a daemon started there, then a
+    worker that fails everything renamed over the worker file, as dpkg installs a new version:
+    the daemon still reads the PDF with the worker it started with, a new readerd gets the new
+    one (and fails, which shows the file really was replaced)."""
+    folder = os.path.join(scratch, "upgrade")
+    os.mkdir(folder)
+    copy, copy_worker = os.path.join(folder, "readerd"), os.path.join(folder, "readerd-worker")
+    shutil.copy2(readerd, copy)
+    shutil.copy2(worker, copy_worker)
+    proc = subprocess.Popen([copy, "serve", "--stdio"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True, env=env_with(None))
+    try:
+        check("code" not in rpc_read(proc, 1, [text])[text], "the text file before the upgrade")
+        new = os.path.join(folder, "new-worker")
+        with open(new, "w") as f:
+            f.write("#!/bin/sh\nexit 1\n")
+        os.chmod(new, 0o755)
+        os.rename(new, copy_worker)
+        p = rpc_read(proc, 2, [pdf])[pdf]
+        check("code" not in p and p["type"] == "pdf",
+              "the running readerd started the replaced worker: %r" % p)
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+    check(proc.returncode == 0, "serve --stdio: exit %d" % proc.returncode)
+    p = cli_files(copy, [pdf])[1][pdf]
+    check("code" in p and "exited with status 1" in p.get("error", ""),
+          "a new readerd with the new worker: %r" % p)
+
+
 def check_read(files, pdf, bmp):
     p, b = files[pdf], files[bmp]
     check("code" not in p and p["type"] == "pdf", "the PDF: %r" % p)
@@ -133,6 +176,9 @@ def main():
         rel = os.path.relpath(worker)
         check_read(cli_files(readerd, [pdf, bmp], worker=rel)[1], pdf, bmp)
         print("ok: READERD_WORKER=%s" % rel)
+
+        check_kept_over_upgrade(readerd, worker, scratch, pdf, text)
+        print("ok: a running readerd keeps its worker when an upgrade replaces the file")
 
         # Missing: a per-file error, through the CLI and the stdio server.
         missing = os.path.join(scratch, "no-such-worker")

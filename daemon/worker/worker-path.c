@@ -1,5 +1,6 @@
 #include "daemon/worker/worker-path.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -38,4 +39,22 @@ char *worker_path_find(void) {
   if ((path = beside_self()) != NULL)
     return path;
   return g_strdup(READERD_WORKER_PATH);
+}
+
+/* The worker, kept open; see worker-path.h. */
+char *worker_path_pin(const char *path) {
+  int fd = open(path, O_PATH | O_CLOEXEC);
+  char *pinned;
+
+  if (fd < 0)
+    return NULL;
+  /* The daemon's own pid, not "self": the worker execs it after closing every descriptor
+   * from 3 up (pdf-spawn.c), while readerd still holds this one. */
+  pinned = g_strdup_printf("/proc/%d/fd/%d", (int)getpid(), fd);
+  if (access(pinned, X_OK) != 0) {
+    (void)close(fd);
+    g_free(pinned);
+    return NULL;
+  }
+  return pinned;
 }

@@ -15,3 +15,12 @@
  * libexecdir), whether or not it exists: a worker that cannot be started is each PDF's or
  * picture's error, not readerd's. Never NULL; the caller frees it with g_free(). */
 char *worker_path_find(void);
+
+/* Opens the worker executable `path` for the rest of the process's life and returns a path
+ * that starts that very file (/proc/PID/fd/N, newly allocated), so that the workers a daemon
+ * starts stay the ones of its own version when an upgrade replaces the file at `path` (dpkg
+ * renames the new one over it) while the daemon runs: the two talk pdf-wire.h's records,
+ * which may change between versions. Returns NULL, leaving nothing open, when `path` cannot
+ * be opened or is not executable, or /proc is not there: then start `path` itself, and each
+ * read that needs a worker says why it could not start. */
+char *worker_path_pin(const char *path);
