@@ -316,8 +316,8 @@ int pdf_read(int fd, const struct stat *st, const PdfOptions *opt, FileResult *r
   r = pdf_spawn_take_for(worker_path, &id, &w);
   if (r < 0) {
     /* Named, so that a worker missing from the installation shows where it was looked for. */
-    file_result_fail(res, CODE_CONVERSION_FAILED, "cannot start the PDF reader %s: %s",
-                     worker_path, g_strerror(-r));
+    file_result_fail(res, CODE_CONVERSION_FAILED, "cannot start the PDF reader %s: %s", worker_path,
+                     g_strerror(-r));
     goto finish;
   }
   send_request(&w, fd, &id, opt, &c.sel, c.budget_ms);
