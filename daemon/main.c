@@ -13,7 +13,7 @@
 #include "daemon/cli/cli.h"
 #include "daemon/log.h"
 #include "daemon/readers/pdf.h"
-#include "daemon/worker/child/pdf-worker.h"
+#include "daemon/worker/worker-path.h"
 #include "daemon/request/pool-gate.h"
 #include "daemon/readers/detect.h"
 #include "daemon/request/scheduler.h"
@@ -41,6 +41,7 @@ static void reopen_std_fds(void) {
 }
 
 int main(int argc, char **argv) {
+  char *worker, *pinned;
   char pool[16];
   int r;
 
@@ -58,11 +59,14 @@ int main(int argc, char **argv) {
     cli_usage(0);
     return cli_check_output(0);
   }
-  /* The worker process that the PDF and image readers start (hidden: not in --help): this same
-   * executable. */
-  if (strcmp(argv[1], PDF_WORKER_COMMAND) == 0)
-    pdf_worker_main();
-  pdf_set_worker_path("/proc/self/exe");
+  /* The worker executable that the PDF and image readers start, held open for the process's
+   * life so that an upgrade does not give this readerd another version's worker. */
+  worker = worker_path_find();
+  if ((pinned = worker_path_pin(worker)) != NULL) {
+    g_free(worker);
+    worker = pinned;
+  }
+  pdf_set_worker_path(worker);
   /* libuv's pool defaults to 4 threads. Every lane and blocking job the scheduler (scheduler.h)
    * runs, and every gated job (pool-gate.h), has a thread of its own: text reads never wait for
    * a thread held by a slow PDF or a hung mount. The variable is read when the pool starts. */

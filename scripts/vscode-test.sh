@@ -64,7 +64,7 @@ CODE_SERVER=$CACHE/code-server/node_modules/code-server
 if [ -z "${READERD:-}" ]; then
   step "building readerd"
   [ -d build ] || meson setup build >/dev/null
-  ninja -C build daemon/readerd
+  ninja -C build daemon/readerd daemon/readerd-worker # the worker reads PDFs and pictures
   READERD=$REPO/build/daemon/readerd
 fi
 READERD=$(readlink -f "$READERD")

@@ -5,11 +5,12 @@ started with the socket on descriptor 3 (LISTEN_FDS=1, LISTEN_PID) and must answ
 
   activation.py READERD [--require-activation]
 
-Cases: the first connection started by systemd-socket-activate when installed (else by hand);
-a text file and a PDF (read by the worker process, which readerd finds as its own executable)
-answered; --idle-exit: readerd exits 0 once idle, the socket file stays, and a client that
-connects meanwhile waits in the backlog until readerd is started again; SIGTERM leaves the
-socket file; refusals (a TCP socket, --socket with a passed socket, --idle-exit without one).
+Cases: the first connection started by systemd-socket-activate when installed (else by hand); a
+text file and a PDF (read by the worker process, readerd-worker, found beside readerd or named
+by READERD_WORKER) answered; --idle-exit: readerd exits 0 once idle, the socket file stays, and
+a client that connects meanwhile waits in the backlog until readerd is started again; SIGTERM
+leaves the socket file; refusals (a TCP socket, --socket with a passed socket, --idle-exit
+without one).
 A readerd built without libsystemd must refuse a passed socket; the rest is then skipped (77).
 """
 import json
@@ -154,7 +155,7 @@ def main():
 
 
 PASSED_ENV = ("G_SLICE", "G_DEBUG", "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS",
-              "TSAN_OPTIONS", "MALLOC_PERTURB_")
+              "TSAN_OPTIONS", "MALLOC_PERTURB_", "READERD_WORKER")
 
 
 def first_connection(readerd, base, name, tool, text_path, text, pdf_path):
@@ -165,7 +166,8 @@ def first_connection(readerd, base, name, tool, text_path, text, pdf_path):
     log = open(logpath, "w")
     if tool:
         # The tool hands readerd only the environment it is told to: the sanitizers' and
-        # GLib's settings go with it, or a sanitizer run checks a different program.
+        # GLib's settings go with it, or a sanitizer run checks a different program; and the
+        # worker a test names (the package's, unpacked beside no readerd of its own).
         keep = [a for v in PASSED_ENV if v in os.environ for a in ("-E", v)]
         proc = subprocess.Popen([tool, "-l", first_sock] + keep + [readerd, "serve"],
                                 stdin=subprocess.DEVNULL, stdout=log, stderr=log)

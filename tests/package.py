@@ -9,14 +9,15 @@ Environment:
   READERD_PACKAGE_ROOT  a root the package is installed in already (`/` after `apt install`):
                         checked there instead of unpacking one
 
-Checked: the files (/usr/bin/readerd, readerd(1), the user units), Depends from the binary's
-libraries, the version against meson's and the changelog's, every option of `readerd --help`
-named in the man page and the page free of groff warnings, the units by `systemd-analyze
-verify` (when installed), the socket path of readerd.socket against the one `readerd serve`
-makes by default, the service's hardening (each key, and `systemd-analyze security --offline`'s
-exposure when that systemd has it), the restart policy that keeps the socket listening, and a
-socket-activated read (tests/activation.py) by the installed binary, whose PDF worker is
-itself. Skips (77) without dpkg-buildpackage, dpkg-deb or debhelper.
+Checked: the files (/usr/bin/readerd, /usr/libexec/readerd/readerd-worker, readerd(1), the user
+units), Depends from the two binaries' libraries, the version against meson's and the
+changelog's, every option of `readerd --help` named in the man page and the page free of groff
+warnings, the units by `systemd-analyze verify` (when installed), the socket path of
+readerd.socket against the one `readerd serve` makes by default, the service's hardening (each
+key, and `systemd-analyze security --offline`'s exposure when that systemd has it), the restart
+policy that keeps the socket listening, and a socket-activated read (tests/activation.py) by the
+installed binary with the installed worker (named by READERD_WORKER in an unpacked root, found
+where it was installed under `/`). Skips (77) without dpkg-buildpackage, dpkg-deb or debhelper.
 """
 import glob
 import gzip
@@ -32,6 +33,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.dirname(HERE)
 UNITS = "usr/lib/systemd/user"
+WORKER = "usr/libexec/readerd/readerd-worker"
 
 
 def fail(msg):
@@ -93,12 +95,16 @@ def check_control(deb, root):
     if want:
         check(version == want, "the package is %s, meson builds %s: update debian/changelog"
               % (version, want))
-    # ${shlibs:Depends} filled: the package of each library the binary links, as dpkg knows
-    # it on this machine, is named.
+    # ${shlibs:Depends} filled: the package of each library readerd or its worker links, as
+    # dpkg knows it on this machine, is named.
     depends = re.search(r"^Depends: (.*)$", fields, re.M).group(1)
     named = {d.split()[0].split(":")[0] for d in depends.split(", ")}
-    needed = re.findall(r"NEEDED\s+(\S+)", run(["objdump", "-p", root + "/usr/bin/readerd"]).stdout)
-    check(needed, "objdump found no NEEDED entry in the binary")
+    needed = []
+    for binary in ("usr/bin/readerd", WORKER):
+        dump = run(["objdump", "-p", os.path.join(root, binary)]).stdout
+        found = re.findall(r"NEEDED\s+(\S+)", dump)
+        check(found, "objdump found no NEEDED entry in /" + binary)
+        needed += [n for n in found if n not in needed]
     cache = run(["ldconfig", "-p"]).stdout
     for soname in needed:
         m = re.search(r"^\s*%s \(.*x86-64.*\) => (\S+)$" % re.escape(soname), cache, re.M) or \
@@ -118,8 +124,9 @@ def check_control(deb, root):
 
 
 def check_files(root, version):
-    for f in ("usr/bin/readerd", "usr/share/man/man1/readerd.1.gz", UNITS + "/readerd.socket",
-              UNITS + "/readerd.service", "usr/share/doc/readerd/copyright"):
+    for f in ("usr/bin/readerd", WORKER, "usr/share/man/man1/readerd.1.gz",
+              UNITS + "/readerd.socket", UNITS + "/readerd.service",
+              "usr/share/doc/readerd/copyright"):
         check(os.path.exists(os.path.join(root, f)), f + " is not in the package")
     readerd = os.path.join(root, "usr/bin/readerd")
     r = run([readerd, "--version"])
@@ -162,7 +169,7 @@ def unit_values(root, unit, key):
 
 
 # The service's sandbox: readerd reads the user's files, writes only its socket's folder, talks
-# HTTP to the vision endpoint, and runs itself again as its PDF and image worker.
+# HTTP to the vision endpoint, and runs readerd-worker as its PDF and image worker.
 HARDENING = {
     "NoNewPrivileges": "yes",
     "UMask": "0077",
@@ -307,8 +314,14 @@ def main():
         readerd = check_files(root, version)
         check_man(root, readerd, version)
         check_units(root, readerd, scratch)
+        # The packaged worker: under / readerd finds it where it was installed; unpacked
+        # elsewhere, it must be named (the build folder's would otherwise be inherited).
+        env = dict(os.environ)
+        env.pop("READERD_WORKER", None)
+        if os.path.realpath(root) != "/":
+            env["READERD_WORKER"] = os.path.join(root, WORKER)
         r = subprocess.run([sys.executable, os.path.join(HERE, "activation.py"), readerd],
-                           timeout=120)
+                           env=env, timeout=120)
         check(r.returncode == 0, "the socket-activated read by the packaged readerd failed "
               "(exit %d)" % r.returncode)
         print("ok: the packaged readerd served a socket-activated read")

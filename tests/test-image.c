@@ -630,7 +630,7 @@ static void read_bmp_with_worker(const char *worker, FileResult *res) {
   image_cache_clear();
   pdf_set_worker_path(worker);
   read_image(bmp, 1568, NULL, res);
-  pdf_set_worker_path(getenv("READERD"));
+  pdf_set_worker_path(getenv("READERD_WORKER"));
 }
 
 START_TEST(image_worker_failures_are_per_file_errors) {
@@ -666,7 +666,7 @@ START_TEST(image_worker_failures_are_per_file_errors) {
   file_result_clear(&res);
   g_byte_array_free(b, TRUE);
   /* The real worker converts it. */
-  read_bmp_with_worker(getenv("READERD"), &res);
+  read_bmp_with_worker(getenv("READERD_WORKER"), &res);
   ck_assert_msg(res.code == NULL, "%s: %s", res.code, res.error);
   ck_assert_int_eq(res.images[0].width, 64);
   file_result_clear(&res);
@@ -1188,16 +1188,16 @@ static Suite *image_suite(void) {
 }
 
 int main(void) {
-  const char *readerd = getenv("READERD");
+  const char *worker = getenv("READERD_WORKER");
   int failed;
 
   skip_init();
   /* Images are decoded in readerd's worker processes. */
-  if (readerd == NULL || !g_file_test(readerd, G_FILE_TEST_IS_EXECUTABLE)) {
-    printf("SKIP: READERD does not name the readerd binary (the image worker)\n");
+  if (worker == NULL || !g_file_test(worker, G_FILE_TEST_IS_EXECUTABLE)) {
+    printf("SKIP: READERD_WORKER does not name the readerd-worker binary\n");
     return 77;
   }
-  pdf_set_worker_path(readerd);
+  pdf_set_worker_path(worker);
   failed = check_run(image_suite());
   pdf_spawn_cleanup();
   return skip_status(failed == 0 ? 0 : 1);

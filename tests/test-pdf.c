@@ -1,5 +1,5 @@
 /* The PDF reader: page selections, the worker protocol and page encoding (pure), then whole
- * reads through the real worker process (the readerd binary named by READERD) of PDFs made
+ * reads through the real worker process (readerd-worker, named by READERD_WORKER) of PDFs made
  * here, encrypted with qpdf, broken on purpose, and real ones from Debian packages compared
  * with pdftotext; and fake workers that crash, hang or talk nonsense. */
 #include <check.h>
@@ -1395,7 +1395,7 @@ static int read_with_worker(const char *worker, const ReadOpts *o, FileResult *f
 
   pdf_set_worker_path(worker);
   r = read_pdf(any, o, f);
-  pdf_set_worker_path(getenv("READERD"));
+  pdf_set_worker_path(getenv("READERD_WORKER"));
   return r;
 }
 
@@ -1530,7 +1530,7 @@ START_TEST(pdf_cancel_stops_worker) {
   ck_assert_str_eq(f.code, CODE_CANCELLED);
   file_result_clear(&f);
   close(fd);
-  pdf_set_worker_path(getenv("READERD"));
+  pdf_set_worker_path(getenv("READERD_WORKER"));
 }
 END_TEST
 
@@ -1723,10 +1723,10 @@ START_TEST(pdf_cache_affinity) {
   ck_assert_int_eq(stat(b, &st), 0);
   pdf_file_id_from_stat(&st, &id_b);
   /* Two idle workers: wa was last given a, wb (the more recently idle) b. */
-  ck_assert_int_eq(pdf_spawn_take_for(getenv("READERD"), &id_a, &wa), 0);
-  ck_assert_int_eq(pdf_spawn_take_for(getenv("READERD"), &id_b, &wb), 0);
-  pdf_spawn_give(&wa, getenv("READERD"));
-  pdf_spawn_give(&wb, getenv("READERD"));
+  ck_assert_int_eq(pdf_spawn_take_for(getenv("READERD_WORKER"), &id_a, &wa), 0);
+  ck_assert_int_eq(pdf_spawn_take_for(getenv("READERD_WORKER"), &id_b, &wb), 0);
+  pdf_spawn_give(&wa, getenv("READERD_WORKER"));
+  pdf_spawn_give(&wb, getenv("READERD_WORKER"));
   read_pdf(a, &(ReadOpts){.pages = "1"}, &f);
   assert_pages(&f, "1");
   file_result_clear(&f);
@@ -1750,8 +1750,9 @@ END_TEST
 START_TEST(pdf_worker_cannot_start) {
   FileResult f;
 
-  ck_assert_int_lt(read_with_worker("/nonexistent/readerd", NULL, &f), 0);
-  assert_code(&f, CODE_CONVERSION_FAILED, "cannot start the PDF reader");
+  ck_assert_int_lt(read_with_worker("/nonexistent/readerd-worker", NULL, &f), 0);
+  assert_code(&f, CODE_CONVERSION_FAILED,
+              "cannot start the PDF reader /nonexistent/readerd-worker: No such file");
   file_result_clear(&f);
   /* A program that set no worker (anything but readerd) never starts itself as one. */
   ck_assert_int_lt(read_with_worker(NULL, NULL, &f), 0);
@@ -1939,14 +1940,14 @@ static void remove_tree(const char *dir) {
 }
 
 int main(void) {
-  const char *readerd = getenv("READERD");
+  const char *worker = getenv("READERD_WORKER");
   int failed;
 
-  if (readerd == NULL || !g_file_test(readerd, G_FILE_TEST_IS_EXECUTABLE)) {
-    printf("SKIP: READERD does not name the readerd binary (the PDF worker)\n");
+  if (worker == NULL || !g_file_test(worker, G_FILE_TEST_IS_EXECUTABLE)) {
+    printf("SKIP: READERD_WORKER does not name the readerd-worker binary\n");
     return 77;
   }
-  pdf_set_worker_path(readerd);
+  pdf_set_worker_path(worker);
   skip_init();
   tmp_dir = g_dir_make_tmp("test-pdf-XXXXXX", NULL);
   failed = check_run(pdf_suite());

@@ -229,7 +229,7 @@ static int run(const uint8_t *data, size_t len, uint32_t flags, const ImageConve
   }
   if ((r = pdf_spawn_take(path, &w)) < 0) {
     (void)close(fd);
-    *ret_error = g_strdup_printf("cannot start the image decoder: %s", g_strerror(-r));
+    *ret_error = g_strdup_printf("cannot start the image decoder %s: %s", path, g_strerror(-r));
     return -ENOEXEC;
   }
   req = build_request(flags, opt, budget_ms);

@@ -315,7 +315,8 @@ int pdf_read(int fd, const struct stat *st, const PdfOptions *opt, FileResult *r
   pdf_file_id_from_stat(st, &id);
   r = pdf_spawn_take_for(worker_path, &id, &w);
   if (r < 0) {
-    file_result_fail(res, CODE_CONVERSION_FAILED, "cannot start the PDF reader: %s",
+    /* Named, so that a worker missing from the installation shows where it was looked for. */
+    file_result_fail(res, CODE_CONVERSION_FAILED, "cannot start the PDF reader %s: %s", worker_path,
                      g_strerror(-r));
     goto finish;
   }

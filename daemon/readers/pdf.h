@@ -30,8 +30,8 @@ typedef struct {
  * errno-style value (the code is in res). */
 int pdf_read(int fd, const struct stat *st, const PdfOptions *opt, FileResult *res);
 
-/* Sets the executable started as the worker (`path pdf-worker`, for PDFs and image
- * conversions alike): readerd's main() sets /proc/self/exe; tests set the readerd binary.
+/* Sets the executable started as the worker (readerd-worker, for PDFs and image conversions
+ * alike): readerd's main() sets the one worker_path_find() names; tests set the built one.
  * Without one (NULL, the default, so that other programs linking the readers never start
  * themselves as a worker) PDFs, and pictures that need converting, are CONVERSION_FAILED.
  * Not thread-safe: call it before reading. */

@@ -16,7 +16,7 @@
 
 #include "basic/mutex.h"
 #include "daemon/worker/pdf-wire.h"
-#include "daemon/worker/child/pdf-worker.h"
+#include "daemon/worker/worker-path.h"
 
 extern char **environ;
 
@@ -74,11 +74,11 @@ static int spawn_files_init(posix_spawn_file_actions_t *fa, int child) {
   return 0;
 }
 
-/* Starts `path pdf-worker` with one end of a new socket pair as its fds 0 and 1, stderr
+/* Starts the worker executable `path` with one end of a new socket pair as its fds 0 and 1, stderr
  * shared, and nothing else: the socket end is first moved above the fds it is copied to,
  * and every descriptor from 3 up is closed in the child. */
 static int start(const char *path, PdfWorker *ret) {
-  char *argv[] = {(char *)"readerd", (char *)PDF_WORKER_COMMAND, NULL};
+  char *argv[] = {(char *)WORKER_EXE_NAME, NULL};
   int sv[2], child = -1, r;
   posix_spawn_file_actions_t fa;
   posix_spawnattr_t attr;

@@ -2,8 +2,8 @@
  * (image-remote.h), started with posix_spawn and kept for reuse: a worker gets each
  * request's descriptor (the PDF, or the picture's bytes) with the request over its socket
  * (SCM_RIGHTS), serves it, and can then wait for another. A request that went well gives its
- * worker back, so the next one does not pay a process start (about 12 ms of CPU, most of it
- * dynamic linking) and finds poppler's font caches and the image decoders warm; one that
+ * worker back, so the next one does not pay a process start (most of it the dynamic linking
+ * of poppler, cairo and gdk-pixbuf) and finds poppler's font caches and the image decoders warm; one that
  * failed in any way ends its worker, and a worker serves at most PDF_SPAWN_MAX_READS
  * requests. Thread-safe. */
 #pragma once
@@ -27,8 +27,8 @@ typedef struct {
   size_t n_recent;
 } PdfWorker;
 
-/* Gives a worker running the executable `path` (as `path pdf-worker`): an idle one started
- * from that path when there is one, else a new one. The caller owns it until it hands it to
+/* Gives a worker running the executable `path` (readerd-worker, worker-path.h): an idle one
+ * started from that path when there is one, else a new one. The caller owns it until it hands it to
  * pdf_spawn_give() or pdf_spawn_end(). Returns 0, or a negative errno when no worker could be
  * started. */
 int pdf_spawn_take(const char *path, PdfWorker *ret);

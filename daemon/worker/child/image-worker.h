@@ -1,4 +1,4 @@
-/* Image conversion in the worker process (`readerd pdf-worker`, pdf-worker.h), so that a
+/* Image conversion in the worker process (`readerd-worker`, pdf-worker.h), so that a
  * decoder that spins or crashes on a hostile file (librsvg's filters, TIFF, a damaged BMP)
  * costs that file only: readerd kills the worker at the time budget or on cancel. The worker
  * gets a PDF_REQ_IMAGE record (pdf-wire.h) and a descriptor holding exactly the bytes to

@@ -1,5 +1,5 @@
-/* The worker process: `readerd pdf-worker`, a process of its own, so that poppler or an image
- * decoder crashing or hanging on a hostile file costs that file only. pdf-spawn.c starts it
+/* The worker process: `readerd-worker` (worker-main.c), a process of its own, so that poppler
+ * or an image decoder crashing or hanging on a hostile file costs that file only. pdf-spawn.c starts it
  * with fd 0 and fd 1 one end of a socket pair and fd 2 readerd's stderr. Then requests come
  * in (pdf-wire.h PDF_REQ_* records up to PDF_REQ_END), each with a descriptor attached
  * (SCM_RIGHTS). For a PDF it is the PDF as readerd opened it (the file is never opened again
@@ -10,8 +10,6 @@
  * the socket, it exits. It limits its own address space and CPU time and dies with the thread
  * that started it. */
 #pragma once
-
-#define PDF_WORKER_COMMAND "pdf-worker" /* argv[1] of the worker */
 
 /* What the worker shows, per read of one PDF. */
 #define PDF_DEFAULT_PAGES 20                             /* pages shown without `pages` */
