@@ -270,10 +270,11 @@ static int setup_easy(HttpTransfer *t, const HttpSpec *spec) {
   rc |= t->curl->easy_setopt(e, CURLOPT_USERAGENT, "readerd/" READERD_VERSION);
   rc |= t->curl->easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)t->max_response);
   rc |= t->curl->easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
-                         spec->connect_timeout_ms > 0 ? spec->connect_timeout_ms
-                                                      : (long)HTTP_DEFAULT_CONNECT_TIMEOUT_MS);
-  rc |= t->curl->easy_setopt(e, CURLOPT_TIMEOUT_MS,
-                         spec->timeout_ms > 0 ? spec->timeout_ms : (long)HTTP_DEFAULT_TIMEOUT_MS);
+                             spec->connect_timeout_ms > 0 ? spec->connect_timeout_ms
+                                                          : (long)HTTP_DEFAULT_CONNECT_TIMEOUT_MS);
+  rc |=
+      t->curl->easy_setopt(e, CURLOPT_TIMEOUT_MS,
+                           spec->timeout_ms > 0 ? spec->timeout_ms : (long)HTTP_DEFAULT_TIMEOUT_MS);
   return rc == CURLE_OK ? 0 : -EINVAL;
 }
 
