@@ -17,7 +17,6 @@
 #include "daemon/request/pool-gate.h"
 #include "daemon/readers/detect.h"
 #include "daemon/request/scheduler.h"
-#include "daemon/vision/http.h"
 #include "formatters/format.h"
 
 
@@ -78,8 +77,6 @@ int main(int argc, char **argv) {
   log_route_glib(LOG_ERR);
   /* Before any thread formats. */
   format_init();
-  /* Before any thread starts: readImages' HTTP client. */
-  http_global_init();
   if (strcmp(argv[1], "read") == 0) {
     r = cli_read(argc - 1, argv + 1);
   } else if (strcmp(argv[1], "serve") == 0) {

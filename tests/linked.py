@@ -16,6 +16,14 @@ readerd-worker alone: resolving them cost every `readerd read` and every daemon 
 - a worker that cannot be started is a per-file CONVERSION_FAILED for a PDF and for a picture
   that needs converting (a BMP), naming the path, through the CLI (exit 1, the text file beside
   them read) and through `serve --stdio`; never a crash or a hang.
+- readerd's DT_NEEDED names neither libgit2 nor libcurl, which it opens with dlopen on their
+  first use (daemon/request/git-dl.h, daemon/vision/curl-dl.h), and it carries their sonames;
+  a folder and a glob in a git repository are read without what .gitignore leaves out, so
+  libgit2 was loaded;
+- libgit2 that cannot be loaded (READERD_LIBGIT2 naming a file that is not there, or a library
+  without its functions) is each folder's and glob's READ_ERROR naming libgit2, through the CLI
+  and `serve --stdio`, the plain file beside them read; `expand.ignored: true` still expands;
+  libcurl that cannot be loaded (READERD_LIBCURL) is `read-images`' error naming libcurl.
 
 Usage: linked.py READERD READERD_WORKER INSTALLED_WORKER_PATH
 """
@@ -27,12 +35,14 @@ import struct
 import subprocess
 import sys
 import tempfile
+import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from activation import make_pdf  # noqa: E402
 
 WORKER_ONLY = re.compile(r"poppler|cairo|gdk_pixbuf|png|jpeg|tiff|rsvg", re.I)
+DLOPENED = re.compile(r"libgit2|libcurl", re.I)
 
 
 def fail(msg):
@@ -77,10 +87,12 @@ def cli_files(readerd, paths, worker=None):
     return r.returncode, {f["path"]: f for f in json.loads(r.stdout)["files"]}
 
 
-def stdio_files(readerd, paths, worker):
-    line = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "read", "params": {"paths": paths}})
+def stdio_files(readerd, paths, worker, extra_env=None, params=None):
+    params = dict(params or {}, paths=paths)
+    line = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "read", "params": params})
+    env = dict(env_with(worker), **(extra_env or {}))
     r = subprocess.run([readerd, "serve", "--stdio"], input=line + "\n", capture_output=True,
-                       text=True, env=env_with(worker), timeout=60)
+                       text=True, env=env, timeout=60)
     check(r.returncode == 0, "serve --stdio: exit %d, %s" % (r.returncode, r.stderr))
     answer = json.loads(r.stdout.splitlines()[0])
     return {f["path"]: f for f in answer["result"]["files"]}
@@ -142,6 +154,88 @@ def check_failed(files, pdf, bmp, text, worker):
     check("code" not in files[text], "the text file: %r" % files[text])
 
 
+def make_repo(folder):
+    """A git repository (the least libgit2 opens: git itself need not be installed) whose
+    .gitignore leaves out .env."""
+    for sub in ("objects", "refs"):
+        os.makedirs(os.path.join(folder, ".git", sub))
+    for name, text in ((".git/HEAD", "ref: refs/heads/main\n"),
+                       (".git/config", "[core]\n\trepositoryformatversion = 0\n"),
+                       (".gitignore", ".env\n"), (".env", "SECRET=1\n"), ("a.txt", "a\n")):
+        with open(os.path.join(folder, name), "w") as f:
+            f.write(text)
+
+
+def cli_env(**extra):
+    env = dict(os.environ)
+    env.update(extra)
+    return env
+
+
+def check_dlopened(readerd, libs, scratch, text):
+    bad = [lib for lib in libs if DLOPENED.search(lib)]
+    check(not bad, "readerd links what it should open on first use: %s" % ", ".join(bad))
+    with open(readerd, "rb") as f:
+        image = f.read()
+    check(re.search(rb"libgit2\.so\.[0-9]", image) and re.search(rb"libcurl\.so\.[0-9]", image),
+          "readerd names no libgit2 or libcurl soname to open")
+    repo = os.path.join(scratch, "repo")
+    make_repo(repo)
+    folder, glob = repo + "/", os.path.join(repo, "*")
+    r = subprocess.run([readerd, "read", "--json", folder, glob], capture_output=True,
+                       text=True, env=cli_env(), timeout=60)
+    check(r.returncode == 0, "readerd read of a repository: exit %d, %s" % (r.returncode, r.stderr))
+    paths = sorted(f["path"] for f in json.loads(r.stdout)["files"])
+    want = sorted([folder + ".gitignore", folder + "a.txt"] * 2)
+    check(paths == want, "the folder and glob with .gitignore applied: %r" % paths)
+    print("ok: readerd links neither libgit2 nor libcurl; .gitignore applies through libgit2")
+
+    for lib, words in ((os.path.join(scratch, "no-such-libgit2.so.1"), "cannot open shared"),
+                       ("libz.so.1", "libz.so.1 has no git_repository_open_ext")):
+        env = {"READERD_LIBGIT2": lib}
+        r = subprocess.run([readerd, "read", "--json", folder, glob, text], capture_output=True,
+                           text=True, env=cli_env(**env), timeout=60)
+        check(r.returncode == 1, "libgit2 missing: exit %d, %s" % (r.returncode, r.stderr))
+        cli = {f["path"]: f for f in json.loads(r.stdout)["files"]}
+        stdio = stdio_files(readerd, [folder, glob, text], None, env, {"expand": {}})
+        for files in (cli, stdio):
+            check(sorted(files) == sorted([folder, glob, text]), "entries: %r" % sorted(files))
+            check("code" not in files[text], "the text file: %r" % files[text])
+            for path in (folder, glob):
+                f = files[path]
+                check(f.get("code") == "READ_ERROR" and
+                      f["error"].startswith("libgit2 cannot be loaded: ") and
+                      words in f["error"] and "git's ignore rules" in f["error"],
+                      "%s without libgit2: %r" % (path, f))
+        files = stdio_files(readerd, [folder], None, env, {"expand": {"ignored": True}})
+        check(sorted(files) == sorted(folder + n for n in (".env", ".gitignore", "a.txt")),
+              "expand.ignored without libgit2: %r" % sorted(files))
+    print("ok: libgit2 that cannot be loaded is each folder's and glob's READ_ERROR")
+
+    png = os.path.join(scratch, "a.png")
+    make_png(png)
+    missing = os.path.join(scratch, "no-such-libcurl.so.4")
+    r = subprocess.run([readerd, "read-images", "--query", "what is it", png],
+                       capture_output=True, text=True, timeout=60,
+                       env=cli_env(READERD_LIBCURL=missing, READERD_VISION_MODEL="m",
+                                   READERD_VISION_BASE_URL="http://127.0.0.1:9/v1"))
+    check(r.returncode == 1 and "libcurl cannot be loaded: %s: cannot open shared" % missing
+          in r.stderr, "read-images without libcurl: exit %d, %r" % (r.returncode, r.stderr))
+    print("ok: libcurl that cannot be loaded is read-images' error naming it")
+
+
+def make_png(path):
+    """A 4x4 red RGB PNG."""
+    raw = b"".join(b"\0" + b"\xff\0\0" * 4 for _ in range(4))
+
+    def chunk(kind, data):
+        return (struct.pack(">I", len(data)) + kind + data +
+                struct.pack(">I", zlib.crc32(kind + data)))
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 4, 4, 8, 2, 0, 0, 0)) +
+                chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
 def main():
     if shutil.which("readelf") is None:
         print("SKIP: readelf (binutils) is not installed")
@@ -161,6 +255,8 @@ def main():
         make_bmp(bmp)
         with open(text, "w") as f:
             f.write("some text\n")
+
+        check_dlopened(readerd, libs, scratch, text)
 
         # Beside the running executable, READERD_WORKER unset.
         status, files = cli_files(readerd, [pdf, bmp])

@@ -10,7 +10,8 @@ Environment:
                         checked there instead of unpacking one
 
 Checked: the files (/usr/bin/readerd, /usr/libexec/readerd/readerd-worker, readerd(1), the user
-units), Depends from the two binaries' libraries, the version against meson's and the
+units), Depends from the two binaries' libraries (and libgit2's package in Depends, libcurl's in
+Recommends, which readerd opens with dlopen), the version against meson's and the
 changelog's, every option of `readerd --help` named in the man page and the page free of groff
 warnings, the units by `systemd-analyze verify` (when installed), the socket path of
 readerd.socket against the one `readerd serve` makes by default, the service's hardening (each
@@ -88,7 +89,7 @@ def build_deb():
 
 
 def check_control(deb, root):
-    fields = run(["dpkg-deb", "-f", deb, "Package", "Version", "Depends"]).stdout
+    fields = run(["dpkg-deb", "-f", deb, "Package", "Version", "Depends", "Recommends"]).stdout
     check("Package: readerd" in fields, fields)
     version = re.search(r"^Version: (\S+)", fields, re.M).group(1)
     want = os.environ.get("READERD_VERSION")
@@ -107,20 +108,41 @@ def check_control(deb, root):
         needed += [n for n in found if n not in needed]
     cache = run(["ldconfig", "-p"]).stdout
     for soname in needed:
-        m = re.search(r"^\s*%s \(.*x86-64.*\) => (\S+)$" % re.escape(soname), cache, re.M) or \
-            re.search(r"^\s*%s \(.*\) => (\S+)$" % re.escape(soname), cache, re.M)
-        check(m, "ldconfig does not know %s" % soname)
-        # dpkg knows the path as the library's package installed it: with or without /usr
-        # (merged /usr), the link or the file it points to.
-        path, real = m.group(1), os.path.realpath(m.group(1))
-        owner = ""
-        for cand in (path, os.path.join(os.path.dirname(path), os.path.basename(real)), real):
-            owner = owner or run(["dpkg", "-S", cand]).stdout.split(":")[0]
-        check(owner, "dpkg knows no package of " + path)
+        owner = package_of(soname, cache)
         check(owner in named, "Depends does not name %s (for %s): %s" % (owner, soname, depends))
     print("ok: %s, Depends on %d packages for %d libraries" % (version, depends.count(",") + 1,
                                                                len(needed)))
+    # The libraries readerd opens with dlopen (their sonames are in the binary, DT_NEEDED does
+    # not name them): libgit2's package in Depends, libcurl's in Recommends (debian/rules).
+    m = re.search(r"^Recommends: (.*)$", fields, re.M)
+    recommends = {d.split()[0].split(":")[0] for d in (m.group(1) if m else "").split(", ")}
+    with open(os.path.join(root, "usr/bin/readerd"), "rb") as f:
+        image = f.read()
+    for pattern, field, names in ((rb"libgit2\.so\.[0-9.]*[0-9]", "Depends", named),
+                                  (rb"libcurl\.so\.[0-9.]*[0-9]", "Recommends", recommends)):
+        found = re.search(pattern, image)
+        check(found, "usr/bin/readerd names no %s to open" % pattern.decode())
+        soname = found.group(0).decode()
+        owner = package_of(soname, cache)
+        check(owner in names, "%s does not name %s (for %s, opened with dlopen): %s"
+              % (field, owner, soname, fields))
+        print("ok: %s names %s, for %s opened with dlopen" % (field, owner, soname))
     return version
+
+
+def package_of(soname, cache):
+    """The package that installed the library soname, as ldconfig's cache finds it."""
+    m = re.search(r"^\s*%s \(.*x86-64.*\) => (\S+)$" % re.escape(soname), cache, re.M) or \
+        re.search(r"^\s*%s \(.*\) => (\S+)$" % re.escape(soname), cache, re.M)
+    check(m, "ldconfig does not know %s" % soname)
+    # dpkg knows the path as the library's package installed it: with or without /usr
+    # (merged /usr), the link or the file it points to.
+    path, real = m.group(1), os.path.realpath(m.group(1))
+    owner = ""
+    for cand in (path, os.path.join(os.path.dirname(path), os.path.basename(real)), real):
+        owner = owner or run(["dpkg", "-S", cand]).stdout.split(":")[0]
+    check(owner, "dpkg knows no package of " + path)
+    return owner
 
 
 def check_files(root, version):

@@ -22,9 +22,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <git2.h>
-
 #include "daemon/request/expand.h"
+#include "daemon/request/git-dl.h"
 #include "daemon/readers/glob.h"
 #include "daemon/readers/ignore-rules.h"
 
@@ -366,17 +365,17 @@ static int walk_dir(WalkState *st, int dfd, const char *rel, int depth) {
 
 /* The excludes file of git's configuration (core.excludesFile, else git's default
  * $XDG_CONFIG_HOME/git/ignore), or NULL. g_free. */
-static char *global_excludes_path(git_repository *repo) {
+static char *global_excludes_path(const GitDl *git, git_repository *repo) {
   git_config *cfg = NULL;
   git_buf buf = {0};
   char *path = NULL;
   const char *xdg = g_getenv("XDG_CONFIG_HOME");
 
-  if (git_repository_config_snapshot(&cfg, repo) == 0 &&
-      git_config_get_path(&buf, cfg, "core.excludesfile") == 0 && buf.ptr != NULL)
+  if (git->repository_config_snapshot(&cfg, repo) == 0 &&
+      git->config_get_path(&buf, cfg, "core.excludesfile") == 0 && buf.ptr != NULL)
     path = g_strdup(buf.ptr);
-  git_buf_dispose(&buf);
-  git_config_free(cfg);
+  git->buf_dispose(&buf);
+  git->config_free(cfg);
   if (path != NULL)
     return path;
   if (xdg != NULL && *xdg != '\0')
@@ -388,7 +387,7 @@ static char *global_excludes_path(git_repository *repo) {
 
 /* Finds the repository that holds base: sets st->git, st->top and st->base_rel, and reads
  * info/exclude and core.excludesFile. Outside one (or in a bare one), the top is base. */
-static void open_repo(WalkState *st) {
+static void open_repo(WalkState *st, const GitDl *git) {
   Walk *w = st->w;
   git_repository *repo = NULL;
   g_autofree char *top = NULL;
@@ -397,14 +396,14 @@ static void open_repo(WalkState *st) {
 
   st->top = g_strdup(w->base);
   st->base_rel = g_strdup("");
-  if (git_repository_open_ext(&repo, w->base, 0, NULL) < 0)
+  if (git->repository_open_ext(&repo, w->base, 0, NULL) < 0)
     return;
-  workdir = git_repository_workdir(repo);
+  workdir = git->repository_workdir(repo);
   top = workdir != NULL ? realpath(workdir, NULL) : NULL;
   n = top != NULL ? strlen(top) : 0;
   if (top == NULL || strncmp(w->base, top, n) != 0 ||
       (w->base[n] != '/' && w->base[n] != '\0' && strcmp(top, "/") != 0)) {
-    git_repository_free(repo);
+    git->repository_free(repo);
     return;
   }
   w->in_repo = true;
@@ -415,8 +414,8 @@ static void open_repo(WalkState *st) {
   st->top = g_steal_pointer(&top);
   {
     g_autofree char *exclude =
-        g_build_filename(git_repository_commondir(repo), "info", "exclude", NULL);
-    g_autofree char *global = global_excludes_path(repo);
+        g_build_filename(git->repository_commondir(repo), "info", "exclude", NULL);
+    g_autofree char *global = global_excludes_path(git, repo);
 
     st->exclude = load_rules(AT_FDCWD, exclude,
                              inside_fence(st, exclude) ? ".git/info/exclude" : OUTSIDE_LABEL);
@@ -425,7 +424,7 @@ static void open_repo(WalkState *st) {
                               inside_fence(st, global) ? "git's excludes file (core.excludesFile)"
                                                        : OUTSIDE_LABEL);
   }
-  git_repository_free(repo);
+  git->repository_free(repo);
 }
 
 /* True when git ignores base or a folder above it below the top. */
@@ -475,15 +474,6 @@ static void git_off(WalkState *st) {
   st->base_rel = g_strdup("");
 }
 
-static void libgit2_init_once(void) {
-  static gsize done = 0;
-
-  if (g_once_init_enter(&done)) {
-    git_libgit2_init();
-    g_once_init_leave(&done, 1);
-  }
-}
-
 /* Opens base, which must still be the folder it was resolved to: a folder swapped for a link
  * since then is not walked. Returns the descriptor or a negative errno. */
 static int open_base(const char *base) {
@@ -504,19 +494,25 @@ static int open_base(const char *base) {
 
 int walk_run(Walk *w) {
   WalkState st = {.w = w};
+  const GitDl *git = NULL;
   int r, fd;
 
-  libgit2_init_once();
   w->files = g_ptr_array_new_with_free_func(g_free);
   w->tallies = g_ptr_array_new_with_free_func(tally_free);
   st.frames = g_ptr_array_new_with_free_func(frame_free);
   st.by_label = g_hash_table_new(g_str_hash, g_str_equal);
   st.max_depth = w->pattern != NULL ? glob_max_depth(w->pattern) : -1;
+  /* Without libgit2 the walk cannot tell which rules git applies: it stops, rather than take
+   * files git ignores (a build tree, secrets in .env) for the ones it does not. */
+  if (!w->ignored && git_dl_open(&git) < 0) {
+    r = -ELIBACC;
+    goto out;
+  }
   if (w->ignored) {
     st.top = g_strdup(w->base);
     st.base_rel = g_strdup("");
   } else {
-    open_repo(&st);
+    open_repo(&st, git);
     load_above(&st);
     /* A folder git ignores that the client names is read all the same: inside it, git would
      * ignore everything, so its rules are off for this walk (.ignore files still count). */
@@ -526,6 +522,8 @@ int walk_run(Walk *w) {
   fd = open_base(w->base);
   r = fd < 0 ? fd : walk_dir(&st, fd, "", 0);
   g_ptr_array_sort(w->files, cmp_names);
+
+out:
   ignore_rules_free(st.exclude);
   ignore_rules_free(st.global);
   g_ptr_array_unref(st.frames);

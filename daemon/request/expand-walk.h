@@ -44,8 +44,10 @@ typedef struct {
   bool in_repo;       /* base is inside a git work tree (its .gitignore rules applied) */
 } Walk;
 
-/* Walks w->base. Returns 0, -ECANCELED, or a negative errno when base cannot be opened as a
- * folder. The outputs are set in every case; free them with walk_clear. */
+/* Walks w->base. Returns 0, -ECANCELED, -ELIBACC when libgit2, which git's rules need, cannot
+ * be loaded (git_dl_error() says why; w->ignored needs no libgit2), or a negative errno when
+ * base cannot be opened as a folder. The outputs are set in every case; free them with
+ * walk_clear. */
 int walk_run(Walk *w);
 
 /* Releases the outputs. */

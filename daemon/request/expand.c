@@ -12,6 +12,7 @@
 #include <glib.h>
 
 #include "daemon/request/expand-walk.h"
+#include "daemon/request/git-dl.h"
 #include "daemon/readers/detect.h"
 #include "daemon/readers/glob.h"
 
@@ -212,6 +213,13 @@ static void answer_nothing(ExpandItem *item, const char *path, const Target *t, 
   g_autoptr(GString) left = g_string_new(NULL);
 
   item->answer = answer_new(path);
+  if (r == -ELIBACC) {
+    file_result_fail(item->answer, CODE_READ_ERROR,
+                     "%s; the %s is not expanded without git's ignore rules (expand.ignored: true "
+                     "expands it without them)",
+                     git_dl_error(), t->pattern != NULL ? "pattern" : "folder");
+    return;
+  }
   if (r < 0 && t->pattern != NULL)
     g_string_printf(why, "no file matches the pattern: %s is not a folder that can be read (%s)",
                     *t->shown != '\0' ? t->shown : "the working folder", g_strerror(-r));

@@ -3,9 +3,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include <curl/curl.h>
-
 #include "basic/macro.h"
+#include "daemon/vision/curl-dl.h"
 
 /* A socket curl asked to watch. */
 typedef struct {
@@ -15,6 +14,7 @@ typedef struct {
 } HttpSocket;
 
 struct HttpTransfer {
+  const CurlDl *curl;
   uv_loop_t *loop;
   CURLM *multi;
   CURL *easy;
@@ -37,15 +37,13 @@ struct HttpTransfer {
 static void handle_close_cb(uv_handle_t *h);
 
 int http_global_init(void) {
-  static gsize once = 0;
-  static CURLcode rc;
+  const CurlDl *curl;
 
-  /* main() calls it before threads start; tests, on their first transfer. */
-  if (g_once_init_enter(&once)) {
-    rc = curl_global_init(CURL_GLOBAL_DEFAULT);
-    g_once_init_leave(&once, 1);
-  }
-  return rc == CURLE_OK ? 0 : -EIO;
+  return curl_dl_open(&curl);
+}
+
+const char *http_global_error(void) {
+  return curl_dl_error();
 }
 
 static size_t write_cb(char *ptr, size_t size, size_t nmemb, void *userdata) {
@@ -95,16 +93,16 @@ static void finish(HttpTransfer *t, int err) {
   else if (err == -ECANCELED)
     t->res.message = "cancelled";
   else if (err != 0)
-    t->res.message = t->errbuf[0] != '\0' ? t->errbuf : curl_easy_strerror(CURLE_RECV_ERROR);
+    t->res.message = t->errbuf[0] != '\0' ? t->errbuf : t->curl->easy_strerror(CURLE_RECV_ERROR);
   else
     t->res.message = "";
   if (t->attached)
-    curl_multi_remove_handle(t->multi, t->easy);
+    t->curl->multi_remove_handle(t->multi, t->easy);
   t->attached = false;
   /* curl closes its sockets here (CURL_POLL_REMOVE for each): their polls close too. */
-  curl_easy_cleanup(t->easy);
+  t->curl->easy_cleanup(t->easy);
   t->easy = NULL;
-  curl_multi_cleanup(t->multi);
+  t->curl->multi_cleanup(t->multi);
   t->multi = NULL;
   /* A socket curl closed without saying so: its poll must not outlive the transfer. */
   while (t->sockets->len > 0) {
@@ -125,7 +123,7 @@ static void handle_close_cb(uv_handle_t *h) {
     return;
   t->done_cb(t, &t->res, t->data);
   g_ptr_array_free(t->sockets, TRUE);
-  curl_slist_free_all(t->headers);
+  t->curl->slist_free_all(t->headers);
   g_free(t->body);
   g_string_free(t->res.body, TRUE);
   g_free(t);
@@ -138,7 +136,7 @@ static void retry_cb(uv_timer_t *timer) {
   t->errbuf[0] = '\0';
   t->res.status = 0;
   t->res.attempts++;
-  if (curl_multi_add_handle(t->multi, t->easy) != CURLM_OK) {
+  if (t->curl->multi_add_handle(t->multi, t->easy) != CURLM_OK) {
     finish(t, -EIO);
     return;
   }
@@ -151,12 +149,12 @@ static void attempt_done(HttpTransfer *t, CURLcode rc) {
   curl_off_t after = 0;
   long status = 0;
 
-  curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
+  t->curl->easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
   t->res.status = status;
   if (rc == CURLE_OK && (status == 429 || status == 503) && t->res.attempts == 1 &&
-      curl_easy_getinfo(t->easy, CURLINFO_RETRY_AFTER, &after) == CURLE_OK && after >= 0 &&
+      t->curl->easy_getinfo(t->easy, CURLINFO_RETRY_AFTER, &after) == CURLE_OK && after >= 0 &&
       after <= HTTP_MAX_RETRY_AFTER_S) {
-    curl_multi_remove_handle(t->multi, t->easy);
+    t->curl->multi_remove_handle(t->multi, t->easy);
     t->attached = false;
     /* Without Retry-After, curl says 0: a short pause all the same. */
     uv_timer_start(&t->retry, retry_cb, after > 0 ? (uint64_t)after * 1000 : 200, 0);
@@ -169,7 +167,7 @@ static void check_multi_info(HttpTransfer *t) {
   CURLMsg *msg;
   int pending;
 
-  while (!t->finished && (msg = curl_multi_info_read(t->multi, &pending)) != NULL) {
+  while (!t->finished && (msg = t->curl->multi_info_read(t->multi, &pending)) != NULL) {
     if (msg->msg == CURLMSG_DONE) {
       attempt_done(t, msg->data.result);
       return;
@@ -188,7 +186,7 @@ static void poll_cb(uv_poll_t *poll, int status, int events) {
     flags |= CURL_CSELECT_IN;
   if (events & UV_WRITABLE)
     flags |= CURL_CSELECT_OUT;
-  curl_multi_socket_action(t->multi, s->fd, flags, &running);
+  t->curl->multi_socket_action(t->multi, s->fd, flags, &running);
   check_multi_info(t);
 }
 
@@ -196,7 +194,7 @@ static void timer_cb(uv_timer_t *timer) {
   HttpTransfer *t = container_of(timer, HttpTransfer, timer);
   int running;
 
-  curl_multi_socket_action(t->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+  t->curl->multi_socket_action(t->multi, CURL_SOCKET_TIMEOUT, 0, &running);
   check_multi_info(t);
 }
 
@@ -222,7 +220,7 @@ static int curl_socket_cb(CURL *easy, curl_socket_t fd, int what, void *userp, v
       g_ptr_array_remove_fast(t->sockets, s);
       uv_poll_stop(&s->poll);
       uv_close((uv_handle_t *)&s->poll, handle_close_cb);
-      curl_multi_assign(t->multi, fd, NULL);
+      t->curl->multi_assign(t->multi, fd, NULL);
     }
     return 0;
   }
@@ -237,7 +235,7 @@ static int curl_socket_cb(CURL *easy, curl_socket_t fd, int what, void *userp, v
     s->poll.data = t;
     t->open_handles++;
     g_ptr_array_add(t->sockets, s);
-    curl_multi_assign(t->multi, fd, s);
+    t->curl->multi_assign(t->multi, fd, s);
   }
   if (what == CURL_POLL_IN || what == CURL_POLL_INOUT)
     events |= UV_READABLE;
@@ -252,53 +250,56 @@ static int setup_easy(HttpTransfer *t, const HttpSpec *spec) {
   CURL *e = t->easy;
   CURLcode rc = CURLE_OK;
 
-  rc |= curl_easy_setopt(e, CURLOPT_URL, spec->url);
-  rc |= curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
-  rc |= curl_easy_setopt(e, CURLOPT_POST, 1L);
-  rc |= curl_easy_setopt(e, CURLOPT_POSTFIELDS, t->body);
-  rc |= curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)spec->body_len);
-  rc |= curl_easy_setopt(e, CURLOPT_HTTPHEADER, t->headers);
-  rc |= curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, write_cb);
-  rc |= curl_easy_setopt(e, CURLOPT_WRITEDATA, t);
-  rc |= curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t->errbuf);
-  rc |= curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-  rc |= curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
+  rc |= t->curl->easy_setopt(e, CURLOPT_URL, spec->url);
+  rc |= t->curl->easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+  rc |= t->curl->easy_setopt(e, CURLOPT_POST, 1L);
+  rc |= t->curl->easy_setopt(e, CURLOPT_POSTFIELDS, t->body);
+  rc |= t->curl->easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)spec->body_len);
+  rc |= t->curl->easy_setopt(e, CURLOPT_HTTPHEADER, t->headers);
+  rc |= t->curl->easy_setopt(e, CURLOPT_WRITEFUNCTION, write_cb);
+  rc |= t->curl->easy_setopt(e, CURLOPT_WRITEDATA, t);
+  rc |= t->curl->easy_setopt(e, CURLOPT_ERRORBUFFER, t->errbuf);
+  rc |= t->curl->easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+  rc |= t->curl->easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
   /* Each transfer has a multi handle of its own: a connection closes with its attempt, and
    * with it its poll. */
-  rc |= curl_easy_setopt(e, CURLOPT_FORBID_REUSE, 1L);
-  rc |= curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L);
-  rc |= curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 2L);
-  rc |= curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
-  rc |= curl_easy_setopt(e, CURLOPT_USERAGENT, "readerd/" READERD_VERSION);
-  rc |= curl_easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)t->max_response);
-  rc |= curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
-                         spec->connect_timeout_ms > 0 ? spec->connect_timeout_ms
-                                                      : (long)HTTP_DEFAULT_CONNECT_TIMEOUT_MS);
-  rc |= curl_easy_setopt(e, CURLOPT_TIMEOUT_MS,
-                         spec->timeout_ms > 0 ? spec->timeout_ms : (long)HTTP_DEFAULT_TIMEOUT_MS);
+  rc |= t->curl->easy_setopt(e, CURLOPT_FORBID_REUSE, 1L);
+  rc |= t->curl->easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L);
+  rc |= t->curl->easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 2L);
+  rc |= t->curl->easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
+  rc |= t->curl->easy_setopt(e, CURLOPT_USERAGENT, "readerd/" READERD_VERSION);
+  rc |= t->curl->easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)t->max_response);
+  rc |= t->curl->easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
+                             spec->connect_timeout_ms > 0 ? spec->connect_timeout_ms
+                                                          : (long)HTTP_DEFAULT_CONNECT_TIMEOUT_MS);
+  rc |=
+      t->curl->easy_setopt(e, CURLOPT_TIMEOUT_MS,
+                           spec->timeout_ms > 0 ? spec->timeout_ms : (long)HTTP_DEFAULT_TIMEOUT_MS);
   return rc == CURLE_OK ? 0 : -EINVAL;
 }
 
 static int setup_multi(HttpTransfer *t) {
   CURLMcode rc = CURLM_OK;
 
-  rc |= curl_multi_setopt(t->multi, CURLMOPT_SOCKETFUNCTION, curl_socket_cb);
-  rc |= curl_multi_setopt(t->multi, CURLMOPT_SOCKETDATA, t);
-  rc |= curl_multi_setopt(t->multi, CURLMOPT_TIMERFUNCTION, curl_timer_cb);
-  rc |= curl_multi_setopt(t->multi, CURLMOPT_TIMERDATA, t);
+  rc |= t->curl->multi_setopt(t->multi, CURLMOPT_SOCKETFUNCTION, curl_socket_cb);
+  rc |= t->curl->multi_setopt(t->multi, CURLMOPT_SOCKETDATA, t);
+  rc |= t->curl->multi_setopt(t->multi, CURLMOPT_TIMERFUNCTION, curl_timer_cb);
+  rc |= t->curl->multi_setopt(t->multi, CURLMOPT_TIMERDATA, t);
   return rc == CURLM_OK ? 0 : -EIO;
 }
 
 int http_transfer_start(uv_loop_t *loop, HttpSpec *spec, HttpDoneCb done_cb, void *data,
                         HttpTransfer **ret) {
+  const CurlDl *curl;
   HttpTransfer *t;
-  int r = http_global_init();
+  int r = curl_dl_open(&curl);
 
   if (r < 0) {
     g_free(spec->body);
     return r;
   }
   t = g_new0(HttpTransfer, 1);
+  t->curl = curl;
   t->loop = loop;
   t->body = g_steal_pointer(&spec->body);
   t->max_response = spec->max_response > 0 ? spec->max_response : HTTP_DEFAULT_MAX_RESPONSE;
@@ -308,11 +309,11 @@ int http_transfer_start(uv_loop_t *loop, HttpSpec *spec, HttpDoneCb done_cb, voi
   t->res.attempts = 1;
   t->sockets = g_ptr_array_new();
   for (size_t i = 0; spec->headers != NULL && spec->headers[i] != NULL; i++)
-    t->headers = curl_slist_append(t->headers, spec->headers[i]);
+    t->headers = t->curl->slist_append(t->headers, spec->headers[i]);
   /* curl would otherwise send "Expect: 100-continue" and wait for a body of over 1 MiB. */
-  t->headers = curl_slist_append(t->headers, "Expect:");
-  t->easy = curl_easy_init();
-  t->multi = curl_multi_init();
+  t->headers = t->curl->slist_append(t->headers, "Expect:");
+  t->easy = t->curl->easy_init();
+  t->multi = t->curl->multi_init();
   if (t->easy == NULL || t->multi == NULL || (r = setup_easy(t, spec)) < 0 ||
       (r = setup_multi(t)) < 0) {
     r = r < 0 ? r : -ENOMEM;
@@ -324,7 +325,7 @@ int http_transfer_start(uv_loop_t *loop, HttpSpec *spec, HttpDoneCb done_cb, voi
   t->retry.data = t;
   t->open_handles = 2;
   /* Adding the handle sets curl's first timeout: the transfer starts from the timer. */
-  if (curl_multi_add_handle(t->multi, t->easy) != CURLM_OK) {
+  if (t->curl->multi_add_handle(t->multi, t->easy) != CURLM_OK) {
     finish(t, -EIO);
     *ret = t;
     return 0;
@@ -335,10 +336,10 @@ int http_transfer_start(uv_loop_t *loop, HttpSpec *spec, HttpDoneCb done_cb, voi
 
 fail:
   if (t->easy != NULL)
-    curl_easy_cleanup(t->easy);
+    t->curl->easy_cleanup(t->easy);
   if (t->multi != NULL)
-    curl_multi_cleanup(t->multi);
-  curl_slist_free_all(t->headers);
+    t->curl->multi_cleanup(t->multi);
+  t->curl->slist_free_all(t->headers);
   g_free(t->body);
   g_string_free(t->res.body, TRUE);
   g_ptr_array_free(t->sockets, TRUE);

@@ -20,9 +20,14 @@
 
 typedef struct HttpTransfer HttpTransfer;
 
-/* libcurl's global setup, once; main() calls it before any thread starts (the first transfer
- * would otherwise). Returns 0, or -EIO when curl cannot set up. */
+/* Loads libcurl and runs its global setup, once per process (curl-dl.h); any thread. The first
+ * transfer does it otherwise, on the loop: the vision client calls it on the pool beforehand,
+ * so that loading libcurl and the libraries it brings never holds the loop. Returns 0, or
+ * -ELIBACC when libcurl cannot be loaded or set up; http_global_error() then says why. */
 int http_global_init(void);
+
+/* Why http_global_init() failed, naming libcurl; "" before a failure. Static. */
+const char *http_global_error(void);
 
 /* What to send. Strings are copied; body is taken (g_malloc'd), even on failure. */
 typedef struct {
@@ -51,7 +56,7 @@ typedef struct {
 typedef void (*HttpDoneCb)(HttpTransfer *t, const HttpResult *res, void *data);
 
 /* Starts a POST. Returns 0 with *ret the transfer, or a negative errno (done_cb is then never
- * called). */
+ * called): -ELIBACC when libcurl cannot be loaded (http_global_error()). */
 int http_transfer_start(uv_loop_t *loop, HttpSpec *spec, HttpDoneCb done_cb, void *data,
                         HttpTransfer **ret);
 

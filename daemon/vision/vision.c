@@ -128,7 +128,8 @@ static void send_body(VisionCall *call, char *body, size_t body_len) {
     g_autofree char *where = safe_url(call);
 
     finish(call, VISION_ERROR_ENDPOINT, 0,
-           g_strdup_printf("cannot send to the vision endpoint at %s: %s", where, g_strerror(-r)));
+           g_strdup_printf("cannot send to the vision endpoint at %s: %s", where,
+                           r == -ELIBACC ? http_global_error() : g_strerror(-r)));
   }
 }
 
@@ -145,6 +146,9 @@ static void body_work_cb(uv_work_t *w) {
                  call->images->len};
 
   call->body = vision_body_build(&q, &call->body_len);
+  /* libcurl is loaded here, off the loop, on the first call; a failure is told when the body
+   * is sent. */
+  http_global_init();
 }
 
 static void body_after_cb(uv_work_t *w, int status) {

@@ -1,0 +1,81 @@
+#include "daemon/request/git-dl.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef LIBGIT2_SONAME
+#error "LIBGIT2_SONAME: the file to dlopen, set by meson.build"
+#endif
+
+/* Each function of GitDl by its name in the library. */
+static const struct {
+  const char *name;
+  size_t offset;
+} SYMBOLS[] = {
+    {"git_repository_open_ext", offsetof(GitDl, repository_open_ext)},
+    {"git_repository_workdir", offsetof(GitDl, repository_workdir)},
+    {"git_repository_commondir", offsetof(GitDl, repository_commondir)},
+    {"git_repository_config_snapshot", offsetof(GitDl, repository_config_snapshot)},
+    {"git_repository_free", offsetof(GitDl, repository_free)},
+    {"git_config_get_path", offsetof(GitDl, config_get_path)},
+    {"git_config_free", offsetof(GitDl, config_free)},
+    {"git_buf_dispose", offsetof(GitDl, buf_dispose)},
+};
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static GitDl lib;
+static int result;
+static char error[512];
+
+static void load(void) {
+  const char *file = secure_getenv("READERD_LIBGIT2");
+  typeof(git_libgit2_init) *init = NULL;
+  void *h, *f;
+
+  if (file == NULL || *file == '\0')
+    file = LIBGIT2_SONAME;
+  h = dlopen(file, RTLD_NOW | RTLD_LOCAL);
+  if (h == NULL) {
+    snprintf(error, sizeof error, "libgit2 cannot be loaded: %s", dlerror());
+    result = -ELIBACC;
+    return;
+  }
+  for (size_t i = 0; i < sizeof SYMBOLS / sizeof SYMBOLS[0]; i++) {
+    f = dlsym(h, SYMBOLS[i].name);
+    if (f == NULL) {
+      snprintf(error, sizeof error, "libgit2 cannot be loaded: %s has no %s", file,
+               SYMBOLS[i].name);
+      goto fail;
+    }
+    /* POSIX lets dlsym's pointer be a function's. */
+    memcpy((char *)&lib + SYMBOLS[i].offset, &f, sizeof f);
+  }
+  if ((f = dlsym(h, "git_libgit2_init")) != NULL)
+    memcpy(&init, &f, sizeof f);
+  if (init == NULL || init() < 0) {
+    snprintf(error, sizeof error, "libgit2 cannot be loaded: %s",
+             init == NULL ? "it has no git_libgit2_init" : "git_libgit2_init failed");
+    goto fail;
+  }
+  return;
+
+fail:
+  memset(&lib, 0, sizeof lib);
+  dlclose(h);
+  result = -ELIBACC;
+}
+
+int git_dl_open(const GitDl **ret_lib) {
+  pthread_once(&once, load);
+  *ret_lib = result == 0 ? &lib : NULL;
+  return result;
+}
+
+const char *git_dl_error(void) {
+  return error;
+}

@@ -1,0 +1,96 @@
+#include "daemon/vision/curl-dl.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef LIBCURL_SONAME
+#error "LIBCURL_SONAME: the file to dlopen, set by meson.build"
+#endif
+
+/* Each function of CurlDl by its name in the library. */
+static const struct {
+  const char *name;
+  size_t offset;
+} SYMBOLS[] = {
+    {"curl_easy_init", offsetof(CurlDl, easy_init)},
+    {"curl_easy_setopt", offsetof(CurlDl, easy_setopt)},
+    {"curl_easy_getinfo", offsetof(CurlDl, easy_getinfo)},
+    {"curl_easy_strerror", offsetof(CurlDl, easy_strerror)},
+    {"curl_easy_cleanup", offsetof(CurlDl, easy_cleanup)},
+    {"curl_multi_init", offsetof(CurlDl, multi_init)},
+    {"curl_multi_setopt", offsetof(CurlDl, multi_setopt)},
+    {"curl_multi_add_handle", offsetof(CurlDl, multi_add_handle)},
+    {"curl_multi_remove_handle", offsetof(CurlDl, multi_remove_handle)},
+    {"curl_multi_socket_action", offsetof(CurlDl, multi_socket_action)},
+    {"curl_multi_info_read", offsetof(CurlDl, multi_info_read)},
+    {"curl_multi_assign", offsetof(CurlDl, multi_assign)},
+    {"curl_multi_cleanup", offsetof(CurlDl, multi_cleanup)},
+    {"curl_slist_append", offsetof(CurlDl, slist_append)},
+    {"curl_slist_free_all", offsetof(CurlDl, slist_free_all)},
+};
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static CurlDl lib;
+static int result;
+static char error[512];
+
+/* curl_global_init() runs here, on the first vision call's pool thread, where curl's
+ * documentation asks for it before any thread starts. pthread_once serialises it against
+ * itself. Against the rest of the process: a libcurl with CURL_VERSION_THREADSAFE (7.84 and
+ * later where atomics are available; Debian 12's 7.88.1 has it) guards its own global state;
+ * what it sets up besides is OpenSSL 3 (whose init is thread-safe) and libssh2, whose
+ * libssh2_init() libgit2's init (git-dl.c, on another pool thread) may call at the same time:
+ * that races on a counter only libssh2_exit() reads, which readerd never calls, and its crypto
+ * setup is OpenSSL's again. No other thread of readerd uses these libraries. */
+static void load(void) {
+  const char *file = secure_getenv("READERD_LIBCURL");
+  typeof(curl_global_init) *global_init = NULL;
+  void *h, *f;
+
+  if (file == NULL || *file == '\0')
+    file = LIBCURL_SONAME;
+  h = dlopen(file, RTLD_NOW | RTLD_LOCAL);
+  if (h == NULL) {
+    snprintf(error, sizeof error, "libcurl cannot be loaded: %s", dlerror());
+    result = -ELIBACC;
+    return;
+  }
+  for (size_t i = 0; i < sizeof SYMBOLS / sizeof SYMBOLS[0]; i++) {
+    f = dlsym(h, SYMBOLS[i].name);
+    if (f == NULL) {
+      snprintf(error, sizeof error, "libcurl cannot be loaded: %s has no %s", file,
+               SYMBOLS[i].name);
+      goto fail;
+    }
+    /* POSIX lets dlsym's pointer be a function's. */
+    memcpy((char *)&lib + SYMBOLS[i].offset, &f, sizeof f);
+  }
+  if ((f = dlsym(h, "curl_global_init")) != NULL)
+    memcpy(&global_init, &f, sizeof f);
+  if (global_init == NULL || global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+    snprintf(error, sizeof error, "libcurl cannot be loaded: %s",
+             global_init == NULL ? "it has no curl_global_init" : "curl_global_init failed");
+    goto fail;
+  }
+  return;
+
+fail:
+  memset(&lib, 0, sizeof lib);
+  dlclose(h);
+  result = -ELIBACC;
+}
+
+int curl_dl_open(const CurlDl **ret_lib) {
+  pthread_once(&once, load);
+  *ret_lib = result == 0 ? &lib : NULL;
+  return result;
+}
+
+const char *curl_dl_error(void) {
+  return error;
+}
