@@ -208,8 +208,10 @@ static int option_of(const char *error) {
     const char *m = options[i].member;
     size_t len;
 
+    /* Past "paths[]." (its first dot): an offset into the literal would be past the end of
+     * the shorter members for the compiler's bounds check. */
     if (g_str_has_prefix(m, "paths[].") && at != error)
-      m += strlen("paths[].");
+      m = strchr(m, '.') + 1;
     len = strlen(m);
     if (len > best_len && strncmp(at, m, len) == 0 &&
         (g_str_has_prefix(at + len, " must") || at[len] == '.')) {
