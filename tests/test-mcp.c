@@ -564,7 +564,7 @@ START_TEST(mcp_tool_call_parsed) {
   McpToolCall call;
   char *err = NULL;
 
-  ck_assert_int_eq(mcp_tool_call_parse(read, false, 100, &call, &err), 0);
+  ck_assert_int_eq(mcp_tool_call_parse(read, NULL, 0, false, 100, &call, &err), 0);
   ck_assert_int_eq(call.tool, MCP_TOOL_ID_READ_FILES);
   ck_assert_uint_eq(call.read.n_paths, 1);
   ck_assert_str_eq(call.read.paths[0].path, "a.txt");
@@ -574,18 +574,18 @@ START_TEST(mcp_tool_call_parsed) {
   ck_assert_int_eq(json_node_get_int(call.progress_token), 7);
   mcp_tool_call_clear(&call);
 
-  ck_assert_int_eq(mcp_tool_call_parse(list, false, 0, &call, &err), 0);
+  ck_assert_int_eq(mcp_tool_call_parse(list, NULL, 0, false, 0, &call, &err), 0);
   ck_assert_int_eq(call.tool, MCP_TOOL_ID_LIST_FILES);
   ck_assert(call.read.plan);
   ck_assert_str_eq(call.read.paths[0].path, "src");
   ck_assert_ptr_null(call.progress_token);
   mcp_tool_call_clear(&call);
 
-  ck_assert_int_eq(mcp_tool_call_parse(info, false, 0, &call, &err), 0);
+  ck_assert_int_eq(mcp_tool_call_parse(info, NULL, 0, false, 0, &call, &err), 0);
   ck_assert_int_eq(call.tool, MCP_TOOL_ID_WORKSPACE_INFO);
   mcp_tool_call_clear(&call);
 
-  ck_assert_int_eq(mcp_tool_call_parse(images, true, 0, &call, &err), 0);
+  ck_assert_int_eq(mcp_tool_call_parse(images, NULL, 0, true, 0, &call, &err), 0);
   ck_assert_int_eq(call.tool, MCP_TOOL_ID_READ_IMAGES);
   ck_assert_str_eq(call.images.query, "what?");
   ck_assert_str_eq(call.images.paths[0], "a.png");
@@ -628,7 +628,7 @@ START_TEST(mcp_tool_call_refused) {
     g_autofree char *err = NULL;
     McpToolCall call;
 
-    ck_assert_int_eq(mcp_tool_call_parse(n, cases[i].vision, 0, &call, &err), cases[i].r);
+    ck_assert_int_eq(mcp_tool_call_parse(n, NULL, 0, cases[i].vision, 0, &call, &err), cases[i].r);
     ck_assert_msg(err != NULL && strcmp(err, cases[i].error) == 0, "%s: said '%s', not '%s'",
                   cases[i].params, err, cases[i].error);
     if (cases[i].r == -EINVAL)

@@ -127,7 +127,7 @@ static void fuzz_mcp_params(const char *method, JsonNode *params) {
 
   if (strcmp(method, "tools/call") == 0) {
     McpToolCall call;
-    int r = mcp_tool_call_parse(params, true, 25000, &call, &error);
+    int r = mcp_tool_call_parse(params, NULL, 0, true, 25000, &call, &error);
 
     fuzz_assert(r == 0 || r == -ENOENT || r == -EINVAL);
     fuzz_assert(r == 0 ? !error : error && *error);
