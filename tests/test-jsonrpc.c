@@ -581,6 +581,16 @@ START_TEST(jsonrpc_call_arguments_as_text) {
                      "\"_meta\":{\"progressToken\":3}}}";
   const char *noted = "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":"
                       "\"read_files\",\"arguments\":{\"offset\":99999999999999999999}}}";
+  g_autofree char *opening = g_strnfill(126, '['), *closing = g_strnfill(126, ']');
+  g_autofree char *deep = g_strdup_printf(
+      "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":"
+      "\"read_files\",\"arguments\":{\"paths\":[\"a\"],\"x\":%s%s}}}",
+      opening, closing);
+  const char *refused[] = {
+      "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":"
+      "\"read_files\",\"arguments\":{\"paths\":[\"a\xff\"]}}}",
+      deep,
+  };
   JsonrpcMessage msg, plain;
   JsonObject *p;
 
@@ -603,6 +613,19 @@ START_TEST(jsonrpc_call_arguments_as_text) {
   ck_assert_str_eq(msg.value_error, "integers must fit in 64 bits");
   ck_assert(json_object_has_member(json_node_get_object(msg.params), "arguments"));
   jsonrpc_message_clear(&msg);
+
+  /* Bytes that are not UTF-8 and nesting past the limit in the arguments: the line's parse error,
+   * as without the flag. */
+  for (size_t i = 0; i < G_N_ELEMENTS(refused); i++) {
+    g_autofree char *e1 = NULL, *e2 = NULL;
+
+    ck_assert_int_eq(jsonrpc_parse_flags(refused[i], strlen(refused[i]), JSONRPC_PARSE_CALL_TEXT,
+                                         &msg, NULL, &e1),
+                     JSONRPC_PARSE_ERROR);
+    ck_assert_int_eq(jsonrpc_parse(refused[i], strlen(refused[i]), &plain, NULL, &e2),
+                     JSONRPC_PARSE_ERROR);
+    ck_assert_str_eq(e1, e2);
+  }
 
   for (size_t i = 0; i < G_N_ELEMENTS(built); i++) {
     ck_assert_int_eq(jsonrpc_parse_flags(built[i], strlen(built[i]), JSONRPC_PARSE_CALL_TEXT, &msg,
