@@ -569,18 +569,23 @@ END_TEST
  * value when repeated); the rest of params is built. Anything else is built as without it. */
 START_TEST(jsonrpc_call_arguments_as_text) {
   static const char *const built[] = {
-      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"a\",\"arguments\":7}}",
-      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"a\",\"arguments\":[{}]}}",
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\","
+      "\"params\":{\"name\":\"a\",\"arguments\":7}}",
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\","
+      "\"params\":{\"name\":\"a\",\"arguments\":[{}]}}",
       "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"a\"}}",
       "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":[{\"arguments\":{}}]}",
-      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{\"arguments\":{\"a\":1}}}",
-      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"arguments\":{\"a\":1},\"arguments\":null}}",
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\","
+      "\"params\":{\"arguments\":{\"a\":1}}}",
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\","
+      "\"params\":{\"arguments\":{\"a\":1},\"arguments\":null}}",
   };
   const char *line = "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":"
                      "\"read_files\",\"arguments\":{\"x\":1},\"arguments\" : {\"paths\":[\"a\"]} ,"
                      "\"_meta\":{\"progressToken\":3}}}";
-  const char *noted = "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":"
-                      "\"read_files\",\"arguments\":{\"offset\":99999999999999999999}}}";
+  const char *noted =
+      "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":"
+      "\"read_files\",\"arguments\":{\"offset\":99999999999999999999}}}";
   g_autofree char *opening = g_strnfill(126, '['), *closing = g_strnfill(126, ']');
   g_autofree char *deep = g_strdup_printf(
       "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":"
@@ -594,14 +599,16 @@ START_TEST(jsonrpc_call_arguments_as_text) {
   JsonrpcMessage msg, plain;
   JsonObject *p;
 
-  ck_assert_int_eq(jsonrpc_parse_flags(line, strlen(line), JSONRPC_PARSE_CALL_TEXT, &msg, NULL, NULL), 0);
+  ck_assert_int_eq(
+      jsonrpc_parse_flags(line, strlen(line), JSONRPC_PARSE_CALL_TEXT, &msg, NULL, NULL), 0);
   ck_assert_ptr_null(msg.params_text);
   ck_assert_uint_eq(msg.arguments_len, strlen("{\"paths\":[\"a\"]}"));
   ck_assert(memcmp(msg.arguments_text, "{\"paths\":[\"a\"]}", msg.arguments_len) == 0);
   p = json_node_get_object(msg.params);
   ck_assert_str_eq(json_object_get_string_member(p, "name"), "read_files");
   ck_assert(!json_object_has_member(p, "arguments"));
-  ck_assert_int_eq(json_object_get_int_member(json_object_get_object_member(p, "_meta"), "progressToken"), 3);
+  ck_assert_int_eq(
+      json_object_get_int_member(json_object_get_object_member(p, "_meta"), "progressToken"), 3);
   jsonrpc_message_clear(&msg);
 
   /* A value json-glib cannot keep: the whole line is its tree, the tool's error to give. */
@@ -628,9 +635,9 @@ START_TEST(jsonrpc_call_arguments_as_text) {
   }
 
   for (size_t i = 0; i < G_N_ELEMENTS(built); i++) {
-    ck_assert_int_eq(jsonrpc_parse_flags(built[i], strlen(built[i]), JSONRPC_PARSE_CALL_TEXT, &msg,
-                                         NULL, NULL),
-                     0);
+    ck_assert_int_eq(
+        jsonrpc_parse_flags(built[i], strlen(built[i]), JSONRPC_PARSE_CALL_TEXT, &msg, NULL, NULL),
+        0);
     ck_assert_int_eq(jsonrpc_parse(built[i], strlen(built[i]), &plain, NULL, NULL), 0);
     ck_assert_msg(msg.arguments_text == NULL, "%s", built[i]);
     ck_assert_msg(json_node_equal(msg.params, plain.params), "%s", built[i]);

@@ -37,17 +37,17 @@ static void args_text_same(const char *json, int64_t budget, int r, const char *
   McpToolCall call;
   int s;
 
-  ck_assert_int_eq(jsonrpc_parse_flags(line, strlen(line), JSONRPC_PARSE_CALL_TEXT, &msg, NULL,
-                                       NULL),
-                   0);
+  ck_assert_int_eq(
+      jsonrpc_parse_flags(line, strlen(line), JSONRPC_PARSE_CALL_TEXT, &msg, NULL, NULL), 0);
   /* Only an object is left as text; anything else is built, as before. */
   ck_assert_msg((msg.arguments_text != NULL) == (json[0] == '{'), "%s", json);
   ck_assert(msg.arguments_text == NULL ||
-            (msg.arguments_len == strlen(json) && memcmp(msg.arguments_text, json, msg.arguments_len) == 0));
+            (msg.arguments_len == strlen(json) &&
+             memcmp(msg.arguments_text, json, msg.arguments_len) == 0));
   s = mcp_tool_call_parse(msg.params, msg.arguments_text, msg.arguments_len, false, budget, &call,
                           &text_err);
-  ck_assert_msg(s == r && read_params_str_same(err, text_err), "%.200s: '%s' from the tree, '%s' from the text",
-                json, err, text_err);
+  ck_assert_msg(s == r && read_params_str_same(err, text_err),
+                "%.200s: '%s' from the tree, '%s' from the text", json, err, text_err);
   ck_assert_msg(read_params_same(p, &call.read), "%.200s: other params from the text", json);
   mcp_tool_call_clear(&call);
   jsonrpc_message_clear(&msg);
@@ -606,14 +606,22 @@ START_TEST(mcp_args_text_same_as_tree) {
       {"{\"paths\":null}", "paths must be a non-empty array of paths", 0},
       {"{\"paths\":{\"a\":1}}", "paths must be a non-empty array of paths", 0},
       {"{\"paths\":[]}", "paths must be a non-empty array", 0},
-      {"{\"paths\":[7]}", "paths[0] must be a non-empty string or an object with a \"path\" or "
-                          "\"pathBytes\"", 0},
-      {"{\"paths\":[\"a\",null]}", "paths[1] must be a non-empty string or an object with a "
-                                   "\"path\" or \"pathBytes\"", 0},
-      {"{\"paths\":[\"a\",\"\"]}", "paths[1] must be a non-empty string or an object with a "
-                                   "\"path\" or \"pathBytes\"", 0},
-      {"{\"paths\":[[\"a\"]]}", "paths[0] must be a non-empty string or an object with a "
-                                "\"path\" or \"pathBytes\"", 0},
+      {"{\"paths\":[7]}",
+       "paths[0] must be a non-empty string or an object with a \"path\" or "
+       "\"pathBytes\"",
+       0},
+      {"{\"paths\":[\"a\",null]}",
+       "paths[1] must be a non-empty string or an object with a "
+       "\"path\" or \"pathBytes\"",
+       0},
+      {"{\"paths\":[\"a\",\"\"]}",
+       "paths[1] must be a non-empty string or an object with a "
+       "\"path\" or \"pathBytes\"",
+       0},
+      {"{\"paths\":[[\"a\"]]}",
+       "paths[0] must be a non-empty string or an object with a "
+       "\"path\" or \"pathBytes\"",
+       0},
       {"{\"paths\":[\"a\",{\"path\":\"b\",\"offset\":2}]}", NULL, 2},
       /* A repeated member: its last value, as json-glib keeps it. */
       {"{\"paths\":[\"a\"],\"paths\":[\"b\",\"c\"]}", NULL, 2},
@@ -622,8 +630,8 @@ START_TEST(mcp_args_text_same_as_tree) {
       {"{\"paths\":[\"a\"],\"budget\":{\"tokens\":5},\"budget\":{\"tokens\":6}}", NULL, 1},
       /* Unknown members, the first one named, wherever paths is. */
       {"{\"bogus\":1,\"paths\":[\"a\"],\"zz\":2}", "unknown argument bogus", 0},
-      {"{\"paths\":[\"a\"],\"x\":[[[[[[[[[[[[[[[[{\"y\":[]}]]]]]]]]]]]]]]]]}",
-       "unknown argument x", 0},
+      {"{\"paths\":[\"a\"],\"x\":[[[[[[[[[[[[[[[[{\"y\":[]}]]]]]]]]]]]]]]]]}", "unknown argument x",
+       0},
       {"{\"paths\":[{\"path\":\"a\",\"x\":1}]}", "unknown argument paths[0].x", 0},
       /* The call's pages and render go to every path given as a string. */
       {"{\"paths\":[\"a\",\"b\"],\"pages\":\"1-2\",\"render\":true}", NULL, 2},
@@ -635,7 +643,8 @@ START_TEST(mcp_args_text_same_as_tree) {
       /* What models send, tolerated or refused as before. */
       {"{\"path\":\"a\",\"paths\":[\"b\"]}", "give paths, or one path as path, not both", 0},
       {"{\"paths\":[\"a\"],\"start_line\":2,\"end_line\":3}", NULL, 1},
-      {"{\"paths\":[\"a\"],\"start_line\":2,\"offset\":1}", "give offset or start_line, not both", 0},
+      {"{\"paths\":[\"a\"],\"start_line\":2,\"offset\":1}", "give offset or start_line, not both",
+       0},
       {"{\"paths\":[\"a\"],\"offset\":0}", NULL, 1},
       /* Numbers out of range. */
       {"{\"paths\":[\"a\"],\"offset\":1e400}", "offset must be an integer >= 1", 0},

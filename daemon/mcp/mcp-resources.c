@@ -24,8 +24,8 @@ static const char *const *fence_folders(const Mcp *m) {
   return workspace_real_roots(m->ws);
 }
 
-static void list_fenced(Conn *c, JsonNode *id, JsonNode *params, const char *text,
-                        size_t text_len, size_t len) {
+static void list_fenced(Conn *c, JsonNode *id, JsonNode *params, const char *text, size_t text_len,
+                        size_t len) {
   g_autofree char *result = mcp_resource_roots_json(fence_folders(mcp_of(c)));
 
   mcp_reply(c, id, result, &list_cache);

@@ -81,15 +81,14 @@ static void (*const runs[MCP_TOOL_COUNT])(Conn *c, JsonNode *id, McpToolCall *ca
 /* tools/call, once the fence is known: an unknown tool is the protocol's error; a fence over
  * no folder is the tool's error, in words (workspace_info says why); bad arguments are the
  * tool's error too (the model reads it and can try again). */
-static void call_fenced(Conn *c, JsonNode *id, JsonNode *params, const char *text,
-                        size_t text_len, size_t len) {
+static void call_fenced(Conn *c, JsonNode *id, JsonNode *params, const char *text, size_t text_len,
+                        size_t len) {
   g_autofree char *err = NULL;
   Mcp *m = mcp_of(c);
   McpToolCall call;
   int r;
 
-  r = mcp_tool_call_parse(params, text, text_len, mcp_vision_configured(), m->budget, &call,
-                          &err);
+  r = mcp_tool_call_parse(params, text, text_len, mcp_vision_configured(), m->budget, &call, &err);
   if (r == -ENOENT)
     reply_error(c, id, JSONRPC_INVALID_PARAMS, err);
   else if (m->fence_problem != NULL && call.tool != MCP_TOOL_ID_WORKSPACE_INFO)

@@ -46,8 +46,8 @@ static int read_args_fast(const char *text, size_t len, int64_t default_budget, 
   return 0;
 }
 
-int mcp_read_args_parse_json(const char *text, size_t len, int64_t default_budget,
-                             ReadParams *ret, char **ret_error) {
+int mcp_read_args_parse_json(const char *text, size_t len, int64_t default_budget, ReadParams *ret,
+                             char **ret_error) {
   g_autoptr(JsonNode) tree = NULL;
   int r;
 

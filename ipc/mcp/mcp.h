@@ -115,8 +115,8 @@ int mcp_read_args_parse(JsonNode *arguments, int64_t default_budget, ReadParams 
 /* mcp_read_args_parse() of the arguments given as JSON text (strict JSON without a noted
  * value, as mcp_tool_call_parse() takes it): the same results and errors, with a `paths` array
  * of strings read from the text without building a tree of it (mcp-args-text.c). */
-int mcp_read_args_parse_json(const char *text, size_t len, int64_t default_budget,
-                             ReadParams *ret, char **ret_error);
+int mcp_read_args_parse_json(const char *text, size_t len, int64_t default_budget, ReadParams *ret,
+                             char **ret_error);
 
 /* A tool result saying `message` with isError true (bad arguments). g_free the result. */
 char *mcp_tool_error_json(const char *message);
