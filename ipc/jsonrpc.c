@@ -14,41 +14,79 @@
 #include "ipc/json-parse-internal.h"
 #include "ipc/json-parse.h"
 
+/* Where the parts of a line left as text are in it (a length of 0: none). */
+typedef struct {
+  size_t params_at, params_len;       /* a `read` request's params */
+  size_t arguments_at, arguments_len; /* a `tools/call` request's params.arguments */
+} JsonrpcText;
+
+/* tools/call's params of text[0..len) (an object) without their arguments when those are an
+ * object: where they are is then set in *ret (inside text); anything else is built whole. */
+static JsonNode *jsonrpc_call_params(const char *text, size_t len, JsonrpcText *ret) {
+  JsonNode *params = json_tree_build_except(text, len, "arguments", &ret->arguments_at,
+                                            &ret->arguments_len);
+
+  if (ret->arguments_len == 0 || text[ret->arguments_at] == '{')
+    return params;
+  json_node_unref(params);
+  ret->arguments_at = ret->arguments_len = 0;
+  return json_tree_build(text, len);
+}
+
+/* The name of the root object's method, or NULL. */
+static const char *jsonrpc_method_name(JsonObject *obj) {
+  JsonNode *method = json_object_get_member(obj, "method");
+
+  return method != NULL && JSON_NODE_HOLDS_VALUE(method) &&
+                 json_node_get_value_type(method) == G_TYPE_STRING
+             ? json_node_get_string(method)
+             : NULL;
+}
+
 /* Parses the line into a tree, or returns a g_malloc'd reason it is not JSON. With
  * JSONRPC_PARSE_READ_TEXT, the root's params are not built when they are a `read` request's
- * object or array: they are left where they are in the line (*ret_at, *ret_len; 0: built). */
+ * object or array; with JSONRPC_PARSE_CALL_TEXT, a `tools/call` request's params.arguments are
+ * not built when they are an object: they are left where they are in the line (*ret). */
 static char *jsonrpc_load(const char *line, size_t len, unsigned flags, JsonParseNote *note,
-                          JsonNode **ret_root, size_t *ret_at, size_t *ret_len) {
+                          JsonNode **ret_root, JsonrpcText *ret) {
   g_autofree char *error = NULL;
-  JsonNode *method, *params;
+  const char *name;
+  JsonNode *params;
   JsonObject *obj;
+  size_t at;
 
-  *ret_at = *ret_len = 0;
-  if (json_parse_bounded_except(line, len, JSONRPC_MAX_DEPTH,
-                                flags & JSONRPC_PARSE_READ_TEXT ? "params" : NULL, ret_root,
-                                ret_at, ret_len, note, &error) < 0)
+  memset(ret, 0, sizeof *ret);
+  if (json_parse_bounded_except(
+          line, len, JSONRPC_MAX_DEPTH,
+          flags & (JSONRPC_PARSE_READ_TEXT | JSONRPC_PARSE_CALL_TEXT) ? "params" : NULL, ret_root,
+          &ret->params_at, &ret->params_len, note, &error) < 0)
     return g_strdup_printf("parse error: %s", error);
-  if (*ret_len == 0) {
+  if (ret->params_len == 0) {
     json_node_seal(*ret_root);
     return NULL;
   }
   /* The params were left out: the root is an object. They stay text for a `read` whose params
-   * are a container; anything else gets its params built, as without the flag. */
+   * are a container, and a tools/call's arguments for one whose are an object; anything else
+   * gets its params built, as without the flags. */
   obj = json_node_get_object(*ret_root);
-  method = json_object_get_member(obj, "method");
-  if (method != NULL && JSON_NODE_HOLDS_VALUE(method) &&
-      json_node_get_value_type(method) == G_TYPE_STRING &&
-      strcmp(json_node_get_string(method), "read") == 0 &&
-      (line[*ret_at] == '{' || line[*ret_at] == '[')) {
+  name = jsonrpc_method_name(obj);
+  at = ret->params_at;
+  if ((flags & JSONRPC_PARSE_READ_TEXT) && g_strcmp0(name, "read") == 0 &&
+      (line[at] == '{' || line[at] == '[')) {
     /* A stand-in of the same kind, for the envelope's checks; never handed out. */
     params = json_node_alloc();
-    if (line[*ret_at] == '{')
+    if (line[at] == '{')
       json_node_take_object(json_node_init(params, JSON_NODE_OBJECT), json_object_new());
     else
       json_node_take_array(json_node_init(params, JSON_NODE_ARRAY), json_array_new());
+  } else if ((flags & JSONRPC_PARSE_CALL_TEXT) && g_strcmp0(name, "tools/call") == 0 &&
+             line[at] == '{') {
+    params = jsonrpc_call_params(line + at, ret->params_len, ret);
+    ret->arguments_at += at;
+    ret->params_at = ret->params_len = 0;
   } else {
-    params = json_tree_build(line + *ret_at, *ret_len);
-    *ret_at = *ret_len = 0;
+    params = json_tree_build(line + at, ret->params_len);
+    ret->params_at = ret->params_len = 0;
   }
   json_object_set_member(obj, "params", params);
   json_node_seal(*ret_root);
@@ -116,7 +154,7 @@ int jsonrpc_parse_flags(const char *line, size_t len, unsigned flags, JsonrpcMes
   JsonParseNote note;
   JsonNode *id = NULL;
   const char *invalid;
-  size_t text_at, text_len;
+  JsonrpcText text;
   char *error;
   int r;
 
@@ -125,7 +163,7 @@ int jsonrpc_parse_flags(const char *line, size_t len, unsigned flags, JsonrpcMes
   if (ret_error)
     *ret_error = NULL;
 
-  error = jsonrpc_load(line, len, flags, &note, &msg.root, &text_at, &text_len);
+  error = jsonrpc_load(line, len, flags, &note, &msg.root, &text);
   if (error) {
     r = JSONRPC_PARSE_ERROR;
     goto fail;
@@ -148,10 +186,14 @@ int jsonrpc_parse_flags(const char *line, size_t len, unsigned flags, JsonrpcMes
     goto fail;
   }
 
-  if (text_len > 0) {
+  if (text.params_len > 0) {
     msg.params = NULL;
-    msg.params_text = line + text_at;
-    msg.params_len = text_len;
+    msg.params_text = line + text.params_at;
+    msg.params_len = text.params_len;
+  }
+  if (text.arguments_len > 0) {
+    msg.arguments_text = line + text.arguments_at;
+    msg.arguments_len = text.arguments_len;
   }
   *ret_msg = msg;
   return 0;

@@ -34,6 +34,11 @@ typedef struct {
    * value, for read_params_parse_json(). Valid while the line is. NULL otherwise. */
   const char *params_text;
   size_t params_len;
+  /* With JSONRPC_PARSE_CALL_TEXT, a `tools/call` request's params.arguments (an object) as it
+   * is in the line, never built into a tree (params holds the other members): strict JSON
+   * without a noted value, for mcp_tool_call_parse(). Valid while the line is. NULL otherwise. */
+  const char *arguments_text;
+  size_t arguments_len;
   JsonNode *root;     /* owned */
   /* With JSONRPC_PARSE_KEEP_PARAM_VALUES: a value below the envelope's members (in params)
    * that json-glib could not keep as sent (static text), or NULL. */
@@ -50,6 +55,10 @@ enum {
   /* A `read` request's params are left as text (msg->params_text), not built: its paths are
    * most of a large line, and read_params_parse_json() takes them straight from the text. */
   JSONRPC_PARSE_READ_TEXT = 1 << 1,
+  /* A `tools/call` request's params.arguments, when an object, are left as text
+   * (msg->arguments_text), not built: read_files' paths are most of a large call, and
+   * mcp_tool_call_parse() takes them straight from the text. */
+  JSONRPC_PARSE_CALL_TEXT = 1 << 2,
 };
 
 /* Parses and validates one line. On success returns 0 and fills *ret_msg (clear it with

@@ -18,9 +18,7 @@ static size_t skip_space(const char *s, size_t len, size_t i) {
   return i;
 }
 
-/* The array of non-empty strings s[0..len) (validated JSON) into *ret_paths. Returns 0, or
- * -EINVAL for anything else, which the tree then judges. */
-static int read_paths_text(const char *s, size_t len, PathSpec **ret_paths, size_t *ret_n) {
+int read_params_paths_json(const char *s, size_t len, PathSpec **ret_paths, size_t *ret_n) {
   g_autoptr(GArray) paths = g_array_sized_new(FALSE, TRUE, sizeof(PathSpec), 64);
   g_autoptr(GString) text = g_string_sized_new(256);
   size_t i = skip_space(s, len, 0);
@@ -62,7 +60,7 @@ static int read_params_fast(const char *text, size_t len, ReadParams *ret, char 
   int r;
 
   rest = json_tree_build_except(text, len, "paths", &at, &n);
-  if (n == 0 || read_paths_text(text + at, n, &paths, &count) < 0)
+  if (n == 0 || read_params_paths_json(text + at, n, &paths, &count) < 0)
     return 1;
   /* One valid path in their place: the other members are judged as they would be after them. */
   stand_in = json_array_new();
@@ -71,9 +69,7 @@ static int read_params_fast(const char *text, size_t len, ReadParams *ret, char 
   json_node_seal(rest);
   r = read_params_parse(rest, ret, ret_error);
   if (r < 0) {
-    for (size_t k = 0; k < count; k++)
-      g_free(paths[k].path);
-    g_free(paths);
+    read_params_paths_free(paths, count);
     return r;
   }
   g_free(ret->paths[0].path);
@@ -81,6 +77,15 @@ static int read_params_fast(const char *text, size_t len, ReadParams *ret, char 
   ret->paths = paths;
   ret->n_paths = count;
   return 0;
+}
+
+void read_params_paths_free(PathSpec *paths, size_t n) {
+  for (size_t k = 0; paths != NULL && k < n; k++) {
+    g_free(paths[k].path);
+    g_free(paths[k].pages);
+    g_free(paths[k].password);
+  }
+  g_free(paths);
 }
 
 int read_params_parse_json(const char *text, size_t len, ReadParams *ret, char **ret_error) {

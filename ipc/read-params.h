@@ -101,6 +101,15 @@ int read_params_parse(JsonNode *params, ReadParams *ret, char **ret_error);
  * strings read from the text without building a tree of it. */
 int read_params_parse_json(const char *text, size_t len, ReadParams *ret, char **ret_error);
 
+/* The array of 1 to READ_MAX_PATHS non-empty strings text[0..len) (JSON as
+ * read_params_parse_json() takes it) into *ret_paths (path set, the rest zero; free with
+ * read_params_paths_free) and *ret_n. Returns 0, or -EINVAL with nothing allocated for anything
+ * else: any other value, an empty string, an object item, more items. */
+int read_params_paths_json(const char *text, size_t len, PathSpec **ret_paths, size_t *ret_n);
+
+/* Frees n PathSpecs and what they own; NULL is fine. */
+void read_params_paths_free(PathSpec *paths, size_t n);
+
 /* The etag the client sent for path in ifNoneMatch (borrowed from p), or NULL. A path that is
  * not UTF-8 (basic/path-bytes.h) is looked up by its pathBytes spelling. */
 const char *read_params_if_none_match(const ReadParams *p, const char *path);

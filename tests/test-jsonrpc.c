@@ -565,6 +565,88 @@ START_TEST(jsonrpc_request_to_response) {
 }
 END_TEST
 
+/* With JSONRPC_PARSE_CALL_TEXT, a tools/call's arguments object stays text in the line (its last
+ * value when repeated); the rest of params is built. Anything else is built as without it. */
+START_TEST(jsonrpc_call_arguments_as_text) {
+  static const char *const built[] = {
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\","
+      "\"params\":{\"name\":\"a\",\"arguments\":7}}",
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\","
+      "\"params\":{\"name\":\"a\",\"arguments\":[{}]}}",
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"a\"}}",
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":[{\"arguments\":{}}]}",
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\","
+      "\"params\":{\"arguments\":{\"a\":1}}}",
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\","
+      "\"params\":{\"arguments\":{\"a\":1},\"arguments\":null}}",
+  };
+  const char *line = "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":"
+                     "\"read_files\",\"arguments\":{\"x\":1},\"arguments\" : {\"paths\":[\"a\"]} ,"
+                     "\"_meta\":{\"progressToken\":3}}}";
+  const char *noted =
+      "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":"
+      "\"read_files\",\"arguments\":{\"offset\":99999999999999999999}}}";
+  g_autofree char *opening = g_strnfill(126, '['), *closing = g_strnfill(126, ']');
+  g_autofree char *deep = g_strdup_printf(
+      "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":"
+      "\"read_files\",\"arguments\":{\"paths\":[\"a\"],\"x\":%s%s}}}",
+      opening, closing);
+  const char *refused[] = {
+      "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":"
+      "\"read_files\",\"arguments\":{\"paths\":[\"a\xff\"]}}}",
+      deep,
+  };
+  JsonrpcMessage msg, plain;
+  JsonObject *p;
+
+  ck_assert_int_eq(
+      jsonrpc_parse_flags(line, strlen(line), JSONRPC_PARSE_CALL_TEXT, &msg, NULL, NULL), 0);
+  ck_assert_ptr_null(msg.params_text);
+  ck_assert_uint_eq(msg.arguments_len, strlen("{\"paths\":[\"a\"]}"));
+  ck_assert(memcmp(msg.arguments_text, "{\"paths\":[\"a\"]}", msg.arguments_len) == 0);
+  p = json_node_get_object(msg.params);
+  ck_assert_str_eq(json_object_get_string_member(p, "name"), "read_files");
+  ck_assert(!json_object_has_member(p, "arguments"));
+  ck_assert_int_eq(
+      json_object_get_int_member(json_object_get_object_member(p, "_meta"), "progressToken"), 3);
+  jsonrpc_message_clear(&msg);
+
+  /* A value json-glib cannot keep: the whole line is its tree, the tool's error to give. */
+  ck_assert_int_eq(jsonrpc_parse_flags(noted, strlen(noted),
+                                       JSONRPC_PARSE_CALL_TEXT | JSONRPC_PARSE_KEEP_PARAM_VALUES,
+                                       &msg, NULL, NULL),
+                   0);
+  ck_assert_ptr_null(msg.arguments_text);
+  ck_assert_str_eq(msg.value_error, "integers must fit in 64 bits");
+  ck_assert(json_object_has_member(json_node_get_object(msg.params), "arguments"));
+  jsonrpc_message_clear(&msg);
+
+  /* Bytes that are not UTF-8 and nesting past the limit in the arguments: the line's parse error,
+   * as without the flag. */
+  for (size_t i = 0; i < G_N_ELEMENTS(refused); i++) {
+    g_autofree char *e1 = NULL, *e2 = NULL;
+
+    ck_assert_int_eq(jsonrpc_parse_flags(refused[i], strlen(refused[i]), JSONRPC_PARSE_CALL_TEXT,
+                                         &msg, NULL, &e1),
+                     JSONRPC_PARSE_ERROR);
+    ck_assert_int_eq(jsonrpc_parse(refused[i], strlen(refused[i]), &plain, NULL, &e2),
+                     JSONRPC_PARSE_ERROR);
+    ck_assert_str_eq(e1, e2);
+  }
+
+  for (size_t i = 0; i < G_N_ELEMENTS(built); i++) {
+    ck_assert_int_eq(
+        jsonrpc_parse_flags(built[i], strlen(built[i]), JSONRPC_PARSE_CALL_TEXT, &msg, NULL, NULL),
+        0);
+    ck_assert_int_eq(jsonrpc_parse(built[i], strlen(built[i]), &plain, NULL, NULL), 0);
+    ck_assert_msg(msg.arguments_text == NULL, "%s", built[i]);
+    ck_assert_msg(json_node_equal(msg.params, plain.params), "%s", built[i]);
+    jsonrpc_message_clear(&msg);
+    jsonrpc_message_clear(&plain);
+  }
+}
+END_TEST
+
 /* With JSONRPC_PARSE_READ_TEXT a read's params stay text, exactly as in the line (the last of
  * a repeated member); everything else is answered as without the flag. */
 START_TEST(jsonrpc_read_params_as_text) {
@@ -658,6 +740,7 @@ static Suite *jsonrpc_suite(void) {
   tcase_add_test(tc, jsonrpc_request_to_response);
   tcase_add_test(tc, jsonrpc_clear_null);
   tcase_add_test(tc, jsonrpc_read_params_as_text);
+  tcase_add_test(tc, jsonrpc_call_arguments_as_text);
   suite_add_tcase(s, tc);
   return s;
 }

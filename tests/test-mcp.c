@@ -12,8 +12,11 @@
 #include "formatters/format.h"
 #include "ipc/mcp/mcp.h"
 #include "ipc/mcp/mcp-resources.h"
+#include "ipc/json-parse.h"
+#include "ipc/jsonrpc.h"
 #include "ipc/read-params.h"
 #include "tests/lib/check-run.h"
+#include "tests/lib/read-params-same.h"
 
 static JsonNode *parse(const char *json) {
   g_autoptr(JsonParser) p = json_parser_new();
@@ -22,15 +25,50 @@ static JsonNode *parse(const char *json) {
   return json_node_copy(json_parser_get_root(p));
 }
 
-/* Parses arguments; returns NULL (p filled) or the error message. */
-static char *args(const char *json, ReadParams *p) {
+/* The arguments json parsed from their text as a tools/call line gives it to
+ * mcp_tool_call_parse() (JSONRPC_PARSE_CALL_TEXT) make what their tree made: r, err and p. */
+static void args_text_same(const char *json, int64_t budget, int r, const char *err,
+                           const ReadParams *p) {
+  g_autofree char *line = g_strdup_printf("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\","
+                                          "\"params\":{\"name\":\"read_files\",\"arguments\":%s}}",
+                                          json);
+  g_autofree char *text_err = NULL;
+  JsonrpcMessage msg;
+  McpToolCall call;
+  int s;
+
+  ck_assert_int_eq(
+      jsonrpc_parse_flags(line, strlen(line), JSONRPC_PARSE_CALL_TEXT, &msg, NULL, NULL), 0);
+  /* Only an object is left as text; anything else is built, as before. */
+  ck_assert_msg((msg.arguments_text != NULL) == (json[0] == '{'), "%s", json);
+  ck_assert(msg.arguments_text == NULL ||
+            (msg.arguments_len == strlen(json) &&
+             memcmp(msg.arguments_text, json, msg.arguments_len) == 0));
+  s = mcp_tool_call_parse(msg.params, msg.arguments_text, msg.arguments_len, false, budget, &call,
+                          &text_err);
+  ck_assert_msg(s == r && read_params_str_same(err, text_err),
+                "%.200s: '%s' from the tree, '%s' from the text", json, err, text_err);
+  ck_assert_msg(read_params_same(p, &call.read), "%.200s: other params from the text", json);
+  mcp_tool_call_clear(&call);
+  jsonrpc_message_clear(&msg);
+}
+
+/* Parses arguments, from their tree and from their text alike (args_text_same); returns NULL
+ * (p filled) or the error message. */
+static char *args_budget(const char *json, int64_t budget, ReadParams *p) {
   g_autoptr(JsonNode) n = json != NULL ? parse(json) : NULL;
   char *err = NULL;
+  int r;
 
   read_params_init(p);
-  if (mcp_read_args_parse(n, 0, p, &err) < 0)
-    return err;
-  return NULL;
+  r = mcp_read_args_parse(n, budget, p, &err);
+  if (json != NULL)
+    args_text_same(json, budget, r, err, p);
+  return r < 0 ? err : NULL;
+}
+
+static char *args(const char *json, ReadParams *p) {
+  return args_budget(json, 0, p);
 }
 
 /* The tool expands folders and globs unless the call says otherwise. */
@@ -552,6 +590,121 @@ START_TEST(mcp_budget_defaults) {
 }
 END_TEST
 
+/* read_files' arguments taken from the line's text: whatever they hold, the same params or the
+ * same tool error as from their tree (args() checks both), paths read without a tree only when
+ * they are an array of strings. */
+START_TEST(mcp_args_text_same_as_tree) {
+  static const struct {
+    const char *json;
+    const char *error; /* NULL: accepted */
+    size_t n_paths;
+  } cases[] = {
+      {"{\"paths\":[\"a\",\"b\\\"c\",\"\\u00e9\\ud83d\\ude00\",\"d\\/e\\t\"]}", NULL, 4},
+      {"{ \"paths\" : [ \"a\" , \"b\" ] , \"limit\" : 1 }", NULL, 2},
+      /* paths not an array, an item not a non-empty string: the tree's own words. */
+      {"{\"paths\":\"a\"}", "paths must be a non-empty array of paths", 0},
+      {"{\"paths\":null}", "paths must be a non-empty array of paths", 0},
+      {"{\"paths\":{\"a\":1}}", "paths must be a non-empty array of paths", 0},
+      {"{\"paths\":[]}", "paths must be a non-empty array", 0},
+      {"{\"paths\":[7]}",
+       "paths[0] must be a non-empty string or an object with a \"path\" or "
+       "\"pathBytes\"",
+       0},
+      {"{\"paths\":[\"a\",null]}",
+       "paths[1] must be a non-empty string or an object with a "
+       "\"path\" or \"pathBytes\"",
+       0},
+      {"{\"paths\":[\"a\",\"\"]}",
+       "paths[1] must be a non-empty string or an object with a "
+       "\"path\" or \"pathBytes\"",
+       0},
+      {"{\"paths\":[[\"a\"]]}",
+       "paths[0] must be a non-empty string or an object with a "
+       "\"path\" or \"pathBytes\"",
+       0},
+      {"{\"paths\":[\"a\",{\"path\":\"b\",\"offset\":2}]}", NULL, 2},
+      /* A repeated member: its last value, as json-glib keeps it. */
+      {"{\"paths\":[\"a\"],\"paths\":[\"b\",\"c\"]}", NULL, 2},
+      {"{\"paths\":[{\"path\":\"a\"}],\"paths\":[\"b\"]}", NULL, 1},
+      {"{\"paths\":[\"a\"],\"paths\":7}", "paths must be a non-empty array of paths", 0},
+      {"{\"paths\":[\"a\"],\"budget\":{\"tokens\":5},\"budget\":{\"tokens\":6}}", NULL, 1},
+      /* Unknown members, the first one named, wherever paths is. */
+      {"{\"bogus\":1,\"paths\":[\"a\"],\"zz\":2}", "unknown argument bogus", 0},
+      {"{\"paths\":[\"a\"],\"x\":[[[[[[[[[[[[[[[[{\"y\":[]}]]]]]]]]]]]]]]]]}", "unknown argument x",
+       0},
+      {"{\"paths\":[{\"path\":\"a\",\"x\":1}]}", "unknown argument paths[0].x", 0},
+      /* The call's pages and render go to every path given as a string. */
+      {"{\"paths\":[\"a\",\"b\"],\"pages\":\"1-2\",\"render\":true}", NULL, 2},
+      {"{\"paths\":[\"a\",{\"path\":\"b\",\"pages\":\"3\"}],\"pages\":\"1\"}", NULL, 2},
+      {"{\"paths\":[\"a\"],\"pages\":\"\"}", NULL, 1},
+      {"{\"paths\":[\"a\"],\"pages\":\"x\"}",
+       "pages must be a page selection like \"3\", \"2-5\" or \"1,28-\"", 0},
+      {"{\"paths\":[\"a\"],\"render\":\"yes\"}", "render must be a boolean", 0},
+      /* What models send, tolerated or refused as before. */
+      {"{\"path\":\"a\",\"paths\":[\"b\"]}", "give paths, or one path as path, not both", 0},
+      {"{\"paths\":[\"a\"],\"start_line\":2,\"end_line\":3}", NULL, 1},
+      {"{\"paths\":[\"a\"],\"start_line\":2,\"offset\":1}", "give offset or start_line, not both",
+       0},
+      {"{\"paths\":[\"a\"],\"offset\":0}", NULL, 1},
+      /* Numbers out of range. */
+      {"{\"paths\":[\"a\"],\"offset\":1e400}", "offset must be an integer >= 1", 0},
+      {"{\"paths\":[\"a\"],\"offset\":1.5}", "offset must be an integer >= 1", 0},
+      {"{\"paths\":[\"a\"],\"limit\":-9223372036854775808}", "limit must be an integer >= 1", 0},
+      {"{\"paths\":[\"a\"],\"limit\":9223372036854775807}", NULL, 1},
+      {"{\"paths\":[\"a\"],\"skip\":10001}", "skip must be an integer >= 0 (at most 10000)", 0},
+      {"{\"paths\":[\"a\"],\"budget\":{\"tokens\":0}}",
+       "budget.tokens must be an integer >= 1 (at most 1000000000)", 0},
+      {"{\"paths\":[\"a\"],\"expand\":{\"maxFiles\":10001}}",
+       "expand.maxFiles must be an integer from 1 to 10000", 0},
+      {"{\"paths\":[\"a\"],\"tail\":2,\"offset\":3}", "tail and offset cannot be combined", 0},
+      {"{\"paths\":[\"a\"],\"ifNoneMatch\":{\"a\":\"\"}}",
+       "ifNoneMatch values must be non-empty etag strings", 0},
+      {"{}", "paths must be a non-empty array of paths", 0},
+      {"[\"a\"]", "the arguments must be an object with paths", 0},
+      {"\"a\"", "the arguments must be an object with paths", 0},
+      {"null", "the arguments must be an object with paths", 0},
+  };
+  g_autoptr(GString) many = g_string_new("{\"paths\":[");
+  ReadParams p;
+
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autofree char *err = args(cases[i].json, &p);
+
+    ck_assert_msg(read_params_str_same(err, cases[i].error), "%s: '%s', not '%s'", cases[i].json,
+                  err, cases[i].error);
+    ck_assert_uint_eq(p.n_paths, cases[i].n_paths);
+    if (cases[i].error == NULL)
+      ck_assert_ptr_eq(p.format, format_get("mcp")->name);
+    read_params_clear(&p);
+  }
+
+  /* As many paths as a call may name, one too many, and a bad one at the end of them. */
+  for (int i = 0; i < READ_MAX_PATHS; i++)
+    g_string_append_printf(many, "%s\"f%d\"", i > 0 ? "," : "", i);
+  g_string_append(many, "]}");
+  ck_assert_ptr_null(args(many->str, &p));
+  ck_assert_uint_eq(p.n_paths, READ_MAX_PATHS);
+  ck_assert_str_eq(p.paths[READ_MAX_PATHS - 1].path, "f9999");
+  read_params_clear(&p);
+  g_string_insert(many, strlen("{\"paths\":["), "\"x\",");
+  {
+    g_autofree char *err = args(many->str, &p);
+
+    ck_assert_str_eq(err, "paths must have at most 10000 items");
+  }
+  /* The last of them not a string: the whole array is judged as a tree. */
+  g_string_erase(many, strlen("{\"paths\":["), strlen("\"x\","));
+  g_string_truncate(many, many->len - strlen("\"f9999\"]}"));
+  g_string_append(many, "0]}");
+  {
+    g_autofree char *err = args(many->str, &p);
+
+    ck_assert_str_eq(err, "paths[9999] must be a non-empty string or an object with a \"path\" or "
+                          "\"pathBytes\"");
+  }
+}
+END_TEST
+
 /* tools/call's params by the table of tools: which tool, its arguments as plain params, the
  * progress token. */
 START_TEST(mcp_tool_call_parsed) {
@@ -564,7 +717,7 @@ START_TEST(mcp_tool_call_parsed) {
   McpToolCall call;
   char *err = NULL;
 
-  ck_assert_int_eq(mcp_tool_call_parse(read, false, 100, &call, &err), 0);
+  ck_assert_int_eq(mcp_tool_call_parse(read, NULL, 0, false, 100, &call, &err), 0);
   ck_assert_int_eq(call.tool, MCP_TOOL_ID_READ_FILES);
   ck_assert_uint_eq(call.read.n_paths, 1);
   ck_assert_str_eq(call.read.paths[0].path, "a.txt");
@@ -574,18 +727,18 @@ START_TEST(mcp_tool_call_parsed) {
   ck_assert_int_eq(json_node_get_int(call.progress_token), 7);
   mcp_tool_call_clear(&call);
 
-  ck_assert_int_eq(mcp_tool_call_parse(list, false, 0, &call, &err), 0);
+  ck_assert_int_eq(mcp_tool_call_parse(list, NULL, 0, false, 0, &call, &err), 0);
   ck_assert_int_eq(call.tool, MCP_TOOL_ID_LIST_FILES);
   ck_assert(call.read.plan);
   ck_assert_str_eq(call.read.paths[0].path, "src");
   ck_assert_ptr_null(call.progress_token);
   mcp_tool_call_clear(&call);
 
-  ck_assert_int_eq(mcp_tool_call_parse(info, false, 0, &call, &err), 0);
+  ck_assert_int_eq(mcp_tool_call_parse(info, NULL, 0, false, 0, &call, &err), 0);
   ck_assert_int_eq(call.tool, MCP_TOOL_ID_WORKSPACE_INFO);
   mcp_tool_call_clear(&call);
 
-  ck_assert_int_eq(mcp_tool_call_parse(images, true, 0, &call, &err), 0);
+  ck_assert_int_eq(mcp_tool_call_parse(images, NULL, 0, true, 0, &call, &err), 0);
   ck_assert_int_eq(call.tool, MCP_TOOL_ID_READ_IMAGES);
   ck_assert_str_eq(call.images.query, "what?");
   ck_assert_str_eq(call.images.paths[0], "a.png");
@@ -628,7 +781,7 @@ START_TEST(mcp_tool_call_refused) {
     g_autofree char *err = NULL;
     McpToolCall call;
 
-    ck_assert_int_eq(mcp_tool_call_parse(n, cases[i].vision, 0, &call, &err), cases[i].r);
+    ck_assert_int_eq(mcp_tool_call_parse(n, NULL, 0, cases[i].vision, 0, &call, &err), cases[i].r);
     ck_assert_msg(err != NULL && strcmp(err, cases[i].error) == 0, "%s: said '%s', not '%s'",
                   cases[i].params, err, cases[i].error);
     if (cases[i].r == -EINVAL)
@@ -751,6 +904,7 @@ static Suite *mcp_suite(void) {
   tcase_add_test(tc, mcp_args_if_none_match);
   tcase_add_test(tc, mcp_progress_and_request_lines);
   tcase_add_test(tc, mcp_tool_call_parsed);
+  tcase_add_test(tc, mcp_args_text_same_as_tree);
   tcase_add_test(tc, mcp_tools_schemas_satisfiable);
   tcase_add_test(tc, mcp_tool_call_refused);
   tcase_add_test(tc, mcp_resource_read_and_completion_parsed);

@@ -70,12 +70,15 @@ void mcp_progress(Conn *c);
 bool mcp_fence_ready(const Mcp *m);
 
 /* A request that waits for the fence before it is answered (not a read: the read queue holds
- * those). */
-typedef void (*McpWaitingFn)(Conn *c, JsonNode *id, JsonNode *params, size_t len);
+ * those). text (text_len bytes; NULL: none) is the part of it left as text in its line
+ * (tools/call's arguments, JSONRPC_PARSE_CALL_TEXT). */
+typedef void (*McpWaitingFn)(Conn *c, JsonNode *id, JsonNode *params, const char *text,
+                             size_t text_len, size_t len);
 
-/* Runs fn(c, id, params, len) now when the fence is ready, else once it is (len: the request's
- * size). id and params are copied. */
-void mcp_when_fenced(Conn *c, JsonNode *id, JsonNode *params, size_t len, McpWaitingFn fn);
+/* Runs fn(c, id, params, text, text_len, len) now when the fence is ready, else once it is
+ * (len: the request's size). id, params and text are copied when it waits. */
+void mcp_when_fenced(Conn *c, JsonNode *id, JsonNode *params, const char *text, size_t text_len,
+                     size_t len, McpWaitingFn fn);
 
 /* A read in flight: its progress token, and for resources/read the resource's URI. */
 typedef struct {

@@ -24,14 +24,15 @@ static const char *const *fence_folders(const Mcp *m) {
   return workspace_real_roots(m->ws);
 }
 
-static void list_fenced(Conn *c, JsonNode *id, JsonNode *params, size_t len) {
+static void list_fenced(Conn *c, JsonNode *id, JsonNode *params, const char *text, size_t text_len,
+                        size_t len) {
   g_autofree char *result = mcp_resource_roots_json(fence_folders(mcp_of(c)));
 
   mcp_reply(c, id, result, &list_cache);
 }
 
 void mcp_resources_list(Conn *c, const JsonrpcMessage *msg, size_t len) {
-  mcp_when_fenced(c, msg->id, NULL, len, list_fenced);
+  mcp_when_fenced(c, msg->id, NULL, NULL, 0, len, list_fenced);
 }
 
 void mcp_resources_templates_list(Conn *c, const JsonrpcMessage *msg, size_t len) {
@@ -143,7 +144,8 @@ void mcp_completion_detach_all(Mcp *m) {
   g_ptr_array_set_size(m->completing, 0);
 }
 
-static void complete_fenced(Conn *c, JsonNode *id, JsonNode *params, size_t len) {
+static void complete_fenced(Conn *c, JsonNode *id, JsonNode *params, const char *text,
+                            size_t text_len, size_t len) {
   const char *value = "";
   Mcp *m = mcp_of(c);
   McpCompletion *j;
@@ -172,5 +174,5 @@ void mcp_completion_complete(Conn *c, const JsonrpcMessage *msg, size_t len) {
     mcp_reply(c, msg->id, "{\"completion\":{\"values\":[],\"total\":0,\"hasMore\":false}}", NULL);
     return;
   }
-  mcp_when_fenced(c, msg->id, msg->params, len, complete_fenced);
+  mcp_when_fenced(c, msg->id, msg->params, NULL, 0, len, complete_fenced);
 }

@@ -81,13 +81,14 @@ static void (*const runs[MCP_TOOL_COUNT])(Conn *c, JsonNode *id, McpToolCall *ca
 /* tools/call, once the fence is known: an unknown tool is the protocol's error; a fence over
  * no folder is the tool's error, in words (workspace_info says why); bad arguments are the
  * tool's error too (the model reads it and can try again). */
-static void call_fenced(Conn *c, JsonNode *id, JsonNode *params, size_t len) {
+static void call_fenced(Conn *c, JsonNode *id, JsonNode *params, const char *text, size_t text_len,
+                        size_t len) {
   g_autofree char *err = NULL;
   Mcp *m = mcp_of(c);
   McpToolCall call;
   int r;
 
-  r = mcp_tool_call_parse(params, mcp_vision_configured(), m->budget, &call, &err);
+  r = mcp_tool_call_parse(params, text, text_len, mcp_vision_configured(), m->budget, &call, &err);
   if (r == -ENOENT)
     reply_error(c, id, JSONRPC_INVALID_PARAMS, err);
   else if (m->fence_problem != NULL && call.tool != MCP_TOOL_ID_WORKSPACE_INFO)
@@ -99,7 +100,9 @@ static void call_fenced(Conn *c, JsonNode *id, JsonNode *params, size_t len) {
   mcp_tool_call_clear(&call);
 }
 
-/* tools/call waits for the client's roots and their fence, in order with the others. */
+/* tools/call waits for the client's roots and their fence, in order with the others; its
+ * arguments, when an object, come as the line's text (JSONRPC_PARSE_CALL_TEXT). */
 void mcp_tools_call(Conn *c, const JsonrpcMessage *msg, size_t len) {
-  mcp_when_fenced(c, msg->id, msg->params, len, call_fenced);
+  mcp_when_fenced(c, msg->id, msg->params, msg->arguments_text, msg->arguments_len, len,
+                  call_fenced);
 }

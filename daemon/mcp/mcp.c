@@ -68,6 +68,8 @@ void mcp_reply(Conn *c, JsonNode *id, const char *result_json, const McpCache *c
 typedef struct {
   JsonNode *id;
   JsonNode *params; /* may be NULL */
+  char *text;       /* may be NULL */
+  size_t text_len;
   size_t len;
   McpWaitingFn fn;
 } McpWaiting;
@@ -78,21 +80,26 @@ static void waiting_free(void *data) {
   json_node_unref(w->id);
   if (w->params != NULL)
     json_node_unref(w->params);
+  g_free(w->text);
   g_free(w);
 }
 
-void mcp_when_fenced(Conn *c, JsonNode *id, JsonNode *params, size_t len, McpWaitingFn fn) {
+void mcp_when_fenced(Conn *c, JsonNode *id, JsonNode *params, const char *text, size_t text_len,
+                     size_t len, McpWaitingFn fn) {
   Mcp *m = mcp_of(c);
   McpWaiting *w;
 
   /* In order: none overtakes a call still waiting. */
   if (mcp_fence_ready(m) && m->waiting->len == 0) {
-    fn(c, id, params, len);
+    fn(c, id, params, text, text_len, len);
     return;
   }
   w = g_new0(McpWaiting, 1);
   w->id = json_node_copy(id);
   w->params = params != NULL ? json_node_copy(params) : NULL;
+  /* The line it points into is freed once dispatched. */
+  w->text = text != NULL ? g_memdup2(text, text_len) : NULL;
+  w->text_len = text_len;
   w->len = len;
   w->fn = fn;
   g_ptr_array_add(m->waiting, w);
@@ -256,7 +263,7 @@ void mcp_progress(Conn *c) {
   while (m->waiting->len > 0 && mcp_fence_ready(m)) {
     McpWaiting *w = g_ptr_array_steal_index(m->waiting, 0);
 
-    w->fn(c, w->id, w->params, w->len);
+    w->fn(c, w->id, w->params, w->text, w->text_len, w->len);
     waiting_free(w);
   }
 }
@@ -489,8 +496,9 @@ static const ReplyDispatch mcp_dispatch = {
     .request = handle_request,
     .notification = handle_notification,
     .response = handle_response,
-    /* A tools/call argument json-glib cannot keep is the tool's error, which the model reads. */
-    .parse_flags = JSONRPC_PARSE_KEEP_PARAM_VALUES,
+    /* A tools/call argument json-glib cannot keep is the tool's error, which the model reads;
+     * a tools/call's arguments are taken from the line's text (mcp-tools.c). */
+    .parse_flags = JSONRPC_PARSE_KEEP_PARAM_VALUES | JSONRPC_PARSE_CALL_TEXT,
 };
 
 static void mcp_parsed(Conn *c) {

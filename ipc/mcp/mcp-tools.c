@@ -6,6 +6,7 @@
 
 #include <glib.h>
 
+#include "ipc/json-parse-internal.h"
 #include "ipc/mcp/json-schema.h"
 #include "ipc/mcp/mcp-tools-internal.h"
 #include "ipc/mcp/mcp.h"
@@ -21,11 +22,19 @@ typedef struct {
   bool vision;     /* listed and run only with a vision model configured */
   /* arguments (may be NULL) into *ret; 0, or -EINVAL with *ret_error. */
   int (*parse)(JsonNode *arguments, int64_t default_budget, McpToolCall *ret, char **ret_error);
+  /* The same from the arguments' text (an object); NULL: its tree is built for parse. */
+  int (*parse_text)(const char *text, size_t len, int64_t default_budget, McpToolCall *ret,
+                    char **ret_error);
 } McpTool;
 
 static int read_files_parse(JsonNode *arguments, int64_t default_budget, McpToolCall *ret,
                             char **ret_error) {
   return mcp_read_args_parse(arguments, default_budget, &ret->read, ret_error);
+}
+
+static int read_files_parse_text(const char *text, size_t len, int64_t default_budget,
+                                 McpToolCall *ret, char **ret_error) {
+  return mcp_read_args_parse_json(text, len, default_budget, &ret->read, ret_error);
 }
 
 static int list_files_parse(JsonNode *arguments, int64_t default_budget, McpToolCall *ret,
@@ -50,7 +59,7 @@ static const char *const paths_query_required[] = {"paths", "query", NULL};
 static const McpTool tools[MCP_TOOL_COUNT] = {
     [MCP_TOOL_ID_READ_FILES] = {MCP_TOOL_READ_FILES, "Read files", mcp_read_files_description,
                                 paths_required, mcp_read_files_properties, true, false, false,
-                                read_files_parse},
+                                read_files_parse, read_files_parse_text},
     [MCP_TOOL_ID_LIST_FILES] = {MCP_TOOL_LIST_FILES, "List files", mcp_list_files_description, NULL,
                                 mcp_list_files_properties, true, false, false, list_files_parse},
     [MCP_TOOL_ID_WORKSPACE_INFO] = {MCP_TOOL_WORKSPACE_INFO, "Workspace info",
@@ -150,8 +159,19 @@ static JsonNode *progress_token(JsonObject *p) {
   return json_object_get_member(json_node_get_object(meta), "progressToken");
 }
 
-int mcp_tool_call_parse(JsonNode *params, bool vision, int64_t default_budget, McpToolCall *ret,
-                        char **ret_error) {
+/* A tool's arguments given as text: by its own text parser, or as their tree. */
+static int parse_text(const McpTool *t, const char *text, size_t len, int64_t default_budget,
+                      McpToolCall *ret, char **ret_error) {
+  g_autoptr(JsonNode) tree = NULL;
+
+  if (t->parse_text != NULL)
+    return t->parse_text(text, len, default_budget, ret, ret_error);
+  tree = json_tree_build(text, len);
+  return t->parse(tree, default_budget, ret, ret_error);
+}
+
+int mcp_tool_call_parse(JsonNode *params, const char *arguments_text, size_t arguments_len,
+                        bool vision, int64_t default_budget, McpToolCall *ret, char **ret_error) {
   JsonObject *p =
       params != NULL && JSON_NODE_HOLDS_OBJECT(params) ? json_node_get_object(params) : NULL;
   const char *name = string_member(p, "name");
@@ -163,6 +183,8 @@ int mcp_tool_call_parse(JsonNode *params, bool vision, int64_t default_budget, M
       continue;
     ret->tool = (McpToolId)i;
     ret->progress_token = progress_token(p);
+    if (arguments_text != NULL)
+      return parse_text(&tools[i], arguments_text, arguments_len, default_budget, ret, ret_error);
     return tools[i].parse(json_object_get_member(p, "arguments"), default_budget, ret, ret_error);
   }
   *ret_error = g_strdup_printf("unknown tool: %s", name != NULL ? name : "(no name)");

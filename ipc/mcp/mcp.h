@@ -64,12 +64,14 @@ typedef struct {
 
 /* Parses tools/call's params (name, arguments, _meta) into *ret: which tool, and its arguments
  * as the params of what it runs (read_files' with default_budget tokens when the call names
- * none). read_images is a tool only when `vision` is set. Returns 0; -ENOENT when params name
- * no tool (the protocol's error), or -EINVAL when the tool's arguments are wrong (the tool's
- * error, ret->tool set), each with *ret_error (g_malloc'd). mcp_tool_call_clear() releases
- * *ret whatever the outcome. */
-int mcp_tool_call_parse(JsonNode *params, bool vision, int64_t default_budget, McpToolCall *ret,
-                        char **ret_error);
+ * none). The arguments are params' member, or, when arguments_text is not NULL, that text
+ * (JSONRPC_PARSE_CALL_TEXT's msg->arguments_text: strict JSON without a noted value, in place of
+ * the member; read_files takes its paths straight from it). read_images is a tool only when
+ * `vision` is set. Returns 0; -ENOENT when params name no tool (the protocol's error), or
+ * -EINVAL when the tool's arguments are wrong (the tool's error, ret->tool set), each with
+ * *ret_error (g_malloc'd). mcp_tool_call_clear() releases *ret whatever the outcome. */
+int mcp_tool_call_parse(JsonNode *params, const char *arguments_text, size_t arguments_len,
+                        bool vision, int64_t default_budget, McpToolCall *ret, char **ret_error);
 
 /* Releases what a parsed call owns; NULL is fine. */
 void mcp_tool_call_clear(McpToolCall *call);
@@ -109,6 +111,12 @@ int mcp_args_tolerate(JsonNode *arguments, JsonNode **ret, char **ret_error);
  * argument; *ret (read_params_init'ed) is then cleared. */
 int mcp_read_args_parse(JsonNode *arguments, int64_t default_budget, ReadParams *ret,
                         char **ret_error);
+
+/* mcp_read_args_parse() of the arguments given as JSON text (strict JSON without a noted
+ * value, as mcp_tool_call_parse() takes it): the same results and errors, with a `paths` array
+ * of strings read from the text without building a tree of it (mcp-args-text.c). */
+int mcp_read_args_parse_json(const char *text, size_t len, int64_t default_budget, ReadParams *ret,
+                             char **ret_error);
 
 /* A tool result saying `message` with isError true (bad arguments). g_free the result. */
 char *mcp_tool_error_json(const char *message);

@@ -127,7 +127,7 @@ static void fuzz_mcp_params(const char *method, JsonNode *params) {
 
   if (strcmp(method, "tools/call") == 0) {
     McpToolCall call;
-    int r = mcp_tool_call_parse(params, true, 25000, &call, &error);
+    int r = mcp_tool_call_parse(params, NULL, 0, true, 25000, &call, &error);
 
     fuzz_assert(r == 0 || r == -ENOENT || r == -EINVAL);
     fuzz_assert(r == 0 ? !error : error && *error);
@@ -216,6 +216,41 @@ static void fuzz_read_text(const char *line, size_t len, int r, const JsonrpcMes
   jsonrpc_message_clear(&t);
 }
 
+/* The line parsed with a tools/call's arguments left as text: the same verdict as without, and
+ * the same call (tool, params) or error from the text as from the tree. */
+static void fuzz_call_text(const char *line, size_t len, int r, const JsonrpcMessage *msg,
+                           const char *error) {
+  g_autofree char *text_error = NULL, *e1 = NULL, *e2 = NULL;
+  McpToolCall a, b;
+  JsonrpcMessage t;
+  JsonNode *id = NULL;
+  int s = jsonrpc_parse_flags(line, len, JSONRPC_PARSE_CALL_TEXT, &t, &id, &text_error);
+
+  fuzz_assert(s == r && read_params_str_same(error, text_error));
+  if (id != NULL)
+    json_node_unref(id);
+  if (s < 0)
+    return;
+  fuzz_assert(t.kind == msg->kind && read_params_str_same(t.method, msg->method));
+  if (t.arguments_text == NULL) {
+    fuzz_assert(t.params == NULL ? msg->params == NULL
+                                 : msg->params != NULL && json_node_equal(t.params, msg->params));
+    jsonrpc_message_clear(&t);
+    return;
+  }
+  fuzz_assert(strcmp(t.method, "tools/call") == 0 && t.params != NULL && t.params_text == NULL);
+  fuzz_assert(t.arguments_text >= line && t.arguments_text + t.arguments_len <= line + len);
+  fuzz_assert(t.arguments_text[0] == '{');
+  r = mcp_tool_call_parse(msg->params, NULL, 0, true, 25000, &a, &e1);
+  s = mcp_tool_call_parse(t.params, t.arguments_text, t.arguments_len, true, 25000, &b, &e2);
+  fuzz_assert(r == s && read_params_str_same(e1, e2));
+  fuzz_assert(r == -ENOENT || a.tool == b.tool);
+  fuzz_assert(read_params_same(&a.read, &b.read));
+  mcp_tool_call_clear(&a);
+  mcp_tool_call_clear(&b);
+  jsonrpc_message_clear(&t);
+}
+
 static void fuzz_line(const char *line, size_t len) {
   JsonrpcMessage msg;
   JsonNode *id = NULL;
@@ -225,6 +260,7 @@ static void fuzz_line(const char *line, size_t len) {
   int r = jsonrpc_parse(line, len, &msg, &id, &error);
 
   fuzz_read_text(line, len, r, &msg, error);
+  fuzz_call_text(line, len, r, &msg, error);
   if (r < 0) {
     fuzz_assert(r == JSONRPC_PARSE_ERROR || r == JSONRPC_INVALID_REQUEST);
     fuzz_assert(error && *error && !msg.root);

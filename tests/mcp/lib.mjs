@@ -140,6 +140,15 @@ export function sessionOf(cmd, args, cwd) {
       send(params === undefined ? { jsonrpc: '2.0', id: my, method } : { jsonrpc: '2.0', id: my, method, params });
       return p;
     },
+    // A request line written by hand, for what JSON.stringify cannot write (a repeated member,
+    // bytes that are not UTF-8): line(id) gives it (a string or a Buffer); resolves with the
+    // response of that id.
+    callRaw(line) {
+      const my = ++id;
+      const p = new Promise((res) => waiting.set(my, res));
+      child.stdin.write(Buffer.concat([Buffer.from(line(my)), Buffer.from('\n')]));
+      return p;
+    },
     notify(method, params) {
       send(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params });
     },

@@ -365,6 +365,49 @@ describe('tools', () => {
     onlyContent(await read(s.client, { paths: ['hello.txt'] }));
   });
 
+  test('raw_arguments: arguments only a hand-written line holds are judged as json-glib reads them; the session goes on', async () => {
+    const r = sessionOf(READERD, ['mcp', '--root', tmp], tmp);
+    const call = (args) => r.callRaw((id) => Buffer.concat([
+      Buffer.from(`{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"read_files","arguments":`),
+      Buffer.from(args), Buffer.from('}}')]));
+    const text = (a) => a.result.content.map((b) => b.text).join('');
+    try {
+      await r.call('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } });
+      r.notify('notifications/initialized');
+      // A repeated member: its last value.
+      let a = await call('{"paths":["nope.txt"],"paths":["hello.txt"]}');
+      assert.equal(a.result.isError, false);
+      assert.match(text(a), /^<Content path='hello.txt' type='text'/);
+      a = await call('{"paths":["hello.txt"],"paths":7}');
+      assert.equal(text(a), 'paths must be a non-empty array of paths');
+      a = await r.callRaw((id) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"read_files","arguments":{"paths":["nope.txt"]},"arguments":{"paths":["hello.txt"]}}}`);
+      assert.match(text(a), /^<Content path='hello.txt' type='text'/);
+      // 10,000 paths, the last one not a string; 10,001 paths.
+      a = await call(JSON.stringify({ paths: [...Array(9999).fill('hello.txt'), 7] }));
+      assert.equal(text(a), 'paths[9999] must be a non-empty string or an object with a "path" or "pathBytes"');
+      a = await call(JSON.stringify({ paths: Array(10001).fill('hello.txt') }));
+      assert.equal(text(a), 'paths must have at most 10000 items');
+      // Unknown members, deep or not; numbers out of range.
+      a = await call(`{"paths":["hello.txt"],"x":${'['.repeat(100)}${']'.repeat(100)}}`);
+      assert.equal(text(a), 'unknown argument x');
+      a = await call('{"paths":["hello.txt"],"offset":1e400}');
+      assert.equal(text(a), 'offset must be an integer >= 1');
+      a = await call('{"paths":["hello.txt"],"limit":99999999999999999999}');
+      assert.equal(text(a), 'invalid arguments: integers must fit in 64 bits');
+      // Bytes that are not UTF-8, nesting past the limit: the line's parse error (id null).
+      r.callRaw(() => Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":"u","method":"tools/call","params":{"name":"read_files","arguments":{"paths":["a'), Buffer.from([0xff]), Buffer.from('"]}}}')]));
+      r.callRaw(() => `{"jsonrpc":"2.0","id":"d","method":"tools/call","params":{"name":"read_files","arguments":{"paths":["a"],"x":${'['.repeat(126)}${']'.repeat(126)}}}}`);
+      assert.deepEqual((await r.call('ping')).result, {});
+      assert.deepEqual(r.incoming.filter((m) => m.id === null).map((m) => m.error.code), [-32700, -32700]);
+      a = await call('{"paths":["hello.txt"]}');
+      assert.equal(a.result.isError, false);
+    } finally {
+      const { code, stderr } = await r.close();
+      assert.doesNotMatch(stderr, /Sanitizer|runtime error:/, stderr);
+      assert.equal(code, 0);
+    }
+  });
+
   test('unknown_tool: a JSON-RPC error, -32602', async () => {
     await assert.rejects(s.client.callTool({ name: 'write_files', arguments: { paths: ['x'] } }), (e) => {
       assert.ok(e instanceof McpError, String(e));
