@@ -278,6 +278,28 @@ START_TEST(budget_large_enough_changes_nothing) {
 }
 END_TEST
 
+/* The largest limit the protocol takes, under a budget, shows every line: the measure's window
+ * ends at INT64_MAX without stepping past it (UBSan halts the daemon on an overflow). */
+START_TEST(budget_limit_at_int64_max) {
+  g_auto(GStrv) paths = sources("formatters");
+  g_autofree char *plain = params_for(paths, NULL);
+  g_autofree char *budgeted =
+      params_for(paths, "\"limit\":9223372036854775807,\"budget\":{\"tokens\":1000000}");
+  RdConn *c = rd_conn_new(dmn->sock);
+  RdResult *a = rd_read(c, plain), *b = rd_read(c, budgeted);
+
+  for (guint i = 0; paths[i] != NULL; i++) {
+    g_autofree char *ta = rd_text(a, i);
+    g_autofree char *tb = rd_text(b, i);
+
+    ck_assert_str_eq(ta, tb);
+  }
+  rd_result_free(a);
+  rd_result_free(b);
+  rd_conn_free(c);
+}
+END_TEST
+
 /* A plan: no content, what each file is, and the tokens a read shows: exactly for UTF-8 text
  * files its 16 KiB head holds whole (the measure prices the same numbered lines), within 10%
  * for longer ones; refusals with their code. */
@@ -1035,6 +1057,7 @@ static Suite *budget_suite(void) {
   tcase_add_test(tc, budget_tokens_on_every_file);
   tcase_add_test(tc, budget_fair_shares_in_request_order);
   tcase_add_test(tc, budget_large_enough_changes_nothing);
+  tcase_add_test(tc, budget_limit_at_int64_max);
   tcase_add_test(tc, budget_plan_costs_without_content);
   tcase_add_test(tc, budget_plan_prices_tiles);
   tcase_add_test(tc, budget_plan_pdf_pages);

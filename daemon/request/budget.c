@@ -302,7 +302,8 @@ static void measure_lines(const ReaderSample *s, const ReaderOptions *o, TextMea
         m->shown_bytes += plen + body + 1;
       }
     }
-    if (m->lines == last + 1 && end_milli < 0)
+    /* The line after the window (last may be INT64_MAX: no + 1 on it). */
+    if (m->lines - 1 == last && end_milli < 0)
       end_milli = pricer_milli(&lp);
     pricer_add(&lp, number.s, plen, p, body);
     line_number_next(&number);
