@@ -50,7 +50,8 @@ static inline void step(uint64_t *a, uint64_t *b, uint64_t w0, uint64_t w1) {
 
 ContentHash content_hash(const ContentHashKey *key, const void *p, size_t n) {
   const unsigned char *s = p;
-  uint64_t a = key->k[0], b = key->k[1];
+  /* The length enters first: zero-padded ends of different lengths start apart. */
+  uint64_t a = key->k[0] ^ (uint64_t)n, b = key->k[1];
   size_t i = 0;
   ContentHash h;
 
@@ -61,14 +62,17 @@ ContentHash content_hash(const ContentHashKey *key, const void *p, size_t n) {
   for (; i + 16 <= n; i += 16)
     step(&a, &b, load64(s + i), load64(s + i + 8));
   if (i < n) {
-    /* The last bytes, zero-padded: the length, mixed in below, tells them from zeros. */
+    /* The last bytes, zero-padded: the length, in the state from the start, tells them from
+     * zeros. */
     unsigned char last[16] = {0};
 
     memcpy(last, s + i, n - i);
     step(&a, &b, load64(last), load64(last + 8));
   }
-  /* Each half of the state with the length under the rest of the key: 64 bits each. */
-  h.lo = mix(a ^ key->k[2], (uint64_t)n ^ key->k[3]);
-  h.hi = mix(b ^ key->k[4], (uint64_t)n ^ key->k[5]);
+  /* The last step may leave a change of the last bytes in one half of the state only (a small
+   * change of x moves the product's high half by a carry at most): each half of the hash is
+   * the whole state folded under its own part of the key. */
+  h.lo = mix(a ^ key->k[2], b ^ key->k[3]);
+  h.hi = mix(a ^ key->k[4], b ^ key->k[5]);
   return h;
 }

@@ -21,7 +21,7 @@ typedef struct {
 /* Expands a 128-bit seed (seed0, seed1) into *ret. Distinct seeds give unrelated keys. */
 void content_hash_key(ContentHashKey *ret, uint64_t seed0, uint64_t seed1);
 
-/* The hash of n bytes at p under key (p may be NULL when n is 0): a 128-bit state that every
- * 16 bytes go through (a multiplication of 64 by 64 bits into 128), each half then mixed with
- * the length under its own part of the key. */
+/* The hash of n bytes at p under key (p may be NULL when n is 0): a 128-bit state that starts
+ * from the key and the length and that every 16 bytes go through (a multiplication of 64 by 64
+ * bits into 128), folded at the end into each half of the hash under its own part of the key. */
 ContentHash content_hash(const ContentHashKey *key, const void *p, size_t n);
