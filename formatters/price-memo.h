@@ -18,7 +18,7 @@
 
 /* Contents shorter than this are priced whole each time: the scan of fewer bytes costs less
  * than hashing them and a lookup that may miss (docs/performance.md, the price memo). */
-#define PRICE_MEMO_MIN_BYTES 4096
+#define PRICE_MEMO_MIN_BYTES 1024
 
 /* The daemon's memo: 2^16 slots of 40 bytes, 2.5 MiB, touched as they are filled. */
 #define PRICE_MEMO_DAEMON_BITS 16
