@@ -89,9 +89,8 @@ void price_memo_put(PriceMemo *m, ContentHash h, size_t n, int64_t milli) {
   Slot *s = &m->slots[h.lo & m->mask];
   uint64_t seq = atomic_load_explicit(&s->seq, memory_order_relaxed);
 
-  if ((seq & 1) != 0 ||
-      !atomic_compare_exchange_strong_explicit(&s->seq, &seq, seq + 1, memory_order_relaxed,
-                                               memory_order_relaxed))
+  if ((seq & 1) != 0 || !atomic_compare_exchange_strong_explicit(
+                            &s->seq, &seq, seq + 1, memory_order_relaxed, memory_order_relaxed))
     return;
   atomic_thread_fence(memory_order_release);
   atomic_store_explicit(&s->lo, h.lo, memory_order_relaxed);

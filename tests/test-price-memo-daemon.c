@@ -48,8 +48,8 @@ static void collect_go(const char *dir, GPtrArray *out) {
   for (int pass = 0; pass < 2; pass++)
     for (guint i = 0; i < names->len && out->len < GO_FILES; i++) {
       char *path = g_build_filename(dir, names->pdata[i], NULL);
-      bool is_dir = g_file_test(path, G_FILE_TEST_IS_DIR) &&
-                    !g_file_test(path, G_FILE_TEST_IS_SYMLINK);
+      bool is_dir =
+          g_file_test(path, G_FILE_TEST_IS_DIR) && !g_file_test(path, G_FILE_TEST_IS_SYMLINK);
 
       if (pass == 0 && !is_dir && g_str_has_suffix(path, ".go"))
         g_ptr_array_add(out, path);
@@ -83,19 +83,21 @@ static char *read_raw(const char *params) {
 
 /* The 2,000 Go files of the benchmarks, read twice over one daemon (the second read finds every
  * large content's price in the memo) and once by the command line: the same bytes each time,
- * tokens included. */
-START_TEST(price_memo_same_answers) {
+ * tokens included. budget: a budget that binds (the daemon then measures every file, pricing
+ * its numbered lines in flushes that go through the memo too), or 0 for none. */
+static void same_answers(int64_t budget) {
   g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
   g_autoptr(GPtrArray) argv = g_ptr_array_new();
-  g_autofree char *paths = NULL, *params = NULL, *first = NULL, *second = NULL;
+  g_autofree char *paths = NULL, *params = NULL, *first = NULL, *second = NULL, *b = NULL;
   RdRun cli = {0};
 
-  if (!g_file_test(GO_SRC, G_FILE_TEST_IS_DIR))
-    SKIP_CASE("%s is not installed (golang-1.19-src)", GO_SRC);
   collect_go(GO_SRC, files);
   ck_assert_uint_eq(files->len, GO_FILES);
   paths = rd_json_paths((const char *const *)files->pdata, files->len);
-  params = g_strdup_printf("{\"paths\":%s}", paths);
+  params = budget > 0
+               ? g_strdup_printf("{\"paths\":%s,\"budget\":{\"tokens\":%" G_GINT64_FORMAT "}}",
+                                 paths, budget)
+               : g_strdup_printf("{\"paths\":%s}", paths);
   first = read_raw(params);
   second = read_raw(params);
   ck_assert_msg(strstr(first, "\"tokens\":") != NULL, "no tokens");
@@ -104,6 +106,11 @@ START_TEST(price_memo_same_answers) {
   g_ptr_array_add(argv, (gpointer)rd_readerd());
   g_ptr_array_add(argv, "read");
   g_ptr_array_add(argv, "--json");
+  if (budget > 0) {
+    b = g_strdup_printf("%" G_GINT64_FORMAT, budget);
+    g_ptr_array_add(argv, "--budget");
+    g_ptr_array_add(argv, b);
+  }
   for (guint i = 0; i < files->len; i++)
     g_ptr_array_add(argv, files->pdata[i]);
   g_ptr_array_add(argv, NULL);
@@ -113,6 +120,19 @@ START_TEST(price_memo_same_answers) {
   cli.out[cli.out_len - 1] = '\0';
   ck_assert_msg(strcmp(first, cli.out) == 0, "the daemon's answer differs from the CLI's");
   rd_run_clear(&cli);
+}
+
+START_TEST(price_memo_same_answers) {
+  if (!g_file_test(GO_SRC, G_FILE_TEST_IS_DIR))
+    SKIP_CASE("%s is not installed (golang-1.19-src)", GO_SRC);
+  same_answers(0);
+}
+END_TEST
+
+START_TEST(price_memo_same_answers_budget) {
+  if (!g_file_test(GO_SRC, G_FILE_TEST_IS_DIR))
+    SKIP_CASE("%s is not installed (golang-1.19-src)", GO_SRC);
+  same_answers(200000);
 }
 END_TEST
 
@@ -205,6 +225,7 @@ static Suite *price_memo_daemon_suite(void) {
   tcase_set_timeout(tc, 300);
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, price_memo_same_answers);
+  tcase_add_test(tc, price_memo_same_answers_budget);
   tcase_add_test(tc, price_memo_changed_in_place);
   suite_add_tcase(s, tc);
   return s;

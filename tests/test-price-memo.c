@@ -143,7 +143,8 @@ START_TEST(price_memo_text) {
   int64_t milli;
 
   while (s->len < 3 * PRICE_MEMO_MIN_BYTES)
-    g_string_append(s, "func (r *Reader) Read(p []byte) (n int, err error) {\n\treturn 0, nil\n}\n");
+    g_string_append(s,
+                    "func (r *Reader) Read(p []byte) (n int, err error) {\n\treturn 0, nil\n}\n");
   ck_assert_int_eq(price_memo_text_milli(m, s->str, s->len), tokens_text_milli(s->str, s->len));
   ck_assert_int_eq(price_memo_get(m, price_memo_hash(m, s->str, s->len), s->len, &milli), 1);
   ck_assert_int_eq(milli, tokens_text_milli(s->str, s->len));
