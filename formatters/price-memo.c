@@ -23,7 +23,9 @@ struct PriceMemo {
   Slot *slots;
 };
 
-static PriceMemo *installed;
+/* Atomic, so that a thread started before the install reads it cleanly too (a plain load on
+ * the usual machines). */
+static PriceMemo *_Atomic installed;
 
 PriceMemo *price_memo_new(unsigned bits, uint64_t seed0, uint64_t seed1) {
   PriceMemo *m;
@@ -115,9 +117,9 @@ int64_t price_memo_text_milli(PriceMemo *m, const char *s, size_t n) {
 }
 
 void price_memo_install(PriceMemo *m) {
-  installed = m;
+  atomic_store_explicit(&installed, m, memory_order_release);
 }
 
 PriceMemo *price_memo_installed(void) {
-  return installed;
+  return atomic_load_explicit(&installed, memory_order_acquire);
 }

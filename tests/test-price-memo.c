@@ -162,6 +162,19 @@ START_TEST(price_memo_text) {
 }
 END_TEST
 
+/* No memo until one is installed (the command line's case), and none after it is taken back. */
+START_TEST(price_memo_installed_none) {
+  PriceMemo *m = price_memo_new(2, 1, 1);
+
+  ck_assert_ptr_null(price_memo_installed());
+  price_memo_install(m);
+  ck_assert_ptr_eq(price_memo_installed(), m);
+  price_memo_install(NULL);
+  ck_assert_ptr_null(price_memo_installed());
+  price_memo_free(m);
+}
+END_TEST
+
 #define THREADS 4
 #define KEYS 64
 #define ROUNDS 20000
@@ -226,6 +239,7 @@ static Suite *price_memo_suite(void) {
   tcase_add_test(tc, price_memo_get_put);
   tcase_add_test(tc, price_memo_replaces);
   tcase_add_test(tc, price_memo_text);
+  tcase_add_test(tc, price_memo_installed_none);
   tcase_add_test(tc, price_memo_threads);
   suite_add_tcase(s, tc);
   return s;
