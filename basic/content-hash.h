@@ -5,8 +5,8 @@
  * key, which a process draws at random when it starts, so that inputs made to collide cannot be
  * prepared without reading the process's memory. It is not a cryptographic hash. The libraries
  * readerd links have none to take: glib's g_bytes_hash() takes a byte a step into 32 bits without
- * a key, GChecksum's digests cost several times the pricing itself, and libxml2 keeps its keyed
- * hash to itself. */
+ * a key, GChecksum's digests (MD5, SHA) cost as much as the pricing or more, and libxml2 keeps its
+ * keyed hash to itself. */
 #pragma once
 
 #include <stddef.h>
