@@ -15,9 +15,11 @@ asking) is timed beside. Both servers are started once, with the Go tree as thei
 and driven over stdio by this script with raw JSON-RPC lines (initialize,
 notifications/initialized, then the calls). A call is timed from the request written to the
 last byte of its answer read; wall time is the median of --runs rounds with warm caches, after
-one round that is not counted, the servers' calls alternating. Peak memory is the server's
-VmHWM, reset before each round; CPU is the server's user and system time per round (the
-median). Prints a Markdown table on stdout.
+one round that is not counted, the servers' calls alternating. That first round is each
+server's first work since it started (the files already in the page cache): it is given apart
+as the cold figure, what an agent's first read costs, where readerd has nothing to reuse yet
+(its price memo is empty). Peak memory is the server's VmHWM, reset before each round; CPU is
+the server's user and system time per round (the median). Prints a Markdown table on stdout.
 """
 import argparse, json, os, re, statistics, subprocess, sys, time
 
@@ -163,9 +165,14 @@ def fs_whole(session, files):
 def measure(rounds, runs):
     """rounds: (Session, fn) each, fn() -> (seconds, bytes, calls). They alternate, so that a
     machine busy with something else slows them alike. Returns (median s, peak KiB, bytes,
-    calls, median CPU ms) of each."""
-    for _, fn in rounds:
-        fn()  # warm-up: caches, the JIT, the allocator
+    calls, median CPU ms, cold) of each: cold is (s, CPU ms) of the round not counted when it
+    was its server's first (a fresh process: nothing learnt, no memo), else None."""
+    colds, fresh = [], set()
+    for session, fn in rounds:
+        c0 = cpu_ms(session.p.pid)
+        dt = fn()[0]  # warm-up: caches, the JIT, the allocator, readerd's price memo
+        colds.append((dt, cpu_ms(session.p.pid) - c0) if session not in fresh else None)
+        fresh.add(session)
     times = [[] for _ in rounds]
     cpus = [[] for _ in rounds]
     peaks = [0] * len(rounds)
@@ -179,8 +186,17 @@ def measure(rounds, runs):
             cpus[k].append(cpu_ms(session.p.pid) - c0)
             times[k].append(dt)
             peaks[k] = max(peaks[k], vm_hwm_kib(session.p.pid))
-    return [(statistics.median(t), p, n, c, statistics.median(u))
-            for t, p, n, c, u in zip(times, peaks, sizes, calls, cpus)]
+    return [(statistics.median(t), p, n, c, statistics.median(u), cold)
+            for t, p, n, c, u, cold in zip(times, peaks, sizes, calls, cpus, colds)]
+
+
+def ratio(a, b):
+    """a / b; CPU times come in clock ticks, and a small read may take none."""
+    return a / b if b else float('inf')
+
+
+def cold_cell(cold):
+    return '%.1f ms, %.0f ms CPU' % (cold[0] * 1e3, cold[1]) if cold else '(not its first)'
 
 
 def main():
@@ -199,8 +215,9 @@ def main():
 
     rd = Session([os.path.abspath(a.readerd), 'mcp', '--root', GO_SRC])
     fs = Session(['node', FS_SERVER, GO_SRC])
-    (rd_t, rd_kib, rd_size, rd_calls, rd_cpu), (df_t, df_kib, df_size, _, df_cpu), \
-        (fs_t, fs_kib, fs_size, _, fs_cpu) = measure([
+    (rd_t, rd_kib, rd_size, rd_calls, rd_cpu, rd_cold), \
+        (df_t, df_kib, df_size, _, df_cpu, df_cold), \
+        (fs_t, fs_kib, fs_size, _, fs_cpu, fs_cold) = measure([
             (rd, lambda: readerd_whole(rd, files, 10 ** 9)),
             (rd, lambda: readerd_default(rd, files)),
             (fs, lambda: fs_whole(fs, files))], a.runs)
@@ -213,16 +230,18 @@ def main():
     print('## MCP: read_files against the filesystem server\n')
     print('%d `.go` files (%.1f MiB) over stdio, median of %d rounds; load average %.2f %.2f %.2f\n'
           % ((len(files), total / mib, a.runs) + os.getloadavg()))
-    print('| server | what | calls | answers | wall time | x readerd | server CPU | server peak RSS |')
-    print('|---|---|---|---|---|---|---|---|')
-    print('| `readerd mcp` | `read_files`, every file, budget out of the way | %d | %.1f MiB | %.1f ms | 1.00 | %.0f ms | %.1f MiB |'
-          % (rd_calls, rd_size / mib, rd_t * 1e3, rd_cpu, rd_kib / 1024))
-    print('| `readerd mcp` | `read_files`, the client\'s default budget (one call) | 1 | %.1f MiB | %.1f ms | %.2f | %.0f ms | %.1f MiB |'
-          % (df_size / mib, df_t * 1e3, df_t / rd_t, df_cpu, df_kib / 1024))
-    print('| `@modelcontextprotocol/server-filesystem` %s | `read_multiple_files`, every file | 1 | %.1f MiB | %.1f ms | %.2f | %.0f ms | %.1f MiB |'
-          % (version, fs_size / mib, fs_t * 1e3, fs_t / rd_t, fs_cpu, fs_kib / 1024))
+    print('| server | what | calls | answers | wall time | x readerd | server CPU | server peak RSS | cold: a fresh server\'s first round |')
+    print('|---|---|---|---|---|---|---|---|---|')
+    print('| `readerd mcp` | `read_files`, every file, budget out of the way | %d | %.1f MiB | %.1f ms | 1.00 | %.0f ms | %.1f MiB | %s |'
+          % (rd_calls, rd_size / mib, rd_t * 1e3, rd_cpu, rd_kib / 1024, cold_cell(rd_cold)))
+    print('| `readerd mcp` | `read_files`, the client\'s default budget (one call) | 1 | %.1f MiB | %.1f ms | %.2f | %.0f ms | %.1f MiB | %s |'
+          % (df_size / mib, df_t * 1e3, df_t / rd_t, df_cpu, df_kib / 1024, cold_cell(df_cold)))
+    print('| `@modelcontextprotocol/server-filesystem` %s | `read_multiple_files`, every file | 1 | %.1f MiB | %.1f ms | %.2f | %.0f ms | %.1f MiB | %s |'
+          % (version, fs_size / mib, fs_t * 1e3, fs_t / rd_t, fs_cpu, fs_kib / 1024, cold_cell(fs_cold)))
     print('\nreaderd is %.1fx faster for every file (target: 15x); %.1fx in CPU'
-          % (fs_t / rd_t, fs_cpu / rd_cpu))
+          % (fs_t / rd_t, ratio(fs_cpu, rd_cpu)))
+    print('cold, a fresh server\'s first round against the peer\'s first call: %.1fx; %.1fx in CPU'
+          % (fs_cold[0] / rd_cold[0], ratio(fs_cold[1], rd_cold[1])))
 
 
 if __name__ == '__main__':

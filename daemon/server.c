@@ -18,6 +18,7 @@
 #include "daemon/request/scheduler.h"
 #include "daemon/socket-path.h"
 #include "daemon/stdio-relay.h"
+#include "formatters/price-memo.h"
 
 /* How often the server looks whether it went idle after reading, to give memory back. */
 #define SERVER_TRIM_PERIOD_MS 2000
@@ -229,7 +230,29 @@ static int open_passed_socket(Server *s, int fd) {
   return 0;
 }
 
+/* The daemon prices the contents it reads through a memo of what it priced before (the one-shot
+ * CLI, with nothing to reuse, has none). Its key comes from the system's random source, so that
+ * no client can know it; without one the daemon prices every content. Before any thread starts. */
+static void price_memo_start(void) {
+  uint64_t seed[2];
+  int r = uv_random(NULL, NULL, seed, sizeof seed, 0, NULL);
+
+  if (r < 0) {
+    log_warning("no price memo: no random seed: %s", uv_strerror(r));
+    return;
+  }
+  price_memo_install(price_memo_new(PRICE_MEMO_DAEMON_BITS, seed[0], seed[1]));
+}
+
+static void price_memo_stop(void) {
+  PriceMemo *m = price_memo_installed();
+
+  price_memo_install(NULL);
+  price_memo_free(m);
+}
+
 static void server_init(Server *s) {
+  price_memo_start();
   memset(s, 0, sizeof(*s));
   s->loop = uv_default_loop();
   s->conns = g_ptr_array_new();
@@ -258,6 +281,7 @@ static int server_finish(Server *s) {
     log_warning("loop closed with handles still open: %s", uv_strerror(r));
   g_ptr_array_free(s->conns, TRUE);
   g_free(s->path);
+  price_memo_stop();
   return s->exit_status;
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <glib.h>
+#include "formatters/price-memo.h"
 #include "formatters/tokens.h"
 #include "basic/utf8.h"
 
@@ -311,6 +312,8 @@ void read_result_tokens(const ReadResult *r, int64_t *ret_tokens, int64_t *ret_t
 }
 
 void file_result_count_tokens(FileResult *f, const TokensPricing *p) {
+  /* Large contents are looked up in the daemon's price memo, if it has one (price-memo.h). */
+  PriceMemo *memo = price_memo_installed();
   int64_t milli = 0, images = 0;
 
   if (f->code != NULL || f->omitted != NULL || f->planned) {
@@ -322,17 +325,17 @@ void file_result_count_tokens(FileResult *f, const TokensPricing *p) {
   if (f->priced != NULL && f->priced == f->content && f->priced_len == f->content_len)
     milli += f->priced_milli;
   else
-    milli += tokens_text_milli(f->content, f->content_len);
+    milli += price_memo_text_milli(memo, f->content, f->content_len);
   milli += tokens_text_milli(f->outline, f->outline != NULL ? strlen(f->outline) : 0);
   milli += tokens_text_milli(f->notice, f->notice != NULL ? strlen(f->notice) : 0);
   for (size_t i = 0; i < f->n_page_out; i++)
-    milli += tokens_text_milli(f->page_out[i].text, f->page_out[i].text_len);
+    milli += price_memo_text_milli(memo, f->page_out[i].text, f->page_out[i].text_len);
   for (size_t i = 0; i < f->n_section_out; i++) {
     const SectionOut *s = &f->section_out[i];
 
-    milli += tokens_text_milli(s->text, s->text_len);
+    milli += price_memo_text_milli(memo, s->text, s->text_len);
     for (size_t k = 0; k < s->n_parts; k++)
-      milli += tokens_text_milli(s->parts[k].text, s->parts[k].text_len);
+      milli += price_memo_text_milli(memo, s->parts[k].text, s->parts[k].text_len);
   }
   for (size_t i = 0; i < f->n_images; i++)
     images += tokens_image(p, f->images[i].width, f->images[i].height);

@@ -9,6 +9,7 @@
 #include "daemon/readers/image-header.h"
 #include "daemon/readers/lines.h"
 #include "daemon/readers/text.h"
+#include "formatters/price-memo.h"
 #include "formatters/tokens.h"
 
 /* The head measured when the shares will be about the floor: 8 KiB. */
@@ -231,8 +232,10 @@ typedef struct {
  * that each flush is priced as several scans side by side. */
 #define LINE_PRICER_SIZE 8192
 
+/* A flush is cut where the lines make it, the same for the same content: a file measured again
+ * finds its flushes in the daemon's price memo (formatters/price-memo.h). */
 static void pricer_flush(LinePricer *lp) {
-  lp->milli += tokens_text_milli(lp->buf, lp->len);
+  lp->milli += price_memo_text_milli(price_memo_installed(), lp->buf, lp->len);
   lp->len = 0;
 }
 
