@@ -611,6 +611,37 @@ START_TEST(expand_cli_defaults) {
 }
 END_TEST
 
+/* --ignored and --binary: expand.ignored and expand.binary on the command line. */
+START_TEST(expand_cli_ignored_binary) {
+  const char *argv[] = {rd_readerd(), "read", "--format", "text", "cli2", NULL, NULL};
+  static const char bin[] = {'\0', '\1', '\2', 'b', 'i', 'n', '\0'};
+  RdRun run = {0};
+
+  g_free(rd_write_str(dmn->dir, "cli2/a.txt", "a\n"));
+  g_free(rd_write_str(dmn->dir, "cli2/skip.txt", "s\n"));
+  g_free(rd_write_str(dmn->dir, "cli2/.ignore", "skip.txt\n"));
+  g_free(rd_write_file(dmn->dir, "cli2/bin.dat", bin, sizeof bin));
+  rd_run(dmn->dir, argv, NULL, 0, 30000, &run);
+  ck_assert_int_eq(run.code, 0);
+  ck_assert_msg(strstr(run.out, "==> cli2/skip.txt") == NULL, "%s", run.out);
+  ck_assert_msg(strstr(run.out, "==> cli2/bin.dat (file, binary, not read") != NULL, "%s", run.out);
+  rd_run_clear(&run);
+  argv[5] = "--ignored";
+  rd_run(dmn->dir, argv, NULL, 0, 30000, &run);
+  ck_assert_int_eq(run.code, 0);
+  ck_assert_msg(strstr(run.out, "==> cli2/skip.txt (text") != NULL, "%s", run.out);
+  ck_assert_msg(strstr(run.out, "left out by ignore rules") == NULL, "%s", run.out);
+  rd_run_clear(&run);
+  argv[5] = "--binary";
+  rd_run(dmn->dir, argv, NULL, 0, 30000, &run);
+  ck_assert_int_eq(run.code, 1);
+  ck_assert_msg(strstr(run.out, "==> cli2/bin.dat (error UNSUPPORTED_FORMAT") != NULL, "%s",
+                run.out);
+  ck_assert_msg(strstr(run.out, "==> cli2/skip.txt") == NULL, "%s", run.out);
+  rd_run_clear(&run);
+}
+END_TEST
+
 static Suite *expand_daemon_suite(void) {
   Suite *s = suite_create("expand-daemon");
   TCase *tc = tcase_create("core");
@@ -623,6 +654,7 @@ static Suite *expand_daemon_suite(void) {
   tcase_add_test(tc, expand_daemon_bad_params);
   tcase_add_test(tc, expand_daemon_cancel);
   tcase_add_test(tc, expand_cli_defaults);
+  tcase_add_test(tc, expand_cli_ignored_binary);
   tcase_add_test(tc, expand_daemon_fence_before_anything);
   tcase_add_test(tc, expand_daemon_exclude_under_every_root);
   tcase_add_test(tc, expand_daemon_swap_race);

@@ -42,6 +42,8 @@ static const struct {
     {"password", 'P', "paths[].password", CLI_VALUE_STRING},
     {"no-expand", 'E', "expand", CLI_VALUE_FALSE},
     {"max-files", 'M', "expand.maxFiles", CLI_VALUE_NUMBER},
+    {"ignored", 'I', "expand.ignored", CLI_VALUE_TRUE},
+    {"binary", 'Y', "expand.binary", CLI_VALUE_TRUE},
     {"budget", 'B', "budget.tokens", CLI_VALUE_NUMBER},
     {"plan", 'L', "plan", CLI_VALUE_TRUE},
     {"skip", 'K', "skip", CLI_VALUE_NUMBER},

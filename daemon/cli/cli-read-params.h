@@ -19,7 +19,7 @@ void cli_read_params_free(CliReadParams *p);
 
 /* Appends the getopt entries of these options to out (room for CLI_READ_PARAMS_OPTIONS).
  * Returns how many were added. */
-#define CLI_READ_PARAMS_OPTIONS 20
+#define CLI_READ_PARAMS_OPTIONS 24
 size_t cli_read_params_getopt(struct option *out);
 
 /* Takes getopt's value `c` with its argument (may be NULL). Returns 0; -ENOENT when c is not
