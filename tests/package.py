@@ -11,7 +11,7 @@ Environment:
 
 Checked: the files (/usr/bin/readerd, /usr/libexec/readerd/readerd-worker, readerd(1), the user
 units), Depends from the two binaries' libraries (and libgit2's package in Depends, libcurl's in
-Recommends, which readerd opens with dlopen), the version against meson's and the
+Recommends at the version meson.build requires, which readerd opens with dlopen), the version against meson's and the
 changelog's, every option of `readerd --help` named in the man page and the page free of groff
 warnings, the units by `systemd-analyze verify` (when installed), the socket path of
 readerd.socket against the one `readerd serve` makes by default, the service's hardening (each
@@ -118,16 +118,31 @@ def check_control(deb, root):
     recommends = {d.split()[0].split(":")[0] for d in (m.group(1) if m else "").split(", ")}
     with open(os.path.join(root, "usr/bin/readerd"), "rb") as f:
         image = f.read()
+    owners = {}
     for pattern, field, names in ((rb"libgit2\.so\.[0-9.]*[0-9]", "Depends", named),
                                   (rb"libcurl\.so\.[0-9.]*[0-9]", "Recommends", recommends)):
         found = re.search(pattern, image)
         check(found, "usr/bin/readerd names no %s to open" % pattern.decode())
         soname = found.group(0).decode()
-        owner = package_of(soname, cache)
+        owner = owners[field] = package_of(soname, cache)
         check(owner in names, "%s does not name %s (for %s, opened with dlopen): %s"
               % (field, owner, soname, fields))
         print("ok: %s names %s, for %s opened with dlopen" % (field, owner, soname))
+    # libcurl's package at the version meson.build requires and readerd checks on loading
+    # (curl-dl.c), not the older one libcurl's symbols file dates curl_version() by.
+    want = "%s (>= %s)" % (owners["Recommends"], libcurl_min_version())
+    check(want in [d.strip() for d in m.group(1).split(",")],
+          "Recommends does not name %s, the libcurl meson.build requires: %s" % (want, fields))
+    print("ok: Recommends %s" % want)
     return version
+
+
+def libcurl_min_version():
+    """The oldest libcurl meson.build takes (dl_libs), which readerd checks on loading."""
+    with open(os.path.join(SOURCE, "meson.build")) as f:
+        found = re.search(r"'libcurl' : \['([0-9.]+)'", f.read())
+    check(found, "meson.build names no libcurl version in dl_libs")
+    return found.group(1)
 
 
 def package_of(soname, cache):

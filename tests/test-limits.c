@@ -331,6 +331,136 @@ START_TEST(limits_answer_cap_cli) {
 }
 END_TEST
 
+/* The answer to a read of `paths` in the text format, whose "text" is the files' pieces and
+ * nothing else; returns the length of that member as sent (escaped), which is what the answer's
+ * cap counts. The whole line in *ret_line, the parsed message in *ret_msg, when not NULL. */
+static size_t text_answer(RdConn *c, GPtrArray *paths, char **ret_line, JsonNode **ret_msg) {
+  g_autofree char *arr = rd_json_paths((const char *const *)paths->pdata, paths->len);
+  g_autofree char *params = g_strdup_printf("{\"paths\":%s,\"format\":\"text\"}", arr);
+  g_autofree char *key = rd_conn_request(c, "read", params, NULL);
+  char *line = NULL;
+  const char *p, *start;
+
+  ck_assert_int_eq(rd_conn_recv_line(c, 120000, &line), 1);
+  start = strstr(line, "\"result\":{\"text\":\"");
+  ck_assert_msg(start != NULL, "no text in %.200s", line);
+  start += strlen("\"result\":{\"text\":\"");
+  for (p = start; *p != '"'; p++) {
+    ck_assert_int_ne(*p, '\0');
+    if (*p == '\\')
+      p++;
+  }
+  if (ret_msg != NULL)
+    *ret_msg = rd_json_parse(line, strlen(line));
+  if (ret_line != NULL)
+    *ret_line = line;
+  else
+    g_free(line);
+  return (size_t)(p - start);
+}
+
+/* A text file of 40 lines of `letters` letters in all: its piece grows by exactly a byte a
+ * letter (the same lines, the same numbering, no escapes) while its size keeps five digits. */
+static char *write_letters(const char *dir, size_t letters) {
+  GString *s = g_string_new(NULL);
+  char *path;
+
+  ck_assert(letters >= 10000 && letters + 40 <= 99999);
+  for (size_t line = 0; line < 40; line++) {
+    for (size_t k = letters / 40 + (line < letters % 40); k > 0; k--)
+      g_string_append_c(s, 'x');
+    g_string_append_c(s, '\n');
+  }
+  path = rd_write_file(dir, "letters.txt", s->str, s->len);
+  g_string_free(s, TRUE);
+  return path;
+}
+
+static GPtrArray *repeated(const char *path, size_t n, GPtrArray *more) {
+  GPtrArray *paths = g_ptr_array_new();
+
+  for (size_t i = 0; i < n; i++)
+    g_ptr_array_add(paths, (char *)path);
+  for (guint i = 0; more != NULL && i < more->len; i++)
+    g_ptr_array_add(paths, more->pdata[i]);
+  return paths;
+}
+
+/* Pieces that add up to the cap exactly: the file whose piece reaches it is kept whole (the
+ * answer holds at most the cap), and every file after it is summed up in the cap's summary,
+ * which starts right at the cap. One letter more, and that file is the first summed up. */
+START_TEST(limits_answer_cap_exact) {
+  g_autofree char *small = rd_write_str(dmn->dir, "small.txt", "package small\n");
+  g_autofree char *full = NULL, *letters = NULL, *line = NULL;
+  g_autoptr(GPtrArray) one = NULL, two = NULL, probe = NULL, tail = g_ptr_array_new();
+  size_t cap = READ_MAX_ANSWER_BYTES, first_len, full_len, base, n_full, n;
+  RdConn *c = rd_conn_new(dmn->sock);
+  GString *s = g_string_new(NULL);
+
+  /* Full files of about 57 KB of pieces, so that what is left below the cap fits the last. */
+  for (int i = 0; i < 1000; i++)
+    g_string_append_printf(s, "%04d the quick brown fox jumps over the lazy dog\n", i);
+  full = rd_write_file(dmn->dir, "full.txt", s->str, s->len);
+  g_string_free(s, TRUE);
+  letters = write_letters(dmn->dir, 40000);
+  /* Each piece measured in small reads: the first file's, any later full file's, and the letters
+   * file's as the second, without its letters. */
+  one = repeated(full, 1, NULL);
+  two = repeated(full, 2, NULL);
+  first_len = text_answer(c, one, NULL, NULL);
+  full_len = text_answer(c, two, NULL, NULL) - first_len;
+  g_ptr_array_add(tail, letters);
+  probe = repeated(full, 1, tail);
+  base = text_answer(c, probe, NULL, NULL) - 40000;
+  ck_assert_uint_lt(full_len, 59000);
+  n_full = (cap - base - 20000) / full_len + 1;
+  n = cap - base - (n_full - 1) * full_len;
+  g_free(write_letters(dmn->dir, n));
+  ck_assert_uint_eq(text_answer(c, probe, NULL, NULL), base + n);
+  for (int k = 0; k < 3; k++)
+    g_ptr_array_add(tail, small);
+
+  for (int extra = 0; extra <= 1; extra++) {
+    g_autoptr(GPtrArray) paths = repeated(full, n_full, tail);
+    guint kept = n_full + (extra == 0), past = paths->len - kept;
+    g_autofree char *want =
+        g_strdup_printf("[%u files left out by the answer's size cap, from %s on", past,
+                        (char *)paths->pdata[kept]);
+    g_autofree char *skip = g_strdup_printf("skip=%u]", kept);
+    g_autoptr(JsonNode) msg = NULL;
+    JsonArray *files;
+    const char *text, *at;
+
+    g_free(write_letters(dmn->dir, n + extra));
+    g_clear_pointer(&line, g_free);
+    ck_assert_uint_le(text_answer(c, paths, &line, &msg), cap + 1024);
+    files = json_object_get_array_member(
+        json_object_get_object_member(json_node_get_object(msg), "result"), "files");
+    ck_assert_uint_eq(json_array_get_length(files), paths->len);
+    for (guint i = 0; i < paths->len; i++) {
+      JsonObject *f = json_array_get_object_element(files, i);
+      const char *code = json_object_get_string_member_with_default(f, "code", NULL);
+
+      if (i < kept)
+        ck_assert_msg(code == NULL, "%zu letters: files[%u] of %u: %s", n + extra, i, kept, code);
+      else
+        ck_assert_msg(g_strcmp0(code, "FILE_TOO_LARGE") == 0,
+                      "%zu letters: files[%u] past the cap at %u: %s", n + extra, i, kept, code);
+    }
+    /* The summary's piece is the first past the cap: it starts right where the pieces kept end,
+     * at the cap itself when they reach it. */
+    text = strstr(line, "\"result\":{\"text\":\"") + strlen("\"result\":{\"text\":\"");
+    at = strstr(text, want);
+    ck_assert_msg(at != NULL, "%zu letters: no summary of the %u files past the cap", n + extra,
+                  past);
+    ck_assert_ptr_nonnull(strstr(at, skip));
+    /* Past the escaped newline that opens it. */
+    ck_assert_uint_eq((size_t)(at - text), (extra == 0 ? cap : cap - (base - first_len + n)) + 2);
+  }
+  rd_conn_free(c);
+}
+END_TEST
+
 static void limits_setup(void) {
   dmn = rd_daemon_start();
 }
@@ -352,6 +482,7 @@ static Suite *limits_suite(void) {
   tcase_add_test(tc, limits_answer_cap_cli);
   tcase_add_test(tc, limits_answer_cap_stat_only);
   tcase_add_test(tc, limits_answer_cap_stat_only_cli);
+  tcase_add_test(tc, limits_answer_cap_exact);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -1,5 +1,6 @@
 /* Unit tests of the vision client's pure parts: the request bodies of both providers, the
- * endpoint URL, reading answers and error messages back, redaction, and readImages' params. */
+ * endpoint URL, reading answers and error messages back, redaction, readImages' params, and the
+ * version of libcurl the loader takes. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
+#include "daemon/vision/curl-dl.h"
 #include "daemon/vision/vision-body.h"
 #include "daemon/vision/vision-target.h"
 #include "ipc/read-images-params.h"
@@ -418,6 +420,37 @@ START_TEST(vision_target_key_stays_with_default_endpoint) {
 }
 END_TEST
 
+/* The loader's test of libcurl's version against meson's requirement (curl-dl.c), by
+ * curl_version_info()'s 0xMMmmpp. */
+START_TEST(vision_curl_version) {
+  static const char *const not_versions[] = {"", "7", "7.", "7.85.", ".85", "7..85", "x.85",
+                                             "7.85x", "7.256", "7.85.0.1", "-7.85", "7. 85"};
+
+  ck_assert(curl_dl_version_at_least(0x075500, "7.85"));
+  ck_assert(curl_dl_version_at_least(0x075501, "7.85"));
+  ck_assert(curl_dl_version_at_least(0x075801, "7.85"));
+  ck_assert(curl_dl_version_at_least(0x080b00, "7.85"));
+  ck_assert(!curl_dl_version_at_least(0x0754ff, "7.85"));
+  ck_assert(!curl_dl_version_at_least(0x071002, "7.85"));
+  ck_assert(!curl_dl_version_at_least(0x065500, "7.85"));
+  ck_assert(curl_dl_version_at_least(0x075502, "7.85.2"));
+  ck_assert(!curl_dl_version_at_least(0x075501, "7.85.2"));
+  ck_assert(curl_dl_version_at_least(0x080000, "8.0"));
+  ck_assert(!curl_dl_version_at_least(0x07ffff, "8.0"));
+  for (size_t i = 0; i < G_N_ELEMENTS(not_versions); i++)
+    ck_assert_msg(!curl_dl_version_at_least(0xffffff, not_versions[i]), "\"%s\" taken",
+                  not_versions[i]);
+  /* The headers built against, and the library loaded here, are what meson requires. */
+  ck_assert(curl_dl_version_at_least(LIBCURL_VERSION_NUM, LIBCURL_MIN_VERSION));
+  {
+    const CurlDl *lib;
+
+    ck_assert_msg(curl_dl_open(&lib) == 0, "%s", curl_dl_error());
+    ck_assert_ptr_nonnull(lib);
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("vision-body");
   TCase *tc = tcase_create("vision-body");
@@ -436,6 +469,7 @@ int main(void) {
   tcase_add_test(tc, vision_settings_from_initialize);
   tcase_add_test(tc, vision_target_levels);
   tcase_add_test(tc, vision_target_key_stays_with_default_endpoint);
+  tcase_add_test(tc, vision_curl_version);
   suite_add_tcase(s, tc);
   failed = check_run(s);
   return failed == 0 ? 0 : 1;

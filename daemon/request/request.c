@@ -126,11 +126,12 @@ static void measure_job(Request *req, size_t i) {
 }
 
 /* True when every file claimed from now on is past the answer's cap: the pieces of files read
- * already, all claimed before, pass it. Only when nothing changes a piece once formatted (no
- * measure: no budget that binds, no plan) and pieces are formatted at all. Before a claim. */
+ * already, all claimed before, reach it, so any piece after them passes it. Only when nothing
+ * changes a piece once formatted (no measure: no budget that binds, no plan) and pieces are
+ * formatted at all. Before a claim. */
 static bool request_past_cap(const Request *req) {
   return req->phase == PHASE_READ && !req->policy.ops->measures && !req->keep &&
-         atomic_load(&req->formatted) > req->params.max_answer_bytes;
+         atomic_load(&req->formatted) >= req->params.max_answer_bytes;
 }
 
 /* File i, past the answer's cap, is summed up in its summary without being read: what the

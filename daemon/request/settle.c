@@ -67,7 +67,9 @@ static GString *piece_within_cap(Request *req, size_t i, int64_t image_index, si
   if (piece == NULL)
     return NULL;
   cost = piece->len + tail_bytes(req, f);
-  if (*used<cap && * used + cost> cap && !f->summarized) {
+  /* The pieces kept hold at most the cap: a piece that ends right on it is kept, and any piece
+   * after it passes it. */
+  if (!f->summarized && *used + cost > cap) {
     g_string_free(piece, TRUE);
     summarize_past_cap(req, i);
     /* Every file after it too: the client continues from the first one summed up. */

@@ -11,6 +11,9 @@
 #ifndef LIBCURL_SONAME
 #error "LIBCURL_SONAME: the file to dlopen, set by meson.build"
 #endif
+#ifndef LIBCURL_MIN_VERSION
+#error "LIBCURL_MIN_VERSION: the oldest libcurl to load, set by meson.build"
+#endif
 
 /* Each function of CurlDl by its name in the library. */
 static const struct {
@@ -34,10 +37,58 @@ static const struct {
     {"curl_slist_free_all", offsetof(CurlDl, slist_free_all)},
 };
 
+/* See curl-dl.h. */
+bool curl_dl_version_at_least(unsigned int have, const char *min) {
+  unsigned long part[3] = {0, 0, 0};
+  const char *p = min;
+  char *end;
+  int n = 0;
+
+  /* Two or three numbers, each below 256, joined by dots. */
+  for (;;) {
+    if (n == 3 || *p < '0' || *p > '9')
+      return false;
+    part[n++] = strtoul(p, &end, 10);
+    if (part[n - 1] > 255)
+      return false;
+    p = end;
+    if (*p == '\0')
+      break;
+    if (*p++ != '.')
+      return false;
+  }
+  if (n < 2)
+    return false;
+  return have >= (part[0] << 16 | part[1] << 8 | part[2]);
+}
+
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static CurlDl lib;
 static int result;
 static char error[512];
+
+/* Whether the library `file` at h is LIBCURL_MIN_VERSION or later, by its curl_version_info():
+ * CURLOPT_PROTOCOLS_STR came with 7.85, and an older library would refuse it with a vague
+ * "Invalid argument". If not, says so in error[]. */
+static bool recent_enough(void *h, const char *file) {
+  typeof(curl_version_info) *version_info = NULL;
+  const curl_version_info_data *info;
+  void *f = dlsym(h, "curl_version_info");
+
+  if (f == NULL) {
+    snprintf(error, sizeof error, "libcurl cannot be loaded: %s has no curl_version_info", file);
+    return false;
+  }
+  memcpy(&version_info, &f, sizeof f);
+  info = version_info(CURLVERSION_NOW);
+  if (info != NULL && curl_dl_version_at_least(info->version_num, LIBCURL_MIN_VERSION))
+    return true;
+  snprintf(error, sizeof error,
+           "libcurl cannot be loaded: %s is libcurl %s, and readerd needs libcurl %s or later",
+           file, info != NULL && info->version != NULL ? info->version : "(no version)",
+           LIBCURL_MIN_VERSION);
+  return false;
+}
 
 /* curl_global_init() runs here, on the first vision call's pool thread, where curl's
  * documentation asks for it before any thread starts. pthread_once serialises it against
@@ -70,6 +121,9 @@ static void load(void) {
     /* POSIX lets dlsym's pointer be a function's. */
     memcpy((char *)&lib + SYMBOLS[i].offset, &f, sizeof f);
   }
+  /* Before its global init: an older library is not set up at all. */
+  if (!recent_enough(h, file))
+    goto fail;
   if ((f = dlsym(h, "curl_global_init")) != NULL)
     memcpy(&global_init, &f, sizeof f);
   if (global_init == NULL || global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {

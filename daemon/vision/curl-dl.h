@@ -8,6 +8,8 @@
  * instead, for the tests of a missing library (docs/architecture.md). Any thread. */
 #pragma once
 
+#include <stdbool.h>
+
 #include <curl/curl.h>
 
 /* The functions http.c calls, each with libcurl's own prototype (the setopt and getinfo calls
@@ -33,9 +35,14 @@ typedef struct {
 /* Loads libcurl and runs curl_global_init(CURL_GLOBAL_DEFAULT), once per process: the first
  * caller does it, a caller on another thread meanwhile waits for it. Returns 0 with *ret_lib the
  * functions (static, never freed), or -ELIBACC when the library, one of its functions or its
- * global init failed (every later call too); curl_dl_error() then says which. */
+ * global init failed, or it is older than LIBCURL_MIN_VERSION, the version meson requires
+ * (every later call too); curl_dl_error() then says which. */
 int curl_dl_open(const CurlDl **ret_lib);
 
 /* Why curl_dl_open() failed, naming the library ("libcurl cannot be loaded: ..."); "" before a
  * failure. Static. */
 const char *curl_dl_error(void);
+
+/* Whether a libcurl whose curl_version_info() says version_num `have` (0xMMmmpp) is version
+ * `min` ("7.85", "8.1.2") or later; false for a `min` that is no such version. Pure. */
+bool curl_dl_version_at_least(unsigned int have, const char *min);
