@@ -50,23 +50,33 @@ out:
   return r;
 }
 
-/* The params object with its paths read from the text; -EINVAL with *ret_error from
- * read_params_parse() for the other members, or 1 when the paths are not for this path. */
-static int read_params_fast(const char *text, size_t len, ReadParams *ret, char **ret_error) {
+JsonNode *read_params_paths_apart(const char *text, size_t len, PathSpec **ret_paths,
+                                  size_t *ret_n) {
   g_autoptr(JsonNode) rest = NULL;
   JsonArray *stand_in;
-  PathSpec *paths;
-  size_t at, n, count;
-  int r;
+  size_t at, n;
 
   rest = json_tree_build_except(text, len, "paths", &at, &n);
-  if (n == 0 || read_params_paths_json(text + at, n, &paths, &count) < 0)
-    return 1;
-  /* One valid path in their place: the other members are judged as they would be after them. */
+  if (n == 0 || read_params_paths_json(text + at, n, ret_paths, ret_n) < 0)
+    return NULL;
   stand_in = json_array_new();
   json_array_add_string_element(stand_in, "-");
   json_object_set_array_member(json_node_get_object(rest), "paths", stand_in);
   json_node_seal(rest);
+  return g_steal_pointer(&rest);
+}
+
+/* The params object with its paths read from the text; -EINVAL with *ret_error from
+ * read_params_parse() for the other members, or 1 when the paths are not for this path. */
+static int read_params_fast(const char *text, size_t len, ReadParams *ret, char **ret_error) {
+  g_autoptr(JsonNode) rest = NULL;
+  PathSpec *paths;
+  size_t count;
+  int r;
+
+  rest = read_params_paths_apart(text, len, &paths, &count);
+  if (rest == NULL)
+    return 1;
   r = read_params_parse(rest, ret, ret_error);
   if (r < 0) {
     read_params_paths_free(paths, count);

@@ -110,6 +110,14 @@ int read_params_paths_json(const char *text, size_t len, PathSpec **ret_paths, s
 /* Frees n PathSpecs and what they own; NULL is fine. */
 void read_params_paths_free(PathSpec *paths, size_t n);
 
+/* The params (or arguments) object in text, with its `paths` read from the text by
+ * read_params_paths_json() into *ret_paths and *ret_n, and one stand-in path "-" in their place
+ * in the tree returned (sealed), so that the other members are judged as they would be beside
+ * them. NULL, with nothing allocated, when there are no paths to take so (the caller then parses
+ * the whole text as a tree). */
+JsonNode *read_params_paths_apart(const char *text, size_t len, PathSpec **ret_paths,
+                                  size_t *ret_n);
+
 /* The etag the client sent for path in ifNoneMatch (borrowed from p), or NULL. A path that is
  * not UTF-8 (basic/path-bytes.h) is looked up by its pathBytes spelling. */
 const char *read_params_if_none_match(const ReadParams *p, const char *path);

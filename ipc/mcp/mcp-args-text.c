@@ -18,20 +18,14 @@
 static int read_args_fast(const char *text, size_t len, int64_t default_budget, ReadParams *ret,
                           char **ret_error) {
   g_autoptr(JsonNode) rest = NULL;
-  JsonArray *stand_in;
   PathSpec *paths;
-  size_t at, n, count;
+  size_t count;
 
-  rest = json_tree_build_except(text, len, "paths", &at, &n);
-  if (n == 0 || read_params_paths_json(text + at, n, &paths, &count) < 0)
+  /* What the call gives every path item that is a string (pages, render) the stand-in path
+   * gets too: it is copied to each path below. */
+  rest = read_params_paths_apart(text, len, &paths, &count);
+  if (rest == NULL)
     return 1;
-  /* One valid path in their place: the other arguments are judged as they would be after
-   * them, and what the call gives every path item that is a string (pages, render) the
-   * stand-in gets too. */
-  stand_in = json_array_new();
-  json_array_add_string_element(stand_in, "-");
-  json_object_set_array_member(json_node_get_object(rest), "paths", stand_in);
-  json_node_seal(rest);
   if (mcp_read_args_parse(rest, default_budget, ret, ret_error) < 0) {
     read_params_paths_free(paths, count);
     return -EINVAL;
