@@ -5,18 +5,16 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+
+#include "daemon/request/dl-table.h"
 
 #ifndef LIBGIT2_SONAME
 #error "LIBGIT2_SONAME: the file to dlopen, set by meson.build"
 #endif
 
 /* Each function of GitDl by its name in the library. */
-static const struct {
-  const char *name;
-  size_t offset;
-} SYMBOLS[] = {
+static const DlSymbol SYMBOLS[] = {
     {"git_repository_open_ext", offsetof(GitDl, repository_open_ext)},
     {"git_repository_workdir", offsetof(GitDl, repository_workdir)},
     {"git_repository_commondir", offsetof(GitDl, repository_commondir)},
@@ -33,27 +31,14 @@ static int result;
 static char error[512];
 
 static void load(void) {
-  const char *file = secure_getenv("READERD_LIBGIT2");
   typeof(git_libgit2_init) *init = NULL;
   void *h, *f;
 
-  if (file == NULL || *file == '\0')
-    file = LIBGIT2_SONAME;
-  h = dlopen(file, RTLD_NOW | RTLD_LOCAL);
+  h = dl_table_open("libgit2", "READERD_LIBGIT2", LIBGIT2_SONAME, SYMBOLS,
+                    sizeof SYMBOLS / sizeof SYMBOLS[0], &lib, NULL, error, sizeof error);
   if (h == NULL) {
-    snprintf(error, sizeof error, "libgit2 cannot be loaded: %s", dlerror());
     result = -ELIBACC;
     return;
-  }
-  for (size_t i = 0; i < sizeof SYMBOLS / sizeof SYMBOLS[0]; i++) {
-    f = dlsym(h, SYMBOLS[i].name);
-    if (f == NULL) {
-      snprintf(error, sizeof error, "libgit2 cannot be loaded: %s has no %s", file,
-               SYMBOLS[i].name);
-      goto fail;
-    }
-    /* POSIX lets dlsym's pointer be a function's. */
-    memcpy((char *)&lib + SYMBOLS[i].offset, &f, sizeof f);
   }
   if ((f = dlsym(h, "git_libgit2_init")) != NULL)
     memcpy(&init, &f, sizeof f);

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/request/dl-table.h"
+
 #ifndef LIBCURL_SONAME
 #error "LIBCURL_SONAME: the file to dlopen, set by meson.build"
 #endif
@@ -16,10 +18,7 @@
 #endif
 
 /* Each function of CurlDl by its name in the library. */
-static const struct {
-  const char *name;
-  size_t offset;
-} SYMBOLS[] = {
+static const DlSymbol SYMBOLS[] = {
     {"curl_easy_init", offsetof(CurlDl, easy_init)},
     {"curl_easy_setopt", offsetof(CurlDl, easy_setopt)},
     {"curl_easy_getinfo", offsetof(CurlDl, easy_getinfo)},
@@ -99,27 +98,15 @@ static bool recent_enough(void *h, const char *file) {
  * that races on a counter only libssh2_exit() reads, which readerd never calls, and its crypto
  * setup is OpenSSL's again. No other thread of readerd uses these libraries. */
 static void load(void) {
-  const char *file = secure_getenv("READERD_LIBCURL");
   typeof(curl_global_init) *global_init = NULL;
+  const char *file;
   void *h, *f;
 
-  if (file == NULL || *file == '\0')
-    file = LIBCURL_SONAME;
-  h = dlopen(file, RTLD_NOW | RTLD_LOCAL);
+  h = dl_table_open("libcurl", "READERD_LIBCURL", LIBCURL_SONAME, SYMBOLS,
+                    sizeof SYMBOLS / sizeof SYMBOLS[0], &lib, &file, error, sizeof error);
   if (h == NULL) {
-    snprintf(error, sizeof error, "libcurl cannot be loaded: %s", dlerror());
     result = -ELIBACC;
     return;
-  }
-  for (size_t i = 0; i < sizeof SYMBOLS / sizeof SYMBOLS[0]; i++) {
-    f = dlsym(h, SYMBOLS[i].name);
-    if (f == NULL) {
-      snprintf(error, sizeof error, "libcurl cannot be loaded: %s has no %s", file,
-               SYMBOLS[i].name);
-      goto fail;
-    }
-    /* POSIX lets dlsym's pointer be a function's. */
-    memcpy((char *)&lib + SYMBOLS[i].offset, &f, sizeof f);
   }
   /* Before its global init: an older library is not set up at all. */
   if (!recent_enough(h, file))
