@@ -168,6 +168,69 @@ static bool stat_metadata(const ReaderOptions *o, FileResult *res, const struct 
   return o->client_etag != NULL && strcmp(o->client_etag, res->etag) == 0;
 }
 
+/* The end of read_file() once fd is open and allowed, st its fstat: the etag, then the sample
+ * of a measure or the read. Returns what read_file() returns. */
+static bool read_opened(const ReaderOptions *o, int fd, const struct stat *st, bool text_only,
+                        const atomic_bool *cancelled, FileResult *res, ReaderSample *sample,
+                        size_t sample_size) {
+  /* From the descriptor that would be read: a file replaced since the path was checked has
+   * the new file's etag. */
+  if (stat_metadata(o, res, st)) {
+    res->unchanged = true;
+    return true;
+  }
+  if (sample != NULL)
+    return sample_size > 0 ? sample_open_file(o, fd, sample_size, res, sample) : true;
+  if (!read_open_file(o, fd, st, text_only, cancelled, res)) {
+    file_result_clear(res);
+    return false;
+  }
+  return true;
+}
+
+/* read_file() in a fenced workspace by the short way, when full is plain and reaches its file
+ * without a symlink (workspace_open_plain): the fence judges the path itself, so no name is
+ * looked up, and the path is walked once for a stat, twice for a read, where resolving it
+ * takes three walks and two lookups of a descriptor's name. Returns false, res untouched, when
+ * it cannot be taken (read_file() then goes the long way); else true with *ret_done. */
+static bool read_plain(const ReaderOptions *o, const Workspace *ws, const char *full,
+                       bool text_only, const atomic_bool *cancelled, FileResult *res,
+                       ReaderSample *sample, size_t sample_size, bool *ret_done) {
+  struct stat st;
+  int fd = workspace_open_plain(full, O_PATH | O_CLOEXEC);
+
+  if (fd < 0)
+    return false;
+  *ret_done = true;
+  if (fstat(fd, &st) < 0) {
+    fail_errno(res, errno, "stat");
+    close(fd);
+    return true;
+  }
+  close(fd);
+  /* What read_file() checks in this order: the fence, the mode, then the .git of an
+   * expansion. O_PATH opened nothing of the file itself. */
+  if (!workspace_allows_plain(ws, full, false, res) || !check_mode(res, &st) ||
+      !workspace_allows_plain(NULL, full, o->expanded, res))
+    return true;
+  if (sample != NULL && sample_size == 0) {
+    res->unchanged = stat_metadata(o, res, &st);
+    return true;
+  }
+  /* Walked again with no symlink allowed: whatever is found there now has the same real path,
+   * so the fence's verdict holds; the mode is checked on the descriptor. A path changed in
+   * between (a symlink put on the way, the file gone) goes the long way. */
+  fd = workspace_open_plain(full, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0)
+    return false;
+  if (fstat(fd, &st) < 0)
+    fail_errno(res, errno, "fstat");
+  else if (check_mode(res, &st))
+    *ret_done = read_opened(o, fd, &st, text_only, cancelled, res, sample, sample_size);
+  close(fd);
+  return true;
+}
+
 /* reader_read(), or with text_only, false (res cleared) for a file that needs blocking work;
  * with sample, reader_measure() (sample_size bytes of head, none when 0). */
 static bool read_file(const ReaderOptions *o, const Workspace *ws, bool text_only,
@@ -186,6 +249,9 @@ static bool read_file(const ReaderOptions *o, const Workspace *ws, bool text_onl
     return true;
   }
   full = resolve(o, o->path, ws);
+  if (workspace_fenced(ws) &&
+      read_plain(o, ws, full, text_only, cancelled, res, sample, sample_size, &done))
+    return done;
   /* Outside the workspace: refused before anything else is said of it. */
   if (!workspace_allows_path_real(ws, full, res, &checked))
     return true;
@@ -230,20 +296,7 @@ static bool read_file(const ReaderOptions *o, const Workspace *ws, bool text_onl
   if (!check_mode(res, &st) || !workspace_allows_checked(ws, fd, o->path, checked, res) ||
       (o->expanded && !workspace_allows_expanded(fd, res)))
     goto finish;
-  /* From the descriptor that would be read: a file replaced since the path was checked has
-   * the new file's etag. */
-  if (stat_metadata(o, res, &st)) {
-    res->unchanged = true;
-    goto finish;
-  }
-  if (sample != NULL) {
-    done = sample_size > 0 ? sample_open_file(o, fd, sample_size, res, sample) : true;
-    goto finish;
-  }
-  if (!read_open_file(o, fd, &st, text_only, cancelled, res)) {
-    file_result_clear(res);
-    done = false;
-  }
+  done = read_opened(o, fd, &st, text_only, cancelled, res, sample, sample_size);
 
 finish:
   close(fd);

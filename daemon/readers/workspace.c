@@ -6,7 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#include <linux/openat2.h>
 
 #include <glib.h>
 
@@ -348,6 +351,42 @@ bool workspace_allows_path_real(const Workspace *ws, const char *path, FileResul
   if (!allows_real(ws, real, path, res))
     return false;
   *ret_real = g_steal_pointer(&real);
+  return true;
+}
+
+/* True when path is absolute and plain: no empty, "." or ".." component, no trailing '/'. Walked
+ * without meeting a symlink, such a path is its own real path. */
+static bool path_plain(const char *path) {
+  if (path[0] != '/')
+    return false;
+  for (const char *p = path + 1;;) {
+    const char *end = strchrnul(p, '/');
+    size_t n = (size_t)(end - p);
+
+    if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+      return false;
+    if (*end == '\0')
+      return true;
+    p = end + 1;
+  }
+}
+
+int workspace_open_plain(const char *path, int flags) {
+  struct open_how how = {.flags = (uint64_t)flags, .resolve = RESOLVE_NO_SYMLINKS};
+  long fd;
+
+  if (!path_plain(path))
+    return -EINVAL;
+  fd = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+  return fd >= 0 ? (int)fd : -errno;
+}
+
+bool workspace_allows_plain(const Workspace *ws, const char *path, bool expanded,
+                            FileResult *res) {
+  if (workspace_fenced(ws) && !allows_real(ws, path, path, res))
+    return false;
+  if (expanded && has_git_component(path + 1))
+    return deny(res, "inside a .git folder: an expansion never reads one");
   return true;
 }
 

@@ -87,5 +87,19 @@ bool workspace_allows_checked(const Workspace *ws, int fd, const char *path, con
  * expansion never reads. */
 bool workspace_allows_expanded(int fd, FileResult *res);
 
+/* Opens path with open(2)'s flags when it is absolute and plain (no empty, "." or ".."
+ * component, no trailing '/') and reaches its file without meeting a symlink (openat2's
+ * RESOLVE_NO_SYMLINKS): the file's real path is then path itself, so the fence can judge the
+ * string, with no lookup of the descriptor's name (workspace_allows_plain). Returns the
+ * descriptor, or a negative errno: -EINVAL for a path that is not plain, -ELOOP for a symlink
+ * on the way, -ENOSYS where the kernel has no openat2, or the walk's failure. Thread-safe. */
+int workspace_open_plain(const char *path, int flags);
+
+/* The fence's verdict on a file workspace_open_plain() opened from path, without a lookup:
+ * workspace_allows() and, when expanded, workspace_allows_expanded(), as those would judge
+ * it. ws may be NULL. */
+bool workspace_allows_plain(const Workspace *ws, const char *path, bool expanded,
+                            FileResult *res);
+
 /* True when a component of path (absolute or relative) is ".git". No I/O. */
 bool workspace_path_in_git(const char *path);
