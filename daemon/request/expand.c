@@ -56,15 +56,54 @@ static char *shown_prefix(const char *path) {
   return g_strdup_printf("%.*s/", (int)n, path);
 }
 
+/* The folder of the last path looked at, held open (O_PATH) while one request's paths are
+ * expanded: paths listed folder by folder are then looked up from it a name each, where
+ * stat(2) walks each path from the top (a deep tree's paths have ten folders or more). Only
+ * whether a path is a folder comes of it; what is read is looked up again, fenced, by the
+ * reader, so a folder renamed while the paths are expanded can at worst make a path a
+ * FILE_NOT_FOUND or IS_DIRECTORY entry. */
+typedef struct {
+  char *dir; /* the folder as written, without its last '/'; NULL before the first */
+  int fd;    /* -1 when it could not be opened: stat(2) then says why */
+} DirCache;
+
+#define DIR_CACHE_INIT {NULL, -1}
+
+static void dir_cache_clear(DirCache *c) {
+  if (c->fd >= 0)
+    close(c->fd);
+  g_free(c->dir);
+  *c = (DirCache)DIR_CACHE_INIT;
+}
+
+/* stat(full) by way of c. */
+static int dir_cache_stat(DirCache *c, const char *full, struct stat *st) {
+  const char *slash = strrchr(full, '/');
+  size_t n;
+
+  if (slash == NULL || slash == full || slash[1] == '\0')
+    return stat(full, st);
+  n = (size_t)(slash - full);
+  if (c->dir == NULL || strncmp(c->dir, full, n) != 0 || c->dir[n] != '\0') {
+    dir_cache_clear(c);
+    c->dir = g_strndup(full, n);
+    c->fd = open(c->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  }
+  if (c->fd < 0)
+    return stat(full, st);
+  return fstatat(c->fd, slash + 1, st, 0);
+}
+
 /* Decides whether spec->path expands: a folder, or a glob that names no file. Returns true
  * with *ret filled when it does. */
-static bool target_of(const ReadParams *p, const Workspace *ws, const char *path, Target *ret) {
+static bool target_of(const ReadParams *p, const Workspace *ws, DirCache *dirs, const char *path,
+                      Target *ret) {
   g_autofree char *full = resolve(p, ws, path);
   const char *slash, *magic;
   struct stat st;
 
   memset(ret, 0, sizeof *ret);
-  if (stat(full, &st) == 0) {
+  if (dir_cache_stat(dirs, full, &st) == 0) {
     if (!S_ISDIR(st.st_mode))
       return false;
     ret->shown = shown_prefix(path);
@@ -267,7 +306,7 @@ static void add_notices(ExpandItem *last, const char *path, size_t from, const W
 
 /* Expands paths[i] into the entries of its files. */
 static int expand_one(const ReadParams *p, const Workspace *ws, const atomic_bool *cancelled,
-                      size_t i, size_t room, GArray *specs, GArray *items) {
+                      DirCache *dirs, size_t i, size_t room, GArray *specs, GArray *items) {
   const PathSpec *spec = &p->paths[i];
   g_autofree char *base_real = NULL;
   FileResult fence = {0};
@@ -276,7 +315,7 @@ static int expand_one(const ReadParams *p, const Workspace *ws, const atomic_boo
   size_t shown;
   int r;
 
-  if (!target_of(p, ws, spec->path, &t)) {
+  if (!target_of(p, ws, dirs, spec->path, &t)) {
     push(specs, items, spec, spec->path)->from = i;
     return 0;
   }
@@ -358,6 +397,7 @@ int expand_paths(const ReadParams *p, const Workspace *ws, const atomic_bool *ca
                  Expansion *ret) {
   GArray *specs = g_array_new(FALSE, TRUE, sizeof(PathSpec));
   GArray *items = g_array_new(FALSE, TRUE, sizeof(ExpandItem));
+  DirCache dirs = DIR_CACHE_INIT;
   int r = 0;
 
   for (size_t i = 0; i < p->n_paths && r == 0; i++) {
@@ -367,8 +407,9 @@ int expand_paths(const ReadParams *p, const Workspace *ws, const atomic_bool *ca
     if (cancelled != NULL && atomic_load(cancelled))
       r = -ECANCELED;
     else
-      r = expand_one(p, ws, cancelled, i, room, specs, items);
+      r = expand_one(p, ws, cancelled, &dirs, i, room, specs, items);
   }
+  dir_cache_clear(&dirs);
   ret->n_paths = specs->len;
   ret->paths = (PathSpec *)(void *)g_array_free(specs, FALSE);
   ret->items = (ExpandItem *)(void *)g_array_free(items, FALSE);
