@@ -191,23 +191,30 @@ static bool read_opened(const ReaderOptions *o, int fd, const struct stat *st, b
 /* read_file() in a fenced workspace by the short way, when full is plain and reaches its file
  * without a symlink (workspace_open_plain): the fence judges the path itself, so no name is
  * looked up, and the path is walked once for a stat, twice for a read, where resolving it
- * takes three walks and two lookups of a descriptor's name. Returns false, res untouched, when
+ * takes three walks and two lookups of a descriptor's name. With o->probe (the expansion
+ * found it so) the first walk is not made again. Returns false, res untouched, when
  * it cannot be taken (read_file() then goes the long way); else true with *ret_done. */
 static bool read_plain(const ReaderOptions *o, const Workspace *ws, const char *full,
                        bool text_only, const atomic_bool *cancelled, FileResult *res,
                        ReaderSample *sample, size_t sample_size, bool *ret_done) {
   struct stat st;
-  int fd = workspace_open_plain(full, O_PATH | O_CLOEXEC);
+  int fd;
 
-  if (fd < 0)
-    return false;
-  *ret_done = true;
-  if (fstat(fd, &st) < 0) {
-    fail_errno(res, errno, "stat");
+  if (o->probe != NULL) {
+    st = *o->probe;
+  } else {
+    fd = workspace_open_plain(full, O_PATH | O_CLOEXEC);
+    if (fd < 0)
+      return false;
+    if (fstat(fd, &st) < 0) {
+      *ret_done = true;
+      fail_errno(res, errno, "stat");
+      close(fd);
+      return true;
+    }
     close(fd);
-    return true;
   }
-  close(fd);
+  *ret_done = true;
   /* What read_file() checks in this order: the fence, the mode, then the .git of an
    * expansion. O_PATH opened nothing of the file itself. */
   if (!workspace_allows_plain(ws, full, false, res) || !check_mode(res, &st) ||
@@ -256,7 +263,9 @@ static bool read_file(const ReaderOptions *o, const Workspace *ws, bool text_onl
   if (!workspace_allows_path_real(ws, full, res, &checked))
     return true;
   /* stat before open: a FIFO or a device is refused without ever being opened. */
-  if (stat(full, &st) < 0) {
+  if (o->probe != NULL) {
+    st = *o->probe;
+  } else if (stat(full, &st) < 0) {
     fail_errno(res, errno, "stat");
     return true;
   }

@@ -1,6 +1,8 @@
 /* One file, start to finish, on a worker thread: open safely, classify, read. */
 #pragma once
 
+#include <sys/stat.h>
+
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -37,6 +39,9 @@ typedef struct ReaderOptions {
                                   (workspace_allows_expanded) */
   const char *encoding;        /* text: the client's encoding, decoded without detection; NULL:
                                   detected */
+  const struct stat *probe;    /* a regular file's lstat from the expansion, which found no
+                                  symlink on its way (expand.h): not walked again to be judged
+                                  or measured; NULL: walked here */
 } ReaderOptions;
 
 /* Reads o->path into res (which must be zeroed): resolved against o->base, else the

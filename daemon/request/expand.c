@@ -58,16 +58,19 @@ static char *shown_prefix(const char *path) {
 
 /* The folder of the last path looked at, held open (O_PATH) while one request's paths are
  * expanded: paths listed folder by folder are then looked up from it a name each, where
- * stat(2) walks each path from the top (a deep tree's paths have ten folders or more). Only
- * whether a path is a folder comes of it; what is read is looked up again, fenced, by the
- * reader, so a folder renamed while the paths are expanded can at worst make a path a
- * FILE_NOT_FOUND or IS_DIRECTORY entry. */
+ * stat(2) walks each path from the top (a deep tree's paths have ten folders or more). A folder
+ * reached with no symlink on its way (workspace_open_plain) also tells, by an lstat of the
+ * name, that a regular file in it has none: that lstat is the reader's probe (expand.h), so
+ * the file is not walked to again to be judged, and a file past the answer's cap not at all. A
+ * folder renamed while the paths are expanded can at worst give such a file the size and etag
+ * it had there; the reader walks again, with no symlink allowed, to read it. */
 typedef struct {
-  char *dir; /* the folder as written, without its last '/'; NULL before the first */
-  int fd;    /* -1 when it could not be opened: stat(2) then says why */
+  char *dir;  /* the folder as written, without its last '/'; NULL before the first */
+  int fd;     /* -1 when it could not be opened: stat(2) then says why */
+  bool plain; /* reached with no symlink on the way */
 } DirCache;
 
-#define DIR_CACHE_INIT {NULL, -1}
+#define DIR_CACHE_INIT {NULL, -1, false}
 
 static void dir_cache_clear(DirCache *c) {
   if (c->fd >= 0)
@@ -76,36 +79,52 @@ static void dir_cache_clear(DirCache *c) {
   *c = (DirCache)DIR_CACHE_INIT;
 }
 
-/* stat(full) by way of c. */
-static int dir_cache_stat(DirCache *c, const char *full, struct stat *st) {
+/* stat(full) by way of c; *ret_probed tells whether *st is a probe (see DirCache). */
+static int dir_cache_stat(DirCache *c, const char *full, struct stat *st, bool *ret_probed) {
   const char *slash = strrchr(full, '/');
   size_t n;
 
+  *ret_probed = false;
   if (slash == NULL || slash == full || slash[1] == '\0')
     return stat(full, st);
   n = (size_t)(slash - full);
   if (c->dir == NULL || strncmp(c->dir, full, n) != 0 || c->dir[n] != '\0') {
     dir_cache_clear(c);
     c->dir = g_strndup(full, n);
-    c->fd = open(c->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    c->fd = workspace_open_plain(c->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    c->plain = c->fd >= 0;
+    if (c->fd < 0)
+      c->fd = open(c->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
   }
   if (c->fd < 0)
     return stat(full, st);
+  if (c->plain && strcmp(slash + 1, ".") != 0 && strcmp(slash + 1, "..") != 0) {
+    if (fstatat(c->fd, slash + 1, st, AT_SYMLINK_NOFOLLOW) < 0)
+      return -1;
+    if (!S_ISLNK(st->st_mode)) {
+      *ret_probed = S_ISREG(st->st_mode);
+      return 0;
+    }
+  }
   return fstatat(c->fd, slash + 1, st, 0);
 }
 
 /* Decides whether spec->path expands: a folder, or a glob that names no file. Returns true
  * with *ret filled when it does. */
 static bool target_of(const ReadParams *p, const Workspace *ws, DirCache *dirs, const char *path,
-                      Target *ret) {
+                      Target *ret, ExpandItem *ret_probe) {
   g_autofree char *full = resolve(p, ws, path);
   const char *slash, *magic;
   struct stat st;
+  bool probed;
 
   memset(ret, 0, sizeof *ret);
-  if (dir_cache_stat(dirs, full, &st) == 0) {
-    if (!S_ISDIR(st.st_mode))
+  if (dir_cache_stat(dirs, full, &st, &probed) == 0) {
+    if (!S_ISDIR(st.st_mode)) {
+      ret_probe->probed = probed;
+      ret_probe->probe = st;
       return false;
+    }
     ret->shown = shown_prefix(path);
     ret->base = g_steal_pointer(&full);
     return true;
@@ -312,11 +331,16 @@ static int expand_one(const ReadParams *p, const Workspace *ws, const atomic_boo
   FileResult fence = {0};
   Target t;
   Walk w = {0};
+  ExpandItem probe = {0};
   size_t shown;
   int r;
 
-  if (!target_of(p, ws, dirs, spec->path, &t)) {
-    push(specs, items, spec, spec->path)->from = i;
+  if (!target_of(p, ws, dirs, spec->path, &t, &probe)) {
+    ExpandItem *item = push(specs, items, spec, spec->path);
+
+    item->from = i;
+    item->probed = probe.probed;
+    item->probe = probe.probe;
     return 0;
   }
   /* A folder outside a confined workspace is refused as the reader refuses a file there. */

@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include "daemon/readers/workspace.h"
 #include "formatters/result.h"
@@ -29,6 +30,8 @@ typedef struct {
                             nothing or that the fence refused): not read; owned, NULL otherwise */
   ResultNotice *notices; /* notices that follow this file; owned */
   size_t n_notices;
+  bool probed;       /* a path as given that is a regular file with no symlink on its way */
+  struct stat probe; /* then its lstat, for the reader (ReaderOptions.probe) */
 } ExpandItem;
 
 typedef struct {

@@ -80,6 +80,9 @@ static ReaderOptions reader_options(const Request *req, size_t i) {
       .max_tokens = policy_max_tokens(&req->policy, i),
       .expanded = req->expansion.items != NULL && req->expansion.items[i].expanded,
       .encoding = spec->encoding != NULL ? spec->encoding : p->encoding,
+      .probe = req->expansion.items != NULL && req->expansion.items[i].probed
+                   ? &req->expansion.items[i].probe
+                   : NULL,
   };
 }
 
