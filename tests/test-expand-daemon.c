@@ -2,6 +2,7 @@
  * the one-shot command line, on trees each test writes in the daemon's temporary folder. */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -642,6 +643,89 @@ START_TEST(expand_cli_ignored_binary) {
 }
 END_TEST
 
+/* A list long enough for the lookups of its paths to be shared between threads
+ * (expand-probe.h): files in forty folders, folders, paths that name nothing, a symlink and a
+ * glob, interleaved; every entry in order with its `from` and its text, as one thread would
+ * give them, and the same list again with a skip that starts between a folder's two entries. */
+START_TEST(expand_daemon_long_list) {
+  RdConn *c = rd_conn_new(dmn->sock);
+  g_autoptr(GString) paths = g_string_new("[");
+  g_autoptr(GPtrArray) want = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(GArray) from = g_array_new(FALSE, FALSE, sizeof(int64_t));
+  g_autofree char *link = NULL;
+  guint skips[2] = {0, 0};
+  const int64_t none = -1;
+
+  for (int64_t k = 0; k < 700; k++) {
+    g_autofree char *path = NULL;
+
+    if (k % 97 == 0) { /* a folder of two files */
+      path = g_strdup_printf("long/dir%" PRId64, k);
+      for (int j = 0; j < 2; j++) {
+        g_autofree char *f = g_strdup_printf("%s/f%d.txt", path, j);
+
+        if (k == 291 && j == 1)
+          skips[1] = want->len;
+        g_free(rd_write_str(dmn->dir, f, f));
+        g_ptr_array_add(want, g_steal_pointer(&f));
+        g_array_append_val(from, k);
+      }
+    } else if (k % 13 == 0) { /* nothing there */
+      path = g_strdup_printf("long/d%" PRId64 "/missing.txt", k % 40);
+      g_ptr_array_add(want, g_strdup(path));
+      g_array_append_val(from, none);
+    } else if (k == 500) { /* a symlink, named as given */
+      path = g_strdup("long/link.txt");
+      link = g_build_filename(dmn->dir, path, NULL);
+      ck_assert_int_eq(symlink("d1/f1.txt", link), 0);
+      g_ptr_array_add(want, g_strdup(path));
+      g_array_append_val(from, none);
+    } else if (k == 600) { /* a glob: f123.txt and f163.txt of d3 */
+      path = g_strdup("long/d3/f1?3.txt");
+      g_ptr_array_add(want, g_strdup("long/d3/f123.txt"));
+      g_array_append_val(from, k);
+      g_ptr_array_add(want, g_strdup("long/d3/f163.txt"));
+      g_array_append_val(from, k);
+    } else { /* a file, in one of forty folders */
+      path = g_strdup_printf("long/d%" PRId64 "/f%" PRId64 ".txt", k % 40, k);
+      g_free(rd_write_str(dmn->dir, path, path));
+      g_ptr_array_add(want, g_strdup(path));
+      g_array_append_val(from, none);
+    }
+    g_string_append_printf(paths, "%s\"%s\"", k > 0 ? "," : "", path);
+  }
+  g_string_append_c(paths, ']');
+  ck_assert_uint_gt(skips[1], 0);
+  for (guint s = 0; s < G_N_ELEMENTS(skips); s++) {
+    g_autofree char *extra = g_strdup_printf("\"expand\":true,\"skip\":%u", skips[s]);
+    RdResult *r = read_in_dir(c, paths->str, extra);
+
+    ck_assert_uint_eq(json_array_get_length(r->files), want->len - skips[s]);
+    for (guint i = 0; i < want->len - skips[s]; i++) {
+      const char *p = g_ptr_array_index(want, i + skips[s]);
+
+      ck_assert_str_eq(rd_file_str(r, i, "path"), p);
+      /* `from` is said of the entries of a folder or a glob (-1 here for the others). */
+      if (g_array_index(from, int64_t, i + skips[s]) >= 0)
+        ck_assert_int_eq(rd_file_int(r, i, "from"), g_array_index(from, int64_t, i + skips[s]));
+      else
+        ck_assert(!json_object_has_member(rd_file(r, i), "from"));
+      if (strstr(p, "missing") != NULL) {
+        ck_assert_str_eq(rd_file_str(r, i, "code"), "FILE_NOT_FOUND");
+      } else {
+        g_autofree char *text = rd_text(r, i);
+        g_autofree char *line = g_strdup_printf(
+            "     1\t%s\n", strcmp(p, "long/link.txt") == 0 ? "long/d1/f1.txt" : p);
+
+        ck_assert_str_eq(text, line);
+      }
+    }
+    rd_result_free(r);
+  }
+  rd_conn_free(c);
+}
+END_TEST
+
 static Suite *expand_daemon_suite(void) {
   Suite *s = suite_create("expand-daemon");
   TCase *tc = tcase_create("core");
@@ -649,6 +733,7 @@ static Suite *expand_daemon_suite(void) {
   tcase_set_timeout(tc, 60);
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, expand_daemon_folder_file_glob);
+  tcase_add_test(tc, expand_daemon_long_list);
   tcase_add_test(tc, expand_daemon_off_by_default);
   tcase_add_test(tc, expand_daemon_max_files_and_options);
   tcase_add_test(tc, expand_daemon_bad_params);

@@ -11,6 +11,7 @@
 
 #include <glib.h>
 
+#include "daemon/request/expand-probe.h"
 #include "daemon/request/expand-walk.h"
 #include "daemon/request/git-dl.h"
 #include "daemon/readers/detect.h"
@@ -33,15 +34,6 @@ bool expand_wanted(const ReadParams *p) {
   return p->expand.on;
 }
 
-/* path resolved as the reader resolves it (reader.c). */
-static char *resolve(const ReadParams *p, const Workspace *ws, const char *path) {
-  const char *base = p->cwd != NULL ? p->cwd : workspace_root(ws);
-
-  if (g_path_is_absolute(path) || base == NULL)
-    return g_strdup(path);
-  return g_build_filename(base, path, NULL);
-}
-
 /* What `shown` an expansion of the folder written as path gets: the path as written with one
  * '/', and nothing for the working folder itself. */
 static char *shown_prefix(const char *path) {
@@ -56,77 +48,18 @@ static char *shown_prefix(const char *path) {
   return g_strdup_printf("%.*s/", (int)n, path);
 }
 
-/* The folder of the last path looked at, held open (O_PATH) while one request's paths are
- * expanded: paths listed folder by folder are then looked up from it a name each, where
- * stat(2) walks each path from the top (a deep tree's paths have ten folders or more). A folder
- * reached with no symlink on its way (workspace_open_plain) also tells, by an lstat of the
- * name, that a regular file in it has none: that lstat is the reader's probe (expand.h), so
- * the file is not walked to again to be judged, and a file past the answer's cap not at all. A
- * folder renamed while the paths are expanded can at worst give such a file the size and etag
- * it had there; the reader walks again, with no symlink allowed, to read it. */
-typedef struct {
-  char *dir;  /* the folder as written, without its last '/'; NULL before the first */
-  int fd;     /* -1 when it could not be opened: stat(2) then says why */
-  bool plain; /* reached with no symlink on the way */
-} DirCache;
-
-#define DIR_CACHE_INIT {NULL, -1, false}
-
-static void dir_cache_clear(DirCache *c) {
-  if (c->fd >= 0)
-    close(c->fd);
-  g_free(c->dir);
-  *c = (DirCache)DIR_CACHE_INIT;
-}
-
-/* stat(full) by way of c; *ret_probed tells whether *st is a probe (see DirCache). */
-static int dir_cache_stat(DirCache *c, const char *full, struct stat *st, bool *ret_probed) {
-  const char *slash = strrchr(full, '/');
-  size_t n;
-
-  *ret_probed = false;
-  if (slash == NULL || slash == full || slash[1] == '\0')
-    return stat(full, st);
-  n = (size_t)(slash - full);
-  if (c->dir == NULL || strncmp(c->dir, full, n) != 0 || c->dir[n] != '\0') {
-    dir_cache_clear(c);
-    c->dir = g_strndup(full, n);
-    c->fd = workspace_open_plain(c->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    c->plain = c->fd >= 0;
-    if (c->fd < 0)
-      c->fd = open(c->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-  }
-  if (c->fd < 0)
-    return stat(full, st);
-  if (c->plain && strcmp(slash + 1, ".") != 0 && strcmp(slash + 1, "..") != 0) {
-    if (fstatat(c->fd, slash + 1, st, AT_SYMLINK_NOFOLLOW) < 0)
-      return -1;
-    if (!S_ISLNK(st->st_mode)) {
-      *ret_probed = S_ISREG(st->st_mode);
-      return 0;
-    }
-  }
-  return fstatat(c->fd, slash + 1, st, 0);
-}
-
 /* Decides whether spec->path expands: a folder, or a glob that names no file. Returns true
  * with *ret filled when it does. */
-static bool target_of(const ReadParams *p, const Workspace *ws, DirCache *dirs, const char *path,
-                      Target *ret, ExpandItem *ret_probe) {
-  g_autofree char *full = resolve(p, ws, path);
+static bool target_of(const ReadParams *p, const Workspace *ws, const PathProbe *probe,
+                      const char *path, Target *ret) {
   const char *slash, *magic;
-  struct stat st;
-  bool probed;
 
   memset(ret, 0, sizeof *ret);
-  if (dir_cache_stat(dirs, full, &st, &probed) == 0) {
-    if (!S_ISDIR(st.st_mode)) {
-      ret_probe->probed = probed;
-      ret_probe->probe = st;
+  if (probe->rc == 0) {
+    if (!S_ISDIR(probe->st.st_mode))
       return false;
-    }
     ret->shown = shown_prefix(path);
-    ret->base = g_steal_pointer(&full);
+    ret->base = expand_resolve(p, ws, path);
     return true;
   }
   if (!glob_has_magic(path))
@@ -138,12 +71,12 @@ static bool target_of(const ReadParams *p, const Workspace *ws, DirCache *dirs, 
   ret->pattern = g_strdup(slash);
   if (slash == path) {
     ret->shown = g_strdup("");
-    ret->base = resolve(p, ws, ".");
+    ret->base = expand_resolve(p, ws, ".");
   } else {
     g_autofree char *dir = g_strndup(path, (size_t)(slash - path));
 
     ret->shown = shown_prefix(dir);
-    ret->base = resolve(p, ws, dir);
+    ret->base = expand_resolve(p, ws, dir);
   }
   return true;
 }
@@ -325,22 +258,22 @@ static void add_notices(ExpandItem *last, const char *path, size_t from, const W
 
 /* Expands paths[i] into the entries of its files. */
 static int expand_one(const ReadParams *p, const Workspace *ws, const atomic_bool *cancelled,
-                      DirCache *dirs, size_t i, size_t room, GArray *specs, GArray *items) {
+                      const PathProbe *probe, size_t i, size_t room, GArray *specs,
+                      GArray *items) {
   const PathSpec *spec = &p->paths[i];
   g_autofree char *base_real = NULL;
   FileResult fence = {0};
   Target t;
   Walk w = {0};
-  ExpandItem probe = {0};
   size_t shown;
   int r;
 
-  if (!target_of(p, ws, dirs, spec->path, &t, &probe)) {
+  if (!target_of(p, ws, probe, spec->path, &t)) {
     ExpandItem *item = push(specs, items, spec, spec->path);
 
     item->from = i;
-    item->probed = probe.probed;
-    item->probe = probe.probe;
+    item->probed = probe->probed;
+    item->probe = probe->st;
     return 0;
   }
   /* A folder outside a confined workspace is refused as the reader refuses a file there. */
@@ -418,10 +351,12 @@ out:
 }
 
 int expand_paths(const ReadParams *p, const Workspace *ws, const atomic_bool *cancelled,
-                 Expansion *ret) {
-  GArray *specs = g_array_new(FALSE, TRUE, sizeof(PathSpec));
-  GArray *items = g_array_new(FALSE, TRUE, sizeof(ExpandItem));
-  DirCache dirs = DIR_CACHE_INIT;
+                 ExpandProbes *probes, Expansion *ret) {
+  /* Most paths are files: an entry each. */
+  GArray *specs = g_array_sized_new(FALSE, TRUE, sizeof(PathSpec), (guint)p->n_paths);
+  GArray *items = g_array_sized_new(FALSE, TRUE, sizeof(ExpandItem), (guint)p->n_paths);
+  ExpandProbes *own = probes == NULL ? expand_probes_new(p, ws, cancelled) : NULL;
+  const PathProbe *probe = expand_probes_wait(probes != NULL ? probes : own);
   int r = 0;
 
   for (size_t i = 0; i < p->n_paths && r == 0; i++) {
@@ -431,9 +366,9 @@ int expand_paths(const ReadParams *p, const Workspace *ws, const atomic_bool *ca
     if (cancelled != NULL && atomic_load(cancelled))
       r = -ECANCELED;
     else
-      r = expand_one(p, ws, cancelled, &dirs, i, room, specs, items);
+      r = expand_one(p, ws, cancelled, &probe[i], i, room, specs, items);
   }
-  dir_cache_clear(&dirs);
+  expand_probes_unref(own);
   ret->n_paths = specs->len;
   ret->paths = (PathSpec *)(void *)g_array_free(specs, FALSE);
   ret->items = (ExpandItem *)(void *)g_array_free(items, FALSE);

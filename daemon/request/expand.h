@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "daemon/readers/workspace.h"
+#include "daemon/request/expand-probe.h"
 #include "formatters/result.h"
 #include "ipc/read-params.h"
 
@@ -47,10 +48,11 @@ bool expand_wanted(const ReadParams *p);
 /* Expands p->paths into *ret (zeroed by the caller): paths that are neither folders nor globs
  * stay as they are (a glob that names an existing file is that file); relative paths resolve
  * against p->cwd, else the workspace's root (ws may be NULL), else the working directory.
- * At most READ_MAX_PATHS entries in all. Returns 0, or -ECANCELED when *cancelled was set
- * (then *ret is cleared). */
+ * At most READ_MAX_PATHS entries in all. probes (may be NULL: looked up here alone) are the
+ * lookups of p's paths that other threads may share (expand-probe.h). Returns 0, or
+ * -ECANCELED when *cancelled was set (then *ret is cleared). */
 int expand_paths(const ReadParams *p, const Workspace *ws, const atomic_bool *cancelled,
-                 Expansion *ret);
+                 ExpandProbes *probes, Expansion *ret);
 
 /* Replaces p's paths with e's (freeing p's own); e keeps its items for the request's life. */
 void expansion_take_paths(Expansion *e, ReadParams *p);

@@ -83,6 +83,7 @@ struct Request {
   /* The expansion phase (daemon/request/expand.h): paths[] becomes the files of folders and
    * globs. */
   uv_work_t expand_work;
+  ExpandProbes *probes; /* the expansion's lookups when helpers share them, else NULL */
   Expansion expansion; /* its items, indexed like files[], until each file is done */
   Phase phase;         /* written on the loop thread between phases, while no lane runs */
   int expand_status;

@@ -4,6 +4,7 @@
 #include "daemon/request/request.h"
 
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <glib.h>
@@ -441,7 +442,42 @@ static void request_setup_files(Request *req) {
 static void expand_work_cb(uv_work_t *w) {
   Request *req = container_of(w, Request, expand_work);
 
-  req->expand_status = expand_paths(&req->params, req->ws, &req->cancelled, &req->expansion);
+  req->expand_status =
+      expand_paths(&req->params, req->ws, &req->cancelled, req->probes, &req->expansion);
+}
+
+/* A helper of the expansion's lookups: it holds the lookups, never the request, which goes on
+ * without waiting for it to start. */
+typedef struct {
+  uv_work_t work;
+  ExpandProbes *probes;
+} ProbeHelper;
+
+static void probe_work_cb(uv_work_t *w) {
+  expand_probes_help(container_of(w, ProbeHelper, work)->probes);
+}
+
+static void probe_after_cb(uv_work_t *w, int status) {
+  ProbeHelper *h = container_of(w, ProbeHelper, work);
+
+  expand_probes_unref(h->probes);
+  g_free(h);
+}
+
+/* Queues helpers for the lookups of a long list of paths: one a CPU besides the expansion's
+ * own thread. */
+static void request_share_probes(Request *req) {
+  unsigned helpers = MIN(MAX(uv_available_parallelism(), 1) - 1, REQUEST_PROBE_HELPERS);
+
+  if (helpers == 0 || !expand_probes_shared(&req->params))
+    return;
+  req->probes = expand_probes_new(&req->params, req->ws, &req->cancelled);
+  for (unsigned k = 0; k < helpers; k++) {
+    ProbeHelper *h = g_new0(ProbeHelper, 1);
+
+    h->probes = expand_probes_ref(req->probes);
+    uv_queue_work(req->loop, &h->work, probe_work_cb, probe_after_cb);
+  }
 }
 
 static void expand_after_cb(uv_work_t *w, int status) {
@@ -482,6 +518,9 @@ Request *request_start(uv_loop_t *loop, ReadParams *params, Workspace *ws, Reque
   /* Folders and globs first, on the pool: the files' slots are known after. */
   if (expand_wanted(&req->params)) {
     req->phase = PHASE_EXPAND;
+    /* Before the expansion is queued: it may start at once, and must find the lookups it
+     * shares. */
+    request_share_probes(req);
     req->in_flight++;
     uv_queue_work(loop, &req->expand_work, expand_work_cb, expand_after_cb);
   } else {
@@ -559,6 +598,7 @@ void request_free(Request *req) {
   g_free(req->stat_only);
   g_free(req->blocking);
   expansion_clear(&req->expansion);
+  expand_probes_unref(req->probes);
   policy_clear(&req->policy);
   read_result_clear(&req->result);
   read_params_clear(&req->params);

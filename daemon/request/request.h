@@ -77,3 +77,6 @@ void request_free(Request *req);
  * handing the slot back and being queued again costs a turn of the loop and a wake-up each
  * time, about an eighth of a large read alone. Progress is still reported at least this often. */
 #define REQUEST_SLICES_ALONE 4
+/* Threads at most that help the expansion's thread look up a long list of paths
+ * (expand-probe.h), besides it: one a CPU beyond the first. */
+#define REQUEST_PROBE_HELPERS 3
