@@ -1217,8 +1217,8 @@ END_TEST
 
 /* The fenced workspace the fence's cases read in, under top: fence/ (the root), out/ (outside
  * it) and fence-link -> fence. In the root: files read as they are, .env (excluded) and links
- * to and from it, secrets/ (excluded by a path pattern) and links into and out of it, links
- * out of the root, a folder and a FIFO. */
+ * to and from it, a folder named .env, secrets/ (excluded by a path pattern) and links into
+ * and out of it, links out of the root, .git/config, a folder and a FIFO. */
 static void fence_tree(const char *top) {
   static const char *const links[][2] = {
       {".env", "fence/notes.txt"},
@@ -1231,6 +1231,7 @@ static void fence_tree(const char *top) {
       {"fence", "fence-link"},
   };
   g_autofree char *adir = g_build_filename(top, "fence/adir", NULL);
+  g_autofree char *env_dir = g_build_filename(top, "fence/conf/.env", NULL);
   g_autofree char *fifo = g_build_filename(top, "fence/pipe", NULL);
 
   g_free(rd_write_str(top, "fence/in.txt", "inside\n"));
@@ -1240,7 +1241,9 @@ static void fence_tree(const char *top) {
   g_free(rd_write_str(top, "fence/public/x.txt", "public x\n"));
   g_free(rd_write_str(top, "fence/public/y.txt", "public y\n"));
   g_free(rd_write_str(top, "out/secret.txt", "outside\n"));
+  g_free(rd_write_str(top, "fence/.git/config", "[core]\n"));
   ck_assert_int_eq(g_mkdir_with_parents(adir, 0700), 0);
+  ck_assert_int_eq(g_mkdir_with_parents(env_dir, 0700), 0);
   ck_assert_int_eq(mkfifo(fifo, 0600), 0);
   for (size_t i = 0; i < G_N_ELEMENTS(links); i++) {
     g_autofree char *at = g_build_filename(top, links[i][1], NULL);
@@ -1290,7 +1293,12 @@ static const FenceCase fence_cases[] = {
     {"@fence-link/in.txt", NULL, "inside", false},
     {"@fence-link/.env", "ACCESS_DENIED", NULL, false},
     {"@fence-link/secrets/token", "ACCESS_DENIED", NULL, false},
+    {".git/config", "ACCESS_DENIED", NULL, false},
+    {"conf/.env", "ACCESS_DENIED", NULL, false}, /* excluded before it is said to be a folder */
+    {"@fence/conf/.env/", "ACCESS_DENIED", NULL, false},
+    {"@fence/conf/.env/.", "ACCESS_DENIED", NULL, false},
     {"adir", "IS_DIRECTORY", NULL, false},
+    {"@fence/adir/", "IS_DIRECTORY", NULL, false},
     {"pipe", "NOT_REGULAR_FILE", NULL, false},
     {"missing.txt", "FILE_NOT_FOUND", NULL, false},
 };
@@ -1394,16 +1402,22 @@ START_TEST(files_fence_verdicts) {
 }
 END_TEST
 
-/* True while pid sleeps in an open(2): a FIFO's writer waiting for a reader. */
+/* True while pid sleeps in an open(2) waiting for the other end of a FIFO: the system call it
+ * sleeps in, and where in the kernel when that is said. */
 static bool blocked_in_open(GPid pid) {
   g_autofree char *path = g_strdup_printf("/proc/%d/syscall", (int)pid), *text = NULL;
+  g_autofree char *wchan_path = g_strdup_printf("/proc/%d/wchan", (int)pid), *wchan = NULL;
   char *end;
   long nr;
 
   if (!g_file_get_contents(path, &text, NULL, NULL))
     return false;
   nr = strtol(text, &end, 10);
-  return end != text && nr == SYS_openat;
+  if (end == text || nr != SYS_openat)
+    return false;
+  /* "0" when the kernel does not say. */
+  return !g_file_get_contents(wchan_path, &wchan, NULL, NULL) || strcmp(wchan, "0") == 0 ||
+         strcmp(wchan, "wait_for_partner") == 0;
 }
 
 /* A FIFO in the fence is NOT_REGULAR_FILE and is never opened: a writer waiting in open(2) for
