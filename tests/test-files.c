@@ -3,11 +3,13 @@
  * Expected values are computed here from the files on disk, never taken from the daemon. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -1211,6 +1213,311 @@ START_TEST(files_relative_paths) {
 }
 END_TEST
 
+/* ---------------------------------------------------------------- the fence */
+
+/* The fenced workspace the fence's cases read in, under top: fence/ (the root), out/ (outside
+ * it) and fence-link -> fence. In the root: files read as they are, .env (excluded) and links
+ * to and from it, a folder named .env, secrets/ (excluded by a path pattern) and links into
+ * and out of it, links out of the root, .git/config, a folder and a FIFO. */
+static void fence_tree(const char *top) {
+  static const char *const links[][2] = {
+      {".env", "fence/notes.txt"},
+      {"notes-real.txt", "fence/cfg/.env"},
+      {"../public/x.txt", "fence/secrets/x.txt"},
+      {"secrets", "fence/pub"},
+      {"public", "fence/private"},
+      {"../out/secret.txt", "fence/escape.txt"},
+      {"../out", "fence/outdir"},
+      {"fence", "fence-link"},
+  };
+  g_autofree char *adir = g_build_filename(top, "fence/adir", NULL);
+  g_autofree char *env_dir = g_build_filename(top, "fence/conf/.env", NULL);
+  g_autofree char *fifo = g_build_filename(top, "fence/pipe", NULL);
+
+  g_free(rd_write_str(top, "fence/in.txt", "inside\n"));
+  g_free(rd_write_str(top, "fence/.env", "KEY=1\n"));
+  g_free(rd_write_str(top, "fence/cfg/notes-real.txt", "real notes\n"));
+  g_free(rd_write_str(top, "fence/secrets/token", "token\n"));
+  g_free(rd_write_str(top, "fence/public/x.txt", "public x\n"));
+  g_free(rd_write_str(top, "fence/public/y.txt", "public y\n"));
+  g_free(rd_write_str(top, "out/secret.txt", "outside\n"));
+  g_free(rd_write_str(top, "fence/.git/config", "[core]\n"));
+  ck_assert_int_eq(g_mkdir_with_parents(adir, 0700), 0);
+  ck_assert_int_eq(g_mkdir_with_parents(env_dir, 0700), 0);
+  ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+  for (size_t i = 0; i < G_N_ELEMENTS(links); i++) {
+    g_autofree char *at = g_build_filename(top, links[i][1], NULL);
+
+    ck_assert_int_eq(symlink(links[i][0], at), 0);
+  }
+}
+
+/* The fence's exclude patterns, as the daemon's and the CLI's. */
+static const char *const fence_exclude[] = {".env", "secrets/*", "private/*"};
+
+/* One path read in the fence: its code, or NULL and the first line of its text. */
+typedef struct {
+  const char *path; /* relative to the root, or "@" and a path relative to top */
+  const char *code;
+  const char *text;
+  bool outside; /* refused for lying outside: in the same words as every such refusal */
+} FenceCase;
+
+/* Paths with no symlink on the way (judged as written) and paths through links, "..", "//" and
+ * "/./" (resolved first): each case as the resolved path has it. */
+static const FenceCase fence_cases[] = {
+    {"in.txt", NULL, "inside", false},
+    {"@fence/in.txt", NULL, "inside", false},
+    {".env", "ACCESS_DENIED", NULL, false},
+    {"@fence/.env", "ACCESS_DENIED", NULL, false},
+    {"notes.txt", "ACCESS_DENIED", NULL, false}, /* a link to .env: its real name counts */
+    {"cfg/.env", "ACCESS_DENIED", NULL, false},  /* a link from .env: its given name counts */
+    {"cfg/notes-real.txt", NULL, "real notes", false},
+    {"secrets/token", "ACCESS_DENIED", NULL, false},
+    {"@fence//secrets/token", "ACCESS_DENIED", NULL, false},
+    {"@fence/./secrets/token", "ACCESS_DENIED", NULL, false},
+    {"@fence/public/../secrets/token", "ACCESS_DENIED", NULL, false},
+    {"pub/token", "ACCESS_DENIED", NULL, false}, /* its real path is in secrets/ */
+    {"secrets/x.txt", NULL, "public x", false},  /* its real path is public/x.txt */
+    {"private/y.txt", NULL, "public y", false},  /* private -> public */
+    {"@out/secret.txt", "ACCESS_DENIED", NULL, true},
+    {"@out/nope.txt", "ACCESS_DENIED", NULL, true},
+    {"@out", "ACCESS_DENIED", NULL, true},
+    {"@fence/../out/secret.txt", "ACCESS_DENIED", NULL, true},
+    {"escape.txt", "ACCESS_DENIED", NULL, true},
+    {"outdir/secret.txt", "ACCESS_DENIED", NULL, true},
+    {"@fence/adir/../in.txt", NULL, "inside", false},
+    {"@fence//in.txt", NULL, "inside", false},
+    {"@fence/./in.txt", NULL, "inside", false},
+    {"@fence/in.txt/", "FILE_NOT_FOUND", NULL, false},
+    {"@fence-link/in.txt", NULL, "inside", false},
+    {"@fence-link/.env", "ACCESS_DENIED", NULL, false},
+    {"@fence-link/secrets/token", "ACCESS_DENIED", NULL, false},
+    {".git/config", "ACCESS_DENIED", NULL, false},
+    {"conf/.env", "ACCESS_DENIED", NULL, false}, /* excluded before it is said to be a folder */
+    {"@fence/conf/.env/", "ACCESS_DENIED", NULL, false},
+    {"@fence/conf/.env/.", "ACCESS_DENIED", NULL, false},
+    {"adir", "IS_DIRECTORY", NULL, false},
+    {"@fence/adir/", "IS_DIRECTORY", NULL, false},
+    {"pipe", "NOT_REGULAR_FILE", NULL, false},
+    {"missing.txt", "FILE_NOT_FOUND", NULL, false},
+};
+
+/* fence_cases' paths, those starting with "@" made absolute under top. g_ptr_array_unref. */
+static GPtrArray *fence_paths(const char *top) {
+  GPtrArray *a = g_ptr_array_new_with_free_func(g_free);
+
+  for (size_t i = 0; i < G_N_ELEMENTS(fence_cases); i++) {
+    const char *p = fence_cases[i].path;
+
+    g_ptr_array_add(a, p[0] == '@' ? g_strconcat(top, "/", p + 1, NULL) : g_strdup(p));
+  }
+  return a;
+}
+
+/* Checks a read of fence_paths() (`face` in messages): each code and text as fence_cases say,
+ * a refused file's size unsaid, every refusal for the outside in the same words. */
+static void assert_fence(RdResult *r, const char *face) {
+  const char *outside_error = NULL;
+
+  ck_assert_uint_eq(json_array_get_length(r->files), G_N_ELEMENTS(fence_cases));
+  for (guint i = 0; i < G_N_ELEMENTS(fence_cases); i++) {
+    const FenceCase *c = &fence_cases[i];
+    const char *code = rd_file_str(r, i, "code"), *error = rd_file_str(r, i, "error");
+
+    ck_assert_msg(g_strcmp0(code, c->code) == 0, "%s: %s: code %s (%s), expected %s", face, c->path,
+                  code ? code : "(none)", error ? error : "read", c->code);
+    if (c->code == NULL) {
+      g_auto(GStrv) t = rd_text_lines(r, i);
+      g_autofree char *want = g_strdup_printf("     1\t%s", c->text);
+
+      ck_assert_msg(t[0] != NULL && strcmp(t[0], want) == 0, "%s: %s shows '%s', expected '%s'",
+                    face, c->path, t[0] ? t[0] : "", want);
+      continue;
+    }
+    ck_assert_msg(error != NULL && *error != '\0', "%s: %s: no message", face, c->path);
+    if (strcmp(c->code, "ACCESS_DENIED") == 0)
+      ck_assert_msg(!json_object_has_member(rd_file(r, i), "bytes"), "%s: %s: its size leaked",
+                    face, c->path);
+    if (c->outside && outside_error == NULL)
+      outside_error = error;
+    if (c->outside)
+      ck_assert_msg(strcmp(error, outside_error) == 0, "%s: %s: '%s', not '%s'", face, c->path,
+                    error, outside_error);
+  }
+}
+
+/* A connection to the daemon fenced in top/fence (rootPath, confineToRoot, fence_exclude). */
+static RdConn *fence_conn(const char *top) {
+  g_autofree char *root = g_build_filename(top, "fence", NULL), *q = rd_json_quote(root);
+  g_autofree char *init = g_strdup_printf("{\"rootPath\":%s,\"confineToRoot\":true,"
+                                          "\"exclude\":[\"%s\",\"%s\",\"%s\"]}",
+                                          q, fence_exclude[0], fence_exclude[1], fence_exclude[2]);
+  RdConn *c = rd_conn_new(dmn->sock);
+  JsonNode *m = rd_conn_call(c, "initialize", init);
+
+  ck_assert_int_eq(rd_error_code(m), 0);
+  json_node_unref(m);
+  return c;
+}
+
+/* The fence's verdicts over the socket and through `readerd read --root --exclude`: every path
+ * judged as its real path has it, whether the reader could take it as written (no symlink on
+ * the way) or had to resolve it. */
+START_TEST(files_fence_verdicts) {
+  g_autoptr(GPtrArray) paths = NULL, argv = g_ptr_array_new();
+  g_autofree char *root = g_build_filename(dmn->dir, "fence", NULL);
+  RdConn *c;
+  RdResult *r;
+  RdRun run;
+
+  fence_tree(dmn->dir);
+  paths = fence_paths(dmn->dir);
+  c = fence_conn(dmn->dir);
+  r = rd_read_paths(c, (const char *const *)paths->pdata, paths->len, NULL);
+  assert_fence(r, "daemon");
+  rd_result_free(r);
+  rd_conn_free(c);
+
+  g_ptr_array_add(argv, (char *)rd_readerd());
+  g_ptr_array_add(argv, "read");
+  g_ptr_array_add(argv, "--json");
+  g_ptr_array_add(argv, "--no-expand");
+  g_ptr_array_add(argv, "--root");
+  g_ptr_array_add(argv, root);
+  for (size_t i = 0; i < G_N_ELEMENTS(fence_exclude); i++) {
+    g_ptr_array_add(argv, "--exclude");
+    g_ptr_array_add(argv, (char *)fence_exclude[i]);
+  }
+  g_ptr_array_add(argv, "--");
+  for (guint i = 0; i < paths->len; i++)
+    g_ptr_array_add(argv, paths->pdata[i]);
+  g_ptr_array_add(argv, NULL);
+  rd_run(dmn->dir, (const char *const *)argv->pdata, NULL, 0, 30000, &run);
+  ck_assert_msg(run.code == 1, "readerd read exited %d: %s", run.code, run.err);
+  r = rd_result_from_json(run.out, run.out_len);
+  assert_fence(r, "cli");
+  rd_result_free(r);
+  rd_run_clear(&run);
+}
+END_TEST
+
+/* True while pid sleeps in an open(2) waiting for the other end of a FIFO: the system call it
+ * sleeps in, and where in the kernel when that is said. */
+static bool blocked_in_open(GPid pid) {
+  g_autofree char *path = g_strdup_printf("/proc/%d/syscall", (int)pid), *text = NULL;
+  g_autofree char *wchan_path = g_strdup_printf("/proc/%d/wchan", (int)pid), *wchan = NULL;
+  char *end;
+  long nr;
+
+  if (!g_file_get_contents(path, &text, NULL, NULL))
+    return false;
+  nr = strtol(text, &end, 10);
+  if (end == text || nr != SYS_openat)
+    return false;
+  /* "0" when the kernel does not say. */
+  return !g_file_get_contents(wchan_path, &wchan, NULL, NULL) || strcmp(wchan, "0") == 0 ||
+         strcmp(wchan, "wait_for_partner") == 0;
+}
+
+/* A FIFO in the fence is NOT_REGULAR_FILE and is never opened: a writer waiting in open(2) for
+ * a reader still waits after the read (any open of the FIFO for reading, even for an instant,
+ * would have let it through), and a writer's non-blocking open finds no reader. */
+START_TEST(files_fence_fifo_unopened) {
+  g_autofree char *fifo = g_build_filename(dmn->dir, "fence", "pipe", NULL);
+  g_autofree char *probe = g_strdup_printf("/proc/%d/syscall", (int)getpid());
+  const char *const sh[] = {"/bin/sh", "-c", "exec 3>\"$0\"", fifo, NULL};
+  const char *const paths[] = {"pipe", fifo, "adir"};
+  gint64 deadline = g_get_monotonic_time() + 30 * G_USEC_PER_SEC;
+  RdConn *c;
+  RdResult *r;
+  GPid writer;
+  int fd, status = 0;
+
+  if (!g_file_test(probe, G_FILE_TEST_EXISTS))
+    SKIP_CASE("files_fence_fifo_unopened: no /proc/PID/syscall to see a writer wait in open(2)");
+  fence_tree(dmn->dir);
+  writer = rd_spawn(dmn->dir, sh, -1, -1, -1);
+  while (!blocked_in_open(writer)) {
+    ck_assert_msg(!rd_wait_pid(writer, 5, &status), "the writer ended (%d) before the read",
+                  rd_exit_code(status));
+    ck_assert_msg(g_get_monotonic_time() < deadline, "the writer never waited in open(2)");
+  }
+  c = fence_conn(dmn->dir);
+  r = rd_read_paths(c, paths, G_N_ELEMENTS(paths), NULL);
+  ck_assert_str_eq(rd_file_str(r, 0, "code"), "NOT_REGULAR_FILE");
+  ck_assert_str_eq(rd_file_str(r, 1, "code"), "NOT_REGULAR_FILE");
+  ck_assert_str_eq(rd_file_str(r, 2, "code"), "IS_DIRECTORY");
+  rd_result_free(r);
+  ck_assert_msg(blocked_in_open(writer), "the FIFO's writer got a reader: the FIFO was opened");
+  ck_assert(!rd_wait_pid(writer, 0, NULL));
+  fd = open(fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  ck_assert_msg(fd < 0 && errno == ENXIO, "a reader holds the FIFO open");
+  ck_assert_int_eq(kill(writer, SIGKILL), 0);
+  ck_assert(rd_wait_pid(writer, 30000, &status));
+  rd_conn_free(c);
+}
+END_TEST
+
+/* Copies of a full file past the answer's cap in a fenced workspace are only stat'ed, and the
+ * fence holds for the files after them: an excluded file and files outside the root (directly,
+ * through a link) are ACCESS_DENIED with no size, and the <Omitted> summary's bytes and tokens
+ * sum the files it may say something of, nothing of the refused ones. */
+START_TEST(files_fence_past_cap) {
+  enum { FULL = 700 };
+  g_autofree char *root = g_build_filename(dmn->dir, "fence", NULL), *full = NULL, *late = NULL;
+  g_autofree char *secret = NULL, *env = NULL;
+  const char *tail[] = {"late.txt", ".env", NULL, "escape.txt", "cfg/.env", NULL, "late.txt"};
+  GString *text = g_string_new(NULL);
+  GPtrArray *paths = g_ptr_array_new();
+  struct stat full_st, late_st;
+  int64_t want_bytes, want_tokens;
+  guint first, n;
+  RdConn *c;
+  RdResult *r;
+
+  fence_tree(dmn->dir);
+  for (int i = 0; i < 2000; i++)
+    g_string_append_printf(text, "%04d the quick brown fox jumps over the lazy dog once more\n", i);
+  full = rd_write_file(root, "full.txt", text->str, text->len);
+  late = rd_write_str(root, "late.txt", "package late\n\nfunc Late() {}\n");
+  secret = g_build_filename(dmn->dir, "out", "secret.txt", NULL);
+  env = g_build_filename(root, ".env", NULL);
+  tail[2] = secret;
+  tail[5] = env;
+  for (int i = 0; i < FULL; i++)
+    g_ptr_array_add(paths, "full.txt");
+  for (size_t i = 0; i < G_N_ELEMENTS(tail); i++)
+    g_ptr_array_add(paths, (char *)tail[i]);
+  n = paths->len;
+  c = fence_conn(dmn->dir);
+  r = rd_read_paths(c, (const char *const *)paths->pdata, n, NULL);
+  ck_assert_ptr_nonnull(r->summary);
+  first = (guint)rd_xml_prop_int(r->summary, "skip");
+  ck_assert_msg(first > 100 && first < FULL, "the cap cut at file %u of %u", first, n);
+  ck_assert_int_eq(rd_xml_prop_int(r->summary, "files"), n - first);
+  for (guint j = first; j < n; j++) {
+    const char *code = rd_file_str(r, j, "code"), *p = paths->pdata[j];
+    bool refused = j >= FULL && strcmp(p, "late.txt") != 0;
+
+    ck_assert_msg(g_strcmp0(code, refused ? "ACCESS_DENIED" : "FILE_TOO_LARGE") == 0,
+                  "files[%u] %s past the cap: %s", j, p, code);
+    ck_assert_msg(json_object_has_member(rd_file(r, j), "bytes") == !refused,
+                  "files[%u] %s past the cap: its size %s", j, p, refused ? "leaked" : "unsaid");
+  }
+  ck_assert_int_eq(stat(full, &full_st), 0);
+  ck_assert_int_eq(stat(late, &late_st), 0);
+  want_bytes = (int64_t)(FULL - first) * full_st.st_size + 2 * late_st.st_size;
+  want_tokens = (int64_t)(FULL - first) * (full_st.st_size / 4 + 1) + 2 * (late_st.st_size / 4 + 1);
+  ck_assert_int_eq(rd_xml_prop_int(r->summary, "bytes"), want_bytes);
+  ck_assert_int_eq(rd_xml_prop_int(r->summary, "tokensTotal"), want_tokens);
+  rd_result_free(r);
+  rd_conn_free(c);
+  g_ptr_array_free(paths, TRUE);
+  g_string_free(text, TRUE);
+}
+END_TEST
+
 static Suite *files_suite(void) {
   Suite *s = suite_create("files");
   TCase *tc = tcase_create("files");
@@ -1238,6 +1545,9 @@ static Suite *files_suite(void) {
   tcase_add_test(tc, files_image_too_large);
   tcase_add_test(tc, files_corpus_go);
   tcase_add_test(tc, files_relative_paths);
+  tcase_add_test(tc, files_fence_verdicts);
+  tcase_add_test(tc, files_fence_fifo_unopened);
+  tcase_add_test(tc, files_fence_past_cap);
   suite_add_tcase(s, tc);
   return s;
 }

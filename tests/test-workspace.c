@@ -1,4 +1,6 @@
-/* The workspace fence, on real files, symlinks and names in a temporary folder. */
+/* The workspace fence, on real files, symlinks and names in a temporary folder: its checks
+ * one by one, then its verdicts as the reader gives them, by whichever way it takes (a plain
+ * path with no symlink on the way judged as written, any other resolved). */
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -10,6 +12,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
+#include "daemon/readers/reader.h"
 #include "daemon/readers/workspace.h"
 #include "tests/lib/check-run.h"
 
@@ -81,6 +84,57 @@ static const char *verdict(const Workspace *ws, const char *path) {
   file_result_clear(&a);
   file_result_clear(&b);
   return code;
+}
+
+/* What the reader says of `path` (relative to the workspace's root unless absolute; an
+ * expansion's file when expanded): reader_read()'s code, or NULL when it read the file, its
+ * text then in *ret_content (g_free; may be NULL). *ret_error (g_free; may be NULL) gets the
+ * message of a refusal. A measure with a head and one without (a file past the answer's cap,
+ * only stat'ed) must give the same code, and neither says a refused file's size. */
+static const char *read_as(const Workspace *ws, const char *path, bool expanded, char **ret_content,
+                           char **ret_error) {
+  ReaderOptions o = {.path = path, .offset = 1, .limit = 2000, .expanded = expanded};
+  FileResult r = {0}, head = {0}, stat_only = {0};
+  ReaderSample s;
+  const char *code;
+
+  reader_read(&o, ws, NULL, &r);
+  code = r.code;
+  (void)reader_measure(&o, ws, NULL, READER_SAMPLE_SIZE, &head, &s);
+  (void)reader_measure(&o, ws, NULL, 0, &stat_only, &s);
+  ck_assert_msg(g_strcmp0(head.code, code) == 0 && g_strcmp0(stat_only.code, code) == 0,
+                "%s: read %s, measured %s, stat'ed %s", path, code, head.code, stat_only.code);
+  if (code != NULL) {
+    ck_assert_msg(r.error != NULL && *r.error != '\0', "%s: %s without a message", path, code);
+    ck_assert_msg(r.bytes == -1 && stat_only.bytes == -1, "%s: %s, yet its size was said", path,
+                  code);
+  } else {
+    ck_assert_int_eq(stat_only.bytes, r.bytes);
+  }
+  if (ret_content != NULL)
+    *ret_content = code == NULL ? g_strndup(r.content, r.content_len) : NULL;
+  if (ret_error != NULL)
+    *ret_error = g_strdup(r.error);
+  file_result_clear(&r);
+  file_result_clear(&head);
+  file_result_clear(&stat_only);
+  return code;
+}
+
+/* Checks that the reader refuses path with `code`. */
+static void assert_read_code(const Workspace *ws, const char *path, const char *code) {
+  const char *got = read_as(ws, path, false, NULL, NULL);
+
+  ck_assert_msg(g_strcmp0(got, code) == 0, "%s: %s, expected %s", path, got ? got : "read", code);
+}
+
+/* Checks that the reader reads path, and that its text is `text`. */
+static void assert_read_text(const Workspace *ws, const char *path, const char *text) {
+  g_autofree char *content = NULL;
+  const char *got = read_as(ws, path, false, &content, NULL);
+
+  ck_assert_msg(got == NULL, "%s: %s, expected it read", path, got);
+  ck_assert_msg(g_strcmp0(content, text) == 0, "%s reads '%s', expected '%s'", path, content, text);
 }
 
 static Workspace *make(const char *r, bool confine, const char *const *exclude) {
@@ -394,6 +448,205 @@ START_TEST(workspace_git_folder_confined) {
 }
 END_TEST
 
+/* The reader's verdicts, whichever way it takes: a plain path with no symlink on the way is
+ * judged as written, any other is resolved first. Each case below has to come out as the
+ * resolved path would have it. */
+
+/* A name pattern refuses a file by the name it is read under and by its real name: a link
+ * notes.txt to .env and a link .env to a harmless file are both refused; a hard link is a name
+ * of its own. */
+START_TEST(workspace_read_names_real_and_given) {
+  static const char *const ex[] = {".env", NULL};
+  Workspace *ws = make(root, true, ex);
+  g_autofree char *cfg = at("ws/cfg"), *env = at("ws/.env"), *hard = at("ws/hard-notes.txt");
+  g_autofree char *abs_env = at("ws/.env"), *abs_link = at("ws/cfg/.env");
+
+  ck_assert_int_eq(g_mkdir(cfg, 0700), 0);
+  put("ws/cfg/notes-real.txt", "real notes\n");
+  link_to("notes-real.txt", "ws/cfg/.env");
+  ck_assert_int_eq(link(env, hard), 0);
+  assert_read_code(ws, ".env", CODE_ACCESS_DENIED);
+  assert_read_code(ws, abs_env, CODE_ACCESS_DENIED);
+  assert_read_code(ws, "notes.txt", CODE_ACCESS_DENIED);
+  assert_read_code(ws, "cfg/.env", CODE_ACCESS_DENIED);
+  assert_read_code(ws, abs_link, CODE_ACCESS_DENIED);
+  assert_read_code(ws, "src/.env", CODE_ACCESS_DENIED); /* missing: refused all the same */
+  assert_read_text(ws, "cfg/notes-real.txt", "real notes\n");
+  assert_read_text(ws, "hard-notes.txt", "KEY=1\n");
+  assert_read_text(ws, "src/main.c", "int main;\n");
+  workspace_unref(ws);
+}
+END_TEST
+
+/* A pattern with '/' is matched against the real path below the root, not the path as
+ * written: a folder link pub -> secrets leads into secrets/ and is refused; secrets/x.txt, a
+ * link to public/x.txt, and private/y.txt, below a folder link private -> public, are public
+ * files and read. A path spelled with "//", "/./" or ".." is judged where it lands. */
+START_TEST(workspace_read_path_patterns_on_real_path) {
+  static const char *const ex[] = {"secrets/*", "private/*", NULL};
+  g_autofree char *pub = at("ws/public");
+  g_autofree char *dslash = g_strdup_printf("%s//secrets/token", root);
+  g_autofree char *dot = g_strdup_printf("%s/./secrets/token", root);
+  g_autofree char *dotdot = g_strdup_printf("%s/public/../secrets/token", root);
+  g_autofree char *dotdot_in = g_strdup_printf("%s/secrets/../public/y.txt", root);
+
+  ck_assert_int_eq(g_mkdir(pub, 0700), 0);
+  put("ws/public/x.txt", "public x\n");
+  put("ws/public/y.txt", "public y\n");
+  link_to("../public/x.txt", "ws/secrets/x.txt");
+  link_to("secrets", "ws/pub");
+  link_to("public", "ws/private");
+  for (int confine = 0; confine <= 1; confine++) {
+    Workspace *ws = make(root, confine, ex);
+
+    assert_read_code(ws, "secrets/token", CODE_ACCESS_DENIED);
+    assert_read_code(ws, "pub/token", CODE_ACCESS_DENIED);
+    assert_read_code(ws, "secrets/none", CODE_ACCESS_DENIED);
+    assert_read_code(ws, dslash, CODE_ACCESS_DENIED);
+    assert_read_code(ws, dot, CODE_ACCESS_DENIED);
+    assert_read_code(ws, dotdot, CODE_ACCESS_DENIED);
+    assert_read_text(ws, "secrets/x.txt", "public x\n");
+    assert_read_text(ws, "private/y.txt", "public y\n");
+    assert_read_text(ws, "public/y.txt", "public y\n");
+    assert_read_text(ws, dotdot_in, "public y\n");
+    workspace_unref(ws);
+  }
+}
+END_TEST
+
+/* Confined: whatever lies outside (a file, a missing one, a folder, a FIFO, a folder whose name
+ * starts like the root's), named directly, by "..", through a link to a file or a folder, gets
+ * one answer in the same words. A path that leaves the root and comes back, or is spelled with
+ * "//" or "/./", is read where it lands; one that names a file as a folder is not found. */
+START_TEST(workspace_read_confined_outside) {
+  Workspace *ws = make(root, true, NULL);
+  g_autofree char *secret = at("outside/secret.txt"), *missing = at("outside/nope.txt");
+  g_autofree char *out_dir = at("outside"), *fifo = at("outside/pipe"), *twin = at("ws2");
+  g_autofree char *twin_file = at("ws2/f.txt"), *git = at("ws/.git");
+  g_autofree char *climb = g_strdup_printf("%s/../outside/secret.txt", root);
+  g_autofree char *back = g_strdup_printf("%s/src/../src/main.c", root);
+  g_autofree char *dslash = g_strdup_printf("%s//src//main.c", root);
+  g_autofree char *dot = g_strdup_printf("%s/src/./main.c", root);
+  g_autofree char *slash_end = g_strdup_printf("%s/src/main.c/", root);
+  g_autofree char *dot_end = g_strdup_printf("%s/src/main.c/.", root);
+  g_autofree char *root_slash = g_strdup_printf("%s/", root);
+  g_autofree char *first = NULL;
+  const char *const outside[] = {secret,
+                                 missing,
+                                 out_dir,
+                                 fifo,
+                                 twin_file,
+                                 climb,
+                                 "escape.txt",
+                                 "outdir",
+                                 "outdir/secret.txt",
+                                 "../outside/secret.txt"};
+
+  ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+  ck_assert_int_eq(g_mkdir(twin, 0700), 0);
+  put("ws2/f.txt", "twin\n");
+  ck_assert_int_eq(g_mkdir(git, 0700), 0);
+  put("ws/.git/config", "[core]\n");
+  for (size_t i = 0; i < G_N_ELEMENTS(outside); i++) {
+    g_autofree char *error = NULL;
+    const char *code = read_as(ws, outside[i], false, NULL, &error);
+
+    ck_assert_msg(g_strcmp0(code, CODE_ACCESS_DENIED) == 0, "%s: %s", outside[i], code);
+    if (first == NULL)
+      first = g_strdup(error);
+    ck_assert_msg(strcmp(error, first) == 0, "%s: '%s', where %s had '%s'", outside[i], error,
+                  outside[0], first);
+  }
+  assert_read_code(ws, ".git/config", CODE_ACCESS_DENIED);
+  assert_read_text(ws, back, "int main;\n");
+  assert_read_text(ws, "src/deep/../main.c", "int main;\n");
+  assert_read_text(ws, dslash, "int main;\n");
+  assert_read_text(ws, dot, "int main;\n");
+  assert_read_code(ws, slash_end, CODE_FILE_NOT_FOUND);
+  assert_read_code(ws, dot_end, CODE_FILE_NOT_FOUND);
+  assert_read_code(ws, "src/nope.txt", CODE_FILE_NOT_FOUND);
+  assert_read_code(ws, root, CODE_IS_DIRECTORY);
+  assert_read_code(ws, root_slash, CODE_IS_DIRECTORY);
+  assert_read_code(ws, "src", CODE_IS_DIRECTORY);
+  workspace_unref(ws);
+}
+END_TEST
+
+/* A root given through a symlink: the files under it read, by the link's path and by the real
+ * one, and the fence holds by either. */
+START_TEST(workspace_read_root_through_link) {
+  static const char *const ex[] = {".env", "secrets/*", NULL};
+  g_autofree char *via = at("ws-link"), *real_main = at("ws/src/main.c");
+  g_autofree char *real_env = at("ws/.env"), *real_token = at("ws/secrets/token");
+  g_autofree char *via_main = at("ws-link/src/main.c"), *via_env = at("ws-link/.env");
+  g_autofree char *secret = at("outside/secret.txt");
+  Workspace *ws;
+
+  link_to("ws", "ws-link");
+  ws = make(via, true, ex);
+  assert_read_text(ws, "src/main.c", "int main;\n");
+  assert_read_text(ws, "main-link.c", "int main;\n");
+  assert_read_text(ws, real_main, "int main;\n");
+  assert_read_text(ws, via_main, "int main;\n");
+  assert_read_code(ws, ".env", CODE_ACCESS_DENIED);
+  assert_read_code(ws, "notes.txt", CODE_ACCESS_DENIED);
+  assert_read_code(ws, "secrets/token", CODE_ACCESS_DENIED);
+  assert_read_code(ws, real_env, CODE_ACCESS_DENIED);
+  assert_read_code(ws, via_env, CODE_ACCESS_DENIED);
+  assert_read_code(ws, real_token, CODE_ACCESS_DENIED);
+  assert_read_code(ws, "escape.txt", CODE_ACCESS_DENIED);
+  assert_read_code(ws, secret, CODE_ACCESS_DENIED);
+  workspace_unref(ws);
+}
+END_TEST
+
+/* What is not a regular file: a FIFO inside is NOT_REGULAR_FILE and is never opened (after the
+ * read, no reader holds it: a writer's non-blocking open finds none), a folder IS_DIRECTORY;
+ * an excluded FIFO or folder is refused before its kind is said, however the folder's path is
+ * spelled. */
+START_TEST(workspace_read_not_regular) {
+  static const char *const ex[] = {"*.pem", "secrets", NULL};
+  Workspace *ws = make(root, true, ex);
+  g_autofree char *pipe = at("ws/pipe"), *pem = at("ws/pipe.pem");
+  g_autofree char *sec_slash = g_strdup_printf("%s/secrets/", root);
+  g_autofree char *sec_dot = g_strdup_printf("%s/secrets/.", root);
+  g_autofree char *src_slash = g_strdup_printf("%s/src/", root);
+  int fd;
+
+  ck_assert_int_eq(mkfifo(pipe, 0600), 0);
+  ck_assert_int_eq(mkfifo(pem, 0600), 0);
+  assert_read_code(ws, "pipe", CODE_NOT_REGULAR_FILE);
+  assert_read_code(ws, pipe, CODE_NOT_REGULAR_FILE);
+  fd = open(pipe, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  ck_assert_msg(fd < 0 && errno == ENXIO, "the FIFO is held open for reading");
+  assert_read_code(ws, "pipe.pem", CODE_ACCESS_DENIED);
+  assert_read_code(ws, "src", CODE_IS_DIRECTORY);
+  assert_read_code(ws, src_slash, CODE_IS_DIRECTORY);
+  assert_read_code(ws, "secrets", CODE_ACCESS_DENIED);
+  assert_read_code(ws, sec_slash, CODE_ACCESS_DENIED);
+  assert_read_code(ws, sec_dot, CODE_ACCESS_DENIED);
+  workspace_unref(ws);
+}
+END_TEST
+
+/* A file an expansion found is refused inside a .git folder, in a fenced workspace that is not
+ * confined too; the same file named by the client is read. */
+START_TEST(workspace_read_expansion_skips_git) {
+  static const char *const ex[] = {"*.pem", NULL};
+  Workspace *ws = make(root, false, ex);
+  g_autofree char *git = at("ws/.git"), *cfg = at("ws/.git/config"), *content = NULL;
+
+  ck_assert_int_eq(g_mkdir(git, 0700), 0);
+  put("ws/.git/config", "[core]\n");
+  ck_assert_str_eq(read_as(ws, cfg, true, NULL, NULL), CODE_ACCESS_DENIED);
+  ck_assert_str_eq(read_as(ws, ".git/config", true, NULL, NULL), CODE_ACCESS_DENIED);
+  ck_assert_ptr_null(read_as(ws, "src/main.c", true, &content, NULL));
+  ck_assert_str_eq(content, "int main;\n");
+  assert_read_text(ws, cfg, "[core]\n");
+  workspace_unref(ws);
+}
+END_TEST
+
 static Suite *workspace_suite(void) {
   Suite *s = suite_create("workspace");
   TCase *tc = tcase_create("core");
@@ -414,6 +667,12 @@ static Suite *workspace_suite(void) {
   tcase_add_test(tc, workspace_path_check_opens_nothing);
   tcase_add_test(tc, workspace_excluded_missing_is_denied);
   tcase_add_test(tc, workspace_git_folder_confined);
+  tcase_add_test(tc, workspace_read_names_real_and_given);
+  tcase_add_test(tc, workspace_read_path_patterns_on_real_path);
+  tcase_add_test(tc, workspace_read_confined_outside);
+  tcase_add_test(tc, workspace_read_root_through_link);
+  tcase_add_test(tc, workspace_read_not_regular);
+  tcase_add_test(tc, workspace_read_expansion_skips_git);
   suite_add_tcase(s, tc);
   return s;
 }
