@@ -350,15 +350,46 @@ out:
   return r;
 }
 
+/* True when no path expands: none is a folder, and none that names nothing is a glob. */
+static bool expansion_is_identity(const ReadParams *p, const PathProbe *probe) {
+  for (size_t i = 0; i < p->n_paths; i++)
+    if (probe[i].rc == 0 ? S_ISDIR(probe[i].st.st_mode) : glob_has_magic(p->paths[i].path))
+      return false;
+  return true;
+}
+
+/* The expansion of paths none of which expands: p's own paths stay (paths NULL, see
+ * expansion_take_paths), an item each with its probe. */
+static void expansion_identity(const ReadParams *p, const PathProbe *probe, Expansion *ret) {
+  ret->paths = NULL;
+  ret->n_paths = p->n_paths;
+  ret->items = g_new0(ExpandItem, MAX(p->n_paths, 1));
+  for (size_t i = 0; i < p->n_paths; i++) {
+    ret->items[i].from = i;
+    ret->items[i].probed = probe[i].probed;
+    ret->items[i].probe = probe[i].st;
+  }
+}
+
 int expand_paths(const ReadParams *p, const Workspace *ws, const atomic_bool *cancelled,
                  ExpandProbes *probes, Expansion *ret) {
-  /* Most paths are files: an entry each. */
-  GArray *specs = g_array_sized_new(FALSE, TRUE, sizeof(PathSpec), (guint)p->n_paths);
-  GArray *items = g_array_sized_new(FALSE, TRUE, sizeof(ExpandItem), (guint)p->n_paths);
   ExpandProbes *own = probes == NULL ? expand_probes_new(p, ws, cancelled) : NULL;
   const PathProbe *probe = expand_probes_wait(probes != NULL ? probes : own);
+  GArray *specs, *items;
   int r = 0;
 
+  if (cancelled != NULL && atomic_load(cancelled)) {
+    expand_probes_unref(own);
+    return -ECANCELED;
+  }
+  if (expansion_is_identity(p, probe)) {
+    expansion_identity(p, probe, ret);
+    expand_probes_unref(own);
+    return 0;
+  }
+  /* Most paths are files: an entry each. */
+  specs = g_array_sized_new(FALSE, TRUE, sizeof(PathSpec), (guint)p->n_paths);
+  items = g_array_sized_new(FALSE, TRUE, sizeof(ExpandItem), (guint)p->n_paths);
   for (size_t i = 0; i < p->n_paths && r == 0; i++) {
     /* Every later path keeps one entry at least. */
     size_t room = READ_MAX_PATHS - specs->len - (p->n_paths - i - 1);
@@ -378,6 +409,9 @@ int expand_paths(const ReadParams *p, const Workspace *ws, const atomic_bool *ca
 }
 
 void expansion_take_paths(Expansion *e, ReadParams *p) {
+  /* Nothing expanded: the paths are p's own. */
+  if (e->paths == NULL)
+    return;
   for (size_t i = 0; i < p->n_paths; i++) {
     g_free(p->paths[i].path);
     g_free(p->paths[i].pages);

@@ -36,7 +36,8 @@ typedef struct {
 } ExpandItem;
 
 typedef struct {
-  PathSpec *paths; /* the new paths[]; owned */
+  PathSpec *paths; /* the new paths[]; owned; NULL when no path expanded: they are the
+                      request's own */
   size_t n_paths;
   ExpandItem *items; /* n_paths of them; owned */
 } Expansion;
