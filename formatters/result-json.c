@@ -60,27 +60,50 @@ static inline char *escape_ascii(char *o, unsigned char c) {
 }
 
 #ifdef __SSE2__
-/* The bytes of v that need a look: a signed compare with 0x20 catches controls and non-ASCII
- * at once. */
-static inline unsigned json_stops(__m128i v) {
+/* The bytes of v that need a look, as a vector of 0xff lanes: a signed compare with 0x20 catches
+ * controls and non-ASCII at once. */
+static inline __m128i json_stops_vec(__m128i v) {
   const __m128i space = _mm_set1_epi8(0x20), quote = _mm_set1_epi8('"'),
                 bslash = _mm_set1_epi8('\\');
 
-  return (unsigned)_mm_movemask_epi8(_mm_or_si128(
-      _mm_cmplt_epi8(v, space), _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash))));
+  return _mm_or_si128(_mm_cmplt_epi8(v, space),
+                      _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)));
+}
+
+/* The same as a bit mask, bit j for byte j. */
+static inline unsigned json_stops(__m128i v) {
+  return (unsigned)_mm_movemask_epi8(json_stops_vec(v));
+}
+
+/* Escapes the 16 ASCII bytes at p, whose bytes that need a look are the bits of mask (not 0),
+ * at o; returns the end. The escapes are written one at a time: between two, the block's bytes
+ * from the last escape on are stored whole (16 at a time, so p[0..32) must be readable) and the
+ * cursor moves by the plain part. */
+static inline char *escape_block_each(char *o, const unsigned char *p, unsigned mask) {
+  unsigned prev = 0;
+
+  do {
+    unsigned j = (unsigned)__builtin_ctz(mask);
+
+    _mm_storeu_si128((__m128i *)(void *)o,
+                     _mm_loadu_si128((const __m128i *)(const void *)(p + prev)));
+    o = escape_ascii(o + (j - prev), p[j]);
+    prev = j + 1;
+    mask &= mask - 1;
+  } while (mask != 0);
+  _mm_storeu_si128((__m128i *)(void *)o,
+                   _mm_loadu_si128((const __m128i *)(const void *)(p + prev)));
+  return o + 16 - prev;
 }
 
 /* Escapes whole 16-byte blocks of ASCII from u[*i] while *i + 16 <= end (and 32 bytes can be
- * loaded: *i + 32 <= len), returning the new o; stops at a block with non-ASCII bytes. A block's
- * escapes are written without reloading it for each: between two, the block's bytes from the
- * last escape on are stored whole (16 at a time) and the cursor moves by the plain part. Code has
- * an escape every few bytes (tabs, newlines, quotes), so this is the common case. */
+ * loaded: *i + 32 <= len), returning the new o; stops at a block with non-ASCII bytes. */
 static char *escape_blocks(char *o, const unsigned char *u, size_t *i, size_t end, size_t len) {
   size_t k = *i;
 
   while (k + 16 <= end && k + 32 <= len) {
     __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(u + k));
-    unsigned mask = json_stops(v), prev = 0;
+    unsigned mask = json_stops(v);
 
     _mm_storeu_si128((__m128i *)(void *)o, v);
     if (mask == 0) {
@@ -90,18 +113,7 @@ static char *escape_blocks(char *o, const unsigned char *u, size_t *i, size_t en
     }
     if (_mm_movemask_epi8(v) != 0)
       break;
-    do {
-      unsigned j = (unsigned)__builtin_ctz(mask);
-
-      _mm_storeu_si128((__m128i *)(void *)o,
-                       _mm_loadu_si128((const __m128i *)(const void *)(u + k + prev)));
-      o = escape_ascii(o + (j - prev), u[k + j]);
-      prev = j + 1;
-      mask &= mask - 1;
-    } while (mask != 0);
-    _mm_storeu_si128((__m128i *)(void *)o,
-                     _mm_loadu_si128((const __m128i *)(const void *)(u + k + prev)));
-    o += 16 - prev;
+    o = escape_block_each(o, u + k, mask);
     k += 16;
   }
   *i = k;
@@ -109,13 +121,166 @@ static char *escape_blocks(char *o, const unsigned char *u, size_t *i, size_t en
 }
 #endif
 
+/* SSSE3's pshufb writes a block whose escapes all have a short form in one go, and AVX2 two
+ * blocks at once; chosen at run time, as the build targets baseline x86-64. */
+#if defined(__SSE2__) && (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#define ESCAPE_SHUFFLE 1
+#include <immintrin.h>
+
+/* For each mask m of the bytes of an 8-byte half that take a short escape: the pshufb indices
+ * that write the half from a vector holding the half with '\\' in place of those bytes (lanes
+ * 0-7) and their letters (lanes 8-15), each such byte becoming '\\' and its letter; and the
+ * length that writes, 8 plus the bits of m. Filled once (escape_best()). */
+static uint8_t escape_shuffle[256][16] __attribute__((aligned(16)));
+static uint8_t escape_shuffle_len[256];
+
+/* The shuffle of mask m, as a vector. */
+static inline __m128i escape_shuffle_of(unsigned m) {
+  return _mm_load_si128((const __m128i *)(const void *)escape_shuffle[m]);
+}
+
+static void escape_shuffle_fill(void) {
+  for (unsigned m = 0; m < 256; m++) {
+    unsigned p = 0;
+
+    memset(escape_shuffle[m], 0x80, sizeof(escape_shuffle[m]));
+    for (unsigned j = 0; j < 8; j++) {
+      escape_shuffle[m][p++] = (uint8_t)j;
+      if (m & (1u << j))
+        escape_shuffle[m][p++] = (uint8_t)(8 + j);
+    }
+    escape_shuffle_len[m] = (uint8_t)p;
+  }
+}
+
+/* The letters of the short escapes of the controls below 0x10 (\b \t \n \f \r), by low nibble. */
+#define CTL_LETTERS 0, 0, 0, 0, 0, 0, 0, 0, 'b', 't', 'n', 0, 'f', 'r', 0, 0
+
+/* Escapes the 16 bytes at p, whose bytes that need a look are the bits of mask (not 0), at *o
+ * when they are ASCII; returns false, writing nothing, when they are not. A block whose escapes
+ * all have a short form (\t \n \r \b \f \" \\: code's tabs, newlines and quotes) is written
+ * without a loop over its escapes: the letters are looked up with pshufb, the escaped bytes
+ * become '\\' (the largest byte that can be escaped, hence max), and each 8-byte half is spread
+ * out with the shuffle of its mask. A block of ASCII with a \u00XX escape goes one escape at
+ * a time when p[0..32) can be read (end_ok), and is left (false) when not. */
+static inline __attribute__((target("ssse3"), always_inline)) bool
+escape_block_ssse3(char **o, const unsigned char *p, __m128i v, __m128i stops, unsigned mask,
+                   bool end_ok) {
+  const __m128i ctl = _mm_setr_epi8(CTL_LETTERS), bslash = _mm_set1_epi8('\\');
+  __m128i quotes = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, bslash));
+  /* Non-ASCII bytes are below 0x10 signed, and pshufb gives 0 for them. */
+  __m128i letters =
+      _mm_or_si128(_mm_and_si128(_mm_shuffle_epi8(ctl, v), _mm_cmplt_epi8(v, _mm_set1_epi8(0x10))),
+                   _mm_and_si128(v, quotes));
+  __m128i first;
+
+  if (((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(letters, _mm_setzero_si128())) & mask) != 0) {
+    if (_mm_movemask_epi8(v) != 0 || !end_ok)
+      return false;
+    *o = escape_block_each(*o, p, mask);
+    return true;
+  }
+  first = _mm_max_epu8(v, _mm_and_si128(stops, bslash));
+  _mm_storeu_si128((__m128i *)(void *)*o, _mm_shuffle_epi8(_mm_unpacklo_epi64(first, letters),
+                                                           escape_shuffle_of(mask & 255)));
+  *o += escape_shuffle_len[mask & 255];
+  _mm_storeu_si128((__m128i *)(void *)*o, _mm_shuffle_epi8(_mm_unpackhi_epi64(first, letters),
+                                                           escape_shuffle_of(mask >> 8)));
+  *o += escape_shuffle_len[mask >> 8];
+  return true;
+}
+
+/* escape_blocks() with escape_block_ssse3(): 16-byte blocks while *i + 16 <= end; only the
+ * blocks that go one escape at a time need *i + 32 <= len. */
+static __attribute__((target("ssse3"))) char *
+escape_blocks_ssse3(char *o, const unsigned char *u, size_t *i, size_t end, size_t len) {
+  size_t k = *i;
+
+  while (k + 16 <= end) {
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(u + k));
+    __m128i stops = json_stops_vec(v);
+    unsigned mask = (unsigned)_mm_movemask_epi8(stops);
+
+    if (mask == 0) {
+      _mm_storeu_si128((__m128i *)(void *)o, v);
+      o += 16;
+    } else if (!escape_block_ssse3(&o, u + k, v, stops, mask, k + 32 <= len)) {
+      break;
+    }
+    k += 16;
+  }
+  *i = k;
+  return o;
+}
+
+/* The same 32 bytes at a time: the letters and the masks of four halves at once, their
+ * shuffles two by two. A 32-byte block with a \u00XX escape or non-ASCII bytes, and the last
+ * 16, go through escape_blocks_ssse3(). */
+static __attribute__((target("avx2"))) char *escape_blocks_avx2(char *o, const unsigned char *u,
+                                                                size_t *i, size_t end, size_t len) {
+  const __m256i ctl = _mm256_setr_epi8(CTL_LETTERS, CTL_LETTERS), bslash = _mm256_set1_epi8('\\');
+  const __m256i space = _mm256_set1_epi8(0x20), sixteen = _mm256_set1_epi8(0x10),
+                quote = _mm256_set1_epi8('"');
+  size_t k = *i;
+
+  while (k + 32 <= end) {
+    __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(u + k));
+    __m256i quotes = _mm256_or_si256(_mm256_cmpeq_epi8(v, quote), _mm256_cmpeq_epi8(v, bslash));
+    __m256i stops = _mm256_or_si256(_mm256_cmpgt_epi8(space, v), quotes);
+    unsigned mask = (unsigned)_mm256_movemask_epi8(stops);
+    __m256i letters, first, lo, hi;
+
+    if (mask == 0) {
+      _mm256_storeu_si256((__m256i *)(void *)o, v);
+      o += 32;
+      k += 32;
+      continue;
+    }
+    letters = _mm256_or_si256(
+        _mm256_and_si256(_mm256_shuffle_epi8(ctl, v), _mm256_cmpgt_epi8(sixteen, v)),
+        _mm256_and_si256(v, quotes));
+    if (((unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(letters, _mm256_setzero_si256())) &
+         mask) != 0) {
+      size_t stop = k + 32;
+
+      o = escape_blocks_ssse3(o, u, &k, stop, len);
+      if (k < stop) {
+        *i = k; /* non-ASCII bytes, or the last bytes of s: the caller takes them */
+        return o;
+      }
+      continue;
+    }
+    first = _mm256_max_epu8(v, _mm256_and_si256(stops, bslash));
+    /* pshufb works within each 16-byte lane: lo holds halves 0 and 2, hi halves 1 and 3. */
+    lo = _mm256_shuffle_epi8(
+        _mm256_unpacklo_epi64(first, letters),
+        _mm256_setr_m128i(escape_shuffle_of(mask & 255), escape_shuffle_of((mask >> 16) & 255)));
+    hi = _mm256_shuffle_epi8(
+        _mm256_unpackhi_epi64(first, letters),
+        _mm256_setr_m128i(escape_shuffle_of((mask >> 8) & 255), escape_shuffle_of(mask >> 24)));
+    _mm_storeu_si128((__m128i *)(void *)o, _mm256_castsi256_si128(lo));
+    o += escape_shuffle_len[mask & 255];
+    _mm_storeu_si128((__m128i *)(void *)o, _mm256_castsi256_si128(hi));
+    o += escape_shuffle_len[(mask >> 8) & 255];
+    _mm_storeu_si128((__m128i *)(void *)o, _mm256_extracti128_si256(lo, 1));
+    o += escape_shuffle_len[(mask >> 16) & 255];
+    _mm_storeu_si128((__m128i *)(void *)o, _mm256_extracti128_si256(hi, 1));
+    o += escape_shuffle_len[mask >> 24];
+    k += 32;
+  }
+  *i = k;
+  return escape_blocks_ssse3(o, u, i, end, len);
+}
+#endif
+
 /* Copies the bytes a JSON string carries as they are from p to o, stopping at the first that
- * needs a look (at most n); returns how many. 16 bytes at a time: each block is stored whole
- * before its look (o has room for n bytes and more), and the cursor moves by its plain part. */
-static inline size_t json_copy_plain(char *o, const unsigned char *p, size_t n) {
+ * needs a look (at most n); returns how many. With simd, 16 bytes at a time: each block is
+ * stored whole before its look (o has room for n bytes and more), and the cursor moves by its
+ * plain part. */
+static inline size_t json_copy_plain(char *o, const unsigned char *p, size_t n, bool simd) {
   size_t i = 0;
 #ifdef __SSE2__
-  for (; i + 16 <= n; i += 16) {
+  for (; simd && i + 16 <= n; i += 16) {
     __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
     unsigned mask = json_stops(v);
 
@@ -123,6 +288,8 @@ static inline size_t json_copy_plain(char *o, const unsigned char *p, size_t n) 
     if (mask != 0)
       return i + (size_t)__builtin_ctz(mask);
   }
+#else
+  (void)simd;
 #endif
   for (; i < n && json_plain[p[i]]; i++)
     o[i] = (char)p[i];
@@ -136,10 +303,45 @@ static size_t escape_room(const GString *gs) {
   return free > ESCAPE_SLACK ? (free - ESCAPE_SLACK) / 6 : 0;
 }
 
-/* Appends s[0..len) to gs as the inside of a JSON string; see result-json.h. Works straight
- * in gs's buffer, with room reserved per step for the worst case (every byte a \u00XX): a step
- * takes what the room already allocated allows, so that gs grows only when it is nearly full. */
-void result_json_escape(GString *gs, const char *s, size_t len) {
+/* The paths this CPU has (bits by ResultJsonEscapePath) and the fastest of them; the first
+ * call also fills the shuffle tables. */
+static unsigned escape_have;
+static ResultJsonEscapePath escape_fastest;
+
+static ResultJsonEscapePath escape_best(void) {
+  static gsize ready;
+
+  if (g_once_init_enter(&ready)) {
+    unsigned paths = 1u << RESULT_JSON_ESCAPE_SCALAR;
+    ResultJsonEscapePath best = RESULT_JSON_ESCAPE_SCALAR;
+
+#ifdef __SSE2__
+    paths |= 1u << RESULT_JSON_ESCAPE_SSE2;
+    best = RESULT_JSON_ESCAPE_SSE2;
+#endif
+#ifdef ESCAPE_SHUFFLE
+    escape_shuffle_fill();
+    if (__builtin_cpu_supports("ssse3")) {
+      paths |= 1u << RESULT_JSON_ESCAPE_SSSE3;
+      best = RESULT_JSON_ESCAPE_SSSE3;
+      if (__builtin_cpu_supports("avx2")) {
+        paths |= 1u << RESULT_JSON_ESCAPE_AVX2;
+        best = RESULT_JSON_ESCAPE_AVX2;
+      }
+    }
+#endif
+    escape_have = paths;
+    escape_fastest = best;
+    g_once_init_leave(&ready, 1);
+  }
+  return escape_fastest;
+}
+
+/* Appends s[0..len) to gs as the inside of a JSON string through path, one this build and CPU
+ * have. Works straight in gs's buffer, with room reserved per step for the worst case (every
+ * byte a \u00XX): a step takes what the room already allocated allows, so that gs grows only
+ * when it is nearly full. */
+static void escape_steps(GString *gs, const char *s, size_t len, ResultJsonEscapePath path) {
   const unsigned char *u = (const unsigned char *)s;
   size_t i = 0;
 
@@ -154,12 +356,19 @@ void result_json_escape(GString *gs, const char *s, size_t len) {
       size_t n;
       unsigned char c;
 
+#ifdef ESCAPE_SHUFFLE
+      if (path == RESULT_JSON_ESCAPE_AVX2)
+        o = escape_blocks_avx2(o, u, &i, end, len);
+      else if (path == RESULT_JSON_ESCAPE_SSSE3)
+        o = escape_blocks_ssse3(o, u, &i, end, len);
+#endif
 #ifdef __SSE2__
-      o = escape_blocks(o, u, &i, end, len);
+      if (path == RESULT_JSON_ESCAPE_SSE2)
+        o = escape_blocks(o, u, &i, end, len);
       if (i == end)
         break;
 #endif
-      n = json_copy_plain(o, u + i, end - i);
+      n = json_copy_plain(o, u + i, end - i, path != RESULT_JSON_ESCAPE_SCALAR);
       o += n;
       i += n;
       if (i == end)
@@ -182,6 +391,23 @@ void result_json_escape(GString *gs, const char *s, size_t len) {
     }
     g_string_truncate(gs, (gsize)(o - gs->str));
   }
+}
+
+/* Appends s[0..len) to gs as the inside of a JSON string; see result-json.h. */
+void result_json_escape(GString *gs, const char *s, size_t len) {
+  escape_steps(gs, s, len, escape_best());
+}
+
+/* The same through a chosen path; see result-json.h. */
+bool result_json_escape_with(GString *gs, const char *s, size_t len, ResultJsonEscapePath path) {
+  ResultJsonEscapePath best = escape_best();
+
+  if (path == RESULT_JSON_ESCAPE_BEST)
+    path = best;
+  if ((unsigned)path >= 32 || (escape_have & (1u << path)) == 0)
+    return false;
+  escape_steps(gs, s, len, path);
+  return true;
 }
 
 /* Writes s[0..len) as a quoted JSON string into gs. */

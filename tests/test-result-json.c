@@ -565,6 +565,312 @@ START_TEST(result_json_escape_long_strings) {
 }
 END_TEST
 
+/* ---- every escaping path against a reference written from the JSON grammar ---- */
+
+/* The length of the well-formed UTF-8 sequence at s[0..len) by Unicode's table 3-7 (no
+ * overlong forms, surrogates or code points past U+10FFFF), 0 when there is none. */
+static size_t ref_utf8_len(const unsigned char *s, size_t len) {
+  unsigned char c = s[0], lo = 0x80, hi = 0xBF; /* the range of the second byte */
+  size_t n;
+
+  if (c >= 0xC2 && c <= 0xDF)
+    n = 2;
+  else if (c == 0xE0)
+    n = 3, lo = 0xA0;
+  else if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF)
+    n = 3;
+  else if (c == 0xED)
+    n = 3, hi = 0x9F;
+  else if (c == 0xF0)
+    n = 4, lo = 0x90;
+  else if (c >= 0xF1 && c <= 0xF3)
+    n = 4;
+  else if (c == 0xF4)
+    n = 4, hi = 0x8F;
+  else
+    return 0;
+  if (len < n || s[1] < lo || s[1] > hi)
+    return 0;
+  for (size_t k = 2; k < n; k++) {
+    if (s[k] < 0x80 || s[k] > 0xBF)
+      return 0;
+  }
+  return n;
+}
+
+/* What result_json_escape() must append for s[0..len), byte by byte: '"' and '\\' and the
+ * controls escaped (the short form where JSON has one, else \u00xx), other ASCII as it is,
+ * well-formed UTF-8 as it is, and U+FFFD for each byte that starts no well-formed sequence. */
+static GString *ref_escape(const char *s, size_t len) {
+  const unsigned char *u = (const unsigned char *)s;
+  GString *out = g_string_new(NULL);
+
+  for (size_t i = 0; i < len; i++) {
+    unsigned char c = u[i];
+    size_t n;
+
+    if (c == '"')
+      g_string_append(out, "\\\"");
+    else if (c == '\\')
+      g_string_append(out, "\\\\");
+    else if (c == '\b')
+      g_string_append(out, "\\b");
+    else if (c == '\f')
+      g_string_append(out, "\\f");
+    else if (c == '\n')
+      g_string_append(out, "\\n");
+    else if (c == '\r')
+      g_string_append(out, "\\r");
+    else if (c == '\t')
+      g_string_append(out, "\\t");
+    else if (c < 0x20)
+      g_string_append_printf(out, "\\u%04x", c);
+    else if (c < 0x80)
+      g_string_append_c(out, (char)c);
+    else if ((n = ref_utf8_len(u + i, len - i)) > 0) {
+      g_string_append_len(out, s + i, (gssize)n);
+      i += n - 1;
+    } else
+      g_string_append(out, FFFD);
+  }
+  return out;
+}
+
+static const ResultJsonEscapePath escape_paths[] = {
+    RESULT_JSON_ESCAPE_BEST, RESULT_JSON_ESCAPE_SCALAR, RESULT_JSON_ESCAPE_SSE2,
+    RESULT_JSON_ESCAPE_SSSE3, RESULT_JSON_ESCAPE_AVX2};
+
+/* Escapes s[0..len) through every path this machine has, after `prefix` bytes of a string first
+ * allocated with `alloc` bytes (which sets where the escaper's steps end), and compares each
+ * output with the reference, byte for byte. */
+static void check_escape_paths(const char *s, size_t len, size_t prefix, size_t alloc) {
+  GString *want = ref_escape(s, len);
+
+  for (size_t p = 0; p < G_N_ELEMENTS(escape_paths); p++) {
+    GString *out = g_string_sized_new(alloc);
+    size_t at = 0;
+
+    for (size_t k = 0; k < prefix; k++)
+      g_string_append_c(out, 'p');
+    if (!result_json_escape_with(out, s, len, escape_paths[p])) {
+      ck_assert_uint_eq(out->len, prefix);
+      g_string_free(out, TRUE);
+      continue;
+    }
+    while (at < want->len && prefix + at < out->len && out->str[prefix + at] == want->str[at])
+      at++;
+    ck_assert_msg(out->len == prefix + want->len && at == want->len,
+                  "path %d, input of %zu bytes (prefix %zu, alloc %zu): output differs at %zu "
+                  "of %zu (got %zu bytes)",
+                  (int)escape_paths[p], len, prefix, alloc, at, want->len, out->len - prefix);
+    g_string_free(out, TRUE);
+  }
+  g_string_free(want, TRUE);
+}
+
+START_TEST(result_json_escape_paths_available) {
+  GString *out = g_string_new(NULL);
+  bool ssse3 = false, avx2 = false;
+
+  /* The paths this machine must have, so that none goes untested silently; a path it has not
+   * appends nothing. */
+#if defined(__SSE2__) && (defined(__x86_64__) || defined(__i386__))
+  ssse3 = __builtin_cpu_supports("ssse3") != 0;
+  avx2 = ssse3 && __builtin_cpu_supports("avx2") != 0;
+#endif
+  ck_assert(result_json_escape_with(out, "a", 1, RESULT_JSON_ESCAPE_BEST));
+  ck_assert(result_json_escape_with(out, "b", 1, RESULT_JSON_ESCAPE_SCALAR));
+#ifdef __SSE2__
+  ck_assert(result_json_escape_with(out, "c", 1, RESULT_JSON_ESCAPE_SSE2));
+#else
+  ck_assert(!result_json_escape_with(out, "c", 1, RESULT_JSON_ESCAPE_SSE2));
+  g_string_append_c(out, 'c');
+#endif
+  ck_assert(result_json_escape_with(out, "d", 1, RESULT_JSON_ESCAPE_SSSE3) == ssse3);
+  if (!ssse3)
+    g_string_append_c(out, 'd');
+  ck_assert(result_json_escape_with(out, "e", 1, RESULT_JSON_ESCAPE_AVX2) == avx2);
+  if (!avx2)
+    g_string_append_c(out, 'e');
+  ck_assert(!result_json_escape_with(out, "f", 1, (ResultJsonEscapePath)99));
+  ck_assert_str_eq(out->str, "abcde");
+  g_string_free(out, TRUE);
+}
+END_TEST
+
+START_TEST(result_json_escape_every_byte_everywhere) {
+  char buf[64];
+
+  /* Each byte value at each place of the first three 16-byte blocks (and the first 32-byte
+   * one) of plain text. */
+  for (int c = 0; c < 256; c++) {
+    for (size_t off = 0; off < 48; off++) {
+      for (size_t k = 0; k < sizeof(buf); k++)
+        buf[k] = (char)('a' + k % 26);
+      buf[off] = (char)c;
+      check_escape_paths(buf, sizeof(buf), 0, 0);
+    }
+  }
+}
+END_TEST
+
+/* Appends one piece of a random input: mostly what code has (runs of plain text, tabs,
+ * newlines, quotes, backslashes), then other controls and valid and invalid UTF-8. */
+static void append_random_piece(GString *s, GRand *rand) {
+  static const char *const invalid[] = {"\x80",
+                                        "\xBF",
+                                        "\xC0\x80",
+                                        "\xC1\xBF",
+                                        "\xC3",
+                                        "\xE2\x82",
+                                        "\xED\xA0\x80",
+                                        "\xED\xBF\xBF",
+                                        "\xE0\x80\xAF",
+                                        "\xF0\x8F\xBF\xBF",
+                                        "\xF4\x90\x80\x80",
+                                        "\xF5\x80\x80\x80",
+                                        "\xF8",
+                                        "\xFE",
+                                        "\xFF",
+                                        "\xF0\x9F\x98",
+                                        "\xC3\xC3\xA9"};
+  int pick = g_rand_int_range(rand, 0, 100);
+
+  if (pick < 30) {
+    int n = g_rand_int_range(rand, 0, g_rand_boolean(rand) ? 6 : 40);
+
+    for (int k = 0; k < n; k++)
+      g_string_append_c(s, (char)g_rand_int_range(rand, 0x20, 0x7F));
+  } else if (pick < 45)
+    g_string_append_c(s, '\t');
+  else if (pick < 57)
+    g_string_append_c(s, '\n');
+  else if (pick < 65)
+    g_string_append_c(s, '"');
+  else if (pick < 71)
+    g_string_append_c(s, '\\');
+  else if (pick < 75)
+    g_string_append_c(s, "\r\b\f"[g_rand_int_range(rand, 0, 3)]);
+  else if (pick < 81)
+    g_string_append_c(s, (char)(g_rand_boolean(rand) ? g_rand_int_range(rand, 0, 0x20) : 0x7F));
+  else if (pick < 91) {
+    gunichar c;
+    char buf[8];
+
+    do
+      c = (gunichar)g_rand_int_range(rand, 0x80, 0x110000);
+    while (c >= 0xD800 && c <= 0xDFFF);
+    g_string_append_len(s, buf, g_unichar_to_utf8(c, buf));
+  } else if (pick < 97)
+    g_string_append(s, invalid[g_rand_int_range(rand, 0, G_N_ELEMENTS(invalid))]);
+  else
+    g_string_append_c(s, (char)g_rand_int_range(rand, 0x80, 0x100));
+}
+
+START_TEST(result_json_escape_random_inputs) {
+  static const size_t allocs[] = {0, 100, 512, 1024, 2048};
+  GRand *rand = g_rand_new_with_seed(20261127);
+
+  for (int iter = 0; iter < 20000; iter++) {
+    size_t want = (size_t)g_rand_int_range(rand, 0, 301);
+    GString *s = g_string_new(NULL);
+
+    while (s->len < want)
+      append_random_piece(s, rand);
+    g_string_truncate(s, want); /* may cut a sequence short: one more invalid end */
+    check_escape_paths(s->str, s->len, (size_t)g_rand_int_range(rand, 0, 300),
+                       allocs[g_rand_int_range(rand, 0, G_N_ELEMENTS(allocs))]);
+    g_string_free(s, TRUE);
+  }
+  g_rand_free(rand);
+}
+END_TEST
+
+START_TEST(result_json_escape_pieces_at_block_edges) {
+  static const char *const pieces[] = {
+      "\t",   "\"\\",         "\x01",         "\xC3\xA9", "\xE2\x80\xA8", "\xF0\x9F\x98\x80",
+      "\xC3", "\xED\xA0\x80", "\xF0\x9F\x98", "\xFF\t\n"};
+  /* An input's length and the first place a piece starts; the pieces start at 72 places. */
+  static const size_t windows[][2] = {{80, 0}, {4200, 4096 - 36}};
+  GRand *rand = g_rand_new_with_seed(31);
+
+  /* Each piece starting at each place around the edges of 16- and 32-byte blocks, in plain text
+   * and in text like code (a tab, newline or quote every few bytes), and around the end of the
+   * escaper's first step (4096 bytes for a string with little room). */
+  for (size_t w = 0; w < G_N_ELEMENTS(windows); w++) {
+    size_t len = windows[w][0];
+
+    for (size_t p = 0; p < G_N_ELEMENTS(pieces); p++) {
+      for (size_t off = windows[w][1]; off < windows[w][1] + 72; off++) {
+        for (int code = 0; code < 2; code++) {
+          GString *s = g_string_new(NULL);
+
+          while (s->len < len)
+            g_string_append_c(s, code && g_rand_int_range(rand, 0, 4) == 0
+                                     ? "\t\n\""[g_rand_int_range(rand, 0, 3)]
+                                     : (char)('a' + s->len % 26));
+          memcpy(s->str + off, pieces[p], strlen(pieces[p]));
+          check_escape_paths(s->str, s->len, 0, 0);
+          g_string_free(s, TRUE);
+        }
+      }
+    }
+  }
+  g_rand_free(rand);
+}
+END_TEST
+
+/* s as readerd's XML shows a file: each line as "     N\t<line>\n". */
+static GString *numbered(const char *s, size_t len) {
+  GString *out = g_string_new(NULL);
+  size_t line = 1, i = 0;
+
+  while (i < len) {
+    const char *nl = memchr(s + i, '\n', len - i);
+    size_t n = nl != NULL ? (size_t)(nl - (s + i)) : len - i;
+
+    g_string_append_printf(out, "%6zu\t", line++);
+    g_string_append_len(out, s + i, (gssize)n);
+    g_string_append_c(out, '\n');
+    i += n + 1;
+  }
+  return out;
+}
+
+START_TEST(result_json_escape_real_files) {
+  static const char *const repo[] = {"formatters/result-json.c", "tests/test-result-json.c",
+                                     "docs/protocol.md", "README.md"};
+  static const char *const go[] = {"fmt/print.go", "net/http/server.go",
+                                   "unicode/utf8/utf8_test.go", "strings/strings_test.go",
+                                   "go/printer/testdata/comments.golden"};
+  const char *root = g_getenv("READERD_SOURCE_ROOT");
+  int checked = 0;
+
+  for (size_t k = 0; k < G_N_ELEMENTS(repo) + G_N_ELEMENTS(go); k++) {
+    bool in_repo = k < G_N_ELEMENTS(repo);
+    g_autofree char *path =
+        in_repo ? g_build_filename(root != NULL ? root : ".", repo[k], NULL)
+                : g_build_filename("/usr/share/go-1.19/src", go[k - G_N_ELEMENTS(repo)], NULL);
+    g_autofree char *text = NULL;
+    gsize len = 0;
+    GString *lines;
+
+    if (!g_file_get_contents(path, &text, &len, NULL)) {
+      /* The repository's own files must be there; Go's are read when Go is installed. */
+      ck_assert_msg(!in_repo, "cannot read %s", path);
+      continue;
+    }
+    check_escape_paths(text, len, 0, 0);
+    check_escape_paths(text, len, 7, len / 3);
+    lines = numbered(text, len);
+    check_escape_paths(lines->str, lines->len, 0, 0);
+    g_string_free(lines, TRUE);
+    checked++;
+  }
+  ck_assert_int_ge(checked, 3);
+}
+END_TEST
+
 START_TEST(result_format_int_matches_printf) {
   static const int64_t edges[] = {0, 1, -1, 9, 10, -10, 99999, 100000, INT64_MAX, INT64_MIN,
                                   INT64_MIN + 1};
@@ -827,6 +1133,11 @@ static Suite *result_json_suite(void) {
   tcase_add_test(tc, result_utf8_decode_matches_glib);
   tcase_add_test(tc, result_json_escape_long_strings);
   tcase_add_test(tc, result_format_int_matches_printf);
+  tcase_add_test(tc, result_json_escape_paths_available);
+  tcase_add_test(tc, result_json_escape_every_byte_everywhere);
+  tcase_add_test(tc, result_json_escape_random_inputs);
+  tcase_add_test(tc, result_json_escape_pieces_at_block_edges);
+  tcase_add_test(tc, result_json_escape_real_files);
   suite_add_tcase(s, tc);
   return s;
 }
