@@ -1,8 +1,10 @@
 #include "formatters/result-json.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <glib.h>
@@ -303,37 +305,40 @@ static size_t escape_room(const GString *gs) {
   return free > ESCAPE_SLACK ? (free - ESCAPE_SLACK) / 6 : 0;
 }
 
-/* The paths this CPU has (bits by ResultJsonEscapePath) and the fastest of them; the first
- * call also fills the shuffle tables. */
+/* The paths this CPU has (bits by ResultJsonEscapePath) and the fastest of them, chosen once
+ * (escape_choose), which also fills the shuffle tables. pthread_once rather than g_once:
+ * ThreadSanitizer sees it (glib's futex locks are invisible to it), and every formatting
+ * thread reads these. */
 static unsigned escape_have;
 static ResultJsonEscapePath escape_fastest;
+static pthread_once_t escape_once = PTHREAD_ONCE_INIT;
 
-static ResultJsonEscapePath escape_best(void) {
-  static gsize ready;
-
-  if (g_once_init_enter(&ready)) {
-    unsigned paths = 1u << RESULT_JSON_ESCAPE_SCALAR;
-    ResultJsonEscapePath best = RESULT_JSON_ESCAPE_SCALAR;
+static void escape_choose(void) {
+  unsigned paths = 1u << RESULT_JSON_ESCAPE_SCALAR;
+  ResultJsonEscapePath best = RESULT_JSON_ESCAPE_SCALAR;
 
 #ifdef __SSE2__
-    paths |= 1u << RESULT_JSON_ESCAPE_SSE2;
-    best = RESULT_JSON_ESCAPE_SSE2;
+  paths |= 1u << RESULT_JSON_ESCAPE_SSE2;
+  best = RESULT_JSON_ESCAPE_SSE2;
 #endif
 #ifdef ESCAPE_SHUFFLE
-    escape_shuffle_fill();
-    if (__builtin_cpu_supports("ssse3")) {
-      paths |= 1u << RESULT_JSON_ESCAPE_SSSE3;
-      best = RESULT_JSON_ESCAPE_SSSE3;
-      if (__builtin_cpu_supports("avx2")) {
-        paths |= 1u << RESULT_JSON_ESCAPE_AVX2;
-        best = RESULT_JSON_ESCAPE_AVX2;
-      }
+  escape_shuffle_fill();
+  if (__builtin_cpu_supports("ssse3")) {
+    paths |= 1u << RESULT_JSON_ESCAPE_SSSE3;
+    best = RESULT_JSON_ESCAPE_SSSE3;
+    if (__builtin_cpu_supports("avx2")) {
+      paths |= 1u << RESULT_JSON_ESCAPE_AVX2;
+      best = RESULT_JSON_ESCAPE_AVX2;
     }
-#endif
-    escape_have = paths;
-    escape_fastest = best;
-    g_once_init_leave(&ready, 1);
   }
+#endif
+  escape_have = paths;
+  escape_fastest = best;
+}
+
+static ResultJsonEscapePath escape_best(void) {
+  if (pthread_once(&escape_once, escape_choose) != 0)
+    abort();
   return escape_fastest;
 }
 
