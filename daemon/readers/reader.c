@@ -198,7 +198,7 @@ static bool read_plain(const ReaderOptions *o, const Workspace *ws, const char *
                        bool text_only, const atomic_bool *cancelled, FileResult *res,
                        ReaderSample *sample, size_t sample_size, bool *ret_done) {
   struct stat st;
-  int fd;
+  int fd, r;
 
   if (o->probe != NULL) {
     st = *o->probe;
@@ -206,19 +206,19 @@ static bool read_plain(const ReaderOptions *o, const Workspace *ws, const char *
     fd = workspace_open_plain(full, O_PATH | O_CLOEXEC);
     if (fd < 0)
       return false;
-    if (fstat(fd, &st) < 0) {
+    r = fstat(fd, &st);
+    close(fd);
+    if (r < 0) {
       *ret_done = true;
       fail_errno(res, errno, "stat");
-      close(fd);
       return true;
     }
-    close(fd);
   }
   *ret_done = true;
   /* What read_file() checks in this order: the fence, the mode, then the .git of an
    * expansion. O_PATH opened nothing of the file itself. */
-  if (!workspace_allows_plain(ws, full, false, res) || !check_mode(res, &st) ||
-      !workspace_allows_plain(NULL, full, o->expanded, res))
+  if (!workspace_allows_plain(ws, full, res) || !check_mode(res, &st) ||
+      (o->expanded && !workspace_allows_expanded_plain(full, res)))
     return true;
   if (sample != NULL && sample_size == 0) {
     res->unchanged = stat_metadata(o, res, &st);

@@ -381,13 +381,19 @@ int workspace_open_plain(const char *path, int flags) {
   return fd >= 0 ? (int)fd : -errno;
 }
 
-bool workspace_allows_plain(const Workspace *ws, const char *path, bool expanded,
-                            FileResult *res) {
-  if (workspace_fenced(ws) && !allows_real(ws, path, path, res))
-    return false;
-  if (expanded && has_git_component(path + 1))
+bool workspace_allows_plain(const Workspace *ws, const char *path, FileResult *res) {
+  return !workspace_fenced(ws) || allows_real(ws, path, path, res);
+}
+
+/* The check of workspace_allows_expanded() on a real path. */
+static bool allows_expanded_real(const char *real, FileResult *res) {
+  if (has_git_component(real + 1))
     return deny(res, "inside a .git folder: an expansion never reads one");
   return true;
+}
+
+bool workspace_allows_expanded_plain(const char *path, FileResult *res) {
+  return allows_expanded_real(path, res);
 }
 
 bool workspace_allows_path(const Workspace *ws, const char *path, FileResult *res) {
@@ -434,9 +440,7 @@ bool workspace_allows_expanded(int fd, FileResult *res) {
                      g_strerror(errno));
     return false;
   }
-  if (has_git_component(real + 1))
-    return deny(res, "inside a .git folder: an expansion never reads one");
-  return true;
+  return allows_expanded_real(real, res);
 }
 
 bool workspace_path_in_git(const char *path) {

@@ -95,11 +95,12 @@ bool workspace_allows_expanded(int fd, FileResult *res);
  * on the way, -ENOSYS where the kernel has no openat2, or the walk's failure. Thread-safe. */
 int workspace_open_plain(const char *path, int flags);
 
-/* The fence's verdict on a file workspace_open_plain() opened from path, without a lookup:
- * workspace_allows() and, when expanded, workspace_allows_expanded(), as those would judge
- * it. ws may be NULL. */
-bool workspace_allows_plain(const Workspace *ws, const char *path, bool expanded,
-                            FileResult *res);
+/* The fence's verdict on a file workspace_open_plain() opened from path, without a lookup: what
+ * workspace_allows() would say of it. ws may be NULL. */
+bool workspace_allows_plain(const Workspace *ws, const char *path, FileResult *res);
+
+/* workspace_allows_expanded() of a file workspace_open_plain() opened from path. */
+bool workspace_allows_expanded_plain(const char *path, FileResult *res);
 
 /* True when a component of path (absolute or relative) is ".git". No I/O. */
 bool workspace_path_in_git(const char *path);

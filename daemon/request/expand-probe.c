@@ -28,8 +28,8 @@ struct ExpandProbes {
 /* Paths at which helpers are queued: below, one thread looks them up in about a millisecond. */
 #define EXPAND_PROBE_SHARED (4 * EXPAND_PROBE_CHUNK)
 
-/* The folder of the last path looked at, held open (O_PATH) by one thread while it looks up a
- * chunk: paths listed folder by folder are then looked up from it a name each, where stat(2)
+/* The folder of the last path looked at, held open (O_PATH) by one thread while it looks up its
+ * chunks: paths listed folder by folder are then looked up from it a name each, where stat(2)
  * walks each path from the top (a deep tree's paths have ten folders or more). A folder
  * reached with no symlink on its way (workspace_open_plain) also tells, by an lstat of the
  * name, that a regular file in it has none: that lstat is the reader's probe (expand.h), so

@@ -4,7 +4,6 @@
 #include "daemon/request/request.h"
 
 #include <stdatomic.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <glib.h>
