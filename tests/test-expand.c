@@ -109,7 +109,7 @@ static char *expand1(const char *cwd, const char *path, ReadExpand opt, Expansio
   p.expand.on = true;
   if (p.expand.max_files == 0)
     p.expand.max_files = READ_DEFAULT_MAX_FILES;
-  ck_assert_int_eq(expand_paths(&p, NULL, NULL, NULL, ret), 0);
+  ck_assert_int_eq(expand_paths(&p, 0, 0, NULL, NULL, NULL, ret), 0);
   /* No path expanded: the entries are the request's own paths. */
   for (size_t i = 0; i < ret->n_paths; i++)
     g_string_append_printf(s, "%s\n", (ret->paths != NULL ? ret->paths : p.paths)[i].path);

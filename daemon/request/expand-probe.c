@@ -15,6 +15,7 @@ struct ExpandProbes {
   const Workspace *ws;
   const atomic_bool *cancelled;
   PathProbe *probes; /* p->n_paths of them */
+  size_t first;      /* the first path looked up */
   size_t n_chunks;
   atomic_size_t next; /* the next chunk to claim */
   atomic_int refs;
@@ -93,15 +94,17 @@ char *expand_resolve(const ReadParams *p, const Workspace *ws, const char *path)
   return g_build_filename(base, path, NULL);
 }
 
-ExpandProbes *expand_probes_new(const ReadParams *p, const Workspace *ws,
+ExpandProbes *expand_probes_new(const ReadParams *p, size_t first, const Workspace *ws,
                                 const atomic_bool *cancelled) {
   ExpandProbes *e = g_new0(ExpandProbes, 1);
 
+  first = MIN(first, p->n_paths);
   e->p = p;
+  e->first = first;
   e->ws = ws;
   e->cancelled = cancelled;
   e->probes = g_new0(PathProbe, MAX(p->n_paths, 1));
-  e->n_chunks = (p->n_paths + EXPAND_PROBE_CHUNK - 1) / EXPAND_PROBE_CHUNK;
+  e->n_chunks = (p->n_paths - first + EXPAND_PROBE_CHUNK - 1) / EXPAND_PROBE_CHUNK;
   atomic_init(&e->next, 0);
   atomic_init(&e->refs, 1);
   pthread_mutex_init(&e->lock, NULL);
@@ -123,8 +126,8 @@ void expand_probes_unref(ExpandProbes *e) {
   g_free(e);
 }
 
-bool expand_probes_shared(const ReadParams *p) {
-  return p->n_paths >= EXPAND_PROBE_SHARED;
+bool expand_probes_shared(const ReadParams *p, size_t first) {
+  return first < p->n_paths && p->n_paths - first >= EXPAND_PROBE_SHARED;
 }
 
 void expand_probes_help(ExpandProbes *e) {
@@ -134,9 +137,9 @@ void expand_probes_help(ExpandProbes *e) {
   /* The claim comes first: a helper that starts once every chunk is claimed touches nothing
    * of a request that may be gone. */
   while ((k = atomic_fetch_add(&e->next, 1)) < e->n_chunks) {
-    size_t end = MIN((k + 1) * EXPAND_PROBE_CHUNK, e->p->n_paths);
+    size_t end = MIN(e->first + (k + 1) * EXPAND_PROBE_CHUNK, e->p->n_paths);
 
-    for (size_t i = k * EXPAND_PROBE_CHUNK; i < end; i++) {
+    for (size_t i = e->first + k * EXPAND_PROBE_CHUNK; i < end; i++) {
       g_autofree char *full = NULL;
 
       /* Cancelled: the chunk still counts as done, so that nobody waits for it. */

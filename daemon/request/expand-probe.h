@@ -27,20 +27,22 @@ typedef struct ExpandProbes ExpandProbes;
 /* path as the reader resolves it (reader.c): against p->cwd, else ws's root. g_free. */
 char *expand_resolve(const ReadParams *p, const Workspace *ws, const char *path);
 
-/* The lookups of p's paths, none made yet. p, ws and cancelled must outlive every
- * expand_probes_wait(); the object itself lives while a reference does (helpers that start
- * after the wait find nothing left and touch none of them). */
-ExpandProbes *expand_probes_new(const ReadParams *p, const Workspace *ws,
+/* The lookups of p's paths from `first` on (those before it are not looked up: a continuation,
+ * continuation.h), none made yet. p, ws and cancelled must outlive every expand_probes_wait();
+ * the object itself lives while a reference does (helpers that start after the wait find nothing
+ * left and touch none of them). */
+ExpandProbes *expand_probes_new(const ReadParams *p, size_t first, const Workspace *ws,
                                 const atomic_bool *cancelled);
 ExpandProbes *expand_probes_ref(ExpandProbes *e);
 void expand_probes_unref(ExpandProbes *e);
 
-/* True when p has enough paths for helpers to be worth queueing. */
-bool expand_probes_shared(const ReadParams *p);
+/* True when p has enough paths from `first` on for helpers to be worth queueing. */
+bool expand_probes_shared(const ReadParams *p, size_t first);
 
 /* Claims chunks and looks their paths up until none is left. Any thread; blocking I/O. */
 void expand_probes_help(ExpandProbes *e);
 
 /* expand_probes_help(), then waits for the chunks other threads hold; returns the lookups,
- * indexed like p->paths, valid while e is. Once, from the expansion's thread. */
+ * indexed like p->paths (those before `first` untouched), valid while e is. Once, from the
+ * expansion's thread. */
 const PathProbe *expand_probes_wait(ExpandProbes *e);

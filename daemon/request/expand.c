@@ -350,49 +350,56 @@ out:
   return r;
 }
 
-/* True when no path expands: none is a folder, and none that names nothing is a glob. */
-static bool expansion_is_identity(const ReadParams *p, const PathProbe *probe) {
-  for (size_t i = 0; i < p->n_paths; i++)
+/* True when no path from first on expands: none is a folder, and none that names nothing is a
+ * glob. */
+static bool expansion_is_identity(const ReadParams *p, size_t first, const PathProbe *probe) {
+  for (size_t i = first; i < p->n_paths; i++)
     if (probe[i].rc == 0 ? S_ISDIR(probe[i].st.st_mode) : glob_has_magic(p->paths[i].path))
       return false;
   return true;
 }
 
-/* The expansion of paths none of which expands: p's own paths stay (paths NULL, see
- * expansion_take_paths), an item each with its probe. */
-static void expansion_identity(const ReadParams *p, const PathProbe *probe, Expansion *ret) {
+/* The expansion of paths none of which expands: p's own paths from first on stay (paths NULL,
+ * see expansion_take_paths), an item each with its probe. */
+static void expansion_identity(const ReadParams *p, size_t first, const PathProbe *probe,
+                               Expansion *ret) {
   ret->paths = NULL;
-  ret->n_paths = p->n_paths;
-  ret->items = g_new0(ExpandItem, MAX(p->n_paths, 1));
-  for (size_t i = 0; i < p->n_paths; i++) {
-    ret->items[i].from = i;
-    ret->items[i].probed = probe[i].probed;
-    ret->items[i].probe = probe[i].st;
+  ret->n_paths = p->n_paths - first;
+  ret->items = g_new0(ExpandItem, MAX(ret->n_paths, 1));
+  for (size_t i = first; i < p->n_paths; i++) {
+    ret->items[i - first].from = i;
+    ret->items[i - first].probed = probe[i].probed;
+    ret->items[i - first].probe = probe[i].st;
   }
 }
 
-int expand_paths(const ReadParams *p, const Workspace *ws, const atomic_bool *cancelled,
-                 ExpandProbes *probes, Expansion *ret) {
-  ExpandProbes *own = probes == NULL ? expand_probes_new(p, ws, cancelled) : NULL;
-  const PathProbe *probe = expand_probes_wait(probes != NULL ? probes : own);
+int expand_paths(const ReadParams *p, size_t first, size_t before, const Workspace *ws,
+                 const atomic_bool *cancelled, ExpandProbes *probes, Expansion *ret) {
+  ExpandProbes *own;
+  const PathProbe *probe;
   GArray *specs, *items;
   int r = 0;
 
+  first = MIN(first, p->n_paths);
+  before = MIN(before, READ_MAX_PATHS - (p->n_paths - first));
+  own = probes == NULL ? expand_probes_new(p, first, ws, cancelled) : NULL;
+  probe = expand_probes_wait(probes != NULL ? probes : own);
+  ret->first = first;
   if (cancelled != NULL && atomic_load(cancelled)) {
     expand_probes_unref(own);
     return -ECANCELED;
   }
-  if (expansion_is_identity(p, probe)) {
-    expansion_identity(p, probe, ret);
+  if (expansion_is_identity(p, first, probe)) {
+    expansion_identity(p, first, probe, ret);
     expand_probes_unref(own);
     return 0;
   }
   /* Most paths are files: an entry each. */
-  specs = g_array_sized_new(FALSE, TRUE, sizeof(PathSpec), (guint)p->n_paths);
-  items = g_array_sized_new(FALSE, TRUE, sizeof(ExpandItem), (guint)p->n_paths);
-  for (size_t i = 0; i < p->n_paths && r == 0; i++) {
+  specs = g_array_sized_new(FALSE, TRUE, sizeof(PathSpec), (guint)(p->n_paths - first));
+  items = g_array_sized_new(FALSE, TRUE, sizeof(ExpandItem), (guint)(p->n_paths - first));
+  for (size_t i = first; i < p->n_paths && r == 0; i++) {
     /* Every later path keeps one entry at least. */
-    size_t room = READ_MAX_PATHS - specs->len - (p->n_paths - i - 1);
+    size_t room = READ_MAX_PATHS - before - specs->len - (p->n_paths - i - 1);
 
     if (cancelled != NULL && atomic_load(cancelled))
       r = -ECANCELED;
@@ -408,15 +415,25 @@ int expand_paths(const ReadParams *p, const Workspace *ws, const atomic_bool *ca
   return r;
 }
 
-void expansion_take_paths(Expansion *e, ReadParams *p) {
-  /* Nothing expanded: the paths are p's own. */
-  if (e->paths == NULL)
-    return;
-  for (size_t i = 0; i < p->n_paths; i++) {
-    g_free(p->paths[i].path);
-    g_free(p->paths[i].pages);
-    g_free(p->paths[i].password);
+/* Frees what paths [from, to) own. */
+static void specs_clear(PathSpec *paths, size_t from, size_t to) {
+  for (size_t i = from; i < to; i++) {
+    g_free(paths[i].path);
+    g_free(paths[i].pages);
+    g_free(paths[i].password);
   }
+}
+
+void expansion_take_paths(Expansion *e, ReadParams *p) {
+  /* Nothing expanded: the paths are p's own, from e->first on. */
+  if (e->paths == NULL) {
+    specs_clear(p->paths, 0, e->first);
+    memmove(p->paths, p->paths + e->first, (p->n_paths - e->first) * sizeof *p->paths);
+    p->n_paths -= e->first;
+    e->first = 0;
+    return;
+  }
+  specs_clear(p->paths, 0, p->n_paths);
   g_free(p->paths);
   p->paths = g_steal_pointer(&e->paths);
   p->n_paths = e->n_paths;
@@ -458,14 +475,10 @@ static void item_clear(ExpandItem *item) {
 
 void expansion_drop_first(Expansion *e, size_t k) {
   k = MIN(k, e->n_paths);
-  for (size_t i = 0; i < k; i++) {
-    if (e->paths != NULL) {
-      g_free(e->paths[i].path);
-      g_free(e->paths[i].pages);
-      g_free(e->paths[i].password);
-    }
+  if (e->paths != NULL)
+    specs_clear(e->paths, 0, k);
+  for (size_t i = 0; i < k; i++)
     item_clear(&e->items[i]);
-  }
   if (e->paths != NULL)
     memmove(e->paths, e->paths + k, (e->n_paths - k) * sizeof *e->paths);
   memmove(e->items, e->items + k, (e->n_paths - k) * sizeof *e->items);
@@ -475,16 +488,10 @@ void expansion_drop_first(Expansion *e, size_t k) {
 void expansion_clear(Expansion *e) {
   if (e == NULL)
     return;
-  for (size_t i = 0; i < e->n_paths; i++) {
-    ExpandItem *item = &e->items[i];
-
-    if (e->paths != NULL) {
-      g_free(e->paths[i].path);
-      g_free(e->paths[i].pages);
-      g_free(e->paths[i].password);
-    }
-    item_clear(item);
-  }
+  if (e->paths != NULL)
+    specs_clear(e->paths, 0, e->n_paths);
+  for (size_t i = 0; i < e->n_paths; i++)
+    item_clear(&e->items[i]);
   g_free(e->paths);
   g_free(e->items);
   memset(e, 0, sizeof *e);

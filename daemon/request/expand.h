@@ -37,7 +37,8 @@ typedef struct {
 
 typedef struct {
   PathSpec *paths; /* the new paths[]; owned; NULL when no path expanded: they are the
-                      request's own */
+                      request's own from `first` on */
+  size_t first;    /* the request's paths before it were not expanded (a continuation) */
   size_t n_paths;
   ExpandItem *items; /* n_paths of them; owned */
 } Expansion;
@@ -46,16 +47,19 @@ typedef struct {
  * name a folder, which only a stat on the pool can tell). */
 bool expand_wanted(const ReadParams *p);
 
-/* Expands p->paths into *ret (zeroed by the caller): paths that are neither folders nor globs
- * stay as they are (a glob that names an existing file is that file); relative paths resolve
- * against p->cwd, else the workspace's root (ws may be NULL), else the working directory.
- * At most READ_MAX_PATHS entries in all. probes (may be NULL: looked up here alone) are the
- * lookups of p's paths that other threads may share (expand-probe.h). Returns 0, or
- * -ECANCELED when *cancelled was set (then *ret is cleared). */
-int expand_paths(const ReadParams *p, const Workspace *ws, const atomic_bool *cancelled,
-                 ExpandProbes *probes, Expansion *ret);
+/* Expands p->paths from p->paths[first] on into *ret (zeroed by the caller): paths that are
+ * neither folders nor globs stay as they are (a glob that names an existing file is that file);
+ * relative paths resolve against p->cwd, else the workspace's root (ws may be NULL), else the
+ * working directory. The paths before `first` made `before` entries, which are not looked at
+ * again (a continuation, continuation.h; 0 and 0 otherwise). At most READ_MAX_PATHS entries in
+ * all, those before included. Items' `from` indexes p->paths. probes (may be NULL: looked up
+ * here alone) are the lookups of p's paths from `first` on that other threads may share
+ * (expand-probe.h). Returns 0, or -ECANCELED when *cancelled was set (then *ret is cleared). */
+int expand_paths(const ReadParams *p, size_t first, size_t before, const Workspace *ws,
+                 const atomic_bool *cancelled, ExpandProbes *probes, Expansion *ret);
 
-/* Replaces p's paths with e's (freeing p's own); e keeps its items for the request's life. */
+/* Replaces p's paths with e's (freeing p's own, and those before e->first when e keeps p's
+ * own); e keeps its items for the request's life. */
 void expansion_take_paths(Expansion *e, ReadParams *p);
 
 /* When entry i is answered without reading, moves that answer into f (zeroed) and returns

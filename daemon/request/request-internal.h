@@ -10,6 +10,7 @@
 #include <glib.h>
 #include <uv.h>
 
+#include "basic/content-hash.h"
 #include "daemon/request/expand.h"
 #include "daemon/request/policy.h"
 #include "daemon/request/request.h"
@@ -87,6 +88,11 @@ struct Request {
   Expansion expansion; /* its items, indexed like files[], until each file is done */
   Phase phase;         /* written on the loop thread between phases, while no lane runs */
   int expand_status;
+  /* A continuation (continuation.h): the paths before expand_first made skip_before entries,
+   * which the expansion does not look at; 0 and 0 otherwise. */
+  ContentHash cont_key; /* the request's key there, when it expands */
+  size_t expand_first, skip_before;
+  size_t lead; /* entries of the first entry's path that skip left out just before it */
 
   atomic_size_t unread; /* files not read yet; the thread that brings it to 0 settles */
   GString **output;     /* the answer in pieces, NULL until assembled */

@@ -10,6 +10,7 @@
 
 #include "basic/macro.h"
 #include "daemon/readers/reader.h"
+#include "daemon/request/continuation.h"
 #include "daemon/request/request-internal.h"
 
 /* See request-internal.h. */
@@ -327,6 +328,30 @@ static void report_progress(Request *req, size_t before) {
     req->progress_cb(req, req->completed, req->result.n_files);
 }
 
+/* An answer that names a skip: where that entry lies in the request's paths, for the
+ * continuation (continuation.h). Only an expansion's entries need it: without one, skip counts
+ * the paths themselves. */
+static void remember_continuation(const Request *req) {
+  const ReadResult *r = &req->result;
+  const ExpandItem *items = req->expansion.items;
+  size_t cut = 0, from, n = 0;
+
+  if (items == NULL || !req->params.expand.on)
+    return;
+  while (cut < r->n_files && r->files[cut].summary == NULL)
+    cut++;
+  if (cut == r->n_files || r->files[cut].summary->skip != req->params.skip + (int64_t)cut)
+    return;
+  /* Entries of one path are next to each other: those of the cut's path before it. */
+  from = items[cut].from;
+  while (n < cut && items[cut - n - 1].from == from)
+    n++;
+  if (n == cut)
+    n += req->lead;
+  continuation_remember(req->cont_key, r->files[cut].summary->skip, from,
+                        (size_t)r->files[cut].summary->skip - n);
+}
+
 /* Finishes the request once nothing of it runs and nothing is left to start. Until then, the
  * scheduler starts its lanes and jobs as slots free. */
 static void maybe_finish(Request *req) {
@@ -350,6 +375,8 @@ static void maybe_finish(Request *req) {
   /* The answer was assembled on the pool by the last file's thread; the per-file data is no
    * longer needed. */
   ok = all_read(req);
+  if (ok)
+    remember_continuation(req);
   if (!req->keep || !ok)
     read_result_clear(&req->result);
   if (!ok)
@@ -392,10 +419,16 @@ static void job_after_cb(uv_work_t *w, int status) {
  * a budget's summary, which names this number. */
 static void skip_paths(Request *req) {
   ReadParams *p = &req->params;
-  size_t k = MIN((size_t)p->skip, p->n_paths);
+  /* A continuation's expansion began past the entries it remembered. */
+  size_t k = MIN((size_t)p->skip - req->skip_before, p->n_paths);
+  const ExpandItem *items = req->expansion.items;
 
   if (k == 0)
     return;
+  /* The remembered place of a later cut counts the entries of its path left out here. */
+  for (req->lead = 0; items != NULL && k < p->n_paths && req->lead < k &&
+                      items[k - req->lead - 1].from == items[k].from;)
+    req->lead++;
   for (size_t i = 0; i < k; i++) {
     g_free(p->paths[i].path);
     g_free(p->paths[i].pages);
@@ -441,8 +474,8 @@ static void request_setup_files(Request *req) {
 static void expand_work_cb(uv_work_t *w) {
   Request *req = container_of(w, Request, expand_work);
 
-  req->expand_status =
-      expand_paths(&req->params, req->ws, &req->cancelled, req->probes, &req->expansion);
+  req->expand_status = expand_paths(&req->params, req->expand_first, req->skip_before, req->ws,
+                                    &req->cancelled, req->probes, &req->expansion);
 }
 
 /* A helper of the expansion's lookups: it holds the lookups, never the request, which goes on
@@ -468,9 +501,9 @@ static void probe_after_cb(uv_work_t *w, int status) {
 static void request_share_probes(Request *req) {
   unsigned helpers = MIN(MAX(uv_available_parallelism(), 1) - 1, REQUEST_PROBE_HELPERS);
 
-  if (helpers == 0 || !expand_probes_shared(&req->params))
+  if (helpers == 0 || !expand_probes_shared(&req->params, req->expand_first))
     return;
-  req->probes = expand_probes_new(&req->params, req->ws, &req->cancelled);
+  req->probes = expand_probes_new(&req->params, req->expand_first, req->ws, &req->cancelled);
   for (unsigned k = 0; k < helpers; k++) {
     ProbeHelper *h = g_new0(ProbeHelper, 1);
 
@@ -491,6 +524,20 @@ static void expand_after_cb(uv_work_t *w, int status) {
     atomic_store(&req->cancelled, true);
   }
   maybe_finish(req);
+}
+
+/* A request that expands: its key, and where its skip starts when an answer named it lately. */
+static void find_continuation(Request *req) {
+  const ReadParams *p = &req->params;
+  size_t first, before;
+
+  req->cont_key = continuation_key(p, req->ws);
+  if (p->skip > 0 && continuation_find(req->cont_key, p->skip, &first, &before) &&
+      first < p->n_paths && before <= (size_t)p->skip &&
+      before + (p->n_paths - first) <= READ_MAX_PATHS) {
+    req->expand_first = first;
+    req->skip_before = before;
+  }
 }
 
 Request *request_start(uv_loop_t *loop, ReadParams *params, Workspace *ws, RequestOutput output,
@@ -517,6 +564,7 @@ Request *request_start(uv_loop_t *loop, ReadParams *params, Workspace *ws, Reque
   /* Folders and globs first, on the pool: the files' slots are known after. */
   if (expand_wanted(&req->params)) {
     req->phase = PHASE_EXPAND;
+    find_continuation(req);
     /* Before the expansion is queued: it may start at once, and must find the lookups it
      * shares. */
     request_share_probes(req);
