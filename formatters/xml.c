@@ -302,6 +302,19 @@ static const char *attr_escape(unsigned char c) {
   }
 }
 
+/* 1 for the bytes an attribute's value carries as they are (attr_escape() gives NULL): printable
+ * ASCII but '&', '<', '>' and the quote, and DEL. */
+/* clang-format off */
+static const uint8_t attr_plain[256] = {
+    [0x20] = 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x20-0x2f: '&' 0x26, '\'' 0x27 */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 1,           /* 0x30-0x3f: '<' 0x3c, '>' 0x3e */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,           /* 0x40-0x4f */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,           /* 0x50-0x5f */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,           /* 0x60-0x6f */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,           /* 0x70-0x7f */
+};
+/* clang-format on */
+
 /* Writes one attribute. libxml2's own escaping leaves the quote character alone when it is
  * '\'', and passes invalid UTF-8 on, so the value is escaped here and written raw. */
 static void put_attr_len(XmlOut *x, const char *name, const char *s, size_t len) {
@@ -318,10 +331,15 @@ static void put_attr_len(XmlOut *x, const char *name, const char *s, size_t len)
   out_put(x, "='", 2);
   x->in_attr = true;
   while (i < len && !x->failed) {
-    unsigned char c = (unsigned char)s[i];
+    unsigned char c;
     const char *esc = NULL;
     size_t skip = 1;
 
+    while (i < len && attr_plain[(unsigned char)s[i]])
+      i++;
+    if (i == len)
+      break;
+    c = (unsigned char)s[i];
     if (c < 0x80) {
       esc = attr_escape(c);
       if (esc == NULL) {
