@@ -114,7 +114,7 @@ static bool read_open_file(const ReaderOptions *o, int fd, const struct stat *st
                            const atomic_bool *cancelled, FileResult *res) {
   bool eof = false;
   ssize_t n = read_head_max(fd, HEAD_SIZE, trusted_size(st), &eof);
-  KindFile file = {.fd = fd, .st = st, .head = head_buf};
+  KindFile file = {.fd = fd, .st = st, .head = head_buf, .size = trusted_size(st)};
   const Kind *kind;
 
   if (n < 0) {

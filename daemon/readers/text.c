@@ -644,6 +644,7 @@ static int stream_rest(Decoder *d, int fd, const uint8_t *rest, size_t rest_len,
   memcpy(buf, rest, rest_len);
   for (;;) {
     ssize_t got, used;
+    bool end;
 
     if (is_cancelled(opt)) {
       r = -ECANCELED;
@@ -656,8 +657,10 @@ static int stream_rest(Decoder *d, int fd, const uint8_t *rest, size_t rest_len,
       r = -errno;
       break;
     }
-    used = decode(d, buf, carry + (size_t)got, got == 0);
-    if (used < 0 || got == 0) {
+    /* buf[0] is the file's byte d->base: the last byte of a size fstat vouches for ends it. */
+    end = got == 0 || (opt->size > 0 && (uint64_t)d->base + carry + (size_t)got == opt->size);
+    used = decode(d, buf, carry + (size_t)got, end);
+    if (used < 0 || end) {
       r = used < 0 ? (int)used : 0;
       break;
     }
@@ -971,7 +974,7 @@ int text_read(int fd, const uint8_t *head, size_t head_len, bool eof, const Text
     r = read_tail(&d, fd, opt, res);
     goto finish;
   }
-  r = decoder_open(&d, opt, head_len, res);
+  r = decoder_open(&d, opt, eof ? head_len : MAX(head_len, opt->size), res);
   if (r < 0)
     goto finish;
   /* What pick_encoding already checked goes to the line engine as it is, without a copy. */
