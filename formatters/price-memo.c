@@ -61,10 +61,19 @@ ContentHash price_memo_hash(const PriceMemo *m, const char *s, size_t n) {
   return content_hash(&m->key, s, n);
 }
 
+/* The two slots a content may be in: one chosen by each half of its hash (the same one in a
+ * table of one slot). */
+static Slot *slot_first(PriceMemo *m, ContentHash h) {
+  return &m->slots[h.lo & m->mask];
+}
+
+static Slot *slot_second(PriceMemo *m, ContentHash h) {
+  return &m->slots[h.hi & m->mask];
+}
+
 /* A seqlock's reader: the sequence number (acquire), the fields, a fence that keeps the fields'
  * loads before the second read of the number, and the number again. */
-int price_memo_get(PriceMemo *m, ContentHash h, size_t n, int64_t *ret_milli) {
-  Slot *s = &m->slots[h.lo & m->mask];
+static int slot_get(Slot *s, ContentHash h, size_t n, int64_t *ret_milli) {
   uint64_t seq = atomic_load_explicit(&s->seq, memory_order_acquire);
   uint64_t lo, hi, len;
   int64_t milli;
@@ -84,13 +93,32 @@ int price_memo_get(PriceMemo *m, ContentHash h, size_t n, int64_t *ret_milli) {
   return 1;
 }
 
+int price_memo_get(PriceMemo *m, ContentHash h, size_t n, int64_t *ret_milli) {
+  Slot *first = slot_first(m, h), *second = slot_second(m, h);
+
+  return slot_get(first, h, n, ret_milli) ||
+         (second != first && slot_get(second, h, n, ret_milli));
+}
+
+/* Whether s is free for the content hashed h: never written, or holding that content's hash.
+ * Read without the lock: a torn answer only picks the other slot. */
+static bool slot_free_for(Slot *s, ContentHash h) {
+  return atomic_load_explicit(&s->seq, memory_order_relaxed) == 0 ||
+         (atomic_load_explicit(&s->lo, memory_order_relaxed) == h.lo &&
+          atomic_load_explicit(&s->hi, memory_order_relaxed) == h.hi);
+}
+
 /* A seqlock's writer, several of them: the one whose compare-and-swap makes the number odd
  * writes, a release fence keeps the fields' stores after that, and the next even number
- * (release) publishes them. */
+ * (release) publishes them. The content goes to its first slot unless that one holds another
+ * content and its second slot does not. */
 void price_memo_put(PriceMemo *m, ContentHash h, size_t n, int64_t milli) {
-  Slot *s = &m->slots[h.lo & m->mask];
-  uint64_t seq = atomic_load_explicit(&s->seq, memory_order_relaxed);
+  Slot *s = slot_first(m, h), *second = slot_second(m, h);
+  uint64_t seq;
 
+  if (second != s && !slot_free_for(s, h) && slot_free_for(second, h))
+    s = second;
+  seq = atomic_load_explicit(&s->seq, memory_order_relaxed);
   if ((seq & 1) != 0 || !atomic_compare_exchange_strong_explicit(
                             &s->seq, &seq, seq + 1, memory_order_relaxed, memory_order_relaxed))
     return;

@@ -4,9 +4,10 @@
  *
  * A content is known by its length and a keyed 128-bit hash of its bytes (basic/content-hash.h)
  * under a key drawn when the memo is made: the memo answers for the bytes themselves, whatever
- * file they came from and whatever happened to it. The table is direct-mapped and fixed in size:
- * a content stored where another was replaces it, and nothing is allocated after
- * price_memo_new(). Lookups and stores may run from any number of threads at once (each slot
+ * file they came from and whatever happened to it. The table is fixed in size, and a content
+ * has two slots in it, one chosen by each half of its hash: it goes to the first unless that
+ * one holds another content and the second does not, and replaces what its first slot held
+ * when both are taken. Nothing is allocated after price_memo_new(). Lookups and stores may run from any number of threads at once (each slot
  * is a sequence lock over atomics: a reader that meets a slot being written misses, a writer
  * that meets another gives way). Pure: no I/O, no logging. */
 #pragma once
@@ -42,8 +43,8 @@ ContentHash price_memo_hash(const PriceMemo *m, const char *s, size_t n);
  * returns 0 when the memo holds none (never stored, replaced, or being written). */
 int price_memo_get(PriceMemo *m, ContentHash h, size_t n, int64_t *ret_milli);
 
-/* Stores milli as the estimate of the content hashed h of n bytes, in place of what its slot
- * held; a store that meets another one in the same slot is dropped. */
+/* Stores milli as the estimate of the content hashed h of n bytes, in one of its two slots
+ * (see above); a store that meets another one in the same slot is dropped. */
 void price_memo_put(PriceMemo *m, ContentHash h, size_t n, int64_t milli);
 
 /* tokens_text_milli(s, n) through m: looked up when n is at least PRICE_MEMO_MIN_BYTES, priced

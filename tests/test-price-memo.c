@@ -135,6 +135,36 @@ START_TEST(price_memo_replaces) {
 }
 END_TEST
 
+/* Two contents whose first slots are one and the same, and whose second slots are not, are
+ * both found: the second goes to its second slot, and neither replaces the other. */
+START_TEST(price_memo_two_slots) {
+  PriceMemo *m = price_memo_new(4, 5, 6);
+  ContentHash first[16];
+  bool seen[16] = {false};
+  char text[32];
+  int64_t milli;
+
+  for (unsigned k = 0;; k++) {
+    size_t n = (size_t)g_snprintf(text, sizeof text, "content %u", k);
+    ContentHash h = price_memo_hash(m, text, n);
+    unsigned slot = (unsigned)(h.lo & 15);
+
+    if (seen[slot] && (first[slot].hi & 15) != (h.hi & 15) && (h.hi & 15) != slot) {
+      price_memo_put(m, first[slot], 99, 1000);
+      price_memo_put(m, h, 98, 2000);
+      ck_assert_int_eq(price_memo_get(m, first[slot], 99, &milli), 1);
+      ck_assert_int_eq(milli, 1000);
+      ck_assert_int_eq(price_memo_get(m, h, 98, &milli), 1);
+      ck_assert_int_eq(milli, 2000);
+      break;
+    }
+    seen[slot] = true;
+    first[slot] = h;
+  }
+  price_memo_free(m);
+}
+END_TEST
+
 /* Through the memo, a content is priced as without it, the first time and the next; a content
  * below PRICE_MEMO_MIN_BYTES is never stored; one changed in a byte is priced anew. */
 START_TEST(price_memo_text) {
@@ -238,6 +268,7 @@ static Suite *price_memo_suite(void) {
   tcase_add_test(tc, content_hash_seeds);
   tcase_add_test(tc, price_memo_get_put);
   tcase_add_test(tc, price_memo_replaces);
+  tcase_add_test(tc, price_memo_two_slots);
   tcase_add_test(tc, price_memo_text);
   tcase_add_test(tc, price_memo_installed_none);
   tcase_add_test(tc, price_memo_threads);

@@ -261,7 +261,11 @@ static char *random_string(GRand *rand, size_t *ret_len, bool allow_nul) {
                                        "a",
                                        "\x7F",
                                        "\xC2\x85",
-                                       "\xE2\x80\xA8"};
+                                       "\xE2\x80\xA8",
+                                       /* plain runs longer than a SIMD block, so that what
+                                        * follows them is met inside a block of 16 or 32 */
+                                       "Lorem ipsum dolor sit amet, consectetur",
+                                       "\tif (x) {\n\t\treturn y;\n\t}\n\tz := 1\n"};
   GString *s = g_string_new(NULL);
   int steps = g_rand_int_range(rand, 0, 48);
 

@@ -1,5 +1,6 @@
 /* `readerd mcp`'s logging (docs/mcp.md, "Logging"): logging/setLevel, and what the server
  * warns about said to the client as notifications/message as well as on stderr. */
+#include <stddef.h>
 #include <string.h>
 
 #include <glib.h>
@@ -25,25 +26,41 @@ void mcp_log_for(Conn *c, int threshold, McpLogLevel level, const char *text) {
   conn_send_line(c, line, len);
 }
 
+/* The error attribute of a refusal by an exclude pattern, found at its '=' in the element's
+ * attributes [s, end): a few attributes, each with one '=' outside its quoted value (an '='
+ * inside one is found too, and fails the comparison). Cheaper than memmem, which prepares a
+ * table for every call, on thousands of short start tags. */
+static const char *find_excluded(const char *s, const char *end) {
+  static const char name[] = " error", value[] = "='excluded by the workspace";
+  const size_t name_len = sizeof name - 1, value_len = sizeof value - 1;
+
+  for (const char *q = s; q < end && (q = memchr(q, '=', (size_t)(end - q))) != NULL; q++)
+    if (q - s >= (ptrdiff_t)name_len && (size_t)(end - q) >= value_len &&
+        memcmp(q - name_len, name, name_len) == 0 && memcmp(q, value, value_len) == 0)
+      return q - name_len + 1;
+  return NULL;
+}
+
 /* Files refused by an exclude pattern are said to the client too (at warning), with the first
  * one's path: the model sees ACCESS_DENIED, the person at the client why. Only a read with
  * failed files is looked through. */
 void mcp_log_excluded(Conn *c, int threshold, GString **pieces, size_t n) {
-  static const char mark[] = "error='excluded by the workspace";
   g_autofree char *first = NULL, *text = NULL, *patterns = NULL;
   size_t count = 0;
 
-  /* memmem, not g_strstr_len (a byte at a time): on the loop, this looks at every piece of
-   * a read in which any file failed, and a read past the answer's cap always has one. */
+  /* memchr, not g_strstr_len (a byte at a time): on the loop, this looks at every piece of
+   * a read in which any file failed, and a read past the answer's cap always has one. A
+   * piece starts with its element, after the JSON that holds it. */
   for (size_t i = 0; i < n; i++) {
-    const char *s = pieces[i]->str, *end = s + pieces[i]->len;
-    const char *open = memmem(s, pieces[i]->len, "<Content ", 9);
-    const char *close = open != NULL ? memchr(open, '>', (size_t)(end - open)) : NULL;
-    const char *hit, *p, *e;
+    const char *s = pieces[i]->str, *end = s + pieces[i]->len, *open = s;
+    const char *close, *hit, *p, *e;
 
+    while ((open = memchr(open, '<', (size_t)(end - open))) != NULL &&
+           ((size_t)(end - open) < 9 || memcmp(open, "<Content ", 9) != 0))
+      open++;
+    close = open != NULL ? memchr(open, '>', (size_t)(end - open)) : NULL;
     /* Only the element's attributes count, never a file's content that quotes them. */
-    if (close == NULL ||
-        (hit = memmem(open, (size_t)(close - open), mark, sizeof mark - 1)) == NULL)
+    if (close == NULL || (hit = find_excluded(open, close)) == NULL)
       continue;
     if (count++ == 0 && (p = g_strstr_len(open, hit - open, "path='")) != NULL &&
         (e = memchr(p + 6, '\'', (size_t)(close - p - 6))) != NULL)

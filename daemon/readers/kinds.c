@@ -26,6 +26,7 @@ static void read_text(const ReaderOptions *o, const KindFile *file, const atomic
       .max_tokens = o->max_tokens,
       .cancelled = cancelled,
       .encoding = o->encoding,
+      .size = file->size,
   };
 
   (void)text_read(file->fd, file->head, file->head_len, file->eof, &topt, res);

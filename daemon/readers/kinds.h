@@ -26,6 +26,7 @@ typedef struct {
   size_t head_len;
   bool eof;         /* head is the whole file */
   DetectKind magic; /* its signature */
+  size_t size;      /* st's size when it ends the file (a regular file with blocks), else 0 */
 } KindFile;
 
 /* Reads the open file into res (zeroed): every problem is a per-file code in res. */

@@ -18,6 +18,13 @@
 /* First allocation when the caller gives no size hint. */
 #define MIN_ALLOC 256
 
+/* Bytes of one line the fast path looks through; a longer line takes the general path. */
+#define FAST_SCAN_MAX ((size_t)4096)
+
+/* The room the fast path keeps free at the end of the buffer, at most: a line's number and
+ * its blocks of 16 are stored whole before the line is known to fit. */
+#define FAST_ROOM (FAST_SCAN_MAX + 32)
+
 enum { EOL_NONE = 0, EOL_LF = 1, EOL_CRLF = 2 };
 
 static void buf_grow(Lines *l, size_t extra) {
@@ -145,12 +152,18 @@ void lines_init(Lines *l, const LinesOptions *o) {
     l->fast_room = l->opt.max_content > 0 ? l->opt.max_content - l->reserve : SIZE_MAX;
   }
 
-  /* One allocation usually suffices: the input plus room for the line numbers, never more
-   * than the cap allows (plus one long line). */
-  first = o->size_hint + o->size_hint / 4 + 64;
+  /* One allocation usually suffices: the input plus room for the line numbers and for the
+   * fast path's stores past the last line, never more than the cap allows (plus one long
+   * line). Sized as it is, not to a power of two: a content is kept until it is answered. */
+  if (o->size_hint == 0) {
+    buf_grow(l, MIN_ALLOC - 1);
+    return;
+  }
+  first = o->size_hint + o->size_hint / 4 + 64 + FAST_ROOM + 1;
   if (o->max_content > 0 && first > o->max_content + 8192)
     first = o->max_content + 8192;
-  buf_grow(l, MAX(first, (size_t)MIN_ALLOC) - 1);
+  l->buf = g_malloc(first);
+  l->cap = first;
 }
 
 /* The first byte of line lines + 1 has arrived: decide whether it is shown. */
@@ -372,9 +385,6 @@ static const char *shown_line_fast(Lines *l, const char **s, const char *e) {
  * copy. */
 #define FAST_LINE_MAX INT64_C(99999999999999)
 
-/* Bytes of one line the fast path looks through; a longer line takes the general path. */
-#define FAST_SCAN_MAX ((size_t)4096)
-
 #ifdef __SSE2__
 /* number_next for the fast path, when a carry is due: returns where the number's text starts
  * and sets *ret_width to its width, tab included. */
@@ -400,7 +410,7 @@ feed_fast_lines(Lines *l, const char *s, const char *e, const bool numbers) {
    * max_line_chars bytes in: such a line has no more characters than that, and is not cut. */
   const size_t mlc = l->opt.max_line_chars;
   const size_t scan_max = mlc == 0 || mlc - 15 > FAST_SCAN_MAX ? FAST_SCAN_MAX : mlc - 15;
-  const size_t need = scan_max + 32;
+  const size_t need = scan_max + 32; /* at most FAST_ROOM */
   const int64_t stop_n = MIN(l->end, FAST_LINE_MAX);
   const char *e16, *num = NULL;
   char *digit = l->num + NUM_END - 1;

@@ -73,8 +73,18 @@ static char *resolve(const ReaderOptions *o, const char *path, const Workspace *
   return g_build_filename(base, path, NULL);
 }
 
-/* Reads up to max (at most HEAD_SIZE) bytes. Returns the count, or a negative errno. */
-static ssize_t read_head_max(int fd, size_t max, bool *ret_eof) {
+/* The bytes st says its file holds when that size can be trusted to end the file: a regular
+ * file with blocks on a disk. 0 when it cannot: procfs, sysfs and their kind make up their
+ * files when read (st_size 0 or 4096, no blocks), and an empty file has nothing to trust. */
+static size_t trusted_size(const struct stat *st) {
+  return S_ISREG(st->st_mode) && st->st_blocks > 0 && st->st_size > 0 ? (size_t)st->st_size : 0;
+}
+
+/* Reads up to max (at most HEAD_SIZE) bytes. Returns the count, or a negative errno. A file
+ * whose trusted size (trusted_size(), or 0) has come whole is at its end without the read()
+ * that would return 0: a file that grows meanwhile is read as fstat described it, as its etag
+ * and byte count are. A short read still reads on. */
+static ssize_t read_head_max(int fd, size_t max, size_t size, bool *ret_eof) {
   size_t len = 0;
 
   while (len < max) {
@@ -89,14 +99,13 @@ static ssize_t read_head_max(int fd, size_t max, bool *ret_eof) {
       return (ssize_t)len;
     }
     len += (size_t)n;
+    if (len == size) {
+      *ret_eof = true;
+      return (ssize_t)len;
+    }
   }
   *ret_eof = false;
   return (ssize_t)len;
-}
-
-/* Reads up to HEAD_SIZE bytes. Returns the count, or a negative errno. */
-static ssize_t read_head(int fd, bool *ret_eof) {
-  return read_head_max(fd, HEAD_SIZE, ret_eof);
 }
 
 /* Reads the open file by its kind (kinds.h). Returns false, having read nothing into res, when
@@ -104,8 +113,8 @@ static ssize_t read_head(int fd, bool *ret_eof) {
 static bool read_open_file(const ReaderOptions *o, int fd, const struct stat *st, bool text_only,
                            const atomic_bool *cancelled, FileResult *res) {
   bool eof = false;
-  ssize_t n = read_head(fd, &eof);
-  KindFile file = {.fd = fd, .st = st, .head = head_buf};
+  ssize_t n = read_head_max(fd, HEAD_SIZE, trusted_size(st), &eof);
+  KindFile file = {.fd = fd, .st = st, .head = head_buf, .size = trusted_size(st)};
   const Kind *kind;
 
   if (n < 0) {
@@ -128,10 +137,10 @@ static bool read_open_file(const ReaderOptions *o, int fd, const struct stat *st
 }
 
 /* Samples the open file for the measure phase (reader_measure). */
-static bool sample_open_file(const ReaderOptions *o, int fd, size_t max, FileResult *res,
-                             ReaderSample *ret) {
+static bool sample_open_file(const ReaderOptions *o, int fd, const struct stat *st, size_t max,
+                             FileResult *res, ReaderSample *ret) {
   bool eof = false;
-  ssize_t n = read_head_max(fd, MIN(max, (size_t)READER_SAMPLE_SIZE), &eof);
+  ssize_t n = read_head_max(fd, MIN(max, (size_t)READER_SAMPLE_SIZE), trusted_size(st), &eof);
 
   memset(ret, 0, sizeof *ret);
   if (n < 0) {
@@ -180,7 +189,7 @@ static bool read_opened(const ReaderOptions *o, int fd, const struct stat *st, b
     return true;
   }
   if (sample != NULL)
-    return sample_size > 0 ? sample_open_file(o, fd, sample_size, res, sample) : true;
+    return sample_size > 0 ? sample_open_file(o, fd, st, sample_size, res, sample) : true;
   if (!read_open_file(o, fd, st, text_only, cancelled, res)) {
     file_result_clear(res);
     return false;

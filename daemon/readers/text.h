@@ -25,6 +25,9 @@ typedef struct {
   const atomic_bool *cancelled; /* may be NULL; checked between chunks */
   const char *encoding;         /* the client's: an iconv name decoded from without detection
                                    (read_params_encoding checks it); NULL: detected */
+  size_t size; /* the file's bytes when fstat's size ends it (KindFile.size), else 0: the
+                  first buffer is sized for it, and its last byte read ends the file without
+                  a read() returning 0 */
 } TextOptions;
 
 /* FileResult.encoding_source: how the encoding was chosen (NULL: UTF-8, valid by its bytes). */
