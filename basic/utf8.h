@@ -12,3 +12,8 @@
  * invalid, *ret_len then being the length of its maximal valid start (at least 1), which a
  * decoder replaces by one U+FFFD. */
 int utf8_decode(const uint8_t *p, size_t n, uint32_t *ret_cp, size_t *ret_len);
+
+/* Length of the longest prefix of p[0..n) made of whole, valid UTF-8 sequences (n when all of
+ * it is): ASCII runs are skipped a block at a time (32 bytes with SSE2, 64 with AVX2 where the
+ * CPU has it), every other sequence is utf8_decode()'s. */
+size_t utf8_valid_prefix(const uint8_t *p, size_t n);

@@ -19,6 +19,8 @@
 #include <emmintrin.h>
 #endif
 
+#include "basic/utf8.h"
+
 typedef enum {
   EXPECT_VALUE,       /* the root, an array element after ',', a member value after ':' */
   EXPECT_FIRST_VALUE, /* just after '[': a value or ']' */
@@ -365,7 +367,7 @@ static char *describe(const char *s, size_t at, const char *reason) {
 /* Runs the validator over data; on success sc holds the copy to parse, if any. */
 static int validate(Scan *sc, const char *data, size_t len, unsigned max_depth,
                     char **ret_error) {
-  const char *bad = NULL;
+  size_t valid;
 
   memset(sc, 0, sizeof *sc);
   if (data == NULL)
@@ -376,9 +378,9 @@ static int validate(Scan *sc, const char *data, size_t len, unsigned max_depth,
   if (memchr(data, '\0', len) != NULL) {
     sc->error = "the JSON contains a NUL byte";
     sc->i = (size_t)((const char *)memchr(data, '\0', len) - data);
-  } else if (!g_utf8_validate_len(data, len, &bad)) {
+  } else if ((valid = utf8_valid_prefix((const uint8_t *)data, len)) < len) {
     sc->error = "the JSON is not valid UTF-8";
-    sc->i = (size_t)(bad - data);
+    sc->i = valid;
   } else {
     scan(sc);
   }

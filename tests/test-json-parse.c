@@ -7,6 +7,7 @@
 #include <check.h>
 #include <glib.h>
 
+#include "basic/utf8.h"
 #include "ipc/json-parse-internal.h"
 #include "ipc/json-parse.h"
 #include "tests/fuzz/json-same.h"
@@ -259,6 +260,69 @@ START_TEST(json_parse_error_position) {
 }
 END_TEST
 
+/* Bytes that make UTF-8 or break it: ASCII, each length of sequence, and each way a sequence
+ * is refused (a lone continuation, an overlong form, a surrogate, past U+10FFFF, a byte never
+ * used, a sequence cut short). */
+static const char *const PARTS[] = {
+    "a",        "{\"k\": ", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xf4\x8f\xbf\xbf",
+    "\x80",     "\xc0\x80", "\xc1\xbf", "\xe0\x80\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80",
+    "\xf5\x80", "\xff",     "\xe2\x82", "\xf0\x9f\x98"};
+
+/* The prefix that utf8_valid_prefix() finds valid is glib's, for text without NUL bytes (glib
+ * also refuses those; the parse refuses them before): ASCII runs long enough for each block
+ * size, with every part at every offset around the blocks' edges, and random mixes. */
+START_TEST(json_parse_utf8_prefix_matches_glib) {
+  GRand *rand = g_rand_new_with_seed(27);
+  GString *s = g_string_new(NULL);
+
+  for (size_t k = 0; k < 20000; k++) {
+    const char *bad = NULL;
+    size_t want;
+
+    g_string_truncate(s, 0);
+    if (k < G_N_ELEMENTS(PARTS) * 140) {
+      /* A run of ASCII of 0 to 139 bytes, a part, and ASCII after it. */
+      for (size_t i = 0; i < k / G_N_ELEMENTS(PARTS); i++)
+        g_string_append_c(s, (char)('a' + i % 26));
+      g_string_append(s, PARTS[k % G_N_ELEMENTS(PARTS)]);
+      g_string_append(s, "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef!");
+    } else {
+      for (int i = g_rand_int_range(rand, 0, 40); i > 0; i--) {
+        int run = g_rand_int_range(rand, 0, 100);
+
+        for (int j = 0; j < run; j++)
+          g_string_append_c(s, (char)g_rand_int_range(rand, 1, 128));
+        g_string_append(s, PARTS[g_rand_int_range(rand, 0, G_N_ELEMENTS(PARTS))]);
+      }
+    }
+    want = g_utf8_validate_len(s->str, s->len, &bad) ? s->len : (size_t)(bad - s->str);
+    ck_assert_uint_eq(utf8_valid_prefix((const uint8_t *)s->str, s->len), want);
+  }
+  g_string_free(s, TRUE);
+  g_rand_free(rand);
+}
+END_TEST
+
+/* JSON that is not UTF-8 is refused where its first bad byte is. */
+START_TEST(json_parse_bad_utf8_refused) {
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *error = NULL;
+  g_autoptr(GString) long_ok = g_string_new("{\"paths\": [\"");
+
+  ck_assert_int_eq(parse("{\"a\": \"\xc3\xa9\xed\xa0\x80\"}", 8, &root, &error), -EBADMSG);
+  ck_assert_str_eq(error, "line 1, column 9: the JSON is not valid UTF-8");
+  g_clear_pointer(&error, g_free);
+  for (int i = 0; i < 300; i++)
+    g_string_append(long_ok, "abcdefgh");
+  g_string_append(long_ok, "\"]}");
+  ck_assert_int_eq(parse(long_ok->str, 8, &root, &error), 0);
+  g_clear_pointer(&root, json_node_unref);
+  g_string_insert(long_ok, 200, "\xc0\xaf");
+  ck_assert_int_eq(parse(long_ok->str, 8, &root, &error), -EBADMSG);
+  ck_assert_str_eq(error, "line 1, column 201: the JSON is not valid UTF-8");
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("json-parse");
   TCase *tc = tcase_create("core");
@@ -272,6 +336,8 @@ int main(void) {
   tcase_add_test(tc, json_parse_mangled_escapes_replaced);
   tcase_add_test(tc, json_parse_hostile_depth);
   tcase_add_test(tc, json_parse_error_position);
+  tcase_add_test(tc, json_parse_utf8_prefix_matches_glib);
+  tcase_add_test(tc, json_parse_bad_utf8_refused);
   suite_add_tcase(s, tc);
   return check_run(s);
 }

@@ -60,66 +60,6 @@ static int utf8_check(const uint8_t *p, size_t n, size_t *ret_len) {
   return utf8_decode(p, n, NULL, ret_len);
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define ASCII_AVX2 1
-
-/* The bytes from p that are ASCII, counted 64 at a time on a CPU with AVX2 (a multiple of 64
- * at most n: the caller looks at the rest). */
-static __attribute__((target("avx2"))) size_t ascii_run_avx2(const uint8_t *p, size_t n) {
-  size_t i = 0;
-
-  for (; i + 64 <= n; i += 64) {
-    __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(p + i));
-    __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(p + i + 32));
-
-    if (_mm256_movemask_epi8(_mm256_or_si256(a, b)) != 0)
-      break;
-  }
-  return i;
-}
-#endif
-
-/* Length of the longest prefix of p made of whole, valid UTF-8 sequences. */
-static size_t utf8_valid_prefix(const uint8_t *p, size_t n) {
-  size_t i = 0, len;
-#ifdef ASCII_AVX2
-  const bool avx2 = __builtin_cpu_supports("avx2");
-#endif
-
-  while (i < n) {
-#ifdef ASCII_AVX2
-    if (avx2)
-      i += ascii_run_avx2(p + i, n - i);
-#endif
-#ifdef __SSE2__
-    /* ASCII runs 32 bytes at a time (the sign bits of two blocks), then eight. */
-    while (i + 32 <= n) {
-      __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
-      __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + i + 16));
-
-      if (_mm_movemask_epi8(_mm_or_si128(a, b)) != 0)
-        break;
-      i += 32;
-    }
-#endif
-    while (i + 8 <= n) {
-      uint64_t w;
-
-      memcpy(&w, p + i, sizeof w);
-      if (w & UINT64_C(0x8080808080808080))
-        break;
-      i += 8;
-    }
-    while (i < n && p[i] < 0x80)
-      i++;
-    if (i >= n || utf8_check(p + i, n - i, &len) != 1)
-      break;
-    i += len;
-  }
-  return i;
-}
-
 /* Feeds iconv's UTF-8 to the line engine. Input NUL bytes refuse the file before iconv sees
  * them, but should a charset decode something else to U+0000, it becomes U+FFFD, so that the
  * content stays a C string. */
