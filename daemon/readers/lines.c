@@ -1,10 +1,16 @@
 #include "daemon/readers/lines.h"
 
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <glib.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
+#endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define LINES_AVX2 1
 #endif
 
 #include "basic/window.h"
@@ -21,11 +27,16 @@
 /* Bytes of one line the fast path looks through; a longer line takes the general path. */
 #define FAST_SCAN_MAX ((size_t)4096)
 
-/* The room the fast path keeps free at the end of the buffer, at most: a line's number and
- * its blocks of 16 are stored whole before the line is known to fit. */
-#define FAST_ROOM (FAST_SCAN_MAX + 32)
+/* The room the fast path keeps free at the end of the buffer, at most: a line's number (16
+ * bytes) and its blocks (of 32 at most) are stored whole before the line is known to fit. */
+#define FAST_ROOM (FAST_SCAN_MAX + 48)
 
 enum { EOL_NONE = 0, EOL_LF = 1, EOL_CRLF = 2 };
+
+/* A run of whole shown lines from s (see feed_fast_lines): returns where it stopped. */
+typedef const char *(*FeedFast)(Lines *l, const char *s, const char *e);
+
+static FeedFast fast_pick(const Lines *l, LinesPath path);
 
 static void buf_grow(Lines *l, size_t extra) {
   size_t want = l->len + extra + 1; /* + the terminating NUL */
@@ -147,7 +158,7 @@ void lines_init(Lines *l, const LinesOptions *o) {
   /* Lines priced one by one, a cap too small for the notice, or a character limit under a
    * block always go the general way; so does the line shown from a column. */
   if (l->opt.max_tokens <= 0 && (l->opt.max_content == 0 || l->opt.max_content > l->reserve) &&
-      (l->opt.max_line_chars == 0 || l->opt.max_line_chars >= 16)) {
+      (l->fast = fast_pick(l, o->path)) != NULL) {
     l->fast_from = l->opt.column > 1 ? window_add(l->opt.offset, 1) : l->opt.offset;
     l->fast_room = l->opt.max_content > 0 ? l->opt.max_content - l->reserve : SIZE_MAX;
   }
@@ -385,6 +396,23 @@ static const char *shown_line_fast(Lines *l, const char **s, const char *e) {
  * copy. */
 #define FAST_LINE_MAX INT64_C(99999999999999)
 
+/* The end of a run, whose lines before n were taken, crlfs of them with CRLF, their content
+ * up to d: returns s, where the rest starts. */
+static const char *feed_fast_finish(Lines *l, const char *s, char *d, int64_t n, size_t crlfs) {
+  l->len = (size_t)(d - l->buf);
+  if (crlfs > 0)
+    l->eol_seen |= EOL_CRLF;
+  if ((int64_t)crlfs < n - 1 - l->lines)
+    l->eol_seen |= EOL_LF;
+  if (n - 1 > l->lines) {
+    if (l->shown_first == 0)
+      l->shown_first = l->lines + 1;
+    l->shown_last = n - 1;
+    l->lines = n - 1;
+  }
+  return s;
+}
+
 #ifdef __SSE2__
 /* number_next for the fast path, when a carry is due: returns where the number's text starts
  * and sets *ret_width to its width, tab included. */
@@ -483,18 +511,7 @@ taken_back:
     l->num_last = n;
 
 finish:
-  l->len = (size_t)(d - l->buf);
-  if (crlfs > 0)
-    l->eol_seen |= EOL_CRLF;
-  if ((int64_t)crlfs < n - 1 - l->lines)
-    l->eol_seen |= EOL_LF;
-  if (n - 1 > l->lines) {
-    if (l->shown_first == 0)
-      l->shown_first = l->lines + 1;
-    l->shown_last = n - 1;
-    l->lines = n - 1;
-  }
-  return s;
+  return feed_fast_finish(l, s, d, n, crlfs);
 }
 
 static G_GNUC_NO_INLINE const char *feed_fast_numbered(Lines *l, const char *s, const char *e) {
@@ -505,11 +522,201 @@ static G_GNUC_NO_INLINE const char *feed_fast_plain(Lines *l, const char *s, con
   return feed_fast_lines(l, s, e, false);
 }
 
-/* The fast path, for the numbered or the plain. */
-static const char *feed_fast(Lines *l, const char *s, const char *e) {
-  return l->opt.line_numbers ? feed_fast_numbered(l, s, e) : feed_fast_plain(l, s, e);
+#ifdef LINES_AVX2
+/* inc_at + 15 - k holds 16 bytes with a 1 at byte k, the rest 0: what counts a number's last
+ * digit up, added to its 16 bytes. */
+static const char inc_at[32] = {[15] = 1};
+
+/* A run's number when its last digit cannot simply count up (a carry is due, or none was
+ * written yet), or when the window may end: num[] is brought up to line n (it held n - 1 in
+ * *numv), and *numv, *inc and *ret_width made to match it. Returns how many lines after n may
+ * be numbered by adding *inc (their last digit counts up to 9, within stop_n). */
+static int64_t number_reload(Lines *l, int64_t n, int64_t stop_n, __m128i *numv, __m128i *inc,
+                             size_t *ret_width) {
+  size_t width = *ret_width;
+  int64_t left = stop_n - 1 - n;
+  char last;
+
+  _mm_storeu_si128((__m128i *)(void *)(l->num + NUM_END + 1 - width), *numv);
+  l->num_last = n - 1;
+  number_next(l);
+  width = MAX(l->num_digits, (size_t)6) + 1;
+  last = l->num[NUM_END - 1];
+  *numv = _mm_loadu_si128((const __m128i *)(const void *)(l->num + NUM_END + 1 - width));
+  *inc = _mm_loadu_si128((const __m128i *)(const void *)(inc_at + 15 - (width - 2)));
+  *ret_width = width;
+  return MIN(left, (int64_t)('9' - last));
+}
+
+/* feed_fast_lines() 32 bytes at a time, for a CPU with AVX2, with less kept per line: a line's
+ * number stays in a register and counts up by an addition, one count down of the lines left
+ * stands for both the next carry and the window's end, and the room of the line's blocks past
+ * its first is worked out only for a line longer than one block. Needs max_line_chars 0 or at
+ * least 32. */
+static inline __attribute__((target("avx2"), always_inline)) const char *
+feed_fast_lines_avx2(Lines *l, const char *s, const char *e, const bool numbers) {
+  const __m256i nlv = _mm256_set1_epi8('\n');
+  const size_t mlc = l->opt.max_line_chars;
+  const size_t scan_max = mlc == 0 || mlc - 31 > FAST_SCAN_MAX ? FAST_SCAN_MAX : mlc - 31;
+  const size_t need = scan_max + 48; /* at most FAST_ROOM */
+  const int64_t stop_n = MIN(l->end, FAST_LINE_MAX);
+  const char *e32;
+  int64_t n = l->lines + 1, left = 0;
+  size_t width = 0, crlfs = 0;
+  __m128i numv = _mm_setzero_si128(), inc = numv;
+  char *d, *end;
+
+  if ((size_t)(e - s) < 32)
+    return s;
+  e32 = e - 32;
+  buf_grow(l, need);
+  d = l->buf + l->len;
+  end = l->buf + MIN(l->fast_room, l->cap - 1 - need);
+  if (numbers) {
+    if (l->num_digits == 0 || l->num_last != n - 1)
+      number_set(l, n - 1);
+    width = MAX(l->num_digits, (size_t)6) + 1;
+    numv = _mm_loadu_si128((const __m128i *)(const void *)(l->num + NUM_END + 1 - width));
+  }
+  for (; s <= e32; n++) {
+    char *w = d;
+    size_t at = 0;
+    unsigned mask;
+    bool crlf;
+
+    if (left > 0) {
+      left--;
+      numv = _mm_add_epi8(numv, inc);
+    } else if (n >= stop_n) {
+      break;
+    } else if (numbers) {
+      left = number_reload(l, n, stop_n, &numv, &inc, &width);
+    } else {
+      left = stop_n - 1 - n;
+    }
+    if (numbers) {
+      _mm_storeu_si128((__m128i *)(void *)w, numv);
+      w += width;
+    }
+    for (;;) {
+      __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(s + at));
+
+      _mm256_storeu_si256((__m256i *)(void *)(w + at), v);
+      mask = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, nlv));
+      if (G_LIKELY(mask != 0))
+        break;
+      /* Blocks start at most scan_max bytes into the line and 32 before the piece's end. */
+      if (at + 32 > MIN(scan_max, (size_t)(e32 - s)))
+        goto taken_back;
+      at += 32;
+    }
+    at += (unsigned)__builtin_ctz(mask);
+    w += at;
+    /* What precedes the newline in the copy is the line's last byte, or its number's tab. */
+    crlf = numbers ? w[-1] == '\r' : at > 0 && s[at - 1] == '\r';
+    w -= crlf;
+    *w++ = '\n';
+    if (w > end)
+      goto taken_back;
+    crlfs += crlf;
+    d = w;
+    s += at + 1;
+  }
+  if (numbers) {
+    _mm_storeu_si128((__m128i *)(void *)(l->num + NUM_END + 1 - width), numv);
+    l->num_last = n - 1;
+  }
+  return feed_fast_finish(l, s, d, n, crlfs);
+
+taken_back:
+  if (numbers) {
+    _mm_storeu_si128((__m128i *)(void *)(l->num + NUM_END + 1 - width), numv);
+    l->num_last = n;
+  }
+  return feed_fast_finish(l, s, d, n, crlfs);
+}
+
+static __attribute__((target("avx2"))) G_GNUC_NO_INLINE const char *
+feed_fast_numbered_avx2(Lines *l, const char *s, const char *e) {
+  return feed_fast_lines_avx2(l, s, e, true);
+}
+
+static __attribute__((target("avx2"))) G_GNUC_NO_INLINE const char *
+feed_fast_plain_avx2(Lines *l, const char *s, const char *e) {
+  return feed_fast_lines_avx2(l, s, e, false);
+}
+
+/* A run 32 bytes at a time, then 16 for the lines in the piece's last 32 bytes (not for a line
+ * the first left to the general path: the second would leave it too). */
+static const char *feed_fast_numbered_wide(Lines *l, const char *s, const char *e) {
+  s = feed_fast_numbered_avx2(l, s, e);
+  return e - s < 32 ? feed_fast_numbered(l, s, e) : s;
+}
+
+static const char *feed_fast_plain_wide(Lines *l, const char *s, const char *e) {
+  s = feed_fast_plain_avx2(l, s, e);
+  return e - s < 32 ? feed_fast_plain(l, s, e) : s;
 }
 #endif
+#endif
+
+/* The runs of each path, numbered and plain, and the least max_line_chars (but 0) each takes. */
+static const struct {
+  FeedFast numbered, plain;
+  size_t min_line_chars;
+} fast_paths[LINES_PATH_AVX2 + 1] = {
+#ifdef __SSE2__
+    [LINES_PATH_SSE2] = {feed_fast_numbered, feed_fast_plain, 16},
+#endif
+#ifdef LINES_AVX2
+    [LINES_PATH_AVX2] = {feed_fast_numbered_wide, feed_fast_plain_wide, 32},
+#endif
+};
+
+/* The paths this build and CPU have (bits by LinesPath) and the fastest of them, chosen once.
+ * pthread_once rather than g_once: ThreadSanitizer sees it, and every reading thread asks. */
+static unsigned fast_have;
+static LinesPath fast_best;
+static pthread_once_t fast_once = PTHREAD_ONCE_INIT;
+
+static void fast_choose(void) {
+  unsigned have = 1u << LINES_PATH_BEST | 1u << LINES_PATH_GENERAL;
+  LinesPath best = LINES_PATH_GENERAL;
+
+#ifdef __SSE2__
+  have |= 1u << LINES_PATH_SSE2;
+  best = LINES_PATH_SSE2;
+#endif
+#ifdef LINES_AVX2
+  if (__builtin_cpu_supports("avx2")) {
+    have |= 1u << LINES_PATH_AVX2;
+    best = LINES_PATH_AVX2;
+  }
+#endif
+  fast_have = have;
+  fast_best = best;
+}
+
+/* See lines.h. */
+bool lines_path_available(LinesPath path) {
+  if (pthread_once(&fast_once, fast_choose) != 0)
+    abort();
+  return (unsigned)path < 32 && (fast_have & (1u << path)) != 0;
+}
+
+/* The run of lines l takes with path (NULL: none), whose blocks must stay under its
+ * character limit: a limit too small for AVX2's blocks takes SSE2's. */
+static FeedFast fast_pick(const Lines *l, LinesPath path) {
+  size_t mlc = l->opt.max_line_chars;
+
+  if (!lines_path_available(path) || path == LINES_PATH_BEST)
+    path = fast_best;
+  if (path == LINES_PATH_AVX2 && mlc > 0 && mlc < fast_paths[path].min_line_chars)
+    path = LINES_PATH_SSE2;
+  if (path == LINES_PATH_GENERAL || (mlc > 0 && mlc < fast_paths[path].min_line_chars))
+    return NULL;
+  return l->opt.line_numbers ? fast_paths[path].numbered : fast_paths[path].plain;
+}
 
 /* Lines no longer shown (past the window or the cap), from s, the start of a line: only
  * counted, with their ending style, 16 bytes at a time. */
@@ -567,16 +774,14 @@ void lines_feed(Lines *l, const char *p, size_t n) {
         feed_count(l, s, e);
         break;
       }
-#ifdef __SSE2__
       if (l->fast_from > 0 && l->lines + 1 >= l->fast_from) {
-        const char *f = feed_fast(l, s, e);
+        const char *f = l->fast(l, s, e);
 
         if (f != s) {
           s = f;
           continue;
         }
       }
-#endif
       line_begin(l);
     }
     if (l->cur_shown)

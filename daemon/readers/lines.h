@@ -18,6 +18,15 @@
  * prices at about 20 ("… 120 more lines not shown; continue with offset=81"). */
 #define LINES_NOTICE_TOKENS 40
 
+/* How runs of whole shown lines are found and copied. Every path gives the same content; tests
+ * force each in turn to compare them. */
+typedef enum {
+  LINES_PATH_BEST = 0, /* the fastest this build and CPU have */
+  LINES_PATH_GENERAL,  /* line by line, no run of lines at all */
+  LINES_PATH_SSE2,     /* 16 bytes at a time */
+  LINES_PATH_AVX2,     /* 32 bytes at a time */
+} LinesPath;
+
 typedef struct {
   int64_t offset;        /* 1-based first line to show; values < 1 mean 1 */
   int64_t limit;         /* lines to show at most; values < 1 mean 1 */
@@ -31,6 +40,7 @@ typedef struct {
   int64_t max_tokens;    /* estimated tokens of content (formatters/tokens.h), numbers and
                             notice included; lines past it are left out, the first one too;
                             0 means no cap */
+  LinesPath path;      /* LINES_PATH_BEST but in tests; one this CPU lacks means the best */
 } LinesOptions;
 
 /* What lines_finish hands over. */
@@ -47,7 +57,7 @@ typedef struct {
 } LinesResult;
 
 /* Engine state. Embed it (e.g. on the stack); the fields are private. */
-typedef struct {
+typedef struct Lines {
   LinesOptions opt;
   int64_t end;    /* first line number past the window: offset + limit, saturated */
   size_t reserve; /* bytes kept free under the cap for the final notice */
@@ -55,6 +65,7 @@ typedef struct {
    * number; 0: never. Content may grow to fast_room before a line goes the general way. */
   int64_t fast_from;
   size_t fast_room;
+  const char *(*fast)(struct Lines *l, const char *s, const char *e); /* the run's path */
 
   int64_t lines;     /* "\n" seen so far */
   bool in_line;      /* bytes of an unterminated line have been fed */
@@ -97,6 +108,9 @@ typedef struct {
   size_t len;
   size_t cap;
 } Lines;
+
+/* Whether this build and CPU have path (LINES_PATH_BEST and LINES_PATH_GENERAL always). */
+bool lines_path_available(LinesPath path);
 
 /* Prepares l for a new stream. o is copied. Never fails (allocations abort on OOM). */
 void lines_init(Lines *l, const LinesOptions *o);
