@@ -532,20 +532,27 @@ static const char inc_at[32] = {[15] = 1};
  * *numv), and *numv, *inc and *ret_width made to match it. Returns how many lines after n may
  * be numbered by adding *inc (their last digit counts up to 9, within stop_n). */
 static int64_t number_reload(Lines *l, int64_t n, int64_t stop_n, __m128i *numv, __m128i *inc,
-                             size_t *ret_width) {
-  size_t width = *ret_width;
-  int64_t left = stop_n - 1 - n;
-  char last;
+                             size_t *ret_width, char **ret_text) {
+  size_t width;
 
-  _mm_storeu_si128((__m128i *)(void *)(l->num + NUM_END + 1 - width), *numv);
+  _mm_storeu_si128((__m128i *)(void *)*ret_text, *numv);
   l->num_last = n - 1;
   number_next(l);
   width = MAX(l->num_digits, (size_t)6) + 1;
-  last = l->num[NUM_END - 1];
-  *numv = _mm_loadu_si128((const __m128i *)(const void *)(l->num + NUM_END + 1 - width));
+  *ret_text = l->num + NUM_END + 1 - width;
+  *numv = _mm_loadu_si128((const __m128i *)(const void *)*ret_text);
   *inc = _mm_loadu_si128((const __m128i *)(const void *)(inc_at + 15 - (width - 2)));
   *ret_width = width;
-  return MIN(left, (int64_t)('9' - last));
+  return MIN(stop_n - 1 - n, (int64_t)('9' - l->num[NUM_END - 1]));
+}
+
+/* Copies 32 bytes from src to dst; returns where src has newlines (nl, 32 of them), by bit. */
+static inline __attribute__((target("avx2"), always_inline)) unsigned long
+copy_block_avx2(char *dst, const char *src, __m256i nl) {
+  __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)src);
+
+  _mm256_storeu_si256((__m256i *)(void *)dst, v);
+  return (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, nl));
 }
 
 /* feed_fast_lines() 32 bytes at a time, for a CPU with AVX2, with less kept per line: a line's
@@ -564,7 +571,7 @@ feed_fast_lines_avx2(Lines *l, const char *s, const char *e, const bool numbers)
   int64_t n = l->lines + 1, left = 0;
   size_t width = 0, crlfs = 0;
   __m128i numv = _mm_setzero_si128(), inc = numv;
-  char *d, *end;
+  char *d, *end, *text = l->num; /* where numv's 16 bytes go back in num[] */
 
   if ((size_t)(e - s) < 32)
     return s;
@@ -576,12 +583,13 @@ feed_fast_lines_avx2(Lines *l, const char *s, const char *e, const bool numbers)
     if (l->num_digits == 0 || l->num_last != n - 1)
       number_set(l, n - 1);
     width = MAX(l->num_digits, (size_t)6) + 1;
-    numv = _mm_loadu_si128((const __m128i *)(const void *)(l->num + NUM_END + 1 - width));
+    text = l->num + NUM_END + 1 - width;
+    numv = _mm_loadu_si128((const __m128i *)(const void *)text);
   }
   for (; s <= e32; n++) {
     char *w = d;
     size_t at = 0;
-    unsigned mask;
+    unsigned long mask;
     bool crlf;
 
     if (left > 0) {
@@ -590,7 +598,7 @@ feed_fast_lines_avx2(Lines *l, const char *s, const char *e, const bool numbers)
     } else if (n >= stop_n) {
       break;
     } else if (numbers) {
-      left = number_reload(l, n, stop_n, &numv, &inc, &width);
+      left = number_reload(l, n, stop_n, &numv, &inc, &width, &text);
     } else {
       left = stop_n - 1 - n;
     }
@@ -598,19 +606,19 @@ feed_fast_lines_avx2(Lines *l, const char *s, const char *e, const bool numbers)
       _mm_storeu_si128((__m128i *)(void *)w, numv);
       w += width;
     }
-    for (;;) {
-      __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(s + at));
-
-      _mm256_storeu_si256((__m256i *)(void *)(w + at), v);
-      mask = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, nlv));
-      if (G_LIKELY(mask != 0))
-        break;
+    mask = copy_block_avx2(w, s, nlv);
+    if (G_UNLIKELY(mask == 0)) {
       /* Blocks start at most scan_max bytes into the line and 32 before the piece's end. */
-      if (at + 32 > MIN(scan_max, (size_t)(e32 - s)))
-        goto taken_back;
-      at += 32;
+      const size_t lim = MIN(scan_max, (size_t)(e32 - s));
+
+      do {
+        if (at + 32 > lim)
+          goto taken_back;
+        at += 32;
+        mask = copy_block_avx2(w + at, s + at, nlv);
+      } while (mask == 0);
     }
-    at += (unsigned)__builtin_ctz(mask);
+    at += (size_t)__builtin_ctzl(mask);
     w += at;
     /* What precedes the newline in the copy is the line's last byte, or its number's tab. */
     crlf = numbers ? w[-1] == '\r' : at > 0 && s[at - 1] == '\r';
@@ -623,14 +631,14 @@ feed_fast_lines_avx2(Lines *l, const char *s, const char *e, const bool numbers)
     s += at + 1;
   }
   if (numbers) {
-    _mm_storeu_si128((__m128i *)(void *)(l->num + NUM_END + 1 - width), numv);
+    _mm_storeu_si128((__m128i *)(void *)text, numv);
     l->num_last = n - 1;
   }
   return feed_fast_finish(l, s, d, n, crlfs);
 
 taken_back:
   if (numbers) {
-    _mm_storeu_si128((__m128i *)(void *)(l->num + NUM_END + 1 - width), numv);
+    _mm_storeu_si128((__m128i *)(void *)text, numv);
     l->num_last = n;
   }
   return feed_fast_finish(l, s, d, n, crlfs);
