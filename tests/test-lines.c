@@ -1005,6 +1005,102 @@ START_TEST(lines_fast_run_notes_each_style) {
 }
 END_TEST
 
+/* Lines of every length from 0 to 130 bytes in turn (so that a newline falls on every place of
+ * 16-, 32- and 64-byte blocks, and lines span one to five of them), ending with LF, CRLF, or LF
+ * after a lone '\r' inside, some with a two-byte character across a block's edge. */
+static char *block_edge_lines(int count) {
+  GString *g = g_string_new(NULL);
+
+  for (int i = 0; i < count; i++) {
+    int len = i % 131;
+
+    for (int j = 0; j < len; j++)
+      g_string_append_c(g, (char)('A' + (i + j) % 58));
+    if (i % 7 == 3 && len > 2)
+      g_string_overwrite(g, g->len - 2, "\u00e9");
+    if (i % 11 == 5 && len > 1)
+      g->str[g->len - len / 2] = '\r';
+    g_string_append(g, i % 3 == 1 ? "\r\n" : "\n");
+  }
+  return g_string_free(g, FALSE);
+}
+
+/* Every path the CPU has (16 and 32 bytes at a time) gives what the general path gives, line by
+ * line: at every line length around the blocks, with numbers that widen (9 to 10, 99 to 100,
+ * 999999 to 1000000) or none, under character limits that make the 32-byte path hand over to
+ * the 16-byte one or to the general path, under a byte cap that stops a run, in windows that end
+ * mid-run (between carries or at one), in any pieces. */
+START_TEST(lines_paths_match_the_general_path) {
+  static const LinesPath paths[] = {LINES_PATH_SSE2, LINES_PATH_AVX2};
+  static const int64_t firsts[] = {1, 999901};
+  static const size_t limits[] = {0, 20, 31, 32, 40, 64, TEXT_MAX_LINE_CHARS};
+  static const size_t pieces[] = {0, 1, 31, 32, 33, 64, 100, 4096};
+  static const size_t caps[] = {0, 3000, TEXT_MAX_CONTENT};
+  static const struct {
+    int64_t skip, limit;
+  } windows[] = {{0, 2000}, {5, 250}, {3, 97}, {0, 100}};
+  g_autofree char *text = block_edge_lines(700);
+  size_t len = strlen(text), tried = 0;
+
+  for (size_t p = 0; p < G_N_ELEMENTS(paths); p++) {
+    if (!lines_path_available(paths[p]))
+      continue;
+    for (size_t f = 0; f < G_N_ELEMENTS(firsts); f++)
+      for (int numbers = 0; numbers <= 1; numbers++)
+        for (size_t m = 0; m < G_N_ELEMENTS(limits); m++)
+          for (size_t c = 0; c < G_N_ELEMENTS(caps); c++)
+            for (size_t k = 0; k < G_N_ELEMENTS(pieces); k++) {
+              size_t wi = (m + c + k) % G_N_ELEMENTS(windows);
+              LinesOptions o = opts(firsts[f] + windows[wi].skip, windows[wi].limit, numbers);
+              LinesResult want, got;
+
+              o.first_line = firsts[f];
+              o.max_line_chars = limits[m];
+              o.max_content = caps[c];
+              o.path = LINES_PATH_GENERAL;
+              want = run_pieces(text, len, &o, pieces[k]);
+              o.path = paths[p];
+              got = run_pieces(text, len, &o, pieces[k]);
+              assert_long_str_eq(got.content, want.content);
+              assert_same(&got, &want);
+              g_free(want.content);
+              g_free(got.content);
+              tried++;
+            }
+  }
+  ck_assert_uint_gt(tried, 0);
+}
+END_TEST
+
+/* The general path itself is cat -n: the reference above is right. */
+START_TEST(lines_general_path_is_cat_n) {
+  g_autofree char *text = block_edge_lines(700);
+  size_t len = strlen(text);
+  g_autofree char *want = cat_n(text, len, 999901, true);
+  LinesOptions o = opts(999901, 2000, true);
+  LinesResult r;
+
+  o.first_line = 999901;
+  o.max_line_chars = 0;
+  o.max_content = 0;
+  o.path = LINES_PATH_GENERAL;
+  r = run_pieces(text, len, &o, 0);
+  assert_long_str_eq(r.content, want);
+  ck_assert_int_eq(r.shown_last, 999901 + 699);
+  ck_assert_str_eq(r.eol, "mixed");
+  g_free(r.content);
+}
+END_TEST
+
+/* A path the CPU lacks is no error: the best one is taken instead. */
+START_TEST(lines_paths_known) {
+  ck_assert(lines_path_available(LINES_PATH_BEST));
+  ck_assert(lines_path_available(LINES_PATH_GENERAL));
+  ck_assert(!lines_path_available((LinesPath)31));
+  ck_assert(!lines_path_available((LinesPath)40));
+}
+END_TEST
+
 /* Lines past the window are only counted, with their ending style: a CRLF deep in them, a lone
  * '\r' (no style), one split from its '\n' by the pieces. */
 START_TEST(lines_rest_counted_with_its_style) {
@@ -1078,6 +1174,9 @@ static Suite *lines_suite(void) {
   tcase_add_test(tc, lines_fast_column_and_offset);
   tcase_add_test(tc, lines_fast_run_notes_each_style);
   tcase_add_test(tc, lines_rest_counted_with_its_style);
+  tcase_add_test(tc, lines_paths_match_the_general_path);
+  tcase_add_test(tc, lines_general_path_is_cat_n);
+  tcase_add_test(tc, lines_paths_known);
   suite_add_tcase(s, tc);
   return s;
 }
