@@ -547,7 +547,7 @@ static int64_t number_reload(Lines *l, int64_t n, int64_t stop_n, __m128i *numv,
 }
 
 /* Copies 32 bytes from src to dst; returns where src has newlines (nl, 32 of them), by bit. */
-static inline __attribute__((target("avx2"), always_inline)) unsigned long
+static inline __attribute__((target("avx2,bmi"), always_inline)) unsigned long
 copy_block_avx2(char *dst, const char *src, __m256i nl) {
   __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)src);
 
@@ -560,7 +560,7 @@ copy_block_avx2(char *dst, const char *src, __m256i nl) {
  * stands for both the next carry and the window's end, and the room of the line's blocks past
  * its first is worked out only for a line longer than one block. Needs max_line_chars 0 or at
  * least 32. */
-static inline __attribute__((target("avx2"), always_inline)) const char *
+static inline __attribute__((target("avx2,bmi"), always_inline)) const char *
 feed_fast_lines_avx2(Lines *l, const char *s, const char *e, const bool numbers) {
   const __m256i nlv = _mm256_set1_epi8('\n');
   const size_t mlc = l->opt.max_line_chars;
@@ -568,7 +568,8 @@ feed_fast_lines_avx2(Lines *l, const char *s, const char *e, const bool numbers)
   const size_t need = scan_max + 48; /* at most FAST_ROOM */
   const int64_t stop_n = MIN(l->end, FAST_LINE_MAX);
   const char *e32;
-  int64_t n = l->lines + 1, left = 0;
+  /* The line being taken is upto - left: no count per line, only of the lines left. */
+  int64_t upto = l->lines, left = 0, n;
   size_t width = 0, crlfs = 0;
   __m128i numv = _mm_setzero_si128(), inc = numv;
   char *d, *end, *text = l->num; /* where numv's 16 bytes go back in num[] */
@@ -580,27 +581,27 @@ feed_fast_lines_avx2(Lines *l, const char *s, const char *e, const bool numbers)
   d = l->buf + l->len;
   end = l->buf + MIN(l->fast_room, l->cap - 1 - need);
   if (numbers) {
-    if (l->num_digits == 0 || l->num_last != n - 1)
-      number_set(l, n - 1);
+    if (l->num_digits == 0 || l->num_last != upto)
+      number_set(l, upto);
     width = MAX(l->num_digits, (size_t)6) + 1;
     text = l->num + NUM_END + 1 - width;
     numv = _mm_loadu_si128((const __m128i *)(const void *)text);
   }
-  for (; s <= e32; n++) {
+  while (s <= e32) {
     char *w = d;
     size_t at = 0;
     unsigned long mask;
     bool crlf;
 
-    if (left > 0) {
+    if (G_LIKELY(left > 0)) {
       left--;
       numv = _mm_add_epi8(numv, inc);
-    } else if (n >= stop_n) {
-      break;
-    } else if (numbers) {
-      left = number_reload(l, n, stop_n, &numv, &inc, &width, &text);
     } else {
-      left = stop_n - 1 - n;
+      n = upto + 1;
+      if (n >= stop_n)
+        break;
+      left = numbers ? number_reload(l, n, stop_n, &numv, &inc, &width, &text) : stop_n - 1 - n;
+      upto = n + left;
     }
     if (numbers) {
       _mm_storeu_si128((__m128i *)(void *)w, numv);
@@ -618,7 +619,7 @@ feed_fast_lines_avx2(Lines *l, const char *s, const char *e, const bool numbers)
         mask = copy_block_avx2(w + at, s + at, nlv);
       } while (mask == 0);
     }
-    at += (size_t)__builtin_ctzl(mask);
+    at += (size_t)_tzcnt_u64(mask);
     w += at;
     /* What precedes the newline in the copy is the line's last byte, or its number's tab. */
     crlf = numbers ? w[-1] == '\r' : at > 0 && s[at - 1] == '\r';
@@ -630,6 +631,7 @@ feed_fast_lines_avx2(Lines *l, const char *s, const char *e, const bool numbers)
     d = w;
     s += at + 1;
   }
+  n = upto - left + 1;
   if (numbers) {
     _mm_storeu_si128((__m128i *)(void *)text, numv);
     l->num_last = n - 1;
@@ -637,6 +639,7 @@ feed_fast_lines_avx2(Lines *l, const char *s, const char *e, const bool numbers)
   return feed_fast_finish(l, s, d, n, crlfs);
 
 taken_back:
+  n = upto - left;
   if (numbers) {
     _mm_storeu_si128((__m128i *)(void *)text, numv);
     l->num_last = n;
@@ -644,12 +647,12 @@ taken_back:
   return feed_fast_finish(l, s, d, n, crlfs);
 }
 
-static __attribute__((target("avx2"))) G_GNUC_NO_INLINE const char *
+static __attribute__((target("avx2,bmi"))) G_GNUC_NO_INLINE const char *
 feed_fast_numbered_avx2(Lines *l, const char *s, const char *e) {
   return feed_fast_lines_avx2(l, s, e, true);
 }
 
-static __attribute__((target("avx2"))) G_GNUC_NO_INLINE const char *
+static __attribute__((target("avx2,bmi"))) G_GNUC_NO_INLINE const char *
 feed_fast_plain_avx2(Lines *l, const char *s, const char *e) {
   return feed_fast_lines_avx2(l, s, e, false);
 }
@@ -696,7 +699,7 @@ static void fast_choose(void) {
   best = LINES_PATH_SSE2;
 #endif
 #ifdef LINES_AVX2
-  if (__builtin_cpu_supports("avx2")) {
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi")) {
     have |= 1u << LINES_PATH_AVX2;
     best = LINES_PATH_AVX2;
   }
