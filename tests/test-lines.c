@@ -1092,6 +1092,35 @@ START_TEST(lines_general_path_is_cat_n) {
 }
 END_TEST
 
+/* Engines started at once on several threads, before any has chosen the best path: each gets
+ * the same content (ThreadSanitizer checks the choice is made once, without a race). */
+static gpointer run_best_path(gpointer text) {
+  LinesOptions o = opts(1, 2000, true);
+  Lines l;
+  LinesResult r;
+
+  lines_init(&l, &o);
+  lines_feed(&l, text, strlen(text));
+  lines_finish(&l, &r);
+  lines_clear(&l);
+  return r.content;
+}
+
+START_TEST(lines_best_path_chosen_once_across_threads) {
+  g_autofree char *text = block_edge_lines(300);
+  g_autofree char *want = cat_n(text, strlen(text), 1, true);
+  GThread *threads[4];
+
+  for (size_t i = 0; i < G_N_ELEMENTS(threads); i++)
+    threads[i] = g_thread_new("lines", run_best_path, text);
+  for (size_t i = 0; i < G_N_ELEMENTS(threads); i++) {
+    g_autofree char *got = g_thread_join(threads[i]);
+
+    assert_long_str_eq(got, want);
+  }
+}
+END_TEST
+
 /* A path the CPU lacks is no error: the best one is taken instead. */
 START_TEST(lines_paths_known) {
   ck_assert(lines_path_available(LINES_PATH_BEST));
@@ -1177,6 +1206,7 @@ static Suite *lines_suite(void) {
   tcase_add_test(tc, lines_paths_match_the_general_path);
   tcase_add_test(tc, lines_general_path_is_cat_n);
   tcase_add_test(tc, lines_paths_known);
+  tcase_add_test(tc, lines_best_path_chosen_once_across_threads);
   suite_add_tcase(s, tc);
   return s;
 }
