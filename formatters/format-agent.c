@@ -40,7 +40,7 @@ static void agent_head(GString *out, const char *name, const FormatOptions *o) {
 static int agent_file(GString *out, const FileResult *f, size_t index, int64_t image_index,
                       const FormatOptions *o, AgentImageFn image) {
   /* A file the budget summarized has no block of its own: the first carries the summary. */
-  if (f->summarized && f->summary == NULL && f->n_notices == 0)
+  if (file_result_silent(f))
     return 0;
   if (index > 0)
     g_string_append_c(out, ',');
@@ -71,7 +71,7 @@ static int agent_file(GString *out, const FileResult *f, size_t index, int64_t i
 static int64_t agent_file_tokens(const FileResult *f, int64_t image_index, bool markup_only) {
   int64_t n = xml_content_tokens(f, image_index, markup_only);
 
-  if (n < 0 || (f->summarized && f->summary == NULL && f->n_notices == 0))
+  if (n < 0 || file_result_silent(f))
     return n;
   if (f->unchanged)
     n += tokens_str(AGENT_UNCHANGED);

@@ -102,6 +102,13 @@ void file_result_fail(FileResult *f, const char *code, const char *fmt, ...) {
   f->code = code;
 }
 
+void file_result_fail_text(FileResult *f, const char *code, const char *message) {
+  g_assert(code != NULL);
+  g_free(f->error);
+  f->error = g_strdup(message);
+  f->code = code;
+}
+
 /* v in lowercase hex at buf; returns its length. */
 static size_t format_hex(char *buf, uint64_t v) {
   char tmp[16];

@@ -197,6 +197,12 @@ typedef struct ResultSummary {
  * plan entry, or a file the budget left out. */
 bool file_result_listed(const FileResult *f);
 
+/* A file a summary counts that has nothing of its own to say (not the summary's first, no
+ * notice after it): every format writes nothing for it. */
+static inline bool file_result_silent(const FileResult *f) {
+  return f->summarized && f->summary == NULL && f->n_notices == 0;
+}
+
 typedef struct {
   FileResult *files;
   size_t n_files;
@@ -226,6 +232,9 @@ void file_result_clear(FileResult *f);
 /* Sets f->code and a printf-formatted f->error (replacing any earlier ones). */
 void file_result_fail(FileResult *f, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* The same with a message already written (copied): for many entries failed alike. */
+void file_result_fail_text(FileResult *f, const char *code, const char *message);
 
 /* Sets f->etag from what fstat() says of the opened file: device, inode and size in lowercase
  * hex, then the modification time in nanoseconds since the epoch in decimal, joined by dashes

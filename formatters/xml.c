@@ -693,7 +693,7 @@ static int format_content(Sink *sink, const FileResult *f, int64_t image_index, 
   XmlOut *x;
   int rc;
 
-  if (f->summarized && f->summary == NULL && f->n_notices == 0)
+  if (file_result_silent(f))
     return 0; /* nothing to write: a file the budget's summary counts */
   x = g_new(XmlOut, 1);
   x->sink = sink;

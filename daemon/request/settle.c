@@ -26,6 +26,10 @@ static void summarize_past_cap(Request *req, size_t first) {
   ReadResult *r = &req->result;
   ResultSummary *sum = g_new0(ResultSummary, 1);
   size_t cap = req->params.max_answer_bytes;
+  /* Written once: thousands of entries may say it. */
+  g_autofree char *why = g_strdup_printf("the answer reached its cap of %zu MiB of content "
+                                         "before this file; read it in another request",
+                                         cap / (1024 * 1024));
 
   sum->files = r->n_files - first;
   sum->skip = req->params.skip + (int64_t)first;
@@ -47,25 +51,27 @@ static void summarize_past_cap(Request *req, size_t first) {
     f->summarized = true;
     f->tokens = 0;
     if (f->code == NULL)
-      file_result_fail(f, CODE_FILE_TOO_LARGE,
-                       "the answer reached its cap of %zu MiB of content before this file; "
-                       "read it in another request",
-                       cap / (1024 * 1024));
+      file_result_fail_text(f, CODE_FILE_TOO_LARGE, why);
   }
   r->files[first].summary = sum;
 }
 
-/* File i's piece, within the answer's cap: past it, the files from it on are summed up in one
- * element (summarize_past_cap). */
-static GString *piece_within_cap(Request *req, size_t i, int64_t image_index, size_t *used) {
+/* File i's piece in *ret, within the answer's cap: past it, the files from it on are summed up
+ * in one element (summarize_past_cap). NULL for a file that has none (file_result_silent).
+ * Returns false when formatting failed. */
+static bool piece_within_cap(Request *req, size_t i, int64_t image_index, size_t *used,
+                             GString **ret) {
   FileResult *f = &req->result.files[i];
   GString *piece = g_steal_pointer(&req->frags[i]);
   size_t cap = req->params.max_answer_bytes, cost;
 
+  *ret = NULL;
+  if (piece == NULL && file_result_silent(f))
+    return true;
   if (piece == NULL)
     piece = request_format_file(req, i, image_index);
   if (piece == NULL)
-    return NULL;
+    return false;
   cost = piece->len + tail_bytes(req, f);
   /* The pieces kept hold at most the cap: a piece that ends right on it is kept, and any piece
    * after it passes it. */
@@ -74,10 +80,12 @@ static GString *piece_within_cap(Request *req, size_t i, int64_t image_index, si
     summarize_past_cap(req, i);
     /* Every file after it too: the client continues from the first one summed up. */
     *used = cap;
-    return request_format_file(req, i, image_index);
+    *ret = request_format_file(req, i, image_index);
+    return *ret != NULL;
   }
   *used += cost;
-  return piece;
+  *ret = piece;
+  return true;
 }
 
 /* The answer settled (kept within what the policy allows) and assembled from the files'
@@ -106,11 +114,8 @@ void settle_answer(Request *req) {
 
     if (changed[i] && req->frags[i] != NULL)
       g_string_free(g_steal_pointer(&req->frags[i]), TRUE);
-    parts[k] = piece_within_cap(req, i, image_index, &used);
-    if (parts[k] == NULL) {
-      parts[k] = g_string_new(NULL);
+    if (!piece_within_cap(req, i, image_index, &used, &parts[k]))
       ok = false;
-    }
     if (f->code != NULL)
       req->failed++;
     else
@@ -125,22 +130,22 @@ void settle_answer(Request *req) {
   req->fmt->head(parts[0], &req->result, &req->fopt);
   parts[k] = g_string_new(NULL);
   req->fmt->tail(parts[k++], &req->result, &req->fopt);
-  if (!ok) {
-    request_pieces_free(parts, k);
-    return;
-  }
-  /* Files a summary counts have empty pieces: none goes to the socket. */
+  /* Files a summary counts have no piece or an empty one: none goes to the socket. */
   {
     size_t kept = 1;
 
     for (size_t j = 1; j + 1 < k; j++) {
-      if (parts[j]->len == 0)
-        g_string_free(parts[j], TRUE);
-      else
+      if (parts[j] != NULL && parts[j]->len == 0)
+        g_string_free(g_steal_pointer(&parts[j]), TRUE);
+      if (parts[j] != NULL)
         parts[kept++] = parts[j];
     }
     parts[kept++] = parts[k - 1];
     k = kept;
+  }
+  if (!ok) {
+    request_pieces_free(parts, k);
+    return;
   }
   req->output = parts;
   req->output_n = k;
