@@ -171,8 +171,10 @@ def first_connection(readerd, base, name, tool, text_path, text, pdf_path):
         keep = [a for v in PASSED_ENV if v in os.environ for a in ("-E", v)]
         proc = subprocess.Popen([tool, "-l", first_sock] + keep + [readerd, "serve"],
                                 stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+        # Its socket file exists from bind(), before listen(): a connect in between is refused.
+        # The tool says "Listening on PATH as 3." once it listens.
         t0 = time.monotonic()
-        while not os.path.exists(first_sock):
+        while "Listening on " + first_sock not in read_log(logpath):
             check(time.monotonic() - t0 < DEADLINE, "systemd-socket-activate made no socket")
             check(proc.poll() is None, "systemd-socket-activate exited: " + read_log(logpath))
             time.sleep(0.02)
