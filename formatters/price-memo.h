@@ -7,9 +7,10 @@
  * file they came from and whatever happened to it. The table is fixed in size, and a content
  * has two slots in it, one chosen by each half of its hash: it goes to the first unless that
  * one holds another content and the second does not, and replaces what its first slot held
- * when both are taken. Nothing is allocated after price_memo_new(). Lookups and stores may run from any number of threads at once (each slot
- * is a sequence lock over atomics: a reader that meets a slot being written misses, a writer
- * that meets another gives way). Pure: no I/O, no logging. */
+ * when both are taken. Nothing is allocated after price_memo_new(). Lookups and stores may run
+ * from any number of threads at once (each slot is a sequence lock over atomics: a reader that
+ * meets a slot being written misses, a writer that meets another gives way). Pure: no I/O, no
+ * logging. */
 #pragma once
 
 #include <stddef.h>

@@ -113,8 +113,9 @@ static ssize_t read_head_max(int fd, size_t max, size_t size, bool *ret_eof) {
 static bool read_open_file(const ReaderOptions *o, int fd, const struct stat *st, bool text_only,
                            const atomic_bool *cancelled, FileResult *res) {
   bool eof = false;
-  ssize_t n = read_head_max(fd, HEAD_SIZE, trusted_size(st), &eof);
-  KindFile file = {.fd = fd, .st = st, .head = head_buf, .size = trusted_size(st)};
+  size_t size = trusted_size(st);
+  ssize_t n = read_head_max(fd, HEAD_SIZE, size, &eof);
+  KindFile file = {.fd = fd, .st = st, .head = head_buf, .size = size};
   const Kind *kind;
 
   if (n < 0) {

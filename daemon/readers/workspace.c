@@ -385,15 +385,11 @@ bool workspace_allows_plain(const Workspace *ws, const char *path, FileResult *r
   return !workspace_fenced(ws) || allows_real(ws, path, path, res);
 }
 
-/* The check of workspace_allows_expanded() on a real path. */
-static bool allows_expanded_real(const char *real, FileResult *res) {
-  if (has_git_component(real + 1))
+/* A plain path is its real path: the check of workspace_allows_expanded() on it. */
+bool workspace_allows_expanded_plain(const char *path, FileResult *res) {
+  if (has_git_component(path + 1))
     return deny(res, "inside a .git folder: an expansion never reads one");
   return true;
-}
-
-bool workspace_allows_expanded_plain(const char *path, FileResult *res) {
-  return allows_expanded_real(path, res);
 }
 
 bool workspace_allows_path(const Workspace *ws, const char *path, FileResult *res) {
@@ -440,7 +436,7 @@ bool workspace_allows_expanded(int fd, FileResult *res) {
                      g_strerror(errno));
     return false;
   }
-  return allows_expanded_real(real, res);
+  return workspace_allows_expanded_plain(real, res);
 }
 
 bool workspace_path_in_git(const char *path) {

@@ -336,7 +336,7 @@ static void remember_continuation(const Request *req) {
   const ExpandItem *items = req->expansion.items;
   size_t cut = 0, from, n = 0;
 
-  if (items == NULL || !req->params.expand.on)
+  if (items == NULL)
     return;
   while (cut < r->n_files && r->files[cut].summary == NULL)
     cut++;
